@@ -1,0 +1,39 @@
+// Package levels puts slog levels on the ladder of the simpler runtime:
+// DEBUG, INFO, TIMING, WARN, ERROR and NUL.
+//
+// simpler numbers its levels like Python's logging module (10, 20, 25, 30,
+// 40, 60). This package maps them onto [log/slog] with
+//
+//	slog = (python − 20) × 2 / 5
+//
+// so the familiar slog levels keep their values and two new rungs appear:
+// [Timing] at slog 2, between INFO and WARN, for span records and other
+// measurements, and [Nul] at slog 16, which as a threshold silences
+// everything, ERROR included.
+//
+//	logger.Log(ctx, levels.Timing, "step done", "ms", 12)
+//
+// # Thresholds and record levels
+//
+// A record is emitted when its level is at or above the threshold and the
+// threshold is not NUL ([Admits]). Thresholds that fall between two rungs
+// round up ([RoundThreshold]: asking for Python 35 must not admit
+// warnings), while record levels round down for their printed name ([Name]:
+// a record at slog 6 prints WARN).
+//
+// # Parsing
+//
+// [Parse] accepts the names debug, info, timing, warn, warning, error, null
+// and nul in any case, Python numbers, and slog's own "INFO+2" form. An
+// unknown name is an error that lists every valid name; there is no silent
+// fallback. [Level] wraps a level so it can be read from flags with
+// [flag.TextVar] and from configuration with encoding.TextUnmarshaler.
+//
+// # Other logging systems
+//
+// [Python] and [FromPython] convert to and from simpler's numbers; [CANN]
+// gives the device log level of the Ascend CANN runtime for a host
+// threshold. [ReplaceAttr] makes slog's TextHandler and JSONHandler (and
+// any handler that honours ReplaceAttr) print TIMING and NUL by name instead
+// of INFO+2 and ERROR+8.
+package levels
