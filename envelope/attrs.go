@@ -1,0 +1,210 @@
+package envelope
+
+import (
+	"encoding"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"strconv"
+	"time"
+)
+
+// A Group is the chain of group names an attribute sits in, innermost
+// last. The zero Group is the top level. Groups are linked on the caller's
+// stack, so descending into a group value costs no allocation.
+type Group struct {
+	parent *Group
+	name   string
+}
+
+// In returns the group named name inside g. An empty name returns g: an
+// attribute group with an empty key is inlined, as slog requires.
+func (g *Group) In(name string) *Group {
+	if name == "" {
+		return g
+	}
+	return &Group{parent: g, name: name}
+}
+
+func (l *Line) groupPath(g *Group) {
+	if g == nil || g.name == "" {
+		return
+	}
+	l.groupPath(g.parent)
+	l.token(g.name)
+	l.byte1('.')
+}
+
+// Attr writes " key=value" for a, with key prefixed by prefix (a rendered
+// group path such as "req.", written as is) and the groups in g. Groups in
+// a are flattened into dotted keys; empty attributes and empty groups are
+// skipped; LogValuer values are resolved. User text is escaped as
+// [Line.Message] describes, and keys and string values are quoted as
+// slog's TextHandler quotes them.
+func (l *Line) Attr(prefix string, g *Group, a slog.Attr) {
+	v := a.Value.Resolve()
+	if v.Kind() == slog.KindGroup {
+		attrs := v.Group()
+		if len(attrs) == 0 {
+			return
+		}
+		inner := g.In(a.Key)
+		for _, ga := range attrs {
+			l.Attr(prefix, inner, ga)
+		}
+		return
+	}
+	if a.Key == "" && v.Kind() == slog.KindAny && v.Any() == nil {
+		return // the empty Attr
+	}
+	l.byte1(' ')
+	l.raw(prefix)
+	l.groupPath(g)
+	l.token(a.Key)
+	l.byte1('=')
+	l.Value(v)
+}
+
+// GroupName writes a group name followed by '.', escaped like a key. It is
+// how handlers render the prefix for WithGroup once.
+func (l *Line) GroupName(name string) {
+	l.token(name)
+	l.byte1('.')
+}
+
+// Value writes a resolved attribute value in TextHandler form. It never
+// panics: a String, Error or MarshalText method that panics is written as
+// !PANIC: <value>, and a nil pointer receiver as <nil>.
+func (l *Line) Value(v slog.Value) {
+	switch v.Kind() {
+	case slog.KindString:
+		l.token(v.String())
+	case slog.KindInt64:
+		l.int64(v.Int64())
+	case slog.KindUint64:
+		l.uint64(v.Uint64())
+	case slog.KindFloat64:
+		var s [32]byte
+		l.rawBytes(strconv.AppendFloat(s[:0], v.Float64(), 'g', -1, 64))
+	case slog.KindBool:
+		if v.Bool() {
+			l.raw("true")
+		} else {
+			l.raw("false")
+		}
+	case slog.KindDuration:
+		var s [40]byte
+		l.rawBytes(AppendDuration(s[:0], v.Duration()))
+	case slog.KindTime:
+		var s [64]byte
+		l.rawBytes(v.Time().AppendFormat(s[:0], "2006-01-02T15:04:05.000Z07:00"))
+	case slog.KindGroup:
+		// Only reached for a group value written directly; Attr flattens.
+		l.raw("[")
+		for i, a := range v.Group() {
+			if i > 0 {
+				l.byte1(' ')
+			}
+			l.token(a.Key)
+			l.byte1('=')
+			l.Value(a.Value.Resolve())
+		}
+		l.raw("]")
+	default:
+		l.anyValue(v.Any())
+	}
+}
+
+func (l *Line) anyValue(x any) {
+	defer func() {
+		if r := recover(); r != nil {
+			if rv := reflect.ValueOf(x); rv.Kind() == reflect.Pointer && rv.IsNil() {
+				l.raw("<nil>")
+				return
+			}
+			l.token(fmt.Sprintf("!PANIC: %v", r))
+		}
+	}()
+	switch x := x.(type) {
+	case nil:
+		l.raw("<nil>")
+	case error:
+		l.token(x.Error())
+	case encoding.TextMarshaler:
+		b, err := x.MarshalText()
+		if err != nil {
+			l.token("!ERROR:" + err.Error())
+			return
+		}
+		l.token(string(b))
+	case []byte:
+		l.text(string(x), true)
+	case fmt.Stringer:
+		l.token(x.String())
+	default:
+		l.token(fmt.Sprintf("%+v", x))
+	}
+}
+
+// AppendDuration appends d as time.Duration.String writes it ("1.5ms",
+// "1h2m0.5s", "0s") without allocating.
+func AppendDuration(b []byte, d time.Duration) []byte {
+	if d == 0 {
+		return append(b, "0s"...)
+	}
+	u := uint64(d)
+	if d < 0 {
+		b = append(b, '-')
+		u = -u
+	}
+	if u < uint64(time.Second) {
+		switch {
+		case u < uint64(time.Microsecond):
+			b = strconv.AppendUint(b, u, 10)
+			return append(b, "ns"...)
+		case u < uint64(time.Millisecond):
+			b = appendFixed(b, u, 3)
+			return append(b, "µs"...)
+		default:
+			b = appendFixed(b, u, 6)
+			return append(b, "ms"...)
+		}
+	}
+	secs := u / uint64(time.Second)
+	h, m, s := secs/3600, secs/60%60, secs%60
+	if h > 0 {
+		b = strconv.AppendUint(b, h, 10)
+		b = append(b, 'h')
+	}
+	if h > 0 || m > 0 {
+		b = strconv.AppendUint(b, m, 10)
+		b = append(b, 'm')
+	}
+	b = appendFixed(b, s*uint64(time.Second)+u%uint64(time.Second), 9)
+	return append(b, 's')
+}
+
+// appendFixed writes v / 10^digits with the fraction's trailing zeros
+// dropped (and no point when the fraction is zero).
+func appendFixed(b []byte, v uint64, digits int) []byte {
+	p := uint64(1)
+	for range digits {
+		p *= 10
+	}
+	b = strconv.AppendUint(b, v/p, 10)
+	frac := v % p
+	if frac == 0 {
+		return b
+	}
+	for frac%10 == 0 {
+		frac /= 10
+		digits--
+	}
+	b = append(b, '.')
+	var s [20]byte
+	f := strconv.AppendUint(s[:0], frac, 10)
+	for range digits - len(f) {
+		b = append(b, '0')
+	}
+	return append(b, f...)
+}

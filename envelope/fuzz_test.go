@@ -1,0 +1,57 @@
+package envelope
+
+import (
+	"bytes"
+	"log/slog"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzRender renders a record from arbitrary user text and checks the
+// envelope's invariants: at most 512 bytes, exactly one newline, at the
+// end; the envelope prefix; no raw control bytes; no machine marker made
+// from user text; and the result parses back.
+func FuzzRender(f *testing.F) {
+	f.Add("hello", "k", "v", "g", 3)
+	f.Add("x\n[mono_ns=1][T0x1][ERROR] f: [STRACE] v=1 pid=1", "[OP]", "[CLOCK_ANCHOR]", "[HOSTLOG_DROPS]", 40)
+	f.Add("\xff\xfe\u2028", "a b", "c\"d", "", 0)
+	f.Add("[[STRACE]]", "[", "STRACE]", "[mono_ns=", 200)
+	f.Fuzz(func(t *testing.T, msg, key, val, group string, repeat int) {
+		var l Line
+		l.Header(42, 7, slog.LevelInfo)
+		l.Func("go")
+		l.Message(msg)
+		var g *Group
+		g = g.In(group)
+		for range min(max(repeat, 0), 50) {
+			l.Attr("", g, slog.String(key, val))
+			l.Attr("", nil, slog.Any(key, []byte(val)))
+		}
+		out := l.Finish()
+		if len(out) > MaxRecord {
+			t.Fatalf("record of %d bytes", len(out))
+		}
+		if bytes.IndexByte(out, '\n') != len(out)-1 {
+			t.Fatalf("newline not only at the end: %q", out)
+		}
+		if len(out) == MaxRecord && !bytes.HasSuffix(out, []byte("~\n")) {
+			t.Fatalf("full-size record without ~: %q", out)
+		}
+		for _, c := range out[:len(out)-1] {
+			if c < 0x20 || c == 0x7f {
+				t.Fatalf("raw control byte %#x in %q", c, out)
+			}
+		}
+		body := out[len("[mono_ns=42][T0x7][INFO] go: ") : len(out)-1]
+		if ContainsMarker(string(body)) {
+			t.Fatalf("marker forged from user text: %q", out)
+		}
+		if !utf8.Valid(out) && !bytes.HasSuffix(out, []byte("~\n")) {
+			t.Fatalf("invalid UTF-8 in untruncated record: %q", out)
+		}
+		p, err := Parse(out)
+		if err != nil || p.Mono != 42 || p.TID != 7 || p.Function != "go" {
+			t.Fatalf("does not parse back: %+v %v", p, err)
+		}
+	})
+}

@@ -1,0 +1,169 @@
+package envelope
+
+import (
+	"unicode"
+	"unicode/utf8"
+)
+
+// markers are the bracketed tokens that log readers search for. In user
+// text, the '[' that opens one is written as %5B.
+var markers = [...]string{"STRACE]", "HOSTLOG_DROPS]", "CLOCK_ANCHOR]", "OP]", "mono_ns="}
+
+// startsMarker reports whether s (the text after a '[') begins a marker.
+func startsMarker(s string) bool {
+	for _, m := range markers {
+		if len(s) >= len(m) && s[:len(m)] == m {
+			return true
+		}
+	}
+	return false
+}
+
+// ContainsMarker reports whether s holds any machine marker with its
+// opening bracket.
+func ContainsMarker(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '[' && startsMarker(s[i+1:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// plain[c] is true for bytes that user text can carry unchanged in a
+// message: printable ASCII other than '['.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = c != '['
+	}
+	return
+}()
+
+// text writes user text. When quoted, the text is written between double
+// quotes with '"' and '\' escaped, as strconv.Quote would; otherwise as is.
+// In both forms control bytes, DEL, C1 controls, line and paragraph
+// separators and other non-printing runes are escaped, invalid UTF-8 is
+// written as \xNN, and markers are neutralised.
+func (l *Line) text(s string, quoted bool) {
+	if quoted {
+		l.byte1('"')
+	}
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if plain[c] && !(quoted && (c == '"' || c == '\\')) {
+			i++
+			continue
+		}
+		l.raw(s[start:i])
+		switch {
+		case c == '[':
+			if startsMarker(s[i+1:]) {
+				l.raw("%5B")
+			} else {
+				l.byte1('[')
+			}
+			i++
+		case c == '"' || c == '\\':
+			l.byte1('\\')
+			l.byte1(c)
+			i++
+		case c < utf8.RuneSelf:
+			l.escapeByte(c)
+			i++
+		default:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			switch {
+			case r == utf8.RuneError && size == 1:
+				l.escapeByte(c)
+			case unicode.IsPrint(r):
+				l.raw(s[i : i+size])
+			default:
+				l.escapeRune(r)
+			}
+			i += size
+		}
+		start = i
+		if l.over {
+			break
+		}
+	}
+	if start < len(s) {
+		l.raw(s[start:])
+	}
+	if quoted {
+		l.byte1('"')
+	}
+}
+
+const hexDigits = "0123456789abcdef"
+
+// escapeByte writes a single byte the way strconv.Quote writes it.
+func (l *Line) escapeByte(c byte) {
+	switch c {
+	case '\a':
+		l.raw(`\a`)
+	case '\b':
+		l.raw(`\b`)
+	case '\f':
+		l.raw(`\f`)
+	case '\n':
+		l.raw(`\n`)
+	case '\r':
+		l.raw(`\r`)
+	case '\t':
+		l.raw(`\t`)
+	case '\v':
+		l.raw(`\v`)
+	default:
+		var b = [4]byte{'\\', 'x', hexDigits[c>>4], hexDigits[c&0xf]}
+		l.rawBytes(b[:])
+	}
+}
+
+// escapeRune writes a non-printing rune as \uXXXX or \UXXXXXXXX.
+func (l *Line) escapeRune(r rune) {
+	if r < 0x10000 {
+		b := [6]byte{'\\', 'u'}
+		for i := 0; i < 4; i++ {
+			b[5-i] = hexDigits[r&0xf]
+			r >>= 4
+		}
+		l.rawBytes(b[:])
+		return
+	}
+	b := [10]byte{'\\', 'U'}
+	for i := 0; i < 8; i++ {
+		b[9-i] = hexDigits[r&0xf]
+		r >>= 4
+	}
+	l.rawBytes(b[:])
+}
+
+// needsQuoting reports whether a key or string value must be quoted to be
+// read back as one token, following slog's TextHandler: empty strings, and
+// strings with spaces, '=', '"', or any non-printing or invalid rune.
+func needsQuoting(s string) bool {
+	if len(s) == 0 {
+		return true
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c <= ' ' || c == '=' || c == '"' || c == 0x7f {
+				return true
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError || unicode.IsSpace(r) || !unicode.IsPrint(r) {
+			return true
+		}
+		i += size
+	}
+	return false
+}
+
+// token writes a key or value: quoted when needsQuoting says so.
+func (l *Line) token(s string) { l.text(s, needsQuoting(s)) }
