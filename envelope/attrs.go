@@ -42,8 +42,13 @@ func (l *Line) groupPath(g *Group) {
 // [Line.Message] describes, and keys and string values are quoted as
 // slog's TextHandler quotes them.
 func (l *Line) Attr(prefix string, g *Group, a slog.Attr) {
-	v := a.Value.Resolve()
-	if v.Kind() == slog.KindGroup {
+	v := a.Value
+	k := v.Kind()
+	if k == slog.KindLogValuer {
+		v = v.Resolve()
+		k = v.Kind()
+	}
+	if k == slog.KindGroup {
 		attrs := v.Group()
 		if len(attrs) == 0 {
 			return
@@ -54,15 +59,19 @@ func (l *Line) Attr(prefix string, g *Group, a slog.Attr) {
 		}
 		return
 	}
-	if a.Key == "" && v.Kind() == slog.KindAny && v.Any() == nil {
+	if a.Key == "" && k == slog.KindAny && v.Any() == nil {
 		return // the empty Attr
 	}
 	l.byte1(' ')
-	l.raw(prefix)
-	l.groupPath(g)
+	if prefix != "" {
+		l.raw(prefix)
+	}
+	if g != nil {
+		l.groupPath(g)
+	}
 	l.token(a.Key)
 	l.byte1('=')
-	l.Value(v)
+	l.value(k, v)
 }
 
 // GroupName writes a group name followed by '.', escaped like a key. It is
@@ -75,8 +84,10 @@ func (l *Line) GroupName(name string) {
 // Value writes a resolved attribute value in TextHandler form. It never
 // panics: a String, Error or MarshalText method that panics is written as
 // !PANIC: <value>, and a nil pointer receiver as <nil>.
-func (l *Line) Value(v slog.Value) {
-	switch v.Kind() {
+func (l *Line) Value(v slog.Value) { l.value(v.Kind(), v) }
+
+func (l *Line) value(k slog.Kind, v slog.Value) {
+	switch k {
 	case slog.KindString:
 		l.token(v.String())
 	case slog.KindInt64:
@@ -96,8 +107,8 @@ func (l *Line) Value(v slog.Value) {
 		var s [40]byte
 		l.rawBytes(AppendDuration(s[:0], v.Duration()))
 	case slog.KindTime:
-		var s [64]byte
-		l.rawBytes(v.Time().AppendFormat(s[:0], "2006-01-02T15:04:05.000Z07:00"))
+		var s [40]byte
+		l.rawBytes(AppendTime(s[:0], v.Time()))
 	case slog.KindGroup:
 		// Only reached for a group value written directly; Attr flattens.
 		l.raw("[")
@@ -207,4 +218,36 @@ func appendFixed(b []byte, v uint64, digits int) []byte {
 		b = append(b, '0')
 	}
 	return append(b, f...)
+}
+
+// AppendTime appends t as slog's TextHandler writes times: RFC 3339 with
+// milliseconds ("2006-01-02T15:04:05.000Z07:00"), computed directly rather
+// than through time.Format's layout interpreter. Years outside 0–9999 fall
+// back to time.Format.
+func AppendTime(b []byte, t time.Time) []byte {
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		return t.AppendFormat(b, "2006-01-02T15:04:05.000Z07:00")
+	}
+	hour, min, sec := t.Clock()
+	ms := t.Nanosecond() / 1e6
+	b = append(b,
+		byte('0'+year/1000), byte('0'+year/100%10), byte('0'+year/10%10), byte('0'+year%10), '-',
+		byte('0'+int(month)/10), byte('0'+int(month)%10), '-',
+		byte('0'+day/10), byte('0'+day%10), 'T',
+		byte('0'+hour/10), byte('0'+hour%10), ':',
+		byte('0'+min/10), byte('0'+min%10), ':',
+		byte('0'+sec/10), byte('0'+sec%10), '.',
+		byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
+	_, off := t.Zone()
+	if off == 0 {
+		return append(b, 'Z')
+	}
+	sign := byte('+')
+	if off < 0 {
+		sign, off = '-', -off
+	}
+	off /= 60
+	h, m := off/60, off%60
+	return append(b, sign, byte('0'+h/10), byte('0'+h%10), ':', byte('0'+m/10), byte('0'+m%10))
 }

@@ -55,3 +55,19 @@ func FuzzRender(f *testing.F) {
 		}
 	})
 }
+
+func FuzzPlainText(f *testing.F) {
+	f.Add("hello world, a plain message")
+	f.Add("tab\there [ and \x7f and \xff")
+	f.Fuzz(func(t *testing.T, s string) {
+		want := true
+		for i := 0; i < len(s); i++ {
+			if !plain[s[i]] {
+				want = false
+			}
+		}
+		if got := plainText(s); got != want {
+			t.Fatalf("plainText(%q) = %v, want %v", s, got, want)
+		}
+	})
+}

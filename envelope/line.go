@@ -2,7 +2,6 @@ package envelope
 
 import (
 	"log/slog"
-	"strconv"
 
 	"simpler.dev/log/levels"
 )
@@ -85,18 +84,51 @@ func (l *Line) byte1(c byte) {
 }
 
 func (l *Line) int64(v int64) {
-	var s [24]byte
-	l.rawBytes(strconv.AppendInt(s[:0], v, 10))
+	if v < 0 {
+		l.byte1('-')
+		l.uint64(-uint64(v))
+		return
+	}
+	l.uint64(uint64(v))
 }
 
+// digitPairs holds "00" to "99", for writing two digits per division.
+const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
+	"8081828384858687888990919293949596979899"
+
+// uint64 writes v in decimal.
 func (l *Line) uint64(v uint64) {
-	var s [24]byte
-	l.rawBytes(strconv.AppendUint(s[:0], v, 10))
+	var s [20]byte
+	i := len(s)
+	for v >= 100 {
+		q := v / 100
+		d := (v - q*100) * 2
+		i -= 2
+		s[i], s[i+1] = digitPairs[d], digitPairs[d+1]
+		v = q
+	}
+	if v >= 10 {
+		i -= 2
+		s[i], s[i+1] = digitPairs[v*2], digitPairs[v*2+1]
+	} else {
+		i--
+		s[i] = byte('0' + v)
+	}
+	l.rawBytes(s[i:])
 }
 
 func (l *Line) hex(v uint64) {
-	var s [24]byte
-	l.rawBytes(strconv.AppendUint(s[:0], v, 16))
+	var s [16]byte
+	i := len(s)
+	for v >= 16 {
+		i--
+		s[i] = hexDigits[v&0xf]
+		v >>= 4
+	}
+	i--
+	s[i] = hexDigits[v]
+	l.rawBytes(s[i:])
 }
 
 // Header writes "[mono_ns=<mono>][T0x<gid>][<LEVEL>] ", the level name
@@ -119,6 +151,10 @@ func (l *Line) HeaderName(mono int64, gid int64, name string) {
 
 // Caller writes "func: [file:line] " for a resolved frame.
 func (l *Line) Caller(f *Frame) { l.raw(f.prefix) }
+
+// Source writes only the "[file:line] " part of a frame, after a [Line.Func]
+// that named the function differently.
+func (l *Line) Source(f *Frame) { l.raw(f.prefix[f.source:]) }
 
 // Func writes "name: " with no source position, for records without a PC
 // (name "go") and machine records (name "clock_anchor", "host_log_drops",

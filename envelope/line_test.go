@@ -336,3 +336,41 @@ func TestParse(t *testing.T) {
 		})
 	}
 }
+
+func TestAppendTime(t *testing.T) {
+	locs := []*time.Location{time.UTC, time.FixedZone("x", 5*3600+30*60), time.FixedZone("y", -7*3600), time.FixedZone("odd", 37)}
+	for _, tm := range []time.Time{
+		time.Date(2026, 6, 1, 10, 0, 0, 123456789, time.UTC),
+		time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
+		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(-5, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Now(),
+	} {
+		for _, loc := range locs {
+			in := tm.In(loc)
+			if got, want := string(AppendTime(nil, in)), in.Format("2006-01-02T15:04:05.000Z07:00"); got != want {
+				t.Errorf("AppendTime(%v) = %q, want %q", in, got, want)
+			}
+		}
+	}
+}
+
+func TestNumbers(t *testing.T) {
+	for _, v := range []int64{0, 1, 9, 10, 99, 100, 101, 12345, 183746529384756, math.MaxInt64, -1, -100, math.MinInt64} {
+		var l Line
+		l.int64(v)
+		if got, want := string(l.Content()), fmt.Sprint(v); got != want {
+			t.Errorf("int64(%d) = %q", v, got)
+		}
+	}
+	var l Line
+	l.uint64(math.MaxUint64)
+	l.byte1(' ')
+	l.hex(0x1a)
+	l.byte1(' ')
+	l.hex(0)
+	if got := string(l.Content()); got != "18446744073709551615 1a 0" {
+		t.Errorf("got %q", got)
+	}
+}

@@ -17,6 +17,7 @@ type Frame struct {
 	Line     int
 
 	prefix string // "Function: [File:Line] ", rendered once
+	source int    // offset of "[File:Line] " in prefix
 }
 
 // Prefix returns the rendered "func: [file:line] " text.
@@ -60,6 +61,7 @@ func resolve(pc uintptr) *Frame {
 		f.File = "?"
 	}
 	f.prefix = f.Function + ": [" + f.File + ":" + strconv.Itoa(f.Line) + "] "
+	f.source = len(f.Function) + 2
 	return f
 }
 

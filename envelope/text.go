@@ -39,19 +39,32 @@ var plain = func() (t [256]bool) {
 	return
 }()
 
+// safeToken[c] is true for bytes a key or value can carry unquoted and
+// unescaped: printable ASCII other than space, '=', '"' and '['.
+var safeToken = func() (t [256]bool) {
+	for c := 0x21; c < 0x7f; c++ {
+		t[c] = c != '=' && c != '"' && c != '['
+	}
+	return
+}()
+
 // text writes user text. When quoted, the text is written between double
 // quotes with '"' and '\' escaped, as strconv.Quote would; otherwise as is.
 // In both forms control bytes, DEL, C1 controls, line and paragraph
 // separators and other non-printing runes are escaped, invalid UTF-8 is
 // written as \xNN, and markers are neutralised.
 func (l *Line) text(s string, quoted bool) {
+	if !quoted && plainText(s) {
+		l.raw(s)
+		return
+	}
 	if quoted {
 		l.byte1('"')
 	}
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
-		if plain[c] && !(quoted && (c == '"' || c == '\\')) {
+		if plain[c] && (!quoted || (c != '"' && c != '\\')) {
 			i++
 			continue
 		}
@@ -165,5 +178,49 @@ func needsQuoting(s string) bool {
 	return false
 }
 
-// token writes a key or value: quoted when needsQuoting says so.
-func (l *Line) token(s string) { l.text(s, needsQuoting(s)) }
+// token writes a key or value: quoted when needsQuoting says so. The
+// common case, a non-empty string of safe bytes, is one pass and a copy.
+func (l *Line) token(s string) {
+	i := 0
+	for i < len(s) && safeToken[s[i]] {
+		i++
+	}
+	if i == len(s) && i > 0 {
+		l.raw(s)
+		return
+	}
+	l.text(s, needsQuoting(s))
+}
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// plainText reports whether every byte of s is printable ASCII other than
+// '[', eight bytes at a time: a word is plain when no byte is below 0x20,
+// none has the high bit, none is 0x7f and none is '['.
+func plainText(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		// Any byte < 0x20, or >= 0x80: (x - 0x20 per byte) borrows into or
+		// x itself has the high bit.
+		bad := ((x - 0x20*lsb) | x) & msb
+		// Zero-byte test on x^0x7f and x^'[': (y - lsb) & ^y & msb.
+		y := x ^ (0x7f * lsb)
+		bad |= (y - lsb) & ^y & msb
+		y = x ^ ('[' * lsb)
+		bad |= (y - lsb) & ^y & msb
+		if bad != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if !plain[s[i]] {
+			return false
+		}
+	}
+	return true
+}

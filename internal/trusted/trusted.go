@@ -1,0 +1,42 @@
+// Package trusted carries the mark that lets this module's own machine
+// records (spans, op lines) through the handler without the neutralising
+// that user text gets.
+//
+// The mark travels in the context passed to slog.Handler.Handle, under a
+// key of an unexported type in an internal package: code outside
+// simpler.dev/log can neither import this package nor build the key, so no
+// user call can produce a trusted record. Handlers from other libraries
+// ignore the context value and print the record's message as ordinary
+// text, which is what a console should show.
+package trusted
+
+import "context"
+
+// A Mark says how the handler writes a trusted record.
+type Mark struct {
+	// Func replaces the record's function and source ("emit_host_span");
+	// empty keeps the record's own caller.
+	Func string
+	// Bare drops every attribute (the logger's and the record's), so the
+	// message is the whole body, as machine readers expect.
+	Bare bool
+}
+
+type key struct{}
+
+// With returns ctx carrying m.
+func With(ctx context.Context, m *Mark) context.Context {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return context.WithValue(ctx, key{}, m)
+}
+
+// From returns the mark in ctx, or nil.
+func From(ctx context.Context) *Mark {
+	if ctx == nil {
+		return nil
+	}
+	m, _ := ctx.Value(key{}).(*Mark)
+	return m
+}

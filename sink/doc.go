@@ -1,0 +1,45 @@
+// Package sink moves rendered records to their destination without making
+// the logging goroutine wait for I/O, and accounts for every record it
+// could not deliver.
+//
+// A [Sink] owns one bounded multi-producer queue of [Slots] slots of
+// [SlotSize] bytes, allocated once when the writer starts, and one writer
+// goroutine that drains it. A producer ([Sink.Submit]) claims a slot with a
+// compare-and-swap, copies its record in, publishes it and returns: it never
+// takes a lock, never blocks, never allocates and never does I/O while the
+// writer runs. The writer copies published records into a batch and writes
+// the batch to the destination.
+//
+// # Destinations
+//
+// Until a directory is bound the destination is standard error, a shared
+// pipe: the writer packs whole records into writes of at most 512 bytes, so
+// no write splits a record or exceeds PIPE_BUF. Once [Sink.BindDir] binds a
+// directory, the destination is <dir>/host.<pid>.log, opened append-only,
+// close-on-exec, without following a symbolic link at the last component,
+// mode 0640, and writes batch up to 64 KiB. The first non-empty directory
+// bound wins, and it is the destination, not a preference: a record it
+// cannot take is counted as output_failed and never sent elsewhere.
+//
+// # Synchronous mode
+//
+// Before [Sink.Start] and after [Sink.Quiesce] there is no writer and
+// Submit writes the record itself, under a mutex, so start-up failures and
+// records logged while stderr is handed to a child process are written,
+// not lost.
+//
+// # Losses are counted
+//
+// Every record that is not written increments the drop total and exactly
+// one reason ([Counts]): queue_full (no free slot), claim_exhausted (the
+// bounded claim budget was lost to contention while slots were free),
+// output_failed (the destination returned an error) or not_admitted (the
+// sink is closed or the record is empty or too long). The sink reports
+// losses in the log itself with a [HOSTLOG_DROPS] record at ERROR whenever
+// the total has grown: from the writer once it has drained (at most about
+// once a second), at every quiesce and at close.
+//
+// Records are written in claim order, which is not timestamp order when
+// goroutines race. [Sink.Flush], [Sink.Quiesce] and [Sink.Close] are bounded
+// by a timeout and report what was still pending when it expired.
+package sink

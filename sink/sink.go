@@ -1,0 +1,338 @@
+package sink
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"simpler.dev/log/envelope"
+)
+
+const (
+	// Slots is the number of records the queue holds.
+	Slots = 4096
+	// SlotSize is the largest record, newline included.
+	SlotSize = envelope.MaxRecord
+
+	// ClaimBudget bounds the compare-and-swap attempts of one claim. A
+	// claim fails only when another producer won the same position, so
+	// each lost attempt means another record got in; 1024 consecutive
+	// losses (simpler's number) happen only under pathological contention,
+	// and a producer must not spin forever when they do.
+	ClaimBudget = 1024
+
+	// DefaultTimeout bounds Flush, Quiesce and Close when the caller passes
+	// zero.
+	DefaultTimeout = time.Second
+
+	// ReportInterval is the least time between two drop reports from the
+	// writer (quiesce and close always report).
+	ReportInterval = time.Second
+
+	fileBatch = 64 << 10 // bytes a write to the process's own file may carry
+	pipeBatch = SlotSize // bytes a write to a shared pipe may carry: PIPE_BUF
+	mask      = Slots - 1
+	// closedBit in head stops every claim: producers that see it take the
+	// synchronous path. Positions never reach 2^63.
+	closedBit = 1 << 63
+	// highWater is the queue depth above which a producer yields after its
+	// push, so on a machine with few cores the woken writer gets to run
+	// instead of sitting behind saturating producers until they are
+	// preempted.
+	highWater = Slots / 2
+)
+
+// Options configure a Sink. The zero value and nil mean defaults.
+type Options struct {
+	// Output is the destination until a directory is bound, written like a
+	// shared pipe: whole records, at most 512 bytes a write. Nil means
+	// os.Stderr.
+	Output io.Writer
+	// PID is the process id for file names and drop reports; 0 means
+	// os.Getpid().
+	PID int
+}
+
+// slot is one queue entry. seq is the Vyukov sequence number:
+//
+//   - seq == pos: free for the producer that claims position pos;
+//   - seq == pos+1: the record at pos is published, the writer may read it;
+//   - seq == pos+Slots: the writer released it for the claim one lap later.
+//
+// A producer writes n and buf between its claim and its publishing store
+// of seq; the writer reads them between its load of seq (== pos+1) and its
+// releasing store. The atomic seq orders both.
+type slot struct {
+	seq atomic.Uint64
+	n   uint32
+	buf [SlotSize]byte
+}
+
+type ring [Slots]slot
+
+// A Sink delivers records to one destination. Create it with [New]; it
+// starts in synchronous mode. All methods are safe for concurrent use.
+type Sink struct {
+	// head is the next claim position, with closedBit set while no writer
+	// runs. Producers load it and advance it by CAS; the lifecycle sets and
+	// clears closedBit with atomic Or/And.
+	head atomic.Uint64
+	_    [56]byte // keep producers' CAS line apart from the writer's
+	// tail is the count of records the writer has finished (written or
+	// failed). Written only by the writer after each batch; read by
+	// producers for the high-water check and by Counts.
+	tail atomic.Uint64
+	_    [56]byte
+
+	// ring is allocated by the first Start, before closedBit is first
+	// cleared (the clearing And publishes it); never replaced.
+	ring *ring
+	// sleeping is set by the writer before it waits; a producer that swaps
+	// it from true to false owns the wake-up and sends on wake (capacity
+	// 1, never blocks).
+	sleeping atomic.Bool
+	wake     chan struct{}
+	// batchLimit is pipeBatch or fileBatch, set under mu by BindDir, read
+	// by the writer.
+	batchLimit atomic.Int64
+	// closed is set once by Close: every later record is not_admitted.
+	closed atomic.Bool
+
+	// Counters. written and outputFailed are added to by whoever writes
+	// (the writer, or a producer in synchronous mode, under mu); the other
+	// reasons by producers.
+	written, queueFull, claimExhausted, outputFailed, notAdmitted atomic.Uint64
+
+	pid int
+
+	// mu guards the destination and the drop-report state. It is taken by
+	// the writer for each batch, by producers only in synchronous mode, and
+	// by BindDir, Counts-free paths never.
+	mu         sync.Mutex
+	out        io.Writer // stderr or Options.Output
+	dir        string    // bound directory, "" for none
+	path       string    // <dir>/host.<pid>.log
+	f          *os.File  // open log file, nil when closed or failed
+	fileID     fileIdentity
+	checked    time.Time // when the path was last checked against f
+	reported   uint64    // drop total in the last successful report
+	lastReport time.Time
+	syncBuf    [SlotSize]byte // the synchronous path copies here so callers' buffers do not escape
+
+	// life serialises Start, Quiesce, Flush's waits and Close.
+	life     sync.Mutex
+	running  bool          // a writer goroutine exists (possibly stopping)
+	stop     chan struct{} // closed to ask the writer to quiesce
+	done     chan struct{} // closed by the writer when it has exited
+	isClosed bool
+}
+
+// New returns a synchronous sink writing to opts.Output (stderr when nil)
+// until a directory is bound.
+func New(opts *Options) *Sink {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	s := &Sink{out: o.Output, pid: o.PID, wake: make(chan struct{}, 1)}
+	if s.out == nil {
+		s.out = os.Stderr
+	}
+	if s.pid == 0 {
+		s.pid = os.Getpid()
+	}
+	s.head.Store(closedBit)
+	s.batchLimit.Store(pipeBatch)
+	return s
+}
+
+// PID returns the process id the sink writes in file names and reports.
+func (s *Sink) PID() int { return s.pid }
+
+// The errors Submit returns, one per drop reason. Each drop has been
+// counted when Submit returns it.
+var (
+	ErrQueueFull      = errors.New("sink: queue full")
+	ErrClaimExhausted = errors.New("sink: claim budget exhausted")
+	ErrOutputFailed   = errors.New("sink: destination failed")
+	ErrNotAdmitted    = errors.New("sink: record not admitted")
+)
+
+// Submit hands one rendered record (at most SlotSize bytes, ending in a
+// newline) to the sink. It returns nil when the record was accepted: queued
+// for the writer, or written in synchronous mode. Otherwise the record has
+// been counted under exactly one drop reason and the error names it. rec is
+// not retained.
+func (s *Sink) Submit(rec []byte) error {
+	if len(rec) == 0 || len(rec) > SlotSize {
+		s.notAdmitted.Add(1)
+		s.poke()
+		return ErrNotAdmitted
+	}
+	pos := s.head.Load()
+	var sl *slot
+	for attempt := 0; ; attempt++ {
+		if pos&closedBit != 0 {
+			return s.submitSync(rec)
+		}
+		if attempt == ClaimBudget {
+			s.claimExhausted.Add(1)
+			s.poke()
+			return ErrClaimExhausted
+		}
+		sl = &s.ring[pos&mask]
+		seq := sl.seq.Load()
+		switch d := int64(seq - pos); {
+		case d == 0:
+			if s.head.CompareAndSwap(pos, pos+1) {
+				goto claimed
+			}
+			pos = s.head.Load()
+		case d < 0:
+			// The slot still holds the record from one lap ago: the
+			// writer is Slots records behind.
+			s.queueFull.Add(1)
+			s.poke()
+			return ErrQueueFull
+		default:
+			// Another producer took pos; try the new head.
+			pos = s.head.Load()
+		}
+	}
+claimed:
+	sl.n = uint32(copy(sl.buf[:], rec))
+	sl.seq.Store(pos + 1)
+	s.poke()
+	// Reading tail costs a cache miss whenever the writer has moved it, so
+	// only every 64th record looks at the depth; the yield then happens
+	// within 64 records of the queue crossing the mark.
+	if pos&63 == 0 && pos+1-s.tail.Load() > highWater {
+		runtime.Gosched()
+	}
+	return nil
+}
+
+// poke wakes the writer if it is waiting. Only the producer that swaps
+// sleeping from true to false sends, so at most one wake-up is in flight
+// per idle period.
+func (s *Sink) poke() {
+	if s.sleeping.Load() && s.sleeping.CompareAndSwap(true, false) {
+		select {
+		case s.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// submitSync writes rec in the caller's goroutine: the sink has no writer
+// (or is closed).
+func (s *Sink) submitSync(rec []byte) error {
+	if s.closed.Load() {
+		s.notAdmitted.Add(1)
+		return ErrNotAdmitted
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed.Load() {
+		s.notAdmitted.Add(1)
+		return ErrNotAdmitted
+	}
+	n := copy(s.syncBuf[:], rec)
+	if err := s.writeLocked(s.syncBuf[:n]); err != nil {
+		s.outputFailed.Add(1)
+		return ErrOutputFailed
+	}
+	s.written.Add(1)
+	s.reportLocked(false)
+	return nil
+}
+
+// Counts is a snapshot of the sink's accounting. Dropped is always the sum
+// of the four reasons.
+type Counts struct {
+	Written        uint64 // records delivered to the destination
+	Pending        uint64 // records accepted and not yet written or failed
+	Dropped        uint64 // records lost, the sum of the reasons below
+	QueueFull      uint64 // no free slot
+	ClaimExhausted uint64 // claim budget lost to contention while slots were free
+	OutputFailed   uint64 // the destination returned an error
+	NotAdmitted    uint64 // sink closed, or record empty or over SlotSize
+}
+
+func (s *Sink) dropTotal() uint64 {
+	return s.queueFull.Load() + s.claimExhausted.Load() + s.outputFailed.Load() + s.notAdmitted.Load()
+}
+
+// Counts returns the current accounting.
+func (s *Sink) Counts() Counts {
+	c := Counts{
+		Written:        s.written.Load(),
+		QueueFull:      s.queueFull.Load(),
+		ClaimExhausted: s.claimExhausted.Load(),
+		OutputFailed:   s.outputFailed.Load(),
+		NotAdmitted:    s.notAdmitted.Load(),
+	}
+	c.Dropped = c.QueueFull + c.ClaimExhausted + c.OutputFailed + c.NotAdmitted
+	if h, t := s.head.Load()&^closedBit, s.tail.Load(); h > t {
+		c.Pending = h - t
+	}
+	return c
+}
+
+func (c Counts) drops(newSince uint64) envelope.DropCounts {
+	return envelope.DropCounts{
+		New: c.Dropped - newSince, Total: c.Dropped,
+		QueueFull: c.QueueFull, ClaimExhausted: c.ClaimExhausted,
+		OutputFailed: c.OutputFailed, NotAdmitted: c.NotAdmitted,
+	}
+}
+
+// reportLocked writes a [HOSTLOG_DROPS] record if the drop total has grown
+// since the last successful report and, unless force, at least
+// ReportInterval has passed since it. It reports whether a report is still
+// owed (drops unreported and not written now). mu must be held.
+func (s *Sink) reportLocked(force bool) (owed bool) {
+	if s.dropTotal() <= s.reported {
+		return false // the common case: four atomic loads
+	}
+	c := s.Counts()
+	now := time.Now()
+	if !force && !s.lastReport.IsZero() && now.Sub(s.lastReport) < ReportInterval {
+		return true
+	}
+	var l envelope.Line
+	l.Drops(s.pid, envelope.GoroutineID(), envelope.Mono(now), c.drops(s.reported))
+	n := copy(s.syncBuf[:], l.Finish())
+	if s.writeLocked(s.syncBuf[:n]) != nil {
+		return true
+	}
+	s.reported, s.lastReport = c.Dropped, now
+	return false
+}
+
+// TimeoutError reports a Flush, Quiesce or Close that did not finish in
+// time, with the accounting at that moment. Nothing pending is abandoned
+// silently: the writer goes on writing it if the destination recovers.
+type TimeoutError struct {
+	Op      string
+	Timeout time.Duration
+	Pending uint64
+	Dropped uint64
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("sink: %s timed out after %v: %d records pending, %d dropped", e.Op, e.Timeout, e.Pending, e.Dropped)
+}
+
+// ErrClosed is returned by Start after Close.
+var ErrClosed = errors.New("sink: closed")
+
+func (s *Sink) timeoutErr(op string, d time.Duration) error {
+	c := s.Counts()
+	return &TimeoutError{Op: op, Timeout: d, Pending: c.Pending, Dropped: c.Dropped}
+}

@@ -1,0 +1,266 @@
+package sink
+
+import (
+	"runtime"
+	"time"
+)
+
+// Start starts the writer goroutine: from now on producers only queue
+// records. Starting a running sink is a no-op; starting a closed one
+// returns ErrClosed. The queue (Slots × SlotSize bytes) is allocated by the
+// first Start.
+func (s *Sink) Start() error {
+	s.life.Lock()
+	defer s.life.Unlock()
+	if s.isClosed {
+		return ErrClosed
+	}
+	if s.running {
+		return nil
+	}
+	if s.ring == nil {
+		r := new(ring)
+		for i := range r {
+			r[i].seq.Store(uint64(i))
+		}
+		s.ring = r
+	}
+	s.stop = make(chan struct{})
+	s.done = make(chan struct{})
+	s.running = true
+	go s.run(s.stop, s.done)
+	// Clearing closedBit publishes ring to producers and opens claims.
+	s.head.And(^uint64(closedBit))
+	return nil
+}
+
+// Running reports whether a writer goroutine is running.
+func (s *Sink) Running() bool {
+	s.life.Lock()
+	defer s.life.Unlock()
+	return s.running
+}
+
+func orDefault(d time.Duration) time.Duration {
+	if d <= 0 {
+		return DefaultTimeout
+	}
+	return d
+}
+
+// Flush waits until every record accepted before the call has been written
+// or counted as failed, or until timeout (zero means DefaultTimeout). On
+// timeout it returns a *TimeoutError with the pending and dropped counts.
+func (s *Sink) Flush(timeout time.Duration) error {
+	timeout = orDefault(timeout)
+	target := s.head.Load() &^ closedBit
+	if s.tail.Load() >= target {
+		return nil
+	}
+	deadline := time.Now().Add(timeout)
+	for wait := 50 * time.Microsecond; s.tail.Load() < target; wait = min(wait*2, 10*time.Millisecond) {
+		if time.Now().After(deadline) {
+			return s.timeoutErr("flush", timeout)
+		}
+		s.poke()
+		time.Sleep(wait)
+	}
+	return nil
+}
+
+// Quiesce stops admission to the queue, lets the writer drain it, write a
+// drop report if anything was lost, and exit; the sink is then synchronous
+// again (for example while standard error is handed to a child process).
+// Start resumes asynchronous mode; counts survive. It waits at most timeout
+// (zero means DefaultTimeout) and then returns a *TimeoutError: the writer
+// goes on draining if the destination recovers.
+func (s *Sink) Quiesce(timeout time.Duration) error {
+	s.life.Lock()
+	defer s.life.Unlock()
+	return s.quiesceLocked(orDefault(timeout))
+}
+
+func (s *Sink) quiesceLocked(timeout time.Duration) error {
+	if !s.running {
+		s.mu.Lock()
+		s.reportLocked(true)
+		s.mu.Unlock()
+		return nil
+	}
+	select {
+	case <-s.stop:
+	default:
+		close(s.stop)
+		s.poke()
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-s.done:
+		s.running = false
+		return nil
+	case <-t.C:
+		return s.timeoutErr("quiesce", timeout)
+	}
+}
+
+// Close quiesces the sink (bounded by timeout, zero meaning
+// DefaultTimeout), writes a final drop report, and closes the log file.
+// Every record submitted afterwards is counted as not_admitted. Closing
+// twice is safe; the second call returns nil.
+func (s *Sink) Close(timeout time.Duration) error {
+	s.life.Lock()
+	defer s.life.Unlock()
+	if s.isClosed {
+		return nil
+	}
+	s.isClosed = true
+	err := s.quiesceLocked(orDefault(timeout))
+	// From here on producers find closedBit and then closed.
+	s.closed.Store(true)
+	s.head.Or(closedBit)
+	if err != nil {
+		// The writer is stuck in a write and holds the destination; leave
+		// the file to it rather than block here.
+		return err
+	}
+	s.mu.Lock()
+	s.reportLocked(true)
+	s.closeFileLocked()
+	s.mu.Unlock()
+	return nil
+}
+
+// run is the writer goroutine. It owns next (its read position) and the
+// batch buffer; it publishes progress through tail.
+func (s *Sink) run(stop, done chan struct{}) {
+	defer close(done)
+	next := s.tail.Load()
+	batch := make([]byte, 0, fileBatch)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	polls := 0
+	for {
+		if s.drain(&next, batch, false) > 0 {
+			polls = 0
+			continue
+		}
+		s.mu.Lock()
+		owed := s.reportLocked(false)
+		s.mu.Unlock()
+		select {
+		case <-stop:
+			s.final(&next, batch)
+			return
+		default:
+		}
+		// While records keep coming, poll instead of sleeping: a sleeping
+		// writer must be woken by a producer (a channel send and a futex
+		// wake, far dearer than the push itself), so under steady load the
+		// writer stays awake and producers never pay for a wake-up. After
+		// idlePolls empty polls (about a millisecond) it sleeps.
+		if polls < idlePolls {
+			polls++
+			time.Sleep(pollInterval)
+			continue
+		}
+		polls = 0
+		// Announce the wait, then look once more: a producer that
+		// published before seeing sleeping is caught here (both sides use
+		// sequentially consistent atomics).
+		s.sleeping.Store(true)
+		if s.ready(next) {
+			s.sleeping.Store(false)
+			continue
+		}
+		if owed {
+			timer.Reset(ReportInterval)
+		}
+		select {
+		case <-s.wake:
+		case <-stop:
+		case <-timer.C:
+		}
+		s.sleeping.Store(false)
+		if owed && !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+	}
+}
+
+const (
+	idlePolls    = 20
+	pollInterval = 50 * time.Microsecond
+)
+
+func (s *Sink) ready(pos uint64) bool {
+	return s.ring[pos&mask].seq.Load() == pos+1
+}
+
+// drain moves every published record from next on into batch and writes
+// full batches, then the remainder. It returns the number of records it
+// took. With locked, mu is already held (the final drain).
+func (s *Sink) drain(next *uint64, batch []byte, locked bool) int {
+	limit := int(s.batchLimit.Load())
+	total, inBatch := 0, 0
+	pos := *next
+	for {
+		sl := &s.ring[pos&mask]
+		if sl.seq.Load() != pos+1 {
+			break
+		}
+		n := int(sl.n)
+		if len(batch)+n > limit {
+			s.writeBatch(batch, inBatch, pos, locked)
+			batch, inBatch = batch[:0], 0
+			limit = int(s.batchLimit.Load())
+		}
+		batch = append(batch, sl.buf[:n]...)
+		// Release the slot for the claim one lap later.
+		sl.seq.Store(pos + Slots)
+		pos++
+		inBatch++
+		total++
+	}
+	if inBatch > 0 {
+		s.writeBatch(batch, inBatch, pos, locked)
+	}
+	*next = pos
+	return total
+}
+
+// writeBatch writes records records and publishes end as the new tail.
+func (s *Sink) writeBatch(b []byte, records int, end uint64, locked bool) {
+	if !locked {
+		s.mu.Lock()
+	}
+	if err := s.writeLocked(b); err != nil {
+		s.outputFailed.Add(uint64(records))
+	} else {
+		s.written.Add(uint64(records))
+	}
+	if !locked {
+		s.mu.Unlock()
+	}
+	s.tail.Store(end)
+}
+
+// final runs the quiesce: with mu held (so synchronous producers queue up
+// behind the drain and their records follow the queued ones), close claims,
+// wait for every claimed slot to be published, write them, and report.
+func (s *Sink) final(next *uint64, batch []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	end := s.head.Or(closedBit) &^ closedBit
+	for *next < end {
+		if s.drain(next, batch, true) == 0 {
+			// A producer claimed a slot and has not published it yet:
+			// it is between its CAS and its store, a copy away.
+			runtime.Gosched()
+		}
+	}
+	s.reportLocked(true)
+}

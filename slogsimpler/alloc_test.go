@@ -1,0 +1,60 @@
+//go:build !race
+
+package slogsimpler
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"runtime"
+	"testing"
+	"time"
+
+	"simpler.dev/log/levels"
+)
+
+func TestHandleAllocs(t *testing.T) {
+	errBoom := errors.New("boom")
+	now := time.Now()
+	attrs := []slog.Attr{
+		slog.String("s", "value"), slog.Int("i", 42), slog.Bool("b", true),
+		slog.Float64("f", 3.25), slog.Duration("d", 1500*time.Microsecond),
+		slog.Time("t", now), slog.Any("err", errBoom),
+	}
+	for _, tt := range []struct {
+		name  string
+		async bool
+	}{{"sync", false}, {"async", true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := NewState(&Options{Level: levels.Debug, Output: io.Discard, Async: tt.async})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close(0)
+			h := s.Handler()
+			logger := slog.New(h.WithAttrs([]slog.Attr{slog.Int("pre", 1)}).WithGroup("g"))
+			ctx := context.Background()
+			for n := 0; n <= 5; n++ {
+				// Each window of 5 attrs covers every kind listed above.
+				set := attrs[n%3 : n%3+n]
+				var pcs [1]uintptr
+				runtime.Callers(1, pcs[:])
+				r := slog.NewRecord(now, levels.Info, "message", pcs[0])
+				r.AddAttrs(set...)
+				if a := testing.AllocsPerRun(200, func() { _ = h.Handle(ctx, r) }); a != 0 {
+					t.Errorf("Handle with %d attrs: %v allocs, want 0", n, a)
+				}
+				if a := testing.AllocsPerRun(200, func() { logger.LogAttrs(ctx, levels.Warn, "message", set...) }); a != 0 {
+					t.Errorf("Logger.LogAttrs with %d attrs: %v allocs, want 0", n, a)
+				}
+			}
+			if a := testing.AllocsPerRun(200, func() { logger.Info("static") }); a != 0 {
+				t.Errorf("static message: %v allocs, want 0", a)
+			}
+			if a := testing.AllocsPerRun(200, func() { logger.Debug("filtered", "k", 1) }); a != 0 {
+				t.Errorf("filtered: %v allocs", a)
+			}
+		})
+	}
+}

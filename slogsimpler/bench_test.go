@@ -1,0 +1,107 @@
+package slogsimpler
+
+// Benchmarks of the handler through slog.Logger against slog's own floor
+// (a handler that does nothing) and slog.TextHandler with AddSource (ours
+// always carries the source). Compare two commits with
+//
+//	go test -run NONE -bench . -benchmem -count 10 ./slogsimpler > new.txt
+//	benchstat old.txt new.txt
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"testing"
+	"time"
+
+	"simpler.dev/log/levels"
+)
+
+type nopHandler struct{}
+
+func (nopHandler) Enabled(context.Context, slog.Level) bool  { return true }
+func (nopHandler) Handle(context.Context, slog.Record) error { return nil }
+func (h nopHandler) WithAttrs([]slog.Attr) slog.Handler      { return h }
+func (h nopHandler) WithGroup(string) slog.Handler           { return h }
+
+func benchHandlers(b *testing.B) []struct {
+	name string
+	h    slog.Handler
+} {
+	sync, err := NewState(&Options{Level: levels.Debug, Output: io.Discard})
+	if err != nil {
+		b.Fatal(err)
+	}
+	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	async, err := NewState(&Options{Level: levels.Debug, Output: devnull, Async: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { async.Close(0); devnull.Close() })
+	return []struct {
+		name string
+		h    slog.Handler
+	}{
+		{"nop", nopHandler{}},
+		{"slogsimpler-sync", sync.Handler()},
+		{"slogsimpler", async.Handler()},
+		{"text", slog.NewTextHandler(io.Discard, &slog.HandlerOptions{AddSource: true})},
+	}
+}
+
+var (
+	benchErr  = errors.New("fail")
+	benchTime = time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)
+)
+
+func BenchmarkStatic(b *testing.B) {
+	for _, bh := range benchHandlers(b) {
+		b.Run(bh.name, func(b *testing.B) {
+			l := slog.New(bh.h)
+			b.ReportAllocs()
+			for b.Loop() {
+				l.Info("a static message of ordinary length")
+			}
+		})
+	}
+}
+
+func BenchmarkAttrs10(b *testing.B) {
+	ctx := context.Background()
+	for _, bh := range benchHandlers(b) {
+		b.Run(bh.name, func(b *testing.B) {
+			l := slog.New(bh.h)
+			b.ReportAllocs()
+			for b.Loop() {
+				l.LogAttrs(ctx, slog.LevelInfo, "request served",
+					slog.Int("status", 200), slog.String("path", "/v1/items"),
+					slog.Float64("ratio", 0.25), slog.Bool("cached", true),
+					slog.Time("at", benchTime), slog.Duration("took", 1500*time.Microsecond),
+					slog.Any("err", benchErr), slog.Int64("bytes", 1<<20),
+					slog.Uint64("id", 123456789), slog.String("peer", "10.0.0.1"))
+			}
+		})
+	}
+}
+
+func BenchmarkParallel(b *testing.B) {
+	ctx := context.Background()
+	for _, bh := range benchHandlers(b) {
+		b.Run(bh.name, func(b *testing.B) {
+			l := slog.New(bh.h)
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					l.LogAttrs(ctx, slog.LevelInfo, "request served",
+						slog.Int("status", 200), slog.String("path", "/v1/items"),
+						slog.Float64("ratio", 0.25))
+				}
+			})
+		})
+	}
+}

@@ -1,0 +1,174 @@
+package slogsimpler
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"runtime"
+	"slices"
+	"strings"
+
+	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/trusted"
+	"simpler.dev/log/levels"
+	"simpler.dev/log/sink"
+)
+
+// A Handler is a slog.Handler that renders records in simpler's host
+// envelope and hands them to its State's sink. Handlers made by WithAttrs
+// and WithGroup share the State, so they all follow its live threshold and
+// write to the same destination.
+//
+// The zero Handler is bound to nothing and silent: it never prints at a
+// level nobody chose.
+type Handler struct {
+	state *State
+	// pre holds the WithAttrs attributes rendered once, each " key=value"
+	// with its group prefix; clipped so that a clone's append never writes
+	// into a sibling's backing array.
+	pre []byte
+	// prefix is the rendered group path from WithGroup ("g1.g2."), applied
+	// to attributes added later.
+	prefix string
+}
+
+var _ slog.Handler = (*Handler)(nil)
+
+// ErrNilState is returned when binding a handler to a nil State.
+var ErrNilState = errors.New("slogsimpler: nil state")
+
+// NewHandler returns a handler bound to s.
+func NewHandler(s *State) (*Handler, error) {
+	if s == nil {
+		return nil, ErrNilState
+	}
+	return &Handler{state: s}, nil
+}
+
+// Handler returns a handler bound to s.
+func (s *State) Handler() *Handler { return &Handler{state: s} }
+
+// State returns the state h is bound to, or nil.
+func (h *Handler) State() *State { return h.state }
+
+// Enabled reports whether the bound state's live threshold admits level.
+func (h *Handler) Enabled(_ context.Context, level slog.Level) bool {
+	return h.state != nil && h.state.Enabled(level)
+}
+
+// WithAttrs returns a handler whose records carry attrs, rendered now.
+func (h *Handler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	if len(attrs) == 0 {
+		return h
+	}
+	var l envelope.Line
+	for _, a := range attrs {
+		l.Attr(h.prefix, nil, a)
+	}
+	h2 := *h
+	// Content is bounded by the record size: attributes past it could
+	// never be printed anyway, and the line is then truncated.
+	// (A record always has a header before them, so attributes cut here
+	// are past the bound of every record too.)
+	h2.pre = slices.Clip(append(slices.Clip(h.pre), l.Content()...))
+	return &h2
+}
+
+// WithGroup returns a handler that puts later attributes under name.
+func (h *Handler) WithGroup(name string) slog.Handler {
+	if name == "" {
+		return h
+	}
+	var l envelope.Line
+	l.GroupName(name)
+	h2 := *h
+	h2.prefix = h.prefix + string(l.Content())
+	return &h2
+}
+
+// Handle renders r and submits it. It rechecks the live threshold (a level
+// change between Enabled and Handle wins). It returns an error only when
+// the destination failed in synchronous mode; every other loss is counted
+// by the sink, not returned.
+func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
+	s := h.state
+	if s == nil {
+		return nil
+	}
+	t := slog.Level(s.threshold.Load())
+	if t == levels.Nul || r.Level < t {
+		return nil
+	}
+	if t <= levels.Timing && s.anchor.Load() != int64(s.pid) {
+		s.ensureAnchor(r.Time)
+	}
+	var l envelope.Line
+	l.Header(envelope.Mono(r.Time), envelope.GoroutineID(), r.Level)
+
+	// Machine records from this module (spans, op lines) carry a mark in
+	// the context; their messages all start with '[', so other records
+	// skip the context lookup.
+	var mark *trusted.Mark
+	if len(r.Message) > 0 && r.Message[0] == '[' {
+		mark = trusted.From(ctx)
+	}
+	switch {
+	case mark != nil && mark.Func != "":
+		l.Func(mark.Func)
+	case r.PC != 0:
+		l.Caller(envelope.Lookup(r.PC))
+	default:
+		writeNoPC(&l)
+	}
+	if mark != nil {
+		l.Trusted(r.Message)
+		if mark.Bare {
+			return h.submit(&l)
+		}
+	} else {
+		l.Message(r.Message)
+	}
+	l.Rendered(h.pre)
+	if r.NumAttrs() > 0 {
+		prefix := h.prefix
+		r.Attrs(func(a slog.Attr) bool {
+			l.Attr(prefix, nil, a)
+			return true
+		})
+	}
+	return h.submit(&l)
+}
+
+func (h *Handler) submit(l *envelope.Line) error {
+	if err := h.state.sink.Submit(l.Finish()); err == sink.ErrOutputFailed {
+		return err
+	}
+	return nil
+}
+
+// writeNoPC writes the function field of a record without a PC. The
+// standard log package, routed through slog by slog.SetDefault, produces
+// such records unless its flags ask for a file name; they are written with
+// function "log" and the position of the code that called the log package.
+// Any other record without a PC gets function "go" and no position.
+func writeNoPC(l *envelope.Line) {
+	var pcs [24]uintptr
+	n := runtime.Callers(3, pcs[:])
+	frames := runtime.CallersFrames(pcs[:n])
+	inLog := false
+	for {
+		f, more := frames.Next()
+		switch {
+		case f.Function == "log/slog.(*handlerWriter).Write":
+			inLog = true
+		case inLog && !strings.HasPrefix(f.Function, "log."):
+			l.Func("log")
+			l.Source(envelope.Lookup(f.PC + 1))
+			return
+		}
+		if !more {
+			break
+		}
+	}
+	l.Func("go")
+}

@@ -1,0 +1,188 @@
+package slogsimpler
+
+import (
+	"fmt"
+	"runtime"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"simpler.dev/log/envelope"
+	"simpler.dev/log/levels"
+	"simpler.dev/log/sink"
+)
+
+// A State is what every handler bound to it shares: the live threshold,
+// the clock-anchor claim, the bound directory and the sink with its
+// counters. A program normally has one, [Default]; tests make their own
+// with [NewState]. All methods are safe for concurrent use.
+type State struct {
+	// threshold is the live threshold, always on the ladder. Written by
+	// SetLevel, read by every handler on every record.
+	threshold atomic.Int64
+	// anchor is the [CLOCK_ANCHOR] claim: 0 unclaimed, anchorWriting while
+	// one record writes it, the pid once written. Every handler reads it
+	// on every TIMING-enabled record; ensureAnchor moves it.
+	anchor atomic.Int64
+	sink   *sink.Sink
+	pid    int
+}
+
+// Options configure a State. The zero value and nil mean defaults.
+type Options struct {
+	// Level is the initial threshold. It must be on the ladder (see
+	// levels.OnLadder; round with levels.RoundThreshold first). Nil means
+	// TIMING.
+	Level slog.Leveler
+	// Dir, if not empty, is bound at creation: records go to
+	// Dir/host.<pid>.log.
+	Dir string
+	// Output replaces standard error as the destination until a
+	// directory is bound (tests, or a program that wants its records on a
+	// pipe of its own).
+	Output io.Writer
+	// Async starts the writer goroutine at once (see State.Start).
+	Async bool
+}
+
+// NewState returns a new State. It fails if the level is off the ladder or
+// the directory cannot be opened; in the second case the returned State is
+// usable and the directory stays bound (records count as output_failed
+// until the file can be opened), as a bound directory is the destination,
+// not a preference.
+func NewState(opts *Options) (*State, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	s := &State{sink: sink.New(&sink.Options{Output: o.Output})}
+	s.pid = s.sink.PID()
+	level := levels.DefaultThreshold
+	if o.Level != nil {
+		level = o.Level.Level()
+	}
+	if err := s.SetLevel(level); err != nil {
+		return nil, err
+	}
+	var err error
+	if o.Dir != "" {
+		err = s.BindDir(o.Dir)
+	}
+	if o.Async {
+		if serr := s.Start(); serr != nil && err == nil {
+			err = serr
+		}
+	}
+	return s, err
+}
+
+var (
+	defaultOnce  sync.Once
+	defaultState *State
+)
+
+// Default returns the process state: threshold TIMING, destination
+// standard error, synchronous until [State.Start]. It is created on first
+// use.
+func Default() *State {
+	defaultOnce.Do(func() {
+		defaultState, _ = NewState(nil)
+	})
+	return defaultState
+}
+
+// SetLevel sets the live threshold; every handler bound to s sees it on
+// its next record. A level off the ladder is an error (use
+// levels.RoundThreshold or levels.ParseThreshold to get one on it).
+func (s *State) SetLevel(l slog.Level) error {
+	if !levels.OnLadder(l) {
+		return fmt.Errorf("slogsimpler: threshold %d is not on the ladder (DEBUG -4, INFO 0, TIMING 2, WARN 4, ERROR 8, NUL 16); levels.RoundThreshold(%d) is %s", int(l), int(l), levels.ThresholdName(l))
+	}
+	s.threshold.Store(int64(l))
+	return nil
+}
+
+// Level returns the live threshold. It implements slog.Leveler, so a State
+// can be the Level of another handler's options to follow the same
+// threshold.
+func (s *State) Level() slog.Level { return slog.Level(s.threshold.Load()) }
+
+// Enabled reports whether a record at level l would be written now.
+func (s *State) Enabled(l slog.Level) bool {
+	t := slog.Level(s.threshold.Load())
+	return t != levels.Nul && l >= t
+}
+
+// BindDir makes dir/host.<pid>.log the destination. The first non-empty
+// directory bound wins; see sink.Sink.BindDir.
+func (s *State) BindDir(dir string) error { return s.sink.BindDir(dir) }
+
+// Dir returns the bound directory, or "".
+func (s *State) Dir() string { return s.sink.Dir() }
+
+// Path returns the log file path, or "" while the destination is standard
+// error.
+func (s *State) Path() string { return s.sink.Path() }
+
+// PID returns the process id written in records.
+func (s *State) PID() int { return s.pid }
+
+// Start starts the writer goroutine: from then on logging calls queue
+// their records and return without I/O. Call Close (or Quiesce) before the
+// program exits so queued records are written.
+func (s *State) Start() error { return s.sink.Start() }
+
+// Counts returns the sink's accounting: written, pending, and drops by
+// reason.
+func (s *State) Counts() sink.Counts { return s.sink.Counts() }
+
+// Flush waits, at most timeout (zero: 1 s), until every record accepted so
+// far is written or counted as failed.
+func (s *State) Flush(timeout time.Duration) error { return s.sink.Flush(timeout) }
+
+// Quiesce drains the queue and returns to synchronous writing, for example
+// before handing standard error to a child process. See sink.Sink.Quiesce.
+func (s *State) Quiesce(timeout time.Duration) error { return s.sink.Quiesce(timeout) }
+
+// Close drains and stops the writer, reports drops and closes the log
+// file, waiting at most timeout (zero: 1 s). Records logged afterwards are
+// counted as not_admitted. Closing twice is safe.
+func (s *State) Close(timeout time.Duration) error { return s.sink.Close(timeout) }
+
+// Anchor claim states, held in State.anchor.
+const anchorWriting = -1 // a record is writing the anchor now; 0 is unclaimed, the pid is done
+
+// ensureAnchor writes the [CLOCK_ANCHOR] record if no record has done so
+// yet in this process, reading both clocks from t (the record it precedes,
+// so the anchor is never later than that record; zero means now). The
+// caller has checked that TIMING is enabled.
+//
+// One record claims the anchor by swapping 0 for anchorWriting; records
+// that arrive meanwhile yield until it is written, so no record precedes
+// the anchor. A failed write puts the claim back to 0 and the next record
+// retries.
+func (s *State) ensureAnchor(t time.Time) {
+	pid := int64(s.pid)
+	for {
+		switch v := s.anchor.Load(); {
+		case v == pid:
+			return
+		case v == anchorWriting:
+			runtime.Gosched()
+		case s.anchor.CompareAndSwap(v, anchorWriting):
+			if t.IsZero() {
+				t = time.Now()
+			}
+			var l envelope.Line
+			l.Anchor(s.pid, envelope.GoroutineID(), t)
+			if s.sink.Submit(l.Finish()) == nil {
+				s.anchor.Store(pid)
+			} else {
+				s.anchor.Store(0)
+			}
+			return
+		}
+	}
+}
