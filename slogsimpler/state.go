@@ -2,9 +2,9 @@ package slogsimpler
 
 import (
 	"fmt"
-	"runtime"
 	"io"
 	"log/slog"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"

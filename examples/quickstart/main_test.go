@@ -1,0 +1,47 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"simpler.dev/log/levels"
+)
+
+var envelopeLine = regexp.MustCompile(`^\[mono_ns=\d+\]\[T0x[0-9a-f]+\]\[(DEBUG|INFO|TIMING|WARN|ERROR)\] [^\s:]+: (\[[^\s\]]+:\d+\] )?.*$`)
+
+func TestQuickstartWritesEnvelopes(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "logs")
+	if err := run(dir, levels.Debug); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "host.*.log"))
+	if len(files) != 1 {
+		t.Fatalf("log files: %v", files)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n"))
+	if len(lines) < 10 {
+		t.Fatalf("only %d lines", len(lines))
+	}
+	for _, l := range lines {
+		if !envelopeLine.Match(l) || len(l) >= 512 {
+			t.Errorf("not an envelope record: %q", l)
+		}
+	}
+	if n := bytes.Count(b, []byte("[CLOCK_ANCHOR]")); n != 1 {
+		t.Errorf("%d anchors, want 1", n)
+	}
+	if bytes.Contains(b, []byte("[HOSTLOG_DROPS]")) {
+		t.Error("the quickstart dropped records")
+	}
+	fi, err := os.Stat(dir)
+	if err != nil || fi.Mode().Perm() != 0o750&^currentUmask() {
+		t.Errorf("directory mode %v", fi.Mode().Perm())
+	}
+}

@@ -1,0 +1,75 @@
+// Package slogsimpler makes a Go program log exactly like the host logging
+// system of the simpler runtime, through the standard [log/slog] API.
+//
+// One call at start-up routes every slog (and log) call of the program into
+// simpler's host envelope:
+//
+//	slog.SetDefault(slog.New(slogsimpler.Default().Handler()))
+//	slog.Warn("slow request", "path", "/v1/items", "ms", 412)
+//
+// prints
+//
+//	[mono_ns=183746529384756][T0x1a][WARN] main.serve: [server.go:88] slow request path=/v1/items ms=412
+//
+// The line carries the CLOCK_MONOTONIC time in nanoseconds (the same clock
+// as simpler's C++ steady_clock, so Go and C++ records interleave on one
+// time line), the goroutine id in hexadecimal, the level, the calling
+// function and source position, the message and the attributes. It is at
+// most 512 bytes and always exactly one line: see package envelope for the
+// escaping and truncation rules.
+//
+// # Levels
+//
+// The threshold is one of simpler's six rungs, defined in package levels:
+// DEBUG, INFO, TIMING (slog level 2, for spans and measurements), WARN,
+// ERROR, and NUL (16), which silences everything. The default threshold is
+// TIMING. Log at TIMING with
+//
+//	slog.Log(ctx, levels.Timing, "step done", "ms", 12)
+//
+// # The state
+//
+// A [State] is what all handlers bound to it share: the live threshold
+// ([State.SetLevel] takes effect on the next record of every handler and
+// every clone made by WithAttrs or WithGroup), the clock-anchor claim, the
+// bound directory and the sink. [Default] is the process's state; tests and
+// programs with unusual needs make their own with [NewState]. A [Handler]
+// bound to no state is silent.
+//
+// The first record written while TIMING is enabled is preceded by a
+// [CLOCK_ANCHOR] record pairing the monotonic clock with Unix time, from
+// which readers recover wall-clock times.
+//
+// # Destination and the writer
+//
+// Records go to standard error until [State.BindDir] binds a directory;
+// then they go to <dir>/host.<pid>.log and nowhere else. A new state writes
+// synchronously, in the logging goroutine. [State.Start] starts a writer
+// goroutine: from then on a logging call renders its record, copies it into
+// a lock-free queue of 4096 slots, and returns without I/O. Call
+// [State.Close] before exit so queued records are written:
+//
+//	st := slogsimpler.Default()
+//	if err := st.BindDir("logs"); err != nil { ... }
+//	st.Start()
+//	defer st.Close(0)
+//	slog.SetDefault(slog.New(st.Handler()))
+//
+// Nothing is lost silently. A record that cannot be delivered (queue full,
+// claim contention, destination error, or logged after Close) is counted by
+// reason ([State.Counts]) and the log itself gets a [HOSTLOG_DROPS] record
+// at ERROR saying how many were lost and why.
+//
+// # The standard log package
+//
+// slog.SetDefault also routes the standard log package into the handler,
+// at INFO. Records from it are written with function "log" and the source
+// position of the code that called the log package; set log.SetFlags(0)
+// so the log package does not also put a date or file name into the
+// message text.
+//
+// # Concurrency
+//
+// A State and its Handlers are safe for concurrent use by any number of
+// goroutines.
+package slogsimpler

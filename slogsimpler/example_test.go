@@ -1,0 +1,78 @@
+package slogsimpler_test
+
+import (
+	"bytes"
+	"fmt"
+	"log/slog"
+	"os"
+	"regexp"
+
+	"simpler.dev/log/levels"
+	"simpler.dev/log/slogsimpler"
+)
+
+// clockAndGoroutine masks the two fields that change from run to run.
+var clockAndGoroutine = regexp.MustCompile(`mono_ns=\d+|T0x[0-9a-f]+|pid=\d+|wall_ns=\d+|:\d+\] `)
+
+func show(b []byte) {
+	fmt.Print(clockAndGoroutine.ReplaceAllStringFunc(string(b), func(s string) string {
+		switch s[0] {
+		case 'm':
+			return "mono_ns=N"
+		case 'T':
+			return "T0xG"
+		case 'p':
+			return "pid=P"
+		case 'w':
+			return "wall_ns=W"
+		}
+		return ":L] "
+	}))
+}
+
+func Example() {
+	var out bytes.Buffer // a real program leaves Output nil: standard error
+	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Debug, Output: &out})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	log := slog.New(st.Handler())
+	log.Info("serving", "addr", ":8080")
+	log.With("req", 7).Warn("slow request", "path", "/v1/items", "ms", 412)
+	show(out.Bytes())
+	// Output:
+	// [mono_ns=N][T0xG][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=P mono_ns=N wall_ns=W
+	// [mono_ns=N][T0xG][INFO] slogsimpler_test.Example: [example_test.go:L] serving addr=:8080
+	// [mono_ns=N][T0xG][WARN] slogsimpler_test.Example: [example_test.go:L] slow request req=7 path=/v1/items ms=412
+}
+
+func ExampleState_SetLevel() {
+	var out bytes.Buffer
+	st, _ := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Error, Output: &out})
+	log := slog.New(st.Handler()).WithGroup("db")
+	log.Warn("hidden at ERROR")
+	st.SetLevel(levels.Warn) // live: the clone above sees it
+	log.Warn("shown at WARN", "table", "items")
+	fmt.Println(st.SetLevel(5))
+	show(out.Bytes())
+	// Output:
+	// slogsimpler: threshold 5 is not on the ladder (DEBUG -4, INFO 0, TIMING 2, WARN 4, ERROR 8, NUL 16); levels.RoundThreshold(5) is ERROR
+	// [mono_ns=N][T0xG][WARN] slogsimpler_test.ExampleState_SetLevel: [example_test.go:L] shown at WARN db.table=items
+}
+
+func ExampleState_Counts() {
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+	st, _ := slogsimpler.NewState(&slogsimpler.Options{Dir: dir, Async: true})
+	log := slog.New(st.Handler())
+	for i := range 3 {
+		log.Error("disk full", "try", i)
+	}
+	st.Close(0)
+	log.Error("after close") // counted, not written
+	c := st.Counts()
+	fmt.Printf("written=%d dropped=%d not_admitted=%d pending=%d\n", c.Written, c.Dropped, c.NotAdmitted, c.Pending)
+	// Output:
+	// written=4 dropped=1 not_admitted=1 pending=0
+}
