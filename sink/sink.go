@@ -45,6 +45,15 @@ const (
 	// instead of sitting behind saturating producers until they are
 	// preempted.
 	highWater = Slots / 2
+	// A producer that finds the queue full yields the processor before it
+	// drops the record: fullYields times in which the writer made no
+	// progress, maxFullYields in all. Yielding is not blocking: it only
+	// lets a runnable writer run first, which on two cores under many
+	// producers is the difference between no loss and a burst of it; a
+	// writer stuck in a write makes no progress and the record is dropped
+	// after fullYields yields.
+	fullYields    = 4
+	maxFullYields = 64
 )
 
 // Options configure a Sink. The zero value and nil mean defaults.
@@ -176,6 +185,7 @@ func (s *Sink) Submit(rec []byte) error {
 	}
 	pos := s.head.Load()
 	var sl *slot
+	yields, stalls := 0, 0
 	for attempt := 0; ; attempt++ {
 		if pos&closedBit != 0 {
 			return s.submitSync(rec)
@@ -195,7 +205,21 @@ func (s *Sink) Submit(rec []byte) error {
 			pos = s.head.Load()
 		case d < 0:
 			// The slot still holds the record from one lap ago: the
-			// writer is Slots records behind.
+			// writer is Slots records behind. It may only be waiting
+			// for a processor, so give it one before counting the
+			// loss: up to fullYields times while the writer makes no
+			// progress, up to maxFullYields in all while it does.
+			if stalls < fullYields && yields < maxFullYields {
+				yields++
+				t0 := s.tail.Load()
+				s.poke()
+				runtime.Gosched()
+				if s.tail.Load() == t0 {
+					stalls++
+				}
+				pos = s.head.Load()
+				continue
+			}
 			s.queueFull.Add(1)
 			s.poke()
 			return ErrQueueFull
@@ -208,10 +232,9 @@ claimed:
 	sl.n = uint32(copy(sl.buf[:], rec))
 	sl.seq.Store(pos + 1)
 	s.poke()
-	// Reading tail costs a cache miss whenever the writer has moved it, so
-	// only every 64th record looks at the depth; the yield then happens
-	// within 64 records of the queue crossing the mark.
-	if pos&63 == 0 && pos+1-s.tail.Load() > highWater {
+	// tail moves once per batch, so this load misses the cache about once
+	// per batch, not once per record.
+	if pos+1-s.tail.Load() > highWater {
 		runtime.Gosched()
 	}
 	return nil

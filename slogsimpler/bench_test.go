@@ -42,7 +42,11 @@ func benchHandlers(b *testing.B) []struct {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { async.Close(0); devnull.Close() })
+	file, err := NewState(&Options{Level: levels.Debug, Dir: b.TempDir(), Async: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { async.Close(0); file.Close(0); devnull.Close() })
 	return []struct {
 		name string
 		h    slog.Handler
@@ -50,6 +54,7 @@ func benchHandlers(b *testing.B) []struct {
 		{"nop", nopHandler{}},
 		{"slogsimpler-sync", sync.Handler()},
 		{"slogsimpler", async.Handler()},
+		{"slogsimpler-file", file.Handler()},
 		{"text", slog.NewTextHandler(io.Discard, &slog.HandlerOptions{AddSource: true})},
 	}
 }

@@ -1,0 +1,695 @@
+package sink
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// rec makes a record of exactly n bytes (n >= 2) ending in a newline.
+func rec(tag string, n int) []byte {
+	b := bytes.Repeat([]byte{'.'}, n)
+	copy(b, tag)
+	b[n-1] = '\n'
+	return b
+}
+
+// memWriter collects writes; optionally slow, failing, or checking sizes.
+type memWriter struct {
+	mu       sync.Mutex
+	b        bytes.Buffer
+	writes   int
+	maxWrite int
+	delay    time.Duration
+	err      error
+}
+
+func (w *memWriter) Write(p []byte) (int, error) {
+	if w.delay > 0 {
+		time.Sleep(w.delay)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return 0, w.err
+	}
+	w.writes++
+	w.maxWrite = max(w.maxWrite, len(p))
+	return w.b.Write(p)
+}
+
+func (w *memWriter) lines() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	s := strings.TrimSuffix(w.b.String(), "\n")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+func checkIdentity(t *testing.T, s *Sink, produced uint64) Counts {
+	t.Helper()
+	c := s.Counts()
+	if c.Dropped != c.QueueFull+c.ClaimExhausted+c.OutputFailed+c.NotAdmitted {
+		t.Errorf("reasons do not sum to the total: %+v", c)
+	}
+	if c.Written+c.Dropped+c.Pending != produced {
+		t.Errorf("written %d + dropped %d + pending %d != produced %d (%+v)", c.Written, c.Dropped, c.Pending, produced, c)
+	}
+	return c
+}
+
+func TestSyncMode(t *testing.T) {
+	w := &memWriter{}
+	s := New(&Options{Output: w})
+	for i := range 5 {
+		if err := s.Submit(rec(fmt.Sprint(i), 40)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := len(w.lines()); got != 5 {
+		t.Fatalf("sync mode wrote %d records, want 5 at once", got)
+	}
+	if c := checkIdentity(t, s, 5); c.Written != 5 || c.Pending != 0 {
+		t.Errorf("counts %+v", c)
+	}
+}
+
+func TestInvalidRecordsNotAdmitted(t *testing.T) {
+	w := &memWriter{}
+	s := New(&Options{Output: w})
+	for _, r := range [][]byte{nil, {}, make([]byte, SlotSize+1)} {
+		if err := s.Submit(r); !errors.Is(err, ErrNotAdmitted) {
+			t.Errorf("Submit(%d bytes) = %v, want ErrNotAdmitted", len(r), err)
+		}
+	}
+	if c := checkIdentity(t, s, 3); c.NotAdmitted != 3 {
+		t.Errorf("counts %+v", c)
+	}
+	// The next successful write reports the drops in the log itself.
+	_ = s.Submit(rec("ok", 10))
+	if out := strings.Join(w.lines(), "\n"); !strings.Contains(out, "[HOSTLOG_DROPS] v=1 pid=") || !strings.Contains(out, "new=3 total=3 queue_full=0 claim_exhausted=0 output_failed=0 not_admitted=3") {
+		t.Errorf("no drop report in %q", out)
+	}
+}
+
+// countWriter is a destination that never stalls: it checks that each
+// write holds whole records of the expected size and counts them, without
+// keeping them (a growing buffer would stall the writer for milliseconds).
+type countWriter struct {
+	mu      sync.Mutex
+	size    int
+	records int
+	torn    int
+	ids     map[string]bool
+	dup     int
+}
+
+func (w *countWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 || (i+1 != w.size && !bytes.Contains(p[:i], []byte("[HOSTLOG_DROPS]"))) {
+			w.torn++
+			return len(p), nil
+		}
+		if id, _, ok := bytes.Cut(p[:i], []byte(" ")); ok && w.ids != nil {
+			if w.ids[string(id)] {
+				w.dup++
+			}
+			w.ids[string(id)] = true
+		}
+		w.records++
+		p = p[i+1:]
+	}
+	return len(p), nil
+}
+
+// TestStressFastDestination: 64 producers and a destination that keeps
+// up: everything is written whole, once, and nothing is dropped.
+func TestStressFastDestination(t *testing.T) {
+	const producers, each = 64, 2000
+	w := &countWriter{size: 100}
+	s := New(&Options{Output: w})
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for p := range producers {
+		wg.Go(func() {
+			for i := range each {
+				_ = s.Submit(rec(fmt.Sprintf("p%d-%d ", p, i), 100))
+			}
+		})
+	}
+	wg.Wait()
+	if err := s.Close(5 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	c := checkIdentity(t, s, producers*each)
+	if c.Written != producers*each || c.Dropped != 0 {
+		t.Errorf("counts %+v", c)
+	}
+	if w.records != producers*each || w.torn != 0 || w.dup != 0 {
+		t.Errorf("destination saw %d records, %d torn writes, %d duplicates", w.records, w.torn, w.dup)
+	}
+}
+
+// TestStressFile: 64 producers into the process's own file. A write that
+// stalls for longer than the queue lasts loses records, so drops are
+// allowed here, but the accounting must be exact and every line whole.
+func TestStressFile(t *testing.T) {
+	const producers, each = 64, 2000
+	s := New(nil)
+	if err := s.BindDir(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	s.Start()
+	var wg sync.WaitGroup
+	for p := range producers {
+		wg.Go(func() {
+			for i := range each {
+				_ = s.Submit(rec(fmt.Sprintf("p%d-%d ", p, i), 100))
+			}
+		})
+	}
+	wg.Wait()
+	if err := s.Close(5 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	c := checkIdentity(t, s, producers*each)
+	b, err := os.ReadFile(s.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	records, reports := 0, 0
+	last := make(map[int]int)
+	for _, l := range lines {
+		if strings.Contains(l, "[HOSTLOG_DROPS]") {
+			reports++
+			continue
+		}
+		if len(l) != 99 {
+			t.Fatalf("torn record %q", l)
+		}
+		records++
+		var p, i int
+		fmt.Sscanf(l, "p%d-%d", &p, &i)
+		// One producer's records keep their order (claim order).
+		if prev, ok := last[p]; ok && i <= prev {
+			t.Fatalf("producer %d: record %d after %d", p, i, prev)
+		}
+		last[p] = i
+	}
+	if uint64(records) != c.Written {
+		t.Errorf("%d records in the file, %d counted written", records, c.Written)
+	}
+	if (c.Dropped > 0) != (reports > 0) {
+		t.Errorf("%d drops but %d reports", c.Dropped, reports)
+	}
+	t.Logf("written %d, dropped %d", c.Written, c.Dropped)
+}
+
+// TestStressSlowDestination: a destination far slower than the producers:
+// records are dropped, and every one is accounted for.
+func TestStressSlowDestination(t *testing.T) {
+	const producers, each = 64, 200
+	w := &memWriter{delay: 20 * time.Microsecond}
+	s := New(&Options{Output: w})
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var refused atomic.Uint64
+	for p := range producers {
+		wg.Go(func() {
+			for i := range each {
+				if s.Submit(rec(fmt.Sprintf("p%d-%d ", p, i), 300)) != nil {
+					refused.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	err := s.Close(10 * time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := checkIdentity(t, s, producers*each)
+	if c.Dropped == 0 || c.QueueFull == 0 {
+		t.Errorf("expected queue_full drops with a slow destination: %+v", c)
+	}
+	if c.Dropped != refused.Load() {
+		t.Errorf("Submit refused %d, counts say %d", refused.Load(), c.Dropped)
+	}
+	if w.maxWrite > SlotSize {
+		t.Errorf("a pipe write of %d bytes", w.maxWrite)
+	}
+	lines := w.lines()
+	report := lines[len(lines)-1]
+	want := fmt.Sprintf("total=%d queue_full=%d", c.Dropped, c.QueueFull)
+	if !strings.Contains(report, "[HOSTLOG_DROPS]") || !strings.Contains(report, want) {
+		t.Errorf("last line %q is not the final drop report (%s)", report, want)
+	}
+	if uint64(len(lines)) < c.Written {
+		t.Errorf("%d lines, %d written", len(lines), c.Written)
+	}
+}
+
+// TestNeverReadPipe: standard error is a pipe nobody reads. Producers must
+// not block, losses are counted, and Close gives up in time with the counts.
+func TestNeverReadPipe(t *testing.T) {
+	r, wp, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer wp.Close()
+	if _, err := unix.FcntlInt(wp.Fd(), unix.F_SETPIPE_SZ, 4096); err != nil {
+		t.Logf("F_SETPIPE_SZ: %v (using the default pipe size)", err)
+	}
+	s := New(&Options{Output: wp})
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	for i := range 10000 {
+		_ = s.Submit(rec(fmt.Sprint(i), 400))
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("10000 records took %v with a stuck pipe", d)
+	}
+	c := s.Counts()
+	if c.QueueFull == 0 {
+		t.Errorf("no drops with a stuck pipe: %+v", c)
+	}
+	start = time.Now()
+	err = s.Close(300 * time.Millisecond)
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("Close took %v with a 300ms timeout", d)
+	}
+	var te *TimeoutError
+	if !errors.As(err, &te) || te.Dropped == 0 {
+		t.Fatalf("Close = %v, want a TimeoutError with the counts", err)
+	}
+	if !strings.Contains(err.Error(), "pending") || !strings.Contains(err.Error(), "dropped") {
+		t.Errorf("error %q does not name the counts", err)
+	}
+	// After Close every record is refused at once, counted.
+	if err := s.Submit(rec("late", 10)); !errors.Is(err, ErrNotAdmitted) {
+		t.Errorf("Submit after Close = %v", err)
+	}
+	checkIdentity(t, s, 10001)
+	r.Close() // unblock the writer: its write fails with EPIPE, counted
+}
+
+type errWriter struct{ err error }
+
+func (e errWriter) Write([]byte) (int, error) { return 0, e.err }
+
+func TestOutputFaults(t *testing.T) {
+	closedFile := func() *os.File {
+		f, err := os.CreateTemp(t.TempDir(), "closed")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		return f
+	}
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip("no /dev/full")
+	}
+	defer full.Close()
+	for _, tt := range []struct {
+		name string
+		out  func() any
+	}{
+		{"EPIPE", func() any { return errWriter{syscall.EPIPE} }},
+		{"EBADF", func() any { return errWriter{syscall.EBADF} }},
+		{"dev full", func() any { return full }},
+		{"stderr closed", func() any { return closedFile() }},
+	} {
+		for _, async := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/async=%v", tt.name, async), func(t *testing.T) {
+				w := tt.out()
+				s := New(&Options{Output: w.(interface{ Write([]byte) (int, error) })})
+				if async {
+					s.Start()
+				}
+				for i := range 10 {
+					_ = s.Submit(rec(fmt.Sprint(i), 50))
+				}
+				_ = s.Close(time.Second)
+				c := checkIdentity(t, s, 10)
+				if c.OutputFailed != 10 || c.Written != 0 {
+					t.Errorf("counts %+v", c)
+				}
+			})
+		}
+	}
+}
+
+func TestBoundDirectoryFaults(t *testing.T) {
+	t.Run("missing directory", func(t *testing.T) {
+		stderr := &memWriter{}
+		s := New(&Options{Output: stderr})
+		dir := filepath.Join(t.TempDir(), "later")
+		if err := s.BindDir(dir); err == nil {
+			t.Error("no error binding a missing directory")
+		}
+		if err := s.Submit(rec("lost", 20)); !errors.Is(err, ErrOutputFailed) {
+			t.Errorf("Submit = %v", err)
+		}
+		if len(stderr.lines()) != 0 {
+			t.Error("record fell back to stderr")
+		}
+		// The directory appears: the next record gets through, after the
+		// drop report.
+		if err := os.Mkdir(dir, 0o750); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Submit(rec("kept", 20)); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(s.Path())
+		if !strings.Contains(string(b), "output_failed=1") || !strings.HasPrefix(string(b), "kept") {
+			t.Errorf("file %q", b)
+		}
+	})
+	t.Run("directory removed mid-run", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "d")
+		os.Mkdir(dir, 0o750)
+		s := New(nil)
+		if err := s.BindDir(dir); err != nil {
+			t.Fatal(err)
+		}
+		s.Start()
+		_ = s.Submit(rec("before", 20))
+		if err := s.Flush(time.Second); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(pathCheckInterval + 50*time.Millisecond)
+		for range 5 {
+			_ = s.Submit(rec("after", 20))
+		}
+		_ = s.Flush(time.Second)
+		c := s.Counts()
+		if c.OutputFailed != 5 || c.Written != 1 {
+			t.Errorf("counts %+v", c)
+		}
+		// Recreated: the report lands in the new file.
+		os.Mkdir(dir, 0o750)
+		if err := s.Close(time.Second); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(s.Path())
+		if !strings.Contains(string(b), "[HOSTLOG_DROPS]") || !strings.Contains(string(b), "output_failed=5") {
+			t.Errorf("report missing from recreated file: %q", b)
+		}
+	})
+	t.Run("symlink refused", func(t *testing.T) {
+		dir := t.TempDir()
+		target := filepath.Join(dir, "target")
+		os.WriteFile(target, nil, 0o600)
+		s := New(nil)
+		os.Symlink(target, filepath.Join(dir, fmt.Sprintf("host.%d.log", s.PID())))
+		if err := s.BindDir(dir); err == nil {
+			t.Error("followed a symlink at the last component")
+		}
+	})
+	t.Run("first binding wins", func(t *testing.T) {
+		a, b := t.TempDir(), t.TempDir()
+		s := New(nil)
+		if err := s.BindDir(""); err != nil || s.Dir() != "" {
+			t.Error("empty bind changed something")
+		}
+		if err := s.BindDir(a); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.BindDir(a); err != nil {
+			t.Errorf("rebinding the same dir: %v", err)
+		}
+		if err := s.BindDir(b); !errors.Is(err, ErrAlreadyBound) || s.Dir() != a {
+			t.Errorf("second dir: %v, bound %q", err, s.Dir())
+		}
+		s.Close(0)
+	})
+}
+
+func TestFileModeAndBatching(t *testing.T) {
+	old := syscall.Umask(0o077)
+	defer syscall.Umask(old)
+	dir := t.TempDir()
+	s := New(nil)
+	if err := s.BindDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(s.Path())
+	if err != nil || fi.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v under umask 077, want 0640", fi.Mode().Perm())
+	}
+	s.Close(0)
+}
+
+func TestLifecycle(t *testing.T) {
+	t.Run("close twice", func(t *testing.T) {
+		s := New(&Options{Output: &memWriter{}})
+		s.Start()
+		if err := s.Close(0); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(0); err != nil {
+			t.Errorf("second Close: %v", err)
+		}
+		if err := s.Start(); !errors.Is(err, ErrClosed) {
+			t.Errorf("Start after Close = %v", err)
+		}
+	})
+	t.Run("flush with nothing pending", func(t *testing.T) {
+		s := New(&Options{Output: &memWriter{}})
+		if err := s.Flush(time.Millisecond); err != nil {
+			t.Error(err)
+		}
+		s.Start()
+		if err := s.Flush(time.Millisecond); err != nil {
+			t.Error(err)
+		}
+		s.Close(0)
+	})
+	t.Run("close racing flush", func(t *testing.T) {
+		w := &memWriter{}
+		s := New(&Options{Output: w})
+		s.Start()
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				for i := range 200 {
+					_ = s.Submit(rec(fmt.Sprint(i), 30))
+				}
+				_ = s.Flush(time.Second)
+			})
+		}
+		wg.Go(func() { _ = s.Close(time.Second) })
+		wg.Wait()
+		checkIdentity(t, s, 800)
+	})
+	t.Run("quiesce then restart", func(t *testing.T) {
+		w := &memWriter{}
+		s := New(&Options{Output: w})
+		s.Start()
+		for i := range 100 {
+			_ = s.Submit(rec(fmt.Sprintf("a%d", i), 30))
+		}
+		if err := s.Quiesce(time.Second); err != nil {
+			t.Fatal(err)
+		}
+		if s.Running() {
+			t.Error("writer still running after Quiesce")
+		}
+		if got := len(w.lines()); got != 100 {
+			t.Errorf("after quiesce %d lines, want 100", got)
+		}
+		_ = s.Submit(rec("sync", 30)) // synchronous now
+		if got := len(w.lines()); got != 101 {
+			t.Errorf("synchronous record not written at once")
+		}
+		s.Start()
+		for i := range 100 {
+			_ = s.Submit(rec(fmt.Sprintf("b%d", i), 30))
+		}
+		if err := s.Close(time.Second); err != nil {
+			t.Fatal(err)
+		}
+		lines := w.lines()
+		if len(lines) != 201 || !strings.HasPrefix(lines[100], "sync") || !strings.HasPrefix(lines[200], "b99") {
+			t.Errorf("%d lines, order wrong", len(lines))
+		}
+		checkIdentity(t, s, 201)
+	})
+	t.Run("drop counts survive restart", func(t *testing.T) {
+		s := New(&Options{Output: errWriter{syscall.EIO}})
+		s.Start()
+		_ = s.Submit(rec("x", 10))
+		s.Quiesce(time.Second)
+		s.Start()
+		_ = s.Submit(rec("y", 10))
+		s.Close(time.Second)
+		if c := s.Counts(); c.OutputFailed != 2 {
+			t.Errorf("counts %+v", c)
+		}
+	})
+	t.Run("no goroutine left after close", func(t *testing.T) {
+		s := New(&Options{Output: &memWriter{}})
+		s.Start()
+		done := s.done
+		s.Close(0)
+		select {
+		case <-done:
+		default:
+			t.Error("writer still running after Close")
+		}
+	})
+}
+
+// TestPeriodicReport: a long-running writer reports new drops without a
+// quiesce, and at most once per ReportInterval. Time is synthetic.
+func TestPeriodicReport(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := &memWriter{}
+		s := New(&Options{Output: w})
+		s.Start()
+		defer s.Close(0)
+		reports := func() int { return strings.Count(strings.Join(w.lines(), "\n"), "[HOSTLOG_DROPS]") }
+		_ = s.Submit(nil) // a drop
+		synctest.Wait()
+		if reports() != 1 || !strings.Contains(strings.Join(w.lines(), "\n"), "new=1 total=1") {
+			t.Fatalf("the writer did not report the drop: %q", w.lines())
+		}
+		_ = s.Submit(nil)
+		time.Sleep(ReportInterval / 2)
+		synctest.Wait()
+		if n := reports(); n != 1 {
+			t.Errorf("%d reports within half an interval, want 1 (rate limit)", n)
+		}
+		time.Sleep(ReportInterval / 2)
+		synctest.Wait()
+		if n := reports(); n != 2 || !strings.Contains(strings.Join(w.lines(), "\n"), "new=1 total=2") {
+			t.Errorf("second report missing after the interval: %q", w.lines())
+		}
+	})
+}
+
+// FuzzRing drives the sink with random bursts from several goroutines,
+// flushes, quiesces, restarts and a destination that sometimes fails, and
+// checks that no record is written twice and none is lost uncounted.
+func FuzzRing(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 0, 6, 1, 7})
+	f.Add([]byte{3, 3, 3, 3, 5, 3, 6, 3})
+	f.Add([]byte{9, 0, 9, 1, 4})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		if len(ops) > 64 {
+			ops = ops[:64]
+		}
+		w := &flakyCounter{ids: map[string]int{}}
+		s := New(&Options{Output: w})
+		var produced atomic.Uint64
+		var seq atomic.Uint64
+		for _, op := range ops {
+			switch op % 10 {
+			case 0, 1, 2, 3:
+				n := int(op%4) + 1
+				var wg sync.WaitGroup
+				for range n {
+					wg.Go(func() {
+						for range int(op%97) + 1 {
+							id := seq.Add(1)
+							produced.Add(1)
+							_ = s.Submit(rec(fmt.Sprintf("r%d ", id), 20+int(id%400)))
+						}
+					})
+				}
+				wg.Wait()
+			case 4:
+				_ = s.Flush(time.Second)
+			case 5:
+				_ = s.Quiesce(time.Second)
+			case 6:
+				_ = s.Start()
+			case 7:
+				produced.Add(1)
+				_ = s.Submit(nil)
+			case 8:
+				w.setFailEvery(int(op%5) + 2)
+			case 9:
+				w.setFailEvery(0)
+			}
+		}
+		if err := s.Close(5 * time.Second); err != nil {
+			t.Fatal(err)
+		}
+		c := s.Counts()
+		if c.Pending != 0 || c.Written+c.Dropped != produced.Load() {
+			t.Fatalf("produced %d, counts %+v", produced.Load(), c)
+		}
+		if c.Dropped != c.QueueFull+c.ClaimExhausted+c.OutputFailed+c.NotAdmitted {
+			t.Fatalf("reasons do not sum: %+v", c)
+		}
+		for id, n := range w.ids {
+			if n > 1 {
+				t.Fatalf("record %s written %d times", id, n)
+			}
+		}
+		if uint64(len(w.ids)) != c.Written {
+			t.Fatalf("%d distinct records arrived, %d counted written", len(w.ids), c.Written)
+		}
+	})
+}
+
+// flakyCounter fails every failEvery-th write (0: never) and counts the
+// records of the others by id.
+type flakyCounter struct {
+	mu        sync.Mutex
+	n         int
+	failEvery int
+	ids       map[string]int
+}
+
+func (w *flakyCounter) setFailEvery(k int) {
+	w.mu.Lock()
+	w.failEvery = k
+	w.mu.Unlock()
+}
+
+func (w *flakyCounter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.n++
+	if w.failEvery > 0 && w.n%w.failEvery == 0 {
+		return 0, syscall.EIO
+	}
+	for _, line := range bytes.Split(bytes.TrimSuffix(p, []byte("\n")), []byte("\n")) {
+		if bytes.HasPrefix(line, []byte("r")) {
+			id, _, _ := bytes.Cut(line, []byte(" "))
+			w.ids[string(id)]++
+		}
+	}
+	return len(p), nil
+}
