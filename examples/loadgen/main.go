@@ -1,0 +1,184 @@
+// Loadgen shows how the logger behaves under a load you choose: N
+// goroutines log M records in total through slog, then the state is closed
+// and the accounting is printed as one JSON object.
+//
+//	go run ./examples/loadgen -dir DIR -goroutines N -records M [-slow D] [-stall]
+//
+// Every record carries seq=<n>. The output always satisfies
+//
+//	produced == written + dropped + pending_at_close
+//
+// With -slow or -stall the destination is a writer wrapped around
+// DIR/loadgen.<pid>.log that takes D per write, or blocks until the close
+// timeout has passed; it is written like a pipe (whole records, at most 512
+// bytes a write). Without them it is DIR/host.<pid>.log, written in batches.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"simpler.dev/log/levels"
+	"simpler.dev/log/slogsimpler"
+)
+
+// Report is what loadgen prints.
+type Report struct {
+	Produced       uint64            `json:"produced"`
+	Written        uint64            `json:"written"`
+	Dropped        uint64            `json:"dropped"`
+	ByReason       map[string]uint64 `json:"by_reason"`
+	PendingAtClose uint64            `json:"pending_at_close"`
+	ElapsedS       float64           `json:"elapsed_s"`
+	RecordsPerS    float64           `json:"records_per_s"`
+	ProducerP50NS  int64             `json:"producer_p50_ns"`
+	ProducerP99NS  int64             `json:"producer_p99_ns"`
+	CloseError     string            `json:"close_error,omitempty"`
+}
+
+// Config is a load to generate.
+type Config struct {
+	Dir          string
+	Goroutines   int
+	Records      int
+	Slow         time.Duration
+	Stall        bool
+	CloseTimeout time.Duration
+}
+
+func main() {
+	var c Config
+	flag.StringVar(&c.Dir, "dir", "simpler-logs", "directory for the log (created 0750)")
+	flag.IntVar(&c.Goroutines, "goroutines", 8, "producing goroutines")
+	flag.IntVar(&c.Records, "records", 100000, "records in total")
+	flag.DurationVar(&c.Slow, "slow", 0, "make every write to the destination take this long")
+	flag.BoolVar(&c.Stall, "stall", false, "make the destination block until the close timeout has passed")
+	flag.DurationVar(&c.CloseTimeout, "close-timeout", time.Second, "bound on the final drain")
+	flag.Parse()
+	r, err := Run(c)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "loadgen:", err)
+		os.Exit(1)
+	}
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(r)
+}
+
+// Run generates the load and returns the accounting.
+func Run(c Config) (Report, error) {
+	if c.Goroutines < 1 || c.Records < 0 {
+		return Report{}, fmt.Errorf("need at least one goroutine and a non-negative record count")
+	}
+	if err := os.MkdirAll(c.Dir, 0o750); err != nil {
+		return Report{}, err
+	}
+	opts := &slogsimpler.Options{Level: levels.Warn, Async: true}
+	var dest *testDest
+	if c.Slow > 0 || c.Stall {
+		f, err := os.OpenFile(filepath.Join(c.Dir, fmt.Sprintf("loadgen.%d.log", os.Getpid())), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o640)
+		if err != nil {
+			return Report{}, err
+		}
+		defer f.Close()
+		dest = &testDest{w: f, delay: c.Slow, release: make(chan struct{})}
+		if c.Stall {
+			dest.stall = true
+		}
+		opts.Output = dest
+	} else {
+		opts.Dir = c.Dir
+	}
+	st, err := slogsimpler.NewState(opts)
+	if err != nil {
+		return Report{}, err
+	}
+	logger := slog.New(st.Handler())
+
+	lat := make([][]int64, c.Goroutines)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for g := range c.Goroutines {
+		n := c.Records / c.Goroutines
+		if g < c.Records%c.Goroutines {
+			n++
+		}
+		first := g*(c.Records/c.Goroutines) + min(g, c.Records%c.Goroutines)
+		wg.Go(func() {
+			l := logger.With("g", g)
+			ls := make([]int64, 0, n)
+			for i := range n {
+				t0 := time.Now()
+				l.Warn("load record", "seq", first+i)
+				ls = append(ls, int64(time.Since(t0)))
+			}
+			lat[g] = ls
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+
+	var closeErr error
+	if dest != nil && dest.stall {
+		// The destination blocks until the close timeout has passed.
+		time.AfterFunc(c.CloseTimeout+50*time.Millisecond, func() { close(dest.release) })
+	}
+	closeErr = st.Close(c.CloseTimeout)
+	cnt := st.Counts()
+
+	all := slices.Concat(lat...)
+	slices.Sort(all)
+	r := Report{
+		Produced: uint64(c.Records),
+		Written:  cnt.Written,
+		Dropped:  cnt.Dropped,
+		ByReason: map[string]uint64{
+			"queue_full": cnt.QueueFull, "claim_exhausted": cnt.ClaimExhausted,
+			"output_failed": cnt.OutputFailed, "not_admitted": cnt.NotAdmitted,
+		},
+		PendingAtClose: cnt.Pending,
+		ElapsedS:       elapsed.Seconds(),
+		ProducerP50NS:  percentile(all, 0.50),
+		ProducerP99NS:  percentile(all, 0.99),
+	}
+	if elapsed > 0 {
+		r.RecordsPerS = float64(c.Records) / elapsed.Seconds()
+	}
+	if closeErr != nil {
+		r.CloseError = closeErr.Error()
+	}
+	return r, nil
+}
+
+func percentile(sorted []int64, p float64) int64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	return sorted[min(len(sorted)-1, int(float64(len(sorted))*p))]
+}
+
+// testDest is a destination that is slow, or stalls until released.
+type testDest struct {
+	w       io.Writer
+	delay   time.Duration
+	stall   bool
+	release chan struct{}
+}
+
+func (d *testDest) Write(p []byte) (int, error) {
+	if d.stall {
+		<-d.release
+	}
+	if d.delay > 0 {
+		time.Sleep(d.delay)
+	}
+	return d.w.Write(p)
+}

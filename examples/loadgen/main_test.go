@@ -1,0 +1,46 @@
+package main
+
+import (
+	"testing"
+	"time"
+)
+
+func TestAccountingIdentity(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		c    Config
+		drop bool
+	}{
+		{"fast", Config{Goroutines: 16, Records: 50000}, false},
+		{"slow", Config{Goroutines: 8, Records: 20000, Slow: 200 * time.Microsecond}, true},
+		{"stall", Config{Goroutines: 4, Records: 10000, Stall: true, CloseTimeout: 200 * time.Millisecond}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.c.Dir = t.TempDir()
+			if tt.c.CloseTimeout == 0 {
+				tt.c.CloseTimeout = 5 * time.Second
+			}
+			r, err := Run(tt.c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Produced != r.Written+r.Dropped+r.PendingAtClose {
+				t.Errorf("produced %d != written %d + dropped %d + pending %d", r.Produced, r.Written, r.Dropped, r.PendingAtClose)
+			}
+			var sum uint64
+			for _, v := range r.ByReason {
+				sum += v
+			}
+			if sum != r.Dropped {
+				t.Errorf("reasons sum to %d, dropped %d", sum, r.Dropped)
+			}
+			if tt.drop != (r.Dropped > 0) {
+				t.Errorf("dropped %d (want drops: %v)", r.Dropped, tt.drop)
+			}
+			if tt.c.Stall && r.CloseError == "" {
+				t.Error("a stalled destination closed without a timeout error")
+			}
+			t.Logf("%+v", r)
+		})
+	}
+}
