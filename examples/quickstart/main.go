@@ -1,5 +1,6 @@
 // Quickstart is a small job runner that logs through slog in simpler's
-// host format. It writes DIR/host.<pid>.log and prints where it is.
+// host format, and measures each job with [STRACE] spans that simpler's
+// timing tools read. It writes DIR/host.<pid>.log and prints where it is.
 //
 //	go run ./examples/quickstart [-dir DIR] [-level NAME]
 package main
@@ -9,6 +10,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"hash/fnv"
 	"log"
 	"log/slog"
 	"os"
@@ -16,6 +18,7 @@ import (
 
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
+	"simpler.dev/log/spanattr"
 )
 
 func main() {
@@ -48,15 +51,22 @@ func run(dir string, threshold slog.Level) error {
 	log.Printf("legacy code using the log package still lands in the same file")
 
 	ctx := context.Background()
-	jobs := []job{{"resize", 3}, {"encode", 5}, {"upload", 0}}
+	// encode runs three times: one callable (one hid), three invocations.
+	jobs := []job{{"resize", 3}, {"encode", 5}, {"encode", 5}, {"encode", 5}, {"upload", 0}}
+	failed := 0
 	for i, j := range jobs {
 		logger := slog.With("job", j.name, "attempt", 1)
-		if err := j.run(ctx, logger); err != nil {
+		if err := j.run(ctx, logger, i); err != nil {
 			logger.Error("job failed", "err", err, "index", i)
-			continue
+			failed++
 		}
 	}
-	slog.Warn("queue drained with failures", "failed", 1, "total", len(jobs))
+	// Work outside any invocation, by a producer that is not simpler.
+	name, _ := spanattr.ExtName("quickstart", "cleanup")
+	_, sp := spanattr.Start(ctx, name, slog.Int("files", 2))
+	time.Sleep(100 * time.Microsecond)
+	sp.End()
+	slog.Warn("queue drained with failures", "failed", failed, "total", len(jobs))
 
 	if err := st.Close(0); err != nil {
 		return err
@@ -71,16 +81,43 @@ type job struct {
 	steps int
 }
 
-func (j job) run(ctx context.Context, logger *slog.Logger) error {
+// hid is the job's callable hash: the same job name is the same callable.
+func (j job) hid() uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(j.name))
+	return h.Sum64()
+}
+
+// run executes the job as one invocation: a chip.run span with a bind
+// stage (itself split in two) and a runner stage with one span per step.
+func (j job) run(ctx context.Context, logger *slog.Logger, runID int) error {
+	ctx, inv := spanattr.NewInvocation(ctx, j.hid())
+	defer inv.End()
+	ctx, root := spanattr.Start(ctx, "chip.run", slog.Int("rank", 0), slog.Int("run_id", runID))
+	defer root.End()
+
 	logger.Debug("job accepted", "steps", j.steps)
+	bctx, bind := spanattr.Start(ctx, "chip.run.bind")
+	_, args := spanattr.Start(bctx, "chip.run.bind.args")
+	time.Sleep(50 * time.Microsecond)
+	args.End(slog.Int("bytes", 4096))
+	_, arena := spanattr.Start(bctx, "chip.run.bind.arena_build")
+	time.Sleep(80 * time.Microsecond)
+	arena.End()
+	bind.End()
 	if j.steps == 0 {
 		return errors.New("nothing to do: job has no steps")
 	}
+
 	start := time.Now()
+	rctx, runner := spanattr.Start(ctx, "chip.run.runner_run")
 	for step := range j.steps {
+		_, sp := spanattr.Start(rctx, "chip.run.runner_run.step", slog.Int("step", step))
 		time.Sleep(200 * time.Microsecond) // the work
+		sp.End()
 		logger.Debug("step done", "step", step)
 	}
+	runner.End()
 	logger.Log(ctx, levels.Timing, "job timing", "took", time.Since(start), "steps", j.steps)
 	logger.Info("job done")
 	return nil

@@ -37,6 +37,15 @@ func TestQuickstartWritesEnvelopes(t *testing.T) {
 	if n := bytes.Count(b, []byte("[CLOCK_ANCHOR]")); n != 1 {
 		t.Errorf("%d anchors, want 1", n)
 	}
+	// Every [STRACE] record is whole by the grammar simpler's reader uses.
+	spanRE := regexp.MustCompile(`\[STRACE\]\s+v=(\d+)\s+pid=(\d+)\s+tid=(\d+)\s+inv=(\d+)\s+hid=([0-9a-fA-F]+)\s+depth=(\d+)\s+name=(\S+)\s+ts=(\d+)\s+dur=(\d+)(.*)`)
+	heads := bytes.Count(b, []byte("[STRACE]"))
+	if n := len(spanRE.FindAll(b, -1)); n != heads || heads < 10 {
+		t.Errorf("%d [STRACE] markers, %d whole records; want >= 10, all whole", heads, n)
+	}
+	if !bytes.Contains(b, []byte("name=ext.quickstart.cleanup ")) {
+		t.Error("no ext. span")
+	}
 	if bytes.Contains(b, []byte("[HOSTLOG_DROPS]")) {
 		t.Error("the quickstart dropped records")
 	}

@@ -22,14 +22,16 @@ type Mark struct {
 	Bare bool
 }
 
-type key struct{}
+// Key is the context key of the mark. A context type of this module may
+// answer it from its Value method instead of wrapping with WithValue.
+type Key struct{}
 
 // With returns ctx carrying m.
 func With(ctx context.Context, m *Mark) context.Context {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	return context.WithValue(ctx, key{}, m)
+	return context.WithValue(ctx, Key{}, m)
 }
 
 // From returns the mark in ctx, or nil.
@@ -37,6 +39,6 @@ func From(ctx context.Context) *Mark {
 	if ctx == nil {
 		return nil
 	}
-	m, _ := ctx.Value(key{}).(*Mark)
+	m, _ := ctx.Value(Key{}).(*Mark)
 	return m
 }

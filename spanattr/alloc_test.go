@@ -1,0 +1,28 @@
+//go:build !race
+
+package spanattr
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+
+	"simpler.dev/log/levels"
+)
+
+func TestDisabledSpansAllocateNothing(t *testing.T) {
+	logger, _, _ := newLogger(t, levels.Warn)
+	ctx, _ := NewInvocation(WithLogger(context.Background(), logger), 1)
+	if a := testing.AllocsPerRun(1000, func() {
+		_, sp := Start(ctx, "chip.run", slog.Int("rank", 0), slog.String("k", "v"), slog.Bool("b", true))
+		sp.End(slog.Int("n", 1))
+	}); a != 0 {
+		t.Errorf("disabled Start+End: %v allocs, want 0", a)
+	}
+	if a := testing.AllocsPerRun(1000, func() {
+		_, op := StartOp(ctx, "x", nil)
+		op.End()
+	}); a != 0 {
+		t.Errorf("disabled op: %v allocs", a)
+	}
+}

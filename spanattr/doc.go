@@ -1,0 +1,71 @@
+// Package spanattr writes simpler's [STRACE] span records and MAX-style
+// [OP] lines through slog, so the timing tools that read a simpler log read
+// a Go program's log too.
+//
+// A span measures one stage of an invocation:
+//
+//	ctx, inv := spanattr.NewInvocation(ctx, callableHash)
+//	defer inv.End()
+//	ctx, sp := spanattr.Start(ctx, "chip.run", slog.Int("rank", 0))
+//	defer sp.End()
+//
+// When it ends, the span is written at TIMING as one envelope record whose
+// message is the span body:
+//
+//	[mono_ns=…][T0x1a][TIMING] emit_host_span: [STRACE] v=1 pid=4711 tid=26 inv=3 hid=9f2c depth=0 name=chip.run ts=183746529384756 dur=41250 rank=0
+//
+// # Identity
+//
+// The invocation id (inv) comes from one process-wide counter starting at 1
+// and is opened explicitly with [NewInvocation]; the callable hash (hid) is
+// the caller's. Both travel in the context, as does the depth: 0 for the
+// outermost span, one more for each span started under another. No state
+// is kept per goroutine, so a span's context handed to another goroutine
+// keeps its identity. tid is the id of the goroutine that started the
+// span; ts is its start on the envelope's monotonic clock, dur its length
+// in nanoseconds. Spans are written when they end, so children precede
+// their parents.
+//
+// # Cost
+//
+// While the logger in use does not admit TIMING, [Start] and [Span.End]
+// allocate nothing and cost a few nanoseconds; [Enabled] lets a hot call
+// site skip building attributes altogether. The handler checks the level
+// again before writing.
+//
+// # Fields and bad input
+//
+// The name (at most 64 encoded bytes) and the attributes (at most 192) are
+// percent-encoded: bytes outside 0x20–0x7E and '%', '[', ']' become %XX,
+// and in the name also space and '='. Attribute keys and values are encoded
+// like names, so a space inside a value cannot split it. A field that does
+// not fit ends with '~' after the last whole byte or escape. An empty name
+// is written as "unnamed". So no input, however hostile (control bytes,
+// invalid UTF-8, a "[STRACE]" inside a name), yields a record a reader
+// cannot parse or a marker it would misread.
+//
+// # The trusted path
+//
+// Span and op records reach the handler with a mark in the context that
+// only this module can make (see package slogsimpler): the handler writes
+// the body as it is, with function emit_host_span and no source position,
+// as simpler does. Other handlers, such as a console in a fan-out, see an
+// ordinary record whose message is the body.
+//
+// # Go's execution tracer
+//
+// While runtime/trace is recording, an invocation is also a trace task and
+// a span a trace region, so `go tool trace` shows the same stages next to
+// goroutine scheduling.
+//
+// # Op lines
+//
+// [StartOp] writes "[OP] LAUNCH <name> [id=<N>] <detail>" at DEBUG and
+// [Op.End] "[OP] COMPLETE …", with ids from a process-wide counter starting
+// at 0; an op can also be measured as a span.
+//
+// # Other producers
+//
+// Spans from producers other than simpler are named ext.<producer>.<span>
+// ([ExtName]) and carry inv=0 hid=0 when started outside an invocation.
+package spanattr

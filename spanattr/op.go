@@ -1,0 +1,153 @@
+package spanattr
+
+import (
+	"context"
+	"log/slog"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"simpler.dev/log/internal/trusted"
+	"simpler.dev/log/levels"
+)
+
+// opCounter numbers ops process-wide; the first id is 0.
+var opCounter atomic.Uint64
+
+// OpOptions describe an op line's detail. The zero value means no detail.
+type OpOptions struct {
+	// Detail is free text describing the op ("some detail").
+	Detail string
+	// Target is where the op runs ("gpu", "accelerator"); empty for none.
+	Target string
+	// Task is a task or device id on the target ("0"); empty for none.
+	// It is only written with a Target.
+	Task string
+	// Span also measures the op as a [STRACE] span named like the op,
+	// written when it completes.
+	Span bool
+}
+
+// An Op is a MAX-style operation: a LAUNCH line when it starts and a
+// COMPLETE line when it ends, both at DEBUG:
+//
+//	[OP] LAUNCH <name> [id=<N>] <detail>
+//	[OP] COMPLETE <name> [id=<N>] <detail>
+//
+// A nil *Op (what StartOp returns when there is nothing to write) is valid.
+type Op struct {
+	id     uint64
+	logger *slog.Logger
+	ctx    opCtx
+	name   string
+	detail []byte
+	span   *Span
+	ended  atomic.Bool
+}
+
+type opCtx struct{ context.Context }
+
+var opMark = &trusted.Mark{Bare: true}
+
+func (c *opCtx) Value(key any) any {
+	if key == (trusted.Key{}) {
+		return opMark
+	}
+	return c.Context.Value(key)
+}
+
+// StartOp writes the op's LAUNCH line (if the logger in use admits DEBUG)
+// and, with opts.Span, starts a span for it. It returns the context for the
+// op's children and the op. opts may be nil.
+func StartOp(ctx context.Context, name string, opts *OpOptions) (context.Context, *Op) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	var o OpOptions
+	if opts != nil {
+		o = *opts
+	}
+	logger := nodeFrom(ctx).log()
+	debug := logger.Enabled(ctx, levels.Debug)
+	var sp *Span
+	child := ctx
+	if o.Span {
+		child, sp = Start(ctx, name)
+	}
+	if !debug && sp == nil {
+		return ctx, nil
+	}
+	op := &Op{logger: logger, name: name, span: sp, ctx: opCtx{ctx}}
+	op.detail = AppendOpDetail(nil, o.Detail, o.Target, o.Task)
+	if debug {
+		op.id = opCounter.Add(1) - 1
+		op.write("LAUNCH")
+	}
+	return child, op
+}
+
+// ID returns the op's id.
+func (op *Op) ID() uint64 { return op.id }
+
+// End writes the COMPLETE line and, for an op measured as a span, its
+// [STRACE] record with attrs. Ending twice, or a nil op, does nothing.
+func (op *Op) End(attrs ...slog.Attr) {
+	if op == nil || op.ended.Swap(true) {
+		return
+	}
+	if op.logger.Enabled(op.ctx.Context, levels.Debug) {
+		op.write("COMPLETE")
+	}
+	op.span.End(attrs...)
+}
+
+func (op *Op) write(phase string) {
+	var buf [512]byte
+	b := append(buf[:0], "[OP] "...)
+	b = append(b, phase...)
+	b = append(b, ' ')
+	b = AppendName(b, op.name)
+	b = append(b, " [id="...)
+	b = appendUint(b, op.id)
+	b = append(b, "] "...)
+	b = append(b, op.detail...)
+	var pcs [1]uintptr
+	runtime.Callers(3, pcs[:]) // the caller of StartOp or End
+	r := slog.NewRecord(time.Now(), levels.Debug, string(b), pcs[0])
+	_ = op.logger.Handler().Handle(&op.ctx, r)
+}
+
+func appendUint(b []byte, v uint64) []byte {
+	var s [20]byte
+	i := len(s)
+	for {
+		i--
+		s[i] = byte('0' + v%10)
+		v /= 10
+		if v == 0 {
+			break
+		}
+	}
+	return append(b, s[i:]...)
+}
+
+// AppendOpDetail appends an op line's detail: the caller's detail, then
+// ";target=<target>" (without the ';' when detail is empty), then
+// ":<task>" when a task is given. User text is encoded like a span's
+// attribute field, so it can neither break the line nor forge a marker.
+func AppendOpDetail(dst []byte, detail, target, task string) []byte {
+	f := field{dst: dst, start: len(dst), cap: AttrsCap}
+	f.bytesIn(detail, &safeAttrs)
+	if target != "" {
+		if detail != "" {
+			f.unit([]byte{';'})
+		}
+		f.bytesIn("target=", &safeAttrs)
+		f.bytesIn(target, &safeAttrs)
+		if task != "" {
+			f.unit([]byte{':'})
+			f.bytesIn(task, &safeAttrs)
+		}
+	}
+	return f.dst
+}

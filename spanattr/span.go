@@ -1,0 +1,246 @@
+package spanattr
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"runtime/trace"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/trusted"
+	"simpler.dev/log/levels"
+)
+
+// invCounter numbers invocations process-wide; the first is 1 (0 means
+// outside any invocation).
+var invCounter atomic.Uint64
+
+var pid = os.Getpid()
+
+// node is what a context carries: the innermost invocation or span.
+// Immutable once it is in a context.
+type node struct {
+	logger *slog.Logger // nil: slog.Default() at each use
+	inv    uint64
+	hid    uint64
+	depth  int // the span's depth; -1 for an invocation or logger root, so children start at 0
+}
+
+type ctxKey struct{}
+
+func nodeFrom(ctx context.Context) *node {
+	if ctx == nil {
+		return nil
+	}
+	n, _ := ctx.Value(ctxKey{}).(*node)
+	return n
+}
+
+// WithLogger returns a context whose spans and op lines go to l instead of
+// slog.Default().
+func WithLogger(ctx context.Context, l *slog.Logger) context.Context {
+	n := &node{logger: l, depth: -1}
+	if p := nodeFrom(ctx); p != nil {
+		*n = *p
+		n.logger = l
+	}
+	return context.WithValue(ctx, ctxKey{}, n)
+}
+
+func (n *node) log() *slog.Logger {
+	if n != nil && n.logger != nil {
+		return n.logger
+	}
+	return slog.Default()
+}
+
+// An Invocation is one unit of work, a request or a run: every span started
+// under its context carries its id (inv) and callable hash (hid).
+type Invocation struct {
+	id   uint64
+	task *trace.Task
+}
+
+// NewInvocation opens an invocation with a new id from the process-wide
+// counter and the caller's 64-bit callable hash (0 when there is none).
+// Spans started under the returned context carry both, at depth 0 for the
+// outermost. When Go's execution tracer is running the invocation is also a
+// trace task, so `go tool trace` groups its regions. Call End when the work
+// is done (it only ends the trace task; an invocation writes no record).
+func NewInvocation(ctx context.Context, hid uint64) (context.Context, *Invocation) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	inv := &Invocation{id: invCounter.Add(1)}
+	if trace.IsEnabled() {
+		ctx, inv.task = trace.NewTask(ctx, "invocation")
+	}
+	n := &node{inv: inv.id, hid: hid, depth: -1}
+	if p := nodeFrom(ctx); p != nil {
+		n.logger = p.logger
+	}
+	return context.WithValue(ctx, ctxKey{}, n), inv
+}
+
+// ID returns the invocation id.
+func (i *Invocation) ID() uint64 { return i.id }
+
+// End ends the invocation's trace task, if any. Safe to call twice.
+func (i *Invocation) End() {
+	if i != nil && i.task != nil {
+		i.task.End()
+		i.task = nil
+	}
+}
+
+// Enabled reports whether spans started with ctx would be written: the
+// logger in use admits TIMING. Hot call sites use it to skip building
+// attributes.
+func Enabled(ctx context.Context) bool {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return nodeFrom(ctx).log().Enabled(ctx, levels.Timing)
+}
+
+// A Span measures one stage. Create it with [Start]; End writes its
+// [STRACE] record. A nil *Span (what Start returns while TIMING is off) is
+// valid: End does nothing.
+type Span struct {
+	node   node // identity; also the context value for children
+	logger *slog.Logger
+	tid    int64
+	start  time.Time
+	name   string
+	region *trace.Region
+	ended  atomic.Bool
+	// emit is the context passed to Handle: the Start context plus the
+	// trusted mark. It lives in the Span so writing the record costs no
+	// allocation, and it is never handed to user code, so user records can
+	// never carry the mark.
+	emit emitCtx
+	// attrs holds the encoded attribute field; body the record body.
+	// Written by Start and End only; body is never written after End has
+	// built it, which is what lets the record's message alias it.
+	attrs [AttrsCap]byte
+	nattr int
+	npair int
+	body  [envelope.MaxRecord]byte
+}
+
+// emitCtx answers the trusted mark and defers everything else to the
+// context the span started with.
+type emitCtx struct{ context.Context }
+
+var spanMark = &trusted.Mark{Func: envelope.FuncSpan, Bare: true}
+
+func (c *emitCtx) Value(key any) any {
+	if key == (trusted.Key{}) {
+		return spanMark
+	}
+	return c.Context.Value(key)
+}
+
+// Start begins a span named name as a child of the span or invocation in
+// ctx, with attrs recorded now. It returns a context for the span's
+// children and the span. While the logger in use does not admit TIMING,
+// Start allocates nothing and returns ctx and a nil *Span.
+//
+// Names are dotted paths ("chip.run.bind"); producers outside simpler use
+// [ExtName]. The record is written when the span ends, so children precede
+// parents in the log.
+func Start(ctx context.Context, name string, attrs ...slog.Attr) (context.Context, *Span) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	parent := nodeFrom(ctx)
+	logger := parent.log()
+	if !logger.Enabled(ctx, levels.Timing) {
+		return ctx, nil
+	}
+	sp := &Span{logger: logger, tid: envelope.GoroutineID(), name: name}
+	if parent != nil {
+		sp.node = *parent
+		sp.node.depth = parent.depth + 1
+	}
+	sp.emit.Context = ctx
+	sp.addAttrs(attrs)
+	child := context.WithValue(ctx, ctxKey{}, &sp.node)
+	if trace.IsEnabled() {
+		sp.region = trace.StartRegion(ctx, name)
+	}
+	sp.start = time.Now()
+	return child, sp
+}
+
+func (sp *Span) addAttrs(attrs []slog.Attr) {
+	if len(attrs) == 0 {
+		return
+	}
+	w := attrWriter{f: field{dst: sp.attrs[:sp.nattr], cap: AttrsCap}, n: sp.npair}
+	if sp.nattr > 0 && sp.attrs[sp.nattr-1] == '~' {
+		return // already truncated
+	}
+	for _, a := range attrs {
+		w.attr("", a)
+	}
+	sp.nattr, sp.npair = len(w.f.dst), w.n
+}
+
+// End ends the span, adds attrs, and writes its [STRACE] record at TIMING
+// through the logger in use when it started, if TIMING is still enabled.
+// Ending twice, or ending a nil span, does nothing. A span may end on
+// another goroutine than the one that started it; its record keeps the
+// starting goroutine's id.
+func (sp *Span) End(attrs ...slog.Attr) {
+	if sp == nil || sp.ended.Swap(true) {
+		return
+	}
+	now := time.Now()
+	if sp.region != nil && envelope.GoroutineID() == sp.tid {
+		sp.region.End()
+	}
+	if !sp.logger.Enabled(sp.emit.Context, levels.Timing) {
+		return
+	}
+	sp.addAttrs(attrs)
+	sp.write(now, envelope.Mono(sp.start), int64(now.Sub(sp.start)))
+}
+
+// write renders the body and hands the record to the logger's handler
+// with the trusted mark.
+func (sp *Span) write(now time.Time, ts, dur int64) {
+	b := appendHead(sp.body[:0], pid, sp.tid, sp.node.inv, sp.node.hid, sp.node.depth, sp.name, ts, dur)
+	b = append(b, sp.attrs[:sp.nattr]...)
+	// The message aliases sp.body, which nothing writes again (a span is
+	// written once and never reused).
+	msg := unsafe.String(unsafe.SliceData(b), len(b))
+	_ = sp.logger.Handler().Handle(&sp.emit, slog.NewRecord(now, levels.Timing, msg, 0))
+}
+
+// Emit writes a span whose start and duration are already known, such as a
+// device phase read back after the fact: ts is its start on the envelope's
+// monotonic clock (envelope.Mono converts a time.Time), or on the device
+// clock for a span that carries the attribute clk=dev. It takes its
+// identity from ctx like a span started there.
+func Emit(ctx context.Context, name string, ts int64, dur time.Duration, attrs ...slog.Attr) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	parent := nodeFrom(ctx)
+	logger := parent.log()
+	if !logger.Enabled(ctx, levels.Timing) {
+		return
+	}
+	sp := &Span{logger: logger, tid: envelope.GoroutineID(), name: name}
+	if parent != nil {
+		sp.node = *parent
+		sp.node.depth = parent.depth + 1
+	}
+	sp.emit.Context = ctx
+	sp.addAttrs(attrs)
+	sp.write(time.Now(), ts, int64(dur))
+}
