@@ -22,7 +22,7 @@ func TestNameEncoding(t *testing.T) {
 		{"héllo", "h%C3%A9llo"},
 		{strings.Repeat("a", 64), strings.Repeat("a", 64)},
 		{strings.Repeat("a", 65), strings.Repeat("a", 63) + "~"},
-		{strings.Repeat("a", 62) + "\n", strings.Repeat("a", 62) + "~"}, // the escape would end at 65
+		{strings.Repeat("a", 62) + "\n", strings.Repeat("a", 62) + "~"},   // the escape would end at 65
 		{strings.Repeat("a", 60) + "\n", strings.Repeat("a", 60) + "%0A"}, // exactly 63, fits
 		{strings.Repeat("a", 61) + "\n", strings.Repeat("a", 61) + "%0A"}, // exactly 64, fits
 		{strings.Repeat("a", 61) + "\nb", strings.Repeat("a", 61) + "~"},

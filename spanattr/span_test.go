@@ -36,12 +36,12 @@ func (l *lockedBuffer) String() string {
 
 // span is one parsed [STRACE] record.
 type span struct {
-	line                       string
-	pid, tid, inv, depth       int64
-	hid                        string
-	name, attrs                string
-	ts, dur                    int64
-	function, file             string
+	line                 string
+	pid, tid, inv, depth int64
+	hid                  string
+	name, attrs          string
+	ts, dur              int64
+	function, file       string
 }
 
 var lineRE = regexp.MustCompile(`^\[mono_ns=\d+\]\[T0x[0-9a-f]+\]\[TIMING\] (\S+): (\[\S+\] )?` + simplerRE.String() + `$`)
