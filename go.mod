@@ -8,3 +8,11 @@ require (
 )
 
 require golang.org/x/exp v0.0.0-20261113113407-e3970619a1a4
+
+require (
+	github.com/lmittmann/tint v1.2.1 // indirect
+	github.com/samber/lo v1.53.0 // indirect
+	github.com/samber/slog-common v0.21.0 // indirect
+	github.com/samber/slog-multi v1.8.0 // indirect
+	golang.org/x/text v0.22.0 // indirect
+)

@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lmittmann/tint"
+
 	"simpler.dev/log/levels"
 )
 
@@ -117,5 +119,35 @@ func BenchmarkParallel(b *testing.B) {
 				}
 			})
 		})
+	}
+}
+
+// BenchmarkConsole compares the console with plain tint (whose own names
+// for levels 2 and 16 are INF+2 and ERR+8) and with tint given a level
+// ReplaceAttr, the usual way to name them.
+func BenchmarkConsole(b *testing.B) {
+	ctx := context.Background()
+	plain := tint.NewHandler(io.Discard, &tint.Options{Level: levels.Debug, NoColor: true})
+	withRep := tint.NewHandler(io.Discard, &tint.Options{Level: levels.Debug, NoColor: true,
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if len(groups) == 0 && a.Key == slog.LevelKey {
+				return tint.Attr(13, slog.String(slog.LevelKey, levels.Name(a.Value.Any().(slog.Level))))
+			}
+			return a
+		}})
+	console := NewConsoleHandler(io.Discard, &ConsoleOptions{Level: levels.Debug, NoColor: true})
+	for _, h := range []struct {
+		name string
+		h    slog.Handler
+	}{{"tint", plain}, {"tint-replaceattr", withRep}, {"console", console}} {
+		for _, lv := range []slog.Level{levels.Info, levels.Timing} {
+			b.Run(h.name+"/"+levels.Name(lv), func(b *testing.B) {
+				l := slog.New(h.h)
+				b.ReportAllocs()
+				for b.Loop() {
+					l.LogAttrs(ctx, lv, "request served", slog.Int("status", 200), slog.String("path", "/v1/items"))
+				}
+			})
+		}
 	}
 }

@@ -4,15 +4,15 @@ import (
 	"bytes"
 	"fmt"
 	"log/slog"
-	"os"
 	"regexp"
 
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
 )
 
-// clockAndGoroutine masks the two fields that change from run to run.
-var clockAndGoroutine = regexp.MustCompile(`mono_ns=\d+|T0x[0-9a-f]+|pid=\d+|wall_ns=\d+|:\d+\] `)
+// clockAndGoroutine masks the fields that change from run to run: clock
+// readings, goroutine and process ids, line numbers, console times.
+var clockAndGoroutine = regexp.MustCompile(`mono_ns=\d+|T0x[0-9a-f]+|pid=\d+|wall_ns=\d+|:\d+\] |^\d\d:\d\d:\d\d\.\d{3}|\n\d\d:\d\d:\d\d\.\d{3}`)
 
 func show(b []byte) {
 	fmt.Print(clockAndGoroutine.ReplaceAllStringFunc(string(b), func(s string) string {
@@ -25,6 +25,13 @@ func show(b []byte) {
 			return "pid=P"
 		case 'w':
 			return "wall_ns=W"
+		case '\n':
+			return "\nHH:MM:SS"
+		case ':':
+			return ":L] "
+		}
+		if s[0] >= '0' && s[0] <= '9' {
+			return "HH:MM:SS"
 		}
 		return ":L] "
 	}))
@@ -59,20 +66,4 @@ func ExampleState_SetLevel() {
 	// Output:
 	// slogsimpler: threshold 5 is not on the ladder (DEBUG -4, INFO 0, TIMING 2, WARN 4, ERROR 8, NUL 16); levels.RoundThreshold(5) is ERROR
 	// [mono_ns=N][T0xG][WARN] slogsimpler_test.ExampleState_SetLevel: [example_test.go:L] shown at WARN db.table=items
-}
-
-func ExampleState_Counts() {
-	dir, _ := os.MkdirTemp("", "example")
-	defer os.RemoveAll(dir)
-	st, _ := slogsimpler.NewState(&slogsimpler.Options{Dir: dir, Async: true})
-	log := slog.New(st.Handler())
-	for i := range 3 {
-		log.Error("disk full", "try", i)
-	}
-	st.Close(0)
-	log.Error("after close") // counted, not written
-	c := st.Counts()
-	fmt.Printf("written=%d dropped=%d not_admitted=%d pending=%d\n", c.Written, c.Dropped, c.NotAdmitted, c.Pending)
-	// Output:
-	// written=4 dropped=1 not_admitted=1 pending=0
 }

@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"log"
 	"log/slog"
 	"os"
@@ -26,26 +27,31 @@ func main() {
 	level := levels.Level(levels.Debug)
 	flag.TextVar(&level, "level", level, "threshold: debug, info, timing, warn, error or nul")
 	flag.Parse()
-	if err := run(*dir, level.Level()); err != nil {
+	if err := run(*dir, level.Level(), os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "quickstart:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir string, threshold slog.Level) error {
+// run logs to dir/host.<pid>.log at threshold and to a console on
+// console (INFO and above, coloured on a terminal).
+func run(dir string, threshold slog.Level, console io.Writer) error {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return err
 	}
-	st, err := slogsimpler.NewState(&slogsimpler.Options{
-		Level: levels.RoundThreshold(threshold),
-		Dir:   dir,
-		Async: true,
+	st, err := slogsimpler.NewState(nil) // a program would leave SetupOptions.State nil: the process state
+	if err != nil {
+		return err
+	}
+	lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{
+		Dir:     dir,
+		Level:   threshold,
+		Console: console,
+		State:   st,
 	})
 	if err != nil {
 		return err
 	}
-	slog.SetDefault(slog.New(st.Handler()))
-	log.SetFlags(0) // the envelope already has the time and the caller
 
 	slog.Info("runner starting", "pid", os.Getpid(), slog.Group("config", slog.Int("workers", 2), slog.String("queue", "local")))
 	log.Printf("legacy code using the log package still lands in the same file")
@@ -68,7 +74,7 @@ func run(dir string, threshold slog.Level) error {
 	sp.End()
 	slog.Warn("queue drained with failures", "failed", failed, "total", len(jobs))
 
-	if err := st.Close(0); err != nil {
+	if err := lg.Close(); err != nil {
 		return err
 	}
 	c := st.Counts()

@@ -14,8 +14,14 @@ var envelopeLine = regexp.MustCompile(`^\[mono_ns=\d+\]\[T0x[0-9a-f]+\]\[(DEBUG|
 
 func TestQuickstartWritesEnvelopes(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "logs")
-	if err := run(dir, levels.Debug); err != nil {
+	var console bytes.Buffer
+	if err := run(dir, levels.Debug, &console); err != nil {
 		t.Fatal(err)
+	}
+	// The console shows INFO and above, TIMING by name, DEBUG not at all.
+	if !bytes.Contains(console.Bytes(), []byte(" TIMING ")) || bytes.Contains(console.Bytes(), []byte(" DBG ")) ||
+		bytes.Contains(console.Bytes(), []byte("INF+2")) {
+		t.Errorf("console:\n%s", console.Bytes())
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "host.*.log"))
 	if len(files) != 1 {

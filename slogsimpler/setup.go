@@ -1,0 +1,196 @@
+package slogsimpler
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"os"
+	"sync/atomic"
+	"time"
+
+	slogmulti "github.com/samber/slog-multi"
+
+	"simpler.dev/log/envelope"
+	"simpler.dev/log/levels"
+)
+
+// Environment variables read by Setup. They override the options, so an
+// operator can change a program's logging without rebuilding it.
+const (
+	// EnvLevel names the file threshold: a level name, a Python number or
+	// an INFO+2 form (see levels.Parse). Rounded up onto the ladder.
+	EnvLevel = "SIMPLER_LOG_LEVEL"
+	// EnvConsoleLevel names the console's level the same way.
+	EnvConsoleLevel = "SIMPLER_LOG_CONSOLE_LEVEL"
+	// EnvNoColor, when set to anything non-empty, turns console colours
+	// off (https://no-color.org).
+	EnvNoColor = "NO_COLOR"
+)
+
+// SetupOptions configure [Setup]. The zero value and nil mean defaults.
+type SetupOptions struct {
+	// Dir is the directory for host.<pid>.log. Empty means no file: the
+	// envelope goes to standard error and there is no separate console.
+	Dir string
+	// Level is the threshold of the file (the state's live threshold);
+	// nil means TIMING. SIMPLER_LOG_LEVEL overrides it.
+	Level slog.Leveler
+	// Console is where the coloured console goes; nil means standard
+	// error. It is only used with a Dir.
+	Console io.Writer
+	// ConsoleLevel is the console's level; nil means INFO.
+	// SIMPLER_LOG_CONSOLE_LEVEL overrides it.
+	ConsoleLevel slog.Leveler
+	// NoConsole leaves the console out: the file only.
+	NoConsole bool
+	// State is the state to use; nil means Default().
+	State *State
+}
+
+// Logging is what Setup set up. Close it before the program exits.
+type Logging struct {
+	// State is the process state the file handler is bound to.
+	State *State
+	// Logger is the logger Setup installed with slog.SetDefault.
+	Logger *slog.Logger
+	// Fanout counts and reports failing children; nil without a console.
+	Fanout *Fanout
+}
+
+// Close flushes and closes the state (reporting drops in the log) and
+// returns any error, including a timeout that left records pending.
+func (l *Logging) Close() error { return l.State.Close(0) }
+
+// Setup is the one call a program makes at start-up: it binds Dir, starts
+// the writer, builds a console (INFO and above, coloured on a terminal)
+// plus the file (the state's threshold, TIMING by default), installs them
+// with slog.SetDefault (which also routes the standard log package, whose
+// flags it clears since the envelope has the time and the caller), and
+// returns a Logging whose Close drains the queue and reports drops.
+//
+//	lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{Dir: "logs"})
+//	if err != nil { ... }
+//	defer lg.Close()
+//
+// The environment variables SIMPLER_LOG_LEVEL, SIMPLER_LOG_CONSOLE_LEVEL and
+// NO_COLOR override the options; an unparsable level is an error.
+func Setup(opts *SetupOptions) (*Logging, error) {
+	var o SetupOptions
+	if opts != nil {
+		o = *opts
+	}
+	st := o.State
+	if st == nil {
+		st = Default()
+	}
+	level := levels.DefaultThreshold
+	if o.Level != nil {
+		level = levels.RoundThreshold(o.Level.Level())
+	}
+	if v, ok := os.LookupEnv(EnvLevel); ok {
+		l, err := levels.ParseThreshold(v)
+		if err != nil {
+			return nil, fmt.Errorf("slogsimpler: %s: %w", EnvLevel, err)
+		}
+		level = l
+	}
+	var consoleLevel slog.Leveler = levels.Info
+	if o.ConsoleLevel != nil {
+		consoleLevel = o.ConsoleLevel
+	}
+	if v, ok := os.LookupEnv(EnvConsoleLevel); ok {
+		l, err := levels.ParseThreshold(v)
+		if err != nil {
+			return nil, fmt.Errorf("slogsimpler: %s: %w", EnvConsoleLevel, err)
+		}
+		consoleLevel = l
+	}
+	if err := st.SetLevel(level); err != nil {
+		return nil, err
+	}
+	if err := st.BindDir(o.Dir); err != nil {
+		return nil, err
+	}
+	if err := st.Start(); err != nil {
+		return nil, err
+	}
+	lg := &Logging{State: st}
+	var h slog.Handler = st.Handler()
+	if o.Dir != "" && !o.NoConsole {
+		w := o.Console
+		if w == nil {
+			w = os.Stderr
+		}
+		lg.Fanout = NewFanout(st, h, NewConsoleHandler(w, &ConsoleOptions{Level: consoleLevel}))
+		h = lg.Fanout
+	}
+	lg.Logger = slog.New(h)
+	slog.SetDefault(lg.Logger)
+	log.SetFlags(0)
+	return lg, nil
+}
+
+// A Fanout sends each record to several handlers (github.com/samber/
+// slog-multi), each with its own level: a child that does not want a
+// record is not given it. A child that panics or fails does not stop the
+// others and never reaches the caller: the failure is counted and, at most
+// once a second, reported as an ERROR record in the state's log.
+//
+// Cost: Enabled is true when any child wants the level, so slog builds the
+// record once when at least one child will use it; each child that wants
+// it gets a clone (free up to five attributes).
+type Fanout struct {
+	slog.Handler
+	failures *atomic.Uint64
+}
+
+// NewFanout returns a fan-out to children that reports failures into st.
+func NewFanout(st *State, children ...slog.Handler) *Fanout {
+	failures := new(atomic.Uint64)
+	var last atomic.Int64
+	recovery := slogmulti.RecoverHandlerError(func(_ context.Context, r slog.Record, err error) {
+		failures.Add(1)
+		now := time.Now().UnixNano()
+		prev := last.Load()
+		if now-prev < int64(time.Second) || !last.CompareAndSwap(prev, now) {
+			return
+		}
+		st.report(fmt.Sprintf("a log handler failed on a record at %s (%q): %v", levels.Name(r.Level), r.Message, err))
+	})
+	wrapped := make([]slog.Handler, len(children))
+	for i, c := range children {
+		wrapped[i] = recovery(c)
+	}
+	return &Fanout{Handler: slogmulti.Fanout(wrapped...), failures: failures}
+}
+
+// Failures returns how many times a child failed or panicked.
+func (f *Fanout) Failures() uint64 { return f.failures.Load() }
+
+// WithAttrs keeps the failure count shared with the clone.
+func (f *Fanout) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return &Fanout{Handler: f.Handler.WithAttrs(attrs), failures: f.failures}
+}
+
+// WithGroup keeps the failure count shared with the clone.
+func (f *Fanout) WithGroup(name string) slog.Handler {
+	if name == "" {
+		return f
+	}
+	return &Fanout{Handler: f.Handler.WithGroup(name), failures: f.failures}
+}
+
+// report writes an ERROR record from the library itself (function
+// slogsimpler) straight to the sink, whatever handlers are failing.
+func (s *State) report(msg string) {
+	if !s.Enabled(levels.Error) {
+		return
+	}
+	var l envelope.Line
+	l.Header(envelope.MonoNow(), envelope.GoroutineID(), levels.Error)
+	l.Func("slogsimpler")
+	l.Message(msg)
+	_ = s.sink.Submit(l.Finish())
+}
