@@ -156,6 +156,26 @@ func (l *Line) Caller(f *Frame) { l.raw(f.prefix) }
 // that named the function differently.
 func (l *Line) Source(f *Frame) { l.raw(f.prefix[f.source:]) }
 
+// SourceAt writes "[file:line] " for a position that came from outside
+// the program (a device record, a forwarded line). The file is escaped
+// like user text, with ']' and white space replaced, so it cannot end the
+// field early.
+func (l *Line) SourceAt(file string, line int) {
+	l.byte1('[')
+	for i := 0; i < len(file); i++ {
+		c := file[i]
+		switch {
+		case c == ']' || c == '[' || c <= ' ' || c == 0x7f:
+			l.byte1('_')
+		default:
+			l.byte1(c)
+		}
+	}
+	l.byte1(':')
+	l.int64(int64(line))
+	l.raw("] ")
+}
+
 // Func writes "name: " with no source position, for records without a PC
 // (name "go") and machine records (name "clock_anchor", "host_log_drops",
 // "emit_host_span"). The name is trusted: callers pass constants or names

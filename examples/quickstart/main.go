@@ -15,8 +15,10 @@ import (
 	"log"
 	"log/slog"
 	"os"
+	"sync"
 	"time"
 
+	"simpler.dev/log/devicebridge"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
 	"simpler.dev/log/spanattr"
@@ -67,6 +69,12 @@ func run(dir string, threshold slog.Level, console io.Writer) error {
 			failed++
 		}
 	}
+	// A simulated device: two AICPU cores running on goroutines, logging
+	// through the same state as the host.
+	if err := runDevice(st); err != nil {
+		return err
+	}
+
 	// Work outside any invocation, by a producer that is not simpler.
 	name, _ := spanattr.ExtName("quickstart", "cleanup")
 	_, sp := spanattr.Start(ctx, name, slog.Int("files", 2))
@@ -126,5 +134,27 @@ func (j job) run(ctx context.Context, logger *slog.Logger, runID int) error {
 	runner.End()
 	logger.Log(ctx, levels.Timing, "job timing", "took", time.Since(start), "steps", j.steps)
 	logger.Info("job done")
+	return nil
+}
+
+// runDevice simulates a device with two AICPU cores, each a goroutine that
+// logs through the sim bridge: same envelope, threshold and file as the
+// host.
+func runDevice(st *slogsimpler.State) error {
+	dev, err := devicebridge.NewSim(st)
+	if err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	for core := range 2 {
+		wg.Go(func() {
+			dev.Infof("aicpu_scheduler", "core %d online", core)
+			for task := range 3 {
+				dev.Debugf("aicpu_execute", "core %d task %d dispatched", core, task)
+			}
+			dev.Timingf("aicpu_execute", "core %d idle after %d tasks", core, 3)
+		})
+	}
+	wg.Wait()
 	return nil
 }

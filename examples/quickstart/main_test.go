@@ -49,6 +49,9 @@ func TestQuickstartWritesEnvelopes(t *testing.T) {
 	if n := len(spanRE.FindAll(b, -1)); n != heads || heads < 10 {
 		t.Errorf("%d [STRACE] markers, %d whole records; want >= 10, all whole", heads, n)
 	}
+	if bytes.Count(b, []byte("] aicpu_execute: [main.go:")) != 8 {
+		t.Error("the simulated device's records are missing")
+	}
 	if !bytes.Contains(b, []byte("name=ext.quickstart.cleanup ")) {
 		t.Error("no ext. span")
 	}

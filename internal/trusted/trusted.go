@@ -10,7 +10,16 @@
 // text, which is what a console should show.
 package trusted
 
-import "context"
+import (
+	"context"
+	"log/slog"
+)
+
+// Emit writes a record whose message a simpler logger rendered itself
+// (markers kept, control bytes escaped) through a *slogsimpler.State. Set
+// by package slogsimpler at initialisation; used by the device bridge to
+// forward a simulator's envelope lines, spans included.
+var Emit func(state any, level slog.Level, function, file string, line int, mono, tid int64, msg string) bool
 
 // A Mark says how the handler writes a trusted record.
 type Mark struct {

@@ -1,0 +1,383 @@
+package devicebridge
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"testing/iotest"
+	"time"
+
+	"simpler.dev/log/envelope"
+	"simpler.dev/log/levels"
+	"simpler.dev/log/slogsimpler"
+)
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) lines() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, s := range strings.Split(strings.TrimSuffix(l.b.String(), "\n"), "\n") {
+		if s != "" && !strings.Contains(s, "[CLOCK_ANCHOR]") {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func newState(t *testing.T, level slog.Level) (*slogsimpler.State, *lockedBuffer) {
+	t.Helper()
+	var buf lockedBuffer
+	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: level, Output: &buf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, &buf
+}
+
+var envelopeRE = regexp.MustCompile(`^\[mono_ns=\d+\]\[T0x[0-9a-f]+\]\[(DEBUG|INFO|TIMING|WARN|ERROR)\] [^\s:]+: (\[[^\s\]]+:\d+\] )?.*$`)
+
+func TestSimFollowsHostThreshold(t *testing.T) {
+	st, buf := newState(t, levels.Error)
+	dev, err := NewSim(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev.Warnf("run_kernel", "block %d slow", 3)
+	dev.Errorf("run_kernel", "block %d failed", 4)
+	lines := buf.lines()
+	if len(lines) != 1 || !regexp.MustCompile(`^\[mono_ns=\d+\]\[T0x[0-9a-f]+\]\[ERROR\] run_kernel: \[bridge_test\.go:\d+\] block 4 failed$`).MatchString(lines[0]) {
+		t.Fatalf("lines %q", lines)
+	}
+	st.SetLevel(levels.Warn) // on the host, no re-bind
+	dev.Warnf("run_kernel", "block %d slow", 5)
+	if lines := buf.lines(); len(lines) != 2 || !strings.HasSuffix(lines[1], "block 5 slow") || !strings.Contains(lines[1], "[WARN] run_kernel:") {
+		t.Errorf("lines %q", lines)
+	}
+	if !dev.Enabled(levels.Warn) || dev.Enabled(levels.Info) {
+		t.Error("Enabled does not follow the host")
+	}
+	if _, err := NewSim(nil); !errors.Is(err, ErrNilState) {
+		t.Errorf("NewSim(nil) = %v", err)
+	}
+}
+
+func TestSimHostileText(t *testing.T) {
+	st, buf := newState(t, levels.Debug)
+	dev, _ := NewSim(st)
+	dev.Infof("bad fn: x", "%s", "a\n[STRACE] v=1")
+	lines := buf.lines()
+	if len(lines) != 1 || strings.Contains(lines[0], "[STRACE]") || !envelopeRE.MatchString(lines[0]) {
+		t.Errorf("%q", lines)
+	}
+}
+
+func TestSimConcurrentWithHost(t *testing.T) {
+	st, buf := newState(t, levels.Info)
+	dev, _ := NewSim(st)
+	host := slog.New(st.Handler())
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 200 {
+				dev.Infof("aicpu_worker", "core %d step %d", g, i)
+				host.Info("host step", "g", g, "i", i)
+			}
+		})
+	}
+	wg.Wait()
+	lines := buf.lines()
+	var devN, hostN int
+	for _, l := range lines {
+		if !envelopeRE.MatchString(l) {
+			t.Fatalf("damaged line %q", l)
+		}
+		switch {
+		case strings.Contains(l, "] aicpu_worker: "):
+			devN++
+		case strings.Contains(l, "host step"):
+			hostN++
+		}
+	}
+	if devN != 1600 || hostN != 1600 {
+		t.Errorf("device %d host %d, want 1600 each", devN, hostN)
+	}
+}
+
+func TestForward(t *testing.T) {
+	long := strings.Repeat("x", 4096)
+	input := strings.Join([]string{
+		"[mono_ns=1234][T0x2a][WARN] sim_core: [core.cpp:7] overheated temp=91",
+		"[mono_ns=1300][T0x2a][TIMING] emit_host_span: [STRACE] v=1 pid=9 tid=42 inv=1 hid=0 depth=0 name=sim.step ts=1200 dur=100 ",
+		"[INFO] aicpu_init: ready cores=4",
+		"[ERROR] aicpu_run: task 7 failed",
+		"plain printf output [OP] LAUNCH x",
+		"[DEBUG] dbg: hidden at INFO",
+		long,
+		"torn last line without newline",
+	}, "\n")
+	st, buf := newState(t, levels.Info)
+	n, err := Forward(strings.NewReader(input), st)
+	if err != nil || n != 8 {
+		t.Fatalf("Forward = %d, %v", n, err)
+	}
+	lines := buf.lines()
+	want := []string{
+		`^\[mono_ns=1234\]\[T0x2a\]\[WARN\] sim_core: \[core\.cpp:7\] overheated temp=91$`,
+		`^\[mono_ns=1300\]\[T0x2a\]\[TIMING\] emit_host_span: \[STRACE\] v=1 pid=9 tid=42 inv=1 hid=0 depth=0 name=sim\.step ts=1200 dur=100 $`,
+		`^\[mono_ns=\d+\]\[T0x[0-9a-f]+\]\[INFO\] aicpu_init: ready cores=4$`,
+		`^\[mono_ns=\d+\]\[T0x[0-9a-f]+\]\[ERROR\] aicpu_run: task 7 failed$`,
+		`^\[mono_ns=\d+\]\[T0x[0-9a-f]+\]\[INFO\] sim: plain printf output %5BOP\] LAUNCH x$`,
+		`^\[mono_ns=\d+\]\[T0x[0-9a-f]+\]\[INFO\] sim: x+~$`,
+		`^\[mono_ns=\d+\]\[T0x[0-9a-f]+\]\[INFO\] sim: torn last line without newline$`,
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines: %q", len(lines), lines)
+	}
+	for i, w := range want {
+		if !regexp.MustCompile(w).MatchString(lines[i]) {
+			t.Errorf("line %d %q does not match %s", i, lines[i], w)
+		}
+	}
+	if len(lines[5])+1 != envelope.MaxRecord {
+		t.Errorf("long line is %d bytes", len(lines[5])+1)
+	}
+	t.Run("reader error", func(t *testing.T) {
+		st, buf := newState(t, levels.Info)
+		r := io.MultiReader(strings.NewReader("[INFO] f: first\n[INFO] f: partial"), iotest.ErrReader(errors.New("pipe broke")))
+		n, err := Forward(r, st)
+		if err == nil || err.Error() != "pipe broke" || n != 2 {
+			t.Errorf("Forward = %d, %v", n, err)
+		}
+		if l := buf.lines(); len(l) != 2 || !strings.HasSuffix(l[1], "partial") {
+			t.Errorf("lines %q", l)
+		}
+	})
+	t.Run("one byte at a time", func(t *testing.T) {
+		st, buf := newState(t, levels.Info)
+		if _, err := Forward(iotest.OneByteReader(strings.NewReader("[INFO] f: a\n[WARN] g: b\n")), st); err != nil {
+			t.Fatal(err)
+		}
+		if l := buf.lines(); len(l) != 2 {
+			t.Errorf("lines %q", l)
+		}
+	})
+	if _, err := Forward(strings.NewReader(""), nil); !errors.Is(err, ErrNilState) {
+		t.Errorf("Forward(nil state) = %v", err)
+	}
+}
+
+func TestParseCANNLevel(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want int
+		ok   bool
+	}{
+		{"0", 0, true}, {"1", 1, true}, {"4", 4, true}, {"+1", 1, true}, {" 1", 1, true}, {"01", 1, true},
+		{"\t3", 3, true}, {"-0", 0, true},
+		{"1 ", 3, false}, {"0x1", 3, false}, {"5", 3, false}, {"", 3, false}, {"-1", 3, false},
+		{"+", 3, false}, {" ", 3, false}, {"1.0", 3, false}, {"99999999999999999999", 3, false},
+	} {
+		t.Run(fmt.Sprintf("%q", tt.in), func(t *testing.T) {
+			got, ok := ParseCANNLevel(tt.in)
+			if got != tt.want || ok != tt.ok {
+				t.Errorf("ParseCANNLevel(%q) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
+func noEnv(string) (string, bool) { return "", false }
+
+func TestLatch(t *testing.T) {
+	for _, tt := range []struct {
+		host   slog.Level
+		level  int
+		timing bool
+	}{
+		{levels.Debug, 0, true}, {levels.Info, 1, true}, {levels.Timing, 2, true},
+		{levels.Warn, 2, false}, {levels.Error, 3, false}, {levels.Nul, 4, false},
+	} {
+		t.Run(levels.ThresholdName(tt.host), func(t *testing.T) {
+			st, _ := newState(t, tt.host)
+			d, err := InitDevice(st, 0, &DeviceOptions{LookupEnv: noEnv, Writer: mustWriter(t, io.Discard)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Level != tt.level || d.Timing != tt.timing || d.FromEnv {
+				t.Errorf("latched %+v, want level %d timing %v", d, tt.level, tt.timing)
+			}
+			// The host moves; the device does not.
+			st.SetLevel(levels.Debug)
+			if d.Level != tt.level || d.Timing != tt.timing {
+				t.Error("latched device changed with the host")
+			}
+			d2, _ := InitDevice(st, 1, &DeviceOptions{LookupEnv: noEnv, Writer: mustWriter(t, io.Discard)})
+			if d2.Level != 0 || !d2.Timing {
+				t.Errorf("a new init did not latch again: %+v", d2)
+			}
+		})
+	}
+	t.Run("environment wins", func(t *testing.T) {
+		for _, tt := range []struct {
+			env    string
+			level  int
+			timing bool
+		}{{"0", 0, true}, {"", 3, false}, {"2", 2, true}, {"junk", 3, false}, {" +1", 1, true}} {
+			st, _ := newState(t, levels.Debug)
+			env := func(k string) (string, bool) {
+				if k == EnvGlobalLogLevel {
+					return tt.env, true
+				}
+				return "", false
+			}
+			d, err := InitDevice(st, 0, &DeviceOptions{LookupEnv: env, Writer: mustWriter(t, io.Discard)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !d.FromEnv || d.Level != tt.level || d.Timing != tt.timing {
+				t.Errorf("env %q: %+v", tt.env, d)
+			}
+		}
+	})
+	if _, err := InitDevice(nil, 0, nil); !errors.Is(err, ErrNilState) {
+		t.Errorf("InitDevice(nil) = %v", err)
+	}
+}
+
+func mustWriter(t *testing.T, w io.Writer) *Writer {
+	t.Helper()
+	wr, err := NewWriter(&WriterOptions{Out: w, PID: 4711, PName: "python3", Now: fixedClock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wr
+}
+
+var fixedTime = time.Date(2026, 6, 1, 10, 0, 0, 123456789, time.Local)
+
+func fixedClock() time.Time { return fixedTime }
+
+func TestCANNLines(t *testing.T) {
+	var out bytes.Buffer
+	st, _ := newState(t, levels.Timing)
+	d, err := InitDevice(st, 0, &DeviceOptions{LookupEnv: noEnv, Writer: mustWriter(t, &out)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Log(levels.Timing, "kernel.cpp", 88, 4712, "run", `"step done"`)
+	d.Log(levels.Info, "kernel.cpp", 90, 4712, "run", "hidden at WARNING")
+	d.Log(levels.Error, "kernel.cpp", 91, 4712, "run", "two\nlines")
+	d.Log(levels.Warn, "kernel.cpp", 92, 4712, "run", "warned")
+	want := "[WARNING] AICPU(4711,python3):2026-06-01-10:00:00.123.456 [kernel.cpp:88]4712 run [TIMING] \"step done\"\n" +
+		"[ERROR] AICPU(4711,python3):2026-06-01-10:00:00.123.456 [kernel.cpp:91]4712 run two\\nlines\n" +
+		"[WARNING] AICPU(4711,python3):2026-06-01-10:00:00.123.456 [kernel.cpp:92]4712 run warned\n"
+	if out.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+	}
+	t.Run("no TIMING at a WARN host", func(t *testing.T) {
+		var out bytes.Buffer
+		st, _ := newState(t, levels.Warn)
+		d, _ := InitDevice(st, 0, &DeviceOptions{LookupEnv: noEnv, Writer: mustWriter(t, &out)})
+		d.Log(levels.Timing, "k.cpp", 1, 1, "f", "x")
+		if out.Len() != 0 {
+			t.Errorf("%q", out.String())
+		}
+	})
+}
+
+func TestWriterDestinations(t *testing.T) {
+	env := func(m map[string]string) func(string) (string, bool) {
+		return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+	}
+	for _, tt := range []struct {
+		name   string
+		env    map[string]string
+		stdout bool
+		dir    string
+	}{
+		{"stdout", map[string]string{"ASCEND_LOG_PRINT_TO_STDOUT": "1", "HOME": "/h"}, true, ""},
+		{"deprecated stdout", map[string]string{"ASCEND_SLOG_PRINT_TO_STDOUT": "1", "HOME": "/h"}, true, ""},
+		{"new variable wins over deprecated", map[string]string{"ASCEND_LOG_PRINT_TO_STDOUT": "0", "ASCEND_SLOG_PRINT_TO_STDOUT": "1", "HOME": "/h"}, false, "/h/ascend/log/debug/device-3"},
+		{"process log path", map[string]string{"ASCEND_PROCESS_LOG_PATH": "/p", "ASCEND_WORK_PATH": "/w", "HOME": "/h"}, false, "/p/debug/device-3"},
+		{"work path", map[string]string{"ASCEND_WORK_PATH": "/w", "HOME": "/h"}, false, "/w/log/debug/device-3"},
+		{"home", map[string]string{"HOME": "/h"}, false, "/h/ascend/log/debug/device-3"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w, err := NewWriter(&WriterOptions{DeviceID: 3, LookupEnv: env(tt.env)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (w.out == os.Stdout) != tt.stdout || w.Dir() != tt.dir {
+				t.Errorf("stdout %v dir %q", w.out == os.Stdout, w.Dir())
+			}
+		})
+	}
+	if _, err := NewWriter(&WriterOptions{LookupEnv: env(nil)}); err == nil {
+		t.Error("no error without any log directory")
+	}
+}
+
+func TestWriterFilesAndRotation(t *testing.T) {
+	root := t.TempDir()
+	now := fixedTime
+	clock := func() time.Time { now = now.Add(time.Millisecond); return now }
+	w, err := NewWriter(&WriterOptions{DeviceID: 0, PID: 4711, PName: "p", Now: clock, MaxFileBytes: 1000, MaxFiles: 3,
+		LookupEnv: func(k string) (string, bool) {
+			if k == "ASCEND_PROCESS_LOG_PATH" {
+				return root, true
+			}
+			return "", false
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 60 {
+		if err := w.WriteRecord(CANNError, false, "k.cpp", i, 1, "f", strings.Repeat("m", 50)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	dir := filepath.Join(root, "debug", "device-0")
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 3 {
+		t.Fatalf("%d files, want 3", len(ents))
+	}
+	nameRE := regexp.MustCompile(`^device-4711_\d{17}\.log$`)
+	for _, e := range ents {
+		fi, _ := e.Info()
+		if !nameRE.MatchString(e.Name()) || fi.Size() > 1000 || fi.Mode().Perm() != 0o640 {
+			t.Errorf("%s: %d bytes, mode %v", e.Name(), fi.Size(), fi.Mode().Perm())
+		}
+	}
+	// The newest file holds the last record; the oldest ones are gone.
+	b, _ := os.ReadFile(filepath.Join(dir, ents[2].Name()))
+	if !strings.Contains(string(b), "[k.cpp:59]") {
+		t.Errorf("newest file lacks the last record:\n%s", b)
+	}
+	b, _ = os.ReadFile(filepath.Join(dir, ents[0].Name()))
+	if strings.Contains(string(b), "[k.cpp:0]") {
+		t.Error("the oldest file was kept")
+	}
+	if fi, _ := os.Stat(dir); fi.Mode().Perm() != 0o750 {
+		t.Errorf("dir mode %v", fi.Mode().Perm())
+	}
+}

@@ -1,0 +1,164 @@
+package devicebridge
+
+import (
+	"log/slog"
+	"os"
+
+	"simpler.dev/log/levels"
+	"simpler.dev/log/slogsimpler"
+)
+
+// CANN device log levels.
+const (
+	CANNDebug   = 0
+	CANNInfo    = 1
+	CANNWarning = 2
+	CANNError   = 3
+	CANNNull    = 4
+	// CANNDefault is CANN's level when ASCEND_GLOBAL_LOG_LEVEL is absent
+	// or invalid.
+	CANNDefault = CANNError
+)
+
+// EnvGlobalLogLevel is the variable through which an operator sets the
+// device log level; when it is present the bridge sets nothing.
+const EnvGlobalLogLevel = "ASCEND_GLOBAL_LOG_LEVEL"
+
+// ParseCANNLevel reads a level the way CANN reads ASCEND_GLOBAL_LOG_LEVEL:
+// a decimal number filling the whole string, leading white space and one
+// sign allowed, in 0–4. Anything else is invalid: ok is false and level is
+// the default, ERROR (3).
+func ParseCANNLevel(s string) (level int, ok bool) {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\v' || s[i] == '\f' || s[i] == '\r') {
+		i++
+	}
+	neg := false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	if i == len(s) {
+		return CANNDefault, false
+	}
+	v := 0
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return CANNDefault, false
+		}
+		v = v*10 + int(c-'0')
+		if v > CANNNull {
+			return CANNDefault, false
+		}
+	}
+	if neg {
+		v = -v
+	}
+	if v < CANNDebug || v > CANNNull {
+		return CANNDefault, false
+	}
+	return v, true
+}
+
+// A Device is an onboard device's logging, latched once at init.
+type Device struct {
+	ID int
+	// Level is the latched CANN level.
+	Level int
+	// Timing is whether TIMING records are written (at WARNING, tagged
+	// [TIMING]).
+	Timing bool
+	// FromEnv is true when ASCEND_GLOBAL_LOG_LEVEL decided the level and
+	// the bridge set nothing.
+	FromEnv bool
+
+	w *Writer
+}
+
+// DeviceOptions configure InitDevice. Nil means defaults.
+type DeviceOptions struct {
+	// Writer receives the device's lines; nil means NewWriter with the
+	// device's id and default options.
+	Writer *Writer
+	// LookupEnv reads the environment; nil means os.LookupEnv.
+	LookupEnv func(string) (string, bool)
+}
+
+// InitDevice latches device id's log level from state's threshold now, or
+// from ASCEND_GLOBAL_LOG_LEVEL when it is present (even empty: then CANN's
+// own rules apply, and an invalid value means ERROR). The TIMING flag is on
+// when the host threshold admits TIMING, or, with the environment, when
+// its level admits WARNING. Later changes to the host threshold do not
+// reach the device; initialising it again latches again.
+func InitDevice(state *slogsimpler.State, id int, opts *DeviceOptions) (*Device, error) {
+	if state == nil {
+		return nil, ErrNilState
+	}
+	var o DeviceOptions
+	if opts != nil {
+		o = *opts
+	}
+	lookup := o.LookupEnv
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	d := &Device{ID: id, w: o.Writer}
+	if v, ok := lookup(EnvGlobalLogLevel); ok {
+		d.Level, _ = ParseCANNLevel(v)
+		d.FromEnv = true
+		d.Timing = d.Level <= CANNWarning
+	} else {
+		t := state.Level()
+		d.Level = levels.CANN(t)
+		d.Timing = levels.Admits(t, levels.Timing)
+	}
+	if d.w == nil {
+		w, err := NewWriter(&WriterOptions{DeviceID: id, LookupEnv: lookup})
+		if err != nil {
+			return nil, err
+		}
+		d.w = w
+	}
+	return d, nil
+}
+
+// cannLevel maps a record level to CANN's, and reports whether it is a
+// TIMING record.
+func cannLevel(l slog.Level) (int, bool) {
+	switch levels.RoundRecord(l) {
+	case levels.Debug:
+		return CANNDebug, false
+	case levels.Info:
+		return CANNInfo, false
+	case levels.Timing:
+		return CANNWarning, true
+	case levels.Warn:
+		return CANNWarning, false
+	default:
+		return CANNError, false
+	}
+}
+
+// Enabled reports whether the latched device writes a record at level.
+func (d *Device) Enabled(level slog.Level) bool {
+	c, timing := cannLevel(level)
+	if d.Level >= CANNNull || c < d.Level {
+		return false
+	}
+	return !timing || d.Timing
+}
+
+// Log writes one device record: at the CANN level for level (TIMING at
+// WARNING with a [TIMING] tag), from source file:line, thread tid and
+// function fn. It does nothing when the latched level excludes it.
+func (d *Device) Log(level slog.Level, file string, line int, tid int64, fn, msg string) error {
+	if !d.Enabled(level) {
+		return nil
+	}
+	c, timing := cannLevel(level)
+	return d.w.WriteRecord(c, timing, file, line, tid, fn, msg)
+}
+
+// Close closes the device's writer.
+func (d *Device) Close() error { return d.w.Close() }

@@ -1,0 +1,60 @@
+package devicebridge
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"simpler.dev/log/levels"
+)
+
+// FuzzForward: whatever a simulator prints, each input line becomes at
+// most one envelope record of at most 512 bytes, on one line.
+func FuzzForward(f *testing.F) {
+	f.Add("[INFO] f: ready\n[mono_ns=1][T0x1][WARN] g: [a.c:1] x\nplain\n")
+	f.Add("[WARNING] f: body [STRACE] v=1\r\n\x00\xff")
+	f.Add("[mono_ns=99999999999999999999][T0xzz][INFO] f: x")
+	f.Fuzz(func(t *testing.T, in string) {
+		st, buf := newState(t, levels.Debug)
+		n, err := Forward(strings.NewReader(in), st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := buf.lines()
+		if len(lines) != n {
+			t.Fatalf("%d lines forwarded, %d written", n, len(lines))
+		}
+		for _, l := range lines {
+			if len(l)+1 > 512 || !envelopeRE.MatchString(l) {
+				t.Fatalf("bad record %q", l)
+			}
+		}
+	})
+}
+
+// FuzzParseCANNLevel compares with a reading of CANN's rule written
+// differently: trim leading white space, then the rest must be an optional
+// sign and digits whose value is 0–4.
+func FuzzParseCANNLevel(f *testing.F) {
+	for _, s := range []string{"1", "+1", " 1", "01", "1 ", "0x1", "5", "", "-0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := ParseCANNLevel(s)
+		rest := strings.TrimLeft(s, " \t\n\v\f\r")
+		digits := strings.TrimLeft(rest, "+-")
+		wantOK := len(rest)-len(digits) <= 1 && digits != "" && strings.Trim(digits, "0123456789") == ""
+		want := CANNDefault
+		if wantOK {
+			v, err := strconv.Atoi(rest)
+			if err != nil || v < 0 || v > 4 {
+				wantOK = false
+			} else {
+				want = v
+			}
+		}
+		if got != want || ok != wantOK {
+			t.Fatalf("ParseCANNLevel(%q) = %d, %v; want %d, %v", s, got, ok, want, wantOK)
+		}
+	})
+}

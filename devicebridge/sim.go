@@ -1,0 +1,72 @@
+package devicebridge
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime"
+
+	"simpler.dev/log/envelope"
+	"simpler.dev/log/levels"
+	"simpler.dev/log/slogsimpler"
+)
+
+// ErrNilState is returned when binding a bridge to no state.
+var ErrNilState = errors.New("devicebridge: nil state")
+
+// A Sim is the logging interface of simulated device code. It is bound to
+// a state and reads its live threshold on every call. Safe for concurrent
+// use.
+type Sim struct {
+	state *slogsimpler.State
+}
+
+// NewSim binds a simulated device's logging to state.
+func NewSim(state *slogsimpler.State) (*Sim, error) {
+	if state == nil {
+		return nil, ErrNilState
+	}
+	return &Sim{state: state}, nil
+}
+
+// Enabled reports whether a record at level would be written now.
+func (s *Sim) Enabled(level slog.Level) bool { return s.state.Enabled(level) }
+
+// Logf writes a device record at level from function fn, formatted like
+// fmt.Sprintf, with the caller's file and line. Nothing is formatted when
+// the level is disabled.
+func (s *Sim) Logf(level slog.Level, fn, format string, args ...any) {
+	s.logf(level, fn, format, args)
+}
+
+func (s *Sim) logf(level slog.Level, fn, format string, args []any) {
+	if !s.state.Enabled(level) {
+		return
+	}
+	var pcs [1]uintptr
+	src := slogsimpler.Source{Function: fn}
+	if runtime.Callers(3, pcs[:]) == 1 {
+		f := envelope.Lookup(pcs[0])
+		src.File, src.Line = f.File, f.Line
+	}
+	msg := format
+	if len(args) > 0 {
+		msg = fmt.Sprintf(format, args...)
+	}
+	s.state.Emit(level, src, 0, 0, msg)
+}
+
+// Debugf logs at DEBUG.
+func (s *Sim) Debugf(fn, format string, args ...any) { s.logf(levels.Debug, fn, format, args) }
+
+// Infof logs at INFO.
+func (s *Sim) Infof(fn, format string, args ...any) { s.logf(levels.Info, fn, format, args) }
+
+// Timingf logs at TIMING.
+func (s *Sim) Timingf(fn, format string, args ...any) { s.logf(levels.Timing, fn, format, args) }
+
+// Warnf logs at WARN.
+func (s *Sim) Warnf(fn, format string, args ...any) { s.logf(levels.Warn, fn, format, args) }
+
+// Errorf logs at ERROR.
+func (s *Sim) Errorf(fn, format string, args ...any) { s.logf(levels.Error, fn, format, args) }

@@ -1,0 +1,276 @@
+package devicebridge
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Defaults of a Writer's plog-style files.
+const (
+	DefaultModule       = "AICPU"
+	DefaultMaxFileBytes = 20 << 20
+	DefaultMaxFiles     = 10
+)
+
+// WriterOptions configure a Writer. The zero value and nil mean defaults.
+type WriterOptions struct {
+	Module   string // "AICPU"
+	DeviceID int
+	PID      int    // 0: os.Getpid()
+	PName    string // process name; "": base name of os.Args[0]
+	// Out replaces the destination that the environment selects.
+	Out io.Writer
+	// Now is the clock; nil means time.Now. Times print in local time.
+	Now func() time.Time
+	// LookupEnv reads the environment; nil means os.LookupEnv.
+	LookupEnv    func(string) (string, bool)
+	MaxFileBytes int64 // 0: 20 MiB
+	MaxFiles     int   // 0: 10
+}
+
+// A Writer writes CANN-format device lines:
+//
+//	[LEVEL] MODULE(PID,PNAME):yyyy-mm-dd-hh:mm:ss.mmm.uuu [file:line]<tid> <func> [TIMING] <message>
+//
+// one per record, to standard output when ASCEND_LOG_PRINT_TO_STDOUT=1 (or,
+// while that is unset, the deprecated ASCEND_SLOG_PRINT_TO_STDOUT=1), else
+// to files named debug/device-<id>/device-<pid>_<YYYYMMDDhhmmssmmm>.log
+// under ASCEND_PROCESS_LOG_PATH, $ASCEND_WORK_PATH/log or $HOME/ascend/log
+// (directories 0750, files 0640), starting a new file before one would pass
+// MaxFileBytes and keeping this process's newest MaxFiles files. Safe for
+// concurrent use.
+type Writer struct {
+	o   WriterOptions
+	mu  sync.Mutex
+	out io.Writer // stdout or Out; nil when writing files
+	dir string    // the device directory for files
+	f   *os.File
+	n   int64 // bytes in f
+	buf []byte
+}
+
+// NewWriter resolves the destination; directories are created when the
+// first file is opened.
+func NewWriter(opts *WriterOptions) (*Writer, error) {
+	w := &Writer{}
+	if opts != nil {
+		w.o = *opts
+	}
+	o := &w.o
+	if o.Module == "" {
+		o.Module = DefaultModule
+	}
+	if o.PID == 0 {
+		o.PID = os.Getpid()
+	}
+	if o.PName == "" {
+		o.PName = filepath.Base(os.Args[0])
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.LookupEnv == nil {
+		o.LookupEnv = os.LookupEnv
+	}
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if o.MaxFiles <= 0 {
+		o.MaxFiles = DefaultMaxFiles
+	}
+	if o.Out != nil {
+		w.out = o.Out
+		return w, nil
+	}
+	if v, ok := o.LookupEnv("ASCEND_LOG_PRINT_TO_STDOUT"); ok {
+		if v == "1" {
+			w.out = os.Stdout
+			return w, nil
+		}
+	} else if v, ok := o.LookupEnv("ASCEND_SLOG_PRINT_TO_STDOUT"); ok && v == "1" {
+		w.out = os.Stdout
+		return w, nil
+	}
+	base, err := logRoot(o.LookupEnv)
+	if err != nil {
+		return nil, err
+	}
+	w.dir = filepath.Join(base, "debug", fmt.Sprintf("device-%d", o.DeviceID))
+	return w, nil
+}
+
+// logRoot picks the plog root: ASCEND_PROCESS_LOG_PATH, else
+// $ASCEND_WORK_PATH/log, else $HOME/ascend/log.
+func logRoot(lookup func(string) (string, bool)) (string, error) {
+	if v, ok := lookup("ASCEND_PROCESS_LOG_PATH"); ok && v != "" {
+		return filepath.Abs(v)
+	}
+	if v, ok := lookup("ASCEND_WORK_PATH"); ok && v != "" {
+		return filepath.Abs(filepath.Join(v, "log"))
+	}
+	home, ok := lookup("HOME")
+	if !ok || home == "" {
+		return "", fmt.Errorf("devicebridge: no log directory: ASCEND_PROCESS_LOG_PATH, ASCEND_WORK_PATH and HOME are unset")
+	}
+	return filepath.Join(home, "ascend", "log"), nil
+}
+
+// Dir returns the device directory, or "" when writing to a stream.
+func (w *Writer) Dir() string { return w.dir }
+
+var cannNames = [...]string{"DEBUG", "INFO", "WARNING", "ERROR"}
+
+// AppendLine appends one CANN line (with its newline) for a record at CANN
+// level (0–3) at time t.
+func AppendLine(b []byte, module string, pid int, pname string, t time.Time, level int, timing bool, file string, line int, tid int64, fn, msg string) []byte {
+	level = min(max(level, CANNDebug), CANNError)
+	b = append(b, '[')
+	b = append(b, cannNames[level]...)
+	b = append(b, "] "...)
+	b = append(b, module...)
+	b = append(b, '(')
+	b = strconv.AppendInt(b, int64(pid), 10)
+	b = append(b, ',')
+	b = appendClean(b, pname)
+	b = append(b, "):"...)
+	t = t.Local()
+	b = t.AppendFormat(b, "2006-01-02-15:04:05.000")
+	b = append(b, '.')
+	us := t.Nanosecond() / 1000 % 1000
+	b = append(b, byte('0'+us/100), byte('0'+us/10%10), byte('0'+us%10))
+	b = append(b, " ["...)
+	b = appendClean(b, file)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(line), 10)
+	b = append(b, ']')
+	b = strconv.AppendInt(b, tid, 10)
+	b = append(b, ' ')
+	b = appendClean(b, fn)
+	b = append(b, ' ')
+	if timing {
+		b = append(b, "[TIMING] "...)
+	}
+	b = appendClean(b, msg)
+	return append(b, '\n')
+}
+
+// appendClean appends s with control bytes escaped, so a record is one
+// line.
+func appendClean(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\n':
+			b = append(b, `\n`...)
+		case c == '\r':
+			b = append(b, `\r`...)
+		case c == '\t':
+			b = append(b, `\t`...)
+		case c < 0x20 || c == 0x7f:
+			b = append(b, '\\', 'x', "0123456789abcdef"[c>>4], "0123456789abcdef"[c&0xf])
+		default:
+			b = append(b, c)
+		}
+	}
+	return b
+}
+
+// WriteRecord writes one record at CANN level (TIMING records pass
+// timing=true and level WARNING).
+func (w *Writer) WriteRecord(level int, timing bool, file string, line int, tid int64, fn, msg string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = AppendLine(w.buf[:0], w.o.Module, w.o.PID, w.o.PName, w.o.Now(), level, timing, file, line, tid, fn, msg)
+	if w.out != nil {
+		_, err := w.out.Write(w.buf)
+		return err
+	}
+	if w.f != nil && w.n+int64(len(w.buf)) > w.o.MaxFileBytes {
+		w.f.Close()
+		w.f = nil
+	}
+	if w.f == nil {
+		if err := w.openLocked(); err != nil {
+			return err
+		}
+	}
+	n, err := w.f.Write(w.buf)
+	w.n += int64(n)
+	return err
+}
+
+// openLocked starts a new file and removes this process's oldest files
+// beyond MaxFiles.
+func (w *Writer) openLocked() error {
+	if err := os.MkdirAll(w.dir, 0o750); err != nil {
+		return err
+	}
+	_ = os.Chmod(w.dir, 0o750)
+	prefix := fmt.Sprintf("device-%d_", w.o.PID)
+	t := w.o.Now()
+	var f *os.File
+	for range 1000 {
+		name := filepath.Join(w.dir, prefix+t.Local().Format("20060102150405")+fmt.Sprintf("%03d", t.Nanosecond()/1e6)+".log")
+		var err error
+		f, err = os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o640)
+		if err == nil {
+			break
+		}
+		if !os.IsExist(err) {
+			return err
+		}
+		t = t.Add(time.Millisecond) // a file of this millisecond exists: take the next name
+	}
+	if f == nil {
+		return fmt.Errorf("devicebridge: no free file name in %s", w.dir)
+	}
+	_ = f.Chmod(0o640)
+	w.f, w.n = f, 0
+	return w.pruneLocked(prefix)
+}
+
+func (w *Writer) pruneLocked(prefix string) error {
+	ents, err := os.ReadDir(w.dir)
+	if err != nil {
+		return err
+	}
+	var mine []string
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), prefix) && strings.HasSuffix(e.Name(), ".log") {
+			mine = append(mine, e.Name())
+		}
+	}
+	// Names end in a fixed-width timestamp, so they sort by age.
+	slices.Sort(mine)
+	var errs []error
+	for len(mine) > w.o.MaxFiles {
+		if err := os.Remove(filepath.Join(w.dir, mine[0])); err != nil {
+			errs = append(errs, err)
+		}
+		mine = mine[1:]
+	}
+	if len(errs) > 0 {
+		return errs[0]
+	}
+	return nil
+}
+
+// Close closes the current file.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f != nil {
+		err := w.f.Close()
+		w.f = nil
+		return err
+	}
+	return nil
+}
+
