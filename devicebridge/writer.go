@@ -273,4 +273,3 @@ func (w *Writer) Close() error {
 	}
 	return nil
 }
-
