@@ -1,0 +1,234 @@
+// Strace-timing reads simpler host logs and reports where the time went:
+// per-callable tables of the [STRACE] spans, a nested tree, and Chrome
+// trace JSON that Perfetto and chrome://tracing open. It reads what
+// simpler's strace_timing.py reads and warns the same way about records
+// that were torn or dropped before any timing is printed.
+//
+// Usage:
+//
+//	strace-timing [flags] LOG...
+//
+// Each LOG is a file, '-' for standard input, or a directory (its
+// host.*.log files, sorted). Flags may come before or after the logs:
+//
+//	--tree             print a nested tree per callable (medians) instead of tables
+//	--trace-out PATH   write Chrome trace JSON, one lane per invocation
+//	--swimlane PATH    write Chrome trace JSON with real pid/goroutine lanes
+//	--html PATH        write a self-contained HTML timeline (no network needed)
+//	--go-trace FILE    merge a Go execution trace (runtime/trace) into the JSON outputs
+//
+// Exit status: 0 on success (warnings included), 1 on bad arguments or
+// unreadable input, with a one-line reason.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+
+	"simpler.dev/log/strace"
+)
+
+func main() {
+	// A short-lived reader whose heap is mostly the spans it keeps: let
+	// the heap grow before collecting rather than scan it again and again.
+	debug.SetGCPercent(200)
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+type config struct {
+	tree                           bool
+	traceOut, swimlane, html, goTr string
+	inputs                         []string
+}
+
+// parseArgs accepts flags before, between and after the inputs, as
+// simpler's reader does.
+func parseArgs(args []string, stderr io.Writer) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("strace-timing", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.BoolVar(&c.tree, "tree", false, "print a nested tree per callable")
+	fs.StringVar(&c.traceOut, "trace-out", "", "write Chrome trace JSON here")
+	fs.StringVar(&c.swimlane, "swimlane", "", "write a real-lane Chrome trace JSON here")
+	fs.StringVar(&c.html, "html", "", "write an HTML timeline here")
+	fs.StringVar(&c.goTr, "go-trace", "", "merge this Go execution trace")
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprintln(stderr, "usage: strace-timing [--tree] [--trace-out PATH] [--swimlane PATH] [--html PATH] [--go-trace FILE] LOG...")
+			}
+			return c, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		c.inputs = append(c.inputs, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(c.inputs) == 0 {
+		return c, errors.New("no log given (a file, - for standard input, or a directory)")
+	}
+	return c, nil
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fail := func(err error) int {
+		fmt.Fprintln(stderr, "strace-timing:", err)
+		return 1
+	}
+	c, err := parseArgs(args, stderr)
+	if err != nil {
+		return fail(err)
+	}
+	var p strace.Parser
+	for _, in := range c.inputs {
+		if err := readInput(&p, in, stdin); err != nil {
+			return fail(err)
+		}
+	}
+	var gt *strace.GoTrace
+	if c.goTr != "" {
+		f, err := os.Open(c.goTr)
+		if err != nil {
+			return fail(err)
+		}
+		g, err := strace.ReadGoTrace(f)
+		f.Close()
+		if err != nil {
+			return fail(fmt.Errorf("%s: %w", c.goTr, err))
+		}
+		gt = &g
+	}
+
+	warn(stderr, &p)
+	invs := strace.Group(p.Spans, strace.InInvocation)
+	keyed := 0
+	for _, iv := range invs {
+		keyed += len(iv.Spans)
+	}
+	buckets := strace.Buckets(invs)
+	if c.tree {
+		strace.WriteTree(stdout, buckets)
+	} else {
+		strace.WriteTables(stdout, buckets)
+	}
+	if c.traceOut != "" {
+		doc := strace.ChromeTrace(invs, buckets, p.Anchors)
+		if gt != nil {
+			doc.TraceEvents = append(doc.TraceEvents, gt.Events(int64(len(invs)+1), "Go execution trace")...)
+		}
+		if err := writeFile(c.traceOut, func(w io.Writer) error { return strace.WriteJSON(w, doc) }); err != nil {
+			return fail(err)
+		}
+		fmt.Fprintf(stdout, "Wrote Chrome trace: %s (%d spans)\n", c.traceOut, keyed)
+	}
+	if c.swimlane != "" {
+		doc := strace.Swimlane(p.Spans, p.Anchors)
+		if gt != nil {
+			doc.TraceEvents = append(doc.TraceEvents, gt.Events(0, "Go execution trace")...)
+		}
+		if err := writeFile(c.swimlane, func(w io.Writer) error { return strace.WriteJSON(w, doc) }); err != nil {
+			return fail(err)
+		}
+		host := 0
+		for i := range p.Spans {
+			if !p.Spans[i].IsDevice() {
+				host++
+			}
+		}
+		fmt.Fprintf(stdout, "Wrote host swimlane: %s (%d host spans, %d unaligned device spans)\n", c.swimlane, host, len(p.Spans)-host)
+	}
+	if c.html != "" {
+		if err := writeFile(c.html, func(w io.Writer) error { return strace.WriteHTML(w, "strace-timing", p.Spans) }); err != nil {
+			return fail(err)
+		}
+		fmt.Fprintf(stdout, "Wrote HTML timeline: %s\n", c.html)
+	}
+	return 0
+}
+
+// warn prints, before any table, every way the log is incomplete: torn
+// records, drops reported by the writer, and pids whose spans cannot be
+// placed in wall-clock time.
+func warn(w io.Writer, p *strace.Parser) {
+	if k := p.Incomplete(); k > 0 {
+		fmt.Fprintf(w, "warning: %d of %d [STRACE] records are incomplete and are excluded from the timing below\n", k, p.Heads)
+	}
+	for _, pid := range slices.Sorted(maps.Keys(p.Drops)) {
+		d := p.Drops[pid]
+		fmt.Fprintf(w, "warning: pid %d dropped %d host-log record(s) before they reached the destination "+
+			"(queue_full=%d claim_exhausted=%d output_failed=%d not_admitted=%d); the timing below is computed from an incomplete log\n",
+			pid, d.Total, d.QueueFull, d.ClaimExhausted, d.OutputFailed, d.NotAdmitted)
+	}
+	withSpans := map[int64]bool{}
+	for i := range p.Spans {
+		if !p.Spans[i].IsDevice() {
+			withSpans[p.Spans[i].PID] = true
+		}
+	}
+	for _, pid := range slices.Sorted(maps.Keys(withSpans)) {
+		if _, ok := p.Anchors[pid]; !ok {
+			fmt.Fprintf(w, "warning: pid %d has [STRACE] spans but no [CLOCK_ANCHOR]; its spans have no wall-clock time\n", pid)
+		}
+	}
+	for _, pid := range slices.Sorted(maps.Keys(p.AnchorCount)) {
+		if n := p.AnchorCount[pid]; n > 1 {
+			fmt.Fprintf(w, "warning: pid %d wrote %d [CLOCK_ANCHOR] records; using the last\n", pid, n)
+		}
+	}
+}
+
+func readInput(p *strace.Parser, in string, stdin io.Reader) error {
+	if in == "-" {
+		return p.Read(stdin)
+	}
+	fi, err := os.Stat(in)
+	if err != nil {
+		return err
+	}
+	paths := []string{in}
+	if fi.IsDir() {
+		paths, err = filepath.Glob(filepath.Join(in, "host.*.log"))
+		if err != nil {
+			return err
+		}
+		if len(paths) == 0 {
+			return fmt.Errorf("%s is a directory but holds no host.*.log files", in)
+		}
+		slices.Sort(paths)
+	}
+	for _, path := range paths {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			p.Grow(int(fi.Size() / 300))
+		}
+		err = p.ReadParallel(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	return nil
+}
+
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return f.Close()
+}

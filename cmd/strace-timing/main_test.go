@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+const fixture = "../../strace/testdata/mixed.log"
+
+func runCmd(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs:\ngot:\n%s\nwant:\n%s", name, got, want)
+	}
+}
+
+func TestTablesAndWarnings(t *testing.T) {
+	code, out, errs := runCmd(t, "", fixture)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	golden(t, "mixed.tables", out)
+	golden(t, "mixed.warnings", errs)
+	// The warnings of simpler's reader, word for word.
+	for _, w := range []string{
+		"warning: 1 of 9 [STRACE] records are incomplete and are excluded from the timing below\n",
+		"warning: pid 100 dropped 5 host-log record(s) before they reached the destination (queue_full=4 claim_exhausted=1 output_failed=0 not_admitted=0); the timing below is computed from an incomplete log\n",
+		"warning: pid 200 dropped 1 host-log record(s) before they reached the destination (queue_full=0 claim_exhausted=0 output_failed=1 not_admitted=0); the timing below is computed from an incomplete log\n",
+		"warning: pid 200 has [STRACE] spans but no [CLOCK_ANCHOR]",
+	} {
+		if !strings.Contains(errs, w) {
+			t.Errorf("missing warning %q", w)
+		}
+	}
+}
+
+func TestTree(t *testing.T) {
+	code, out, _ := runCmd(t, "", "--tree", fixture)
+	if code != 0 {
+		t.Fatal(code)
+	}
+	golden(t, "mixed.tree", out)
+}
+
+func TestStdinAndFlagsAfterInputs(t *testing.T) {
+	b, _ := os.ReadFile(fixture)
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "t.json")
+	code, out, errs := runCmd(t, string(b), "-", "--trace-out", tr)
+	if code != 0 || !strings.Contains(out, "Wrote Chrome trace: "+tr+" (6 spans)") {
+		t.Fatalf("exit %d, out %q, err %q", code, out, errs)
+	}
+}
+
+type traceDoc struct {
+	TraceEvents []struct {
+		Name string         `json:"name"`
+		Ph   string         `json:"ph"`
+		TS   float64        `json:"ts"`
+		Dur  float64        `json:"dur"`
+		PID  int64          `json:"pid"`
+		TID  int64          `json:"tid"`
+		Args map[string]any `json:"args"`
+	} `json:"traceEvents"`
+	DisplayTimeUnit string           `json:"displayTimeUnit"`
+	Unaligned       []map[string]any `json:"unalignedDeviceSpans"`
+}
+
+func readDoc(t *testing.T, path string) traceDoc {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d traceDoc
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestTraceOut(t *testing.T) {
+	dir := t.TempDir()
+	tr, sw := filepath.Join(dir, "t.json"), filepath.Join(dir, "s.json")
+	if code, _, errs := runCmd(t, "", fixture, "--trace-out", tr, "--swimlane", sw); code != 0 {
+		t.Fatal(errs)
+	}
+	d := readDoc(t, tr)
+	if d.DisplayTimeUnit != "ms" {
+		t.Error("displayTimeUnit")
+	}
+	names := map[string]int{}
+	var device, wall int
+	for _, e := range d.TraceEvents {
+		switch e.Ph {
+		case "X":
+			names[e.Name]++
+			if e.TID == 1 {
+				device++
+			}
+			if _, ok := e.Args["wall_time"]; ok {
+				wall++
+			}
+			if e.Name == "chip.run.bind.args" && (e.TS != 2.1 || e.Dur != 0.3 || e.Args["attrs"] != "note=two%20words" || e.Args["depth"] != 2.0) {
+				t.Errorf("event %+v", e)
+			}
+		case "M":
+			if e.Name != "process_name" && e.Name != "thread_name" {
+				t.Errorf("metadata %q", e.Name)
+			}
+		}
+	}
+	// ext. and node. spans carry no invocation and stay out of these lanes.
+	if names["ext.pypto.decode layer"] != 0 || names["node.dispatch"] != 0 || names["chip.run"] != 2 || len(names) != 5 {
+		t.Errorf("events %v", names)
+	}
+	if device != 1 || wall != 4 { // pid 100's host spans have an anchor, pid 200's do not
+		t.Errorf("device events %d, wall-clock args %d", device, wall)
+	}
+	s := readDoc(t, sw)
+	var x int
+	lanes := map[[2]int64]bool{}
+	for _, e := range s.TraceEvents {
+		if e.Ph == "X" {
+			x++
+			lanes[[2]int64{e.PID, e.TID}] = true
+		}
+	}
+	if x != 7 || len(s.Unaligned) != 1 || len(lanes) != 4 {
+		t.Errorf("swimlane: %d events, %d device spans listed apart, lanes %v", x, len(s.Unaligned), lanes)
+	}
+}
+
+func TestHTML(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.html")
+	if code, _, errs := runCmd(t, "", fixture, "--html", path); code != 0 {
+		t.Fatal(errs)
+	}
+	b, _ := os.ReadFile(path)
+	page := string(b)
+	if strings.Contains(page, "http://") && !strings.Contains(page, `xmlns="http://www.w3.org/2000/svg"`) || strings.Contains(page, "<script") || strings.Contains(page, "src=") {
+		t.Error("the page reaches for the network")
+	}
+	svg := regexp.MustCompile(`(?s)<svg.*</svg>`).FindString(page)
+	var root struct {
+		Rects []struct {
+			Class string `xml:"class,attr"`
+			Title string `xml:"title"`
+		} `xml:"g>rect"`
+	}
+	if err := xml.Unmarshal([]byte(svg), &root); err != nil {
+		t.Fatalf("SVG does not parse: %v", err)
+	}
+	n := 0
+	for _, r := range root.Rects {
+		if r.Class == "span" {
+			n++
+			if r.Title == "" {
+				t.Error("span without a hover title")
+			}
+		}
+	}
+	if n != 7 {
+		t.Errorf("%d span elements, want 7 (the host spans)", n)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	empty := t.TempDir()
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no input", nil, "no log given"},
+		{"missing file", []string{"/no/such/file"}, "no such file"},
+		{"empty directory", []string{empty}, "is a directory but holds no host.*.log files"},
+		{"bad flag", []string{"--nope", fixture}, "flag provided but not defined"},
+		{"bad go trace", []string{fixture, "--go-trace", fixture}, "go trace"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, errs := runCmd(t, "", tt.args...)
+			if code != 1 || !strings.Contains(errs, tt.want) || strings.Count(errs, "\n") != 1 {
+				t.Errorf("exit %d, stderr %q", code, errs)
+			}
+		})
+	}
+}

@@ -1,0 +1,194 @@
+package strace
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Event is one Chrome trace event (the JSON Perfetto and chrome://tracing
+// read).
+type Event struct {
+	Name string         `json:"name"`
+	Ph   string         `json:"ph"`
+	TS   *float64       `json:"ts,omitempty"`  // µs
+	Dur  *float64       `json:"dur,omitempty"` // µs
+	PID  int64          `json:"pid"`
+	TID  int64          `json:"tid"`
+	S    string         `json:"s,omitempty"` // instant scope
+	Args map[string]any `json:"args,omitempty"`
+}
+
+// Document is a Chrome trace file.
+type Document struct {
+	TraceEvents     []Event          `json:"traceEvents"`
+	DisplayTimeUnit string           `json:"displayTimeUnit"`
+	Unaligned       []map[string]any `json:"unalignedDeviceSpans,omitempty"`
+}
+
+func micros(ns int64) *float64 { v := float64(ns) / 1000; return &v }
+
+func meta(kind string, pid, tid int64, name string) Event {
+	return Event{Name: kind, Ph: "M", PID: pid, TID: tid, Args: map[string]any{"name": name}}
+}
+
+// wallArgs adds wall-clock arguments to a host span whose pid has an
+// anchor.
+func wallArgs(args map[string]any, s *Span, anchors map[int64]Anchor) {
+	if s.IsDevice() {
+		return
+	}
+	if a, ok := anchors[s.PID]; ok {
+		w := a.Wall(s.TS)
+		args["wall_ns"] = w
+		args["wall_time"] = time.Unix(0, w).UTC().Format(time.RFC3339Nano)
+	}
+}
+
+// ChromeTrace builds the per-invocation view: one process lane per (pid,
+// inv), named "<label> inv=<inv> (pid=<pid>)", with host spans on thread 0
+// and device (clk=dev) spans on thread 1, since the two clocks do not share
+// a time line. Give it invocations grouped with InInvocation. Spans of pids
+// with an anchor carry wall_ns and wall_time arguments.
+func ChromeTrace(invs []*Invocation, buckets []Bucket, anchors map[int64]Anchor) Document {
+	doc := Document{DisplayTimeUnit: "ms", TraceEvents: []Event{}}
+	for lane, iv := range invs {
+		pid := int64(lane + 1)
+		label := iv.HID[:min(8, len(iv.HID))]
+		if len(buckets) > 0 {
+			label = Label(buckets, iv.HID)
+		}
+		doc.TraceEvents = append(doc.TraceEvents,
+			meta("process_name", pid, 0, fmt.Sprintf("%s inv=%d (pid=%d)", label, iv.Inv, iv.PID)),
+			meta("thread_name", pid, 0, "host"),
+			meta("thread_name", pid, 1, "device (clk=dev)"))
+		for _, s := range iv.Spans {
+			args := map[string]any{"inv": s.Inv, "hid": s.HID, "depth": s.Depth, "attrs": s.Attrs}
+			wallArgs(args, s, anchors)
+			tid := int64(0)
+			if s.IsDevice() {
+				tid = 1
+			}
+			doc.TraceEvents = append(doc.TraceEvents, Event{Name: s.Name, Ph: "X", TS: micros(s.TS), Dur: micros(s.Dur), PID: pid, TID: tid, Args: args})
+		}
+	}
+	return doc
+}
+
+// Swimlane builds the real-lane view: one process per pid and one thread
+// per (pid, tid), host spans only, in time order. Device (clk=dev) spans
+// are on another clock and are listed under unalignedDeviceSpans instead.
+func Swimlane(spans []Span, anchors map[int64]Anchor) Document {
+	doc := Document{DisplayTimeUnit: "ms", TraceEvents: []Event{}}
+	var host, dev []Span
+	for _, s := range spans {
+		if s.IsDevice() {
+			dev = append(dev, s)
+		} else {
+			host = append(host, s)
+		}
+	}
+	byPID := map[int64][]Span{}
+	for _, s := range spans {
+		byPID[s.PID] = append(byPID[s.PID], s)
+	}
+	for _, pid := range slices.Sorted(maps.Keys(byPID)) {
+		doc.TraceEvents = append(doc.TraceEvents, meta("process_name", pid, 0, ProcessLabel(pid, byPID[pid])))
+	}
+	lanes := map[[2]int64][]Span{}
+	for _, s := range host {
+		k := [2]int64{s.PID, s.TID}
+		lanes[k] = append(lanes[k], s)
+	}
+	keys := slices.Collect(maps.Keys(lanes))
+	slices.SortFunc(keys, func(a, b [2]int64) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
+	for _, k := range keys {
+		doc.TraceEvents = append(doc.TraceEvents, meta("thread_name", k[0], k[1], LaneName(k[1], lanes[k])))
+	}
+	sort.SliceStable(host, func(i, j int) bool {
+		a, b := host[i], host[j]
+		return cmp.Or(cmp.Compare(a.TS, b.TS), cmp.Compare(a.PID, b.PID), cmp.Compare(a.TID, b.TID), cmp.Compare(a.Name, b.Name)) < 0
+	})
+	for i := range host {
+		s := &host[i]
+		args := map[string]any{"inv": s.Inv, "hid": s.HID, "depth": s.Depth, "attrs": s.Attrs, "os_tid": s.TID}
+		for k, v := range ParseAttrs(s.Attrs) {
+			if _, taken := args[k]; !taken {
+				args[k] = v
+			}
+		}
+		wallArgs(args, s, anchors)
+		doc.TraceEvents = append(doc.TraceEvents, Event{Name: s.Name, Ph: "X", TS: micros(s.TS), Dur: micros(s.Dur), PID: s.PID, TID: s.TID, Args: args})
+	}
+	slices.SortStableFunc(dev, func(a, b Span) int {
+		return cmp.Or(cmp.Compare(a.PID, b.PID), cmp.Compare(a.Inv, b.Inv), cmp.Compare(a.TS, b.TS), cmp.Compare(a.TID, b.TID), cmp.Compare(a.Name, b.Name))
+	})
+	for _, s := range dev {
+		attrs := ParseAttrs(s.Attrs)
+		attrs["raw"] = s.Attrs
+		doc.Unaligned = append(doc.Unaligned, map[string]any{
+			"name": s.Name, "ts_ns": s.TS, "dur_ns": s.Dur, "pid": s.PID, "tid": s.TID,
+			"inv": s.Inv, "hid": s.HID, "depth": s.Depth, "attrs": attrs,
+		})
+	}
+	return doc
+}
+
+// ProcessLabel names a process from the families of its spans.
+func ProcessLabel(pid int64, spans []Span) string {
+	fams := map[string]bool{}
+	producers := map[string]bool{}
+	for _, s := range spans {
+		fams[Family(s.Name)] = true
+		if p := ExternalProducer(s.Name); p != "" {
+			producers[p] = true
+		}
+	}
+	switch {
+	case fams["node"]:
+		return fmt.Sprintf("simpler node (pid=%d)", pid)
+	case len(fams) == 1 && fams["external"]:
+		named := strings.Join(slices.Sorted(maps.Keys(producers)), "/")
+		if named == "" {
+			named = "unattributed"
+		}
+		return fmt.Sprintf("external producer %s (pid=%d)", named, pid)
+	}
+	return fmt.Sprintf("simpler chip child (pid=%d)", pid)
+}
+
+// LaneName names one thread's lane from its spans.
+func LaneName(tid int64, spans []Span) string {
+	producers := map[string]bool{}
+	external, chip := 0, false
+	for _, s := range spans {
+		switch Family(s.Name) {
+		case "external":
+			external++
+			if p := ExternalProducer(s.Name); p != "" {
+				producers[p] = true
+			}
+		case "chip":
+			chip = true
+		}
+	}
+	switch {
+	case chip:
+		return "chip child"
+	case external == len(spans) && len(producers) > 0:
+		return "ext " + strings.Join(slices.Sorted(maps.Keys(producers)), "/")
+	}
+	return fmt.Sprintf("tid %d", tid)
+}
+
+// WriteJSON writes doc as JSON.
+func WriteJSON(w io.Writer, doc Document) error {
+	enc := json.NewEncoder(w)
+	return enc.Encode(doc)
+}

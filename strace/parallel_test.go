@@ -1,0 +1,56 @@
+package strace
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"reflect"
+	"testing"
+	"testing/iotest"
+)
+
+func TestReadParallelMatchesRead(t *testing.T) {
+	fixture, _ := os.ReadFile("testdata/mixed.log")
+	many := bytes.Repeat(fixture, 3000) // several blocks, lines across block edges
+	for name, in := range map[string][]byte{"fixture": fixture, "many": many, "bench": benchLog(30000), "no final newline": []byte("[STRACE] v=1 pid=1 tid=1 inv=1 hid=0 depth=0 name=a ts=1 dur=1 x=1")} {
+		t.Run(name, func(t *testing.T) {
+			var seq, par Parser
+			if err := seq.Read(bytes.NewReader(in)); err != nil {
+				t.Fatal(err)
+			}
+			if err := par.ReadParallel(iotest.HalfReader(bytes.NewReader(in))); err != nil {
+				t.Fatal(err)
+			}
+			seq.intern, par.intern = nil, nil
+			if !reflect.DeepEqual(seq, par) {
+				t.Errorf("results differ: %d/%d spans, %d/%d heads, %d/%d lines", len(seq.Spans), len(par.Spans), seq.Heads, par.Heads, seq.Lines, par.Lines)
+			}
+		})
+	}
+}
+
+func TestReadParallelError(t *testing.T) {
+	var p Parser
+	r := io.MultiReader(bytes.NewReader(benchLog(10)), iotest.ErrReader(errors.New("disk gone")))
+	if err := p.ReadParallel(r); err == nil || err.Error() != "disk gone" {
+		t.Errorf("err = %v", err)
+	}
+	if len(p.Spans) != 5 {
+		t.Errorf("%d spans before the error, want 5", len(p.Spans))
+	}
+}
+
+func BenchmarkReadParallel(b *testing.B) {
+	const lines = 200000
+	log := benchLog(lines)
+	b.SetBytes(int64(len(log)))
+	for b.Loop() {
+		var p Parser
+		p.Grow(lines / 2)
+		if err := p.ReadParallel(bytes.NewReader(log)); err != nil || len(p.Spans) != lines/2 {
+			b.Fatal(err, len(p.Spans))
+		}
+	}
+	b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+}

@@ -1,0 +1,426 @@
+package strace
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"math"
+	"slices"
+)
+
+// A Span is one complete [STRACE] record.
+type Span struct {
+	PID   int64
+	TID   int64
+	Inv   uint64
+	HID   string // lower-case hex
+	Depth int
+	Name  string // decoded
+	TS    int64  // ns; host CLOCK_MONOTONIC, or the device clock with clk=dev
+	Dur   int64  // ns
+	Attrs string // raw, trimmed
+}
+
+// IsDevice reports whether the span is on the device clock (clk=dev).
+func (s *Span) IsDevice() bool { return bytes.Contains([]byte(s.Attrs), []byte("clk=dev")) }
+
+// An Anchor ties a process's monotonic clock to wall time.
+type Anchor struct {
+	PID    int64
+	MonoNS int64
+	WallNS int64
+}
+
+// Wall returns the wall-clock time, in Unix ns, of monotonic time mono.
+func (a Anchor) Wall(mono int64) int64 { return a.WallNS + mono - a.MonoNS }
+
+// Drops is a process's cumulative loss report.
+type Drops struct {
+	PID                                                         int64
+	Total, QueueFull, ClaimExhausted, OutputFailed, NotAdmitted int64
+}
+
+// A Parser accumulates what it finds in the lines it is given. The zero
+// Parser is ready to use.
+type Parser struct {
+	Spans []Span
+	// Heads counts record heads ("[STRACE] v=N"), torn records included.
+	Heads int
+	// Anchors holds the last [CLOCK_ANCHOR] per pid; AnchorCount how many
+	// each pid wrote.
+	Anchors     map[int64]Anchor
+	AnchorCount map[int64]int
+	// Drops holds, per pid, the [HOSTLOG_DROPS] with the largest total.
+	Drops map[int64]Drops
+	// Lines counts the lines read.
+	Lines int
+
+	// intern keeps one copy of each hid and name: a log repeats a few of
+	// them many times.
+	intern map[string]string
+}
+
+func (p *Parser) internBytes(b []byte) string {
+	if s, ok := p.intern[string(b)]; ok {
+		return s
+	}
+	if p.intern == nil {
+		p.intern = map[string]string{}
+	}
+	s := string(b)
+	if len(p.intern) < 1<<16 {
+		p.intern[s] = s
+	}
+	return s
+}
+
+// Grow makes room for n more spans, for a caller that can estimate them
+// (a span record is about 200 bytes of log), so a large log is not copied
+// again and again as the span list grows.
+func (p *Parser) Grow(n int) { p.Spans = slices.Grow(p.Spans, n) }
+
+// Incomplete returns how many record heads did not make a complete span.
+func (p *Parser) Incomplete() int { return max(p.Heads-len(p.Spans), 0) }
+
+var (
+	markStrace = []byte("[STRACE]")
+	markAnchor = []byte("[CLOCK_ANCHOR]")
+	markDrops  = []byte("[HOSTLOG_DROPS]")
+)
+
+// maxLine bounds the part of one line that is parsed; longer lines are cut
+// (a record is at most 512 bytes).
+const maxLine = 1 << 20
+
+// Read parses every line of r. Bytes that are not UTF-8 are tolerated.
+func (p *Parser) Read(r io.Reader) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var long []byte
+	for {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long[:0], line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = br.ReadSlice('\n')
+				if len(long) < maxLine {
+					long = append(long, line...)
+				}
+			}
+			line = long
+		}
+		if len(line) > 0 {
+			p.Line(line)
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// Line parses one line (with or without its newline).
+func (p *Parser) Line(line []byte) {
+	p.Lines++
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		line = line[:n-1]
+	}
+	// The record grammar ends a record at "\r?$".
+	end := len(line)
+	if end > 0 && line[end-1] == '\r' {
+		end--
+	}
+	if i := bytes.Index(line, markStrace); i >= 0 {
+		p.spans(line, i, end)
+	}
+	if bytes.Contains(line, markAnchor) {
+		p.anchors(line)
+	}
+	if bytes.Contains(line, markDrops) {
+		p.drops(line)
+	}
+}
+
+// spans finds every record from offset i on, as a left-to-right regular
+// expression search would: a complete record resumes the search where its
+// attributes end, a failed one one byte after its start.
+func (p *Parser) spans(line []byte, i, end int) {
+	for i >= 0 && i < len(line) {
+		if headAt(line, i) {
+			p.Heads++
+		}
+		if s, next, ok := p.recordAt(line, i, end); ok {
+			p.Spans = append(p.Spans, s)
+			i = next
+		} else {
+			i++
+		}
+		j := bytes.Index(line[i:], markStrace)
+		if j < 0 {
+			return
+		}
+		i += j
+	}
+}
+
+// headAt matches "[STRACE]\s+v=\d+" at i.
+func headAt(line []byte, i int) bool {
+	c := cursor{b: line, i: i + len(markStrace)}
+	return c.spaces() && c.lit("v=") && c.digits() > 0
+}
+
+// cursor walks a line for the record grammar.
+type cursor struct {
+	b []byte
+	i int
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' || c == '\n'
+}
+
+func (c *cursor) spaces() bool {
+	j := c.i
+	for c.i < len(c.b) && isSpace(c.b[c.i]) {
+		c.i++
+	}
+	return c.i > j
+}
+
+func (c *cursor) lit(s string) bool {
+	if len(c.b)-c.i < len(s) || string(c.b[c.i:c.i+len(s)]) != s {
+		return false
+	}
+	c.i += len(s)
+	return true
+}
+
+func (c *cursor) digits() int {
+	j := c.i
+	for c.i < len(c.b) && c.b[c.i] >= '0' && c.b[c.i] <= '9' {
+		c.i++
+	}
+	return c.i - j
+}
+
+// num reads key=<digits> after at least one space, as a decimal that
+// must fit in 64 bits.
+func (c *cursor) num(key string) (uint64, bool) {
+	if !c.spaces() || !c.lit(key) {
+		return 0, false
+	}
+	j := c.i
+	if c.digits() == 0 {
+		return 0, false
+	}
+	return parseUint(c.b[j:c.i])
+}
+
+func parseUint(b []byte) (uint64, bool) {
+	var v uint64
+	for _, c := range b {
+		d := uint64(c - '0')
+		if v > (1<<64-1-d)/10 {
+			return 0, false
+		}
+		v = v*10 + d
+	}
+	return v, true
+}
+
+// recordAt matches one complete record at i:
+//
+//	[STRACE]\s+v=\d+\s+pid=\d+\s+tid=\d+\s+inv=\d+\s+hid=[0-9a-fA-F]+\s+depth=\d+\s+name=\S+\s+ts=\d+\s+dur=\d+(attrs)
+//
+// with attrs running to the first envelope prefix, [STRACE] or the end of
+// the line (end excludes a final '\r'). next is where the search resumes.
+func (p *Parser) recordAt(line []byte, i, end int) (s Span, next int, ok bool) {
+	c := cursor{b: line[:end], i: i + len(markStrace)}
+	if !c.spaces() || !c.lit("v=") || c.digits() == 0 {
+		return s, 0, false
+	}
+	var f [3]uint64
+	for k, key := range [...]string{"pid=", "tid=", "inv="} {
+		if f[k], ok = c.num(key); !ok {
+			return s, 0, false
+		}
+	}
+	if !c.spaces() || !c.lit("hid=") {
+		return s, 0, false
+	}
+	j := c.i
+	lower := true
+	for c.i < len(c.b) && isHex(c.b[c.i]) {
+		lower = lower && !(c.b[c.i] >= 'A' && c.b[c.i] <= 'F')
+		c.i++
+	}
+	if c.i == j {
+		return s, 0, false
+	}
+	hid := c.b[j:c.i]
+	if !lower {
+		hid = bytes.ToLower(hid)
+	}
+	depth, ok := c.num("depth=")
+	if !ok || !c.spaces() || !c.lit("name=") {
+		return s, 0, false
+	}
+	j = c.i
+	for c.i < len(c.b) && !isSpace(c.b[c.i]) {
+		c.i++
+	}
+	if c.i == j {
+		return s, 0, false
+	}
+	name := c.b[j:c.i]
+	ts, ok1 := c.num("ts=")
+	dur, ok2 := c.num("dur=")
+	if !ok1 || !ok2 || f[0] > math.MaxInt64 || f[1] > math.MaxInt64 || depth > math.MaxInt32 || ts > math.MaxInt64 || dur > math.MaxInt64 {
+		return s, 0, false
+	}
+	a := c.i
+	z := attrsEnd(line[:end], a)
+	var nm string
+	if bytes.IndexByte(name, '%') >= 0 {
+		nm = p.internBytes([]byte(DecodeField(string(name))))
+	} else {
+		nm = p.internBytes(name)
+	}
+	s = Span{
+		PID: int64(f[0]), TID: int64(f[1]), Inv: f[2], HID: p.internBytes(hid), Depth: int(depth),
+		Name: nm, TS: int64(ts), Dur: int64(dur),
+	}
+	if at := bytes.TrimSpace(line[a:z]); len(at) > 0 {
+		s.Attrs = string(at)
+	}
+	return s, z, true
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// attrsEnd returns the first position from a on where the next envelope
+// prefix or [STRACE] begins, or end.
+func attrsEnd(line []byte, a int) int {
+	for k := a; k < len(line); k++ {
+		if line[k] != '[' {
+			continue
+		}
+		rest := line[k:]
+		if bytes.HasPrefix(rest, markStrace) || prefixAt(rest) {
+			return k
+		}
+	}
+	return len(line)
+}
+
+// prefixAt matches an envelope prefix at the start of b:
+// \[mono_ns=\d+\]\[T0x[0-9a-fA-F]+\]\[[A-Z]+\]\s+[^:\r\n]+:\s+
+func prefixAt(b []byte) bool {
+	c := cursor{b: b}
+	if !c.lit("[mono_ns=") || c.digits() == 0 || !c.lit("][T0x") {
+		return false
+	}
+	j := c.i
+	for c.i < len(b) && isHex(b[c.i]) {
+		c.i++
+	}
+	if c.i == j || !c.lit("][") {
+		return false
+	}
+	j = c.i
+	for c.i < len(b) && b[c.i] >= 'A' && b[c.i] <= 'Z' {
+		c.i++
+	}
+	if c.i == j || !c.lit("]") {
+		return false
+	}
+	// \s+[^:\r\n]+: — the text S up to the first ':' must split into a
+	// non-empty run of white space and a non-empty rest without '\r' or
+	// '\n' (white space other than those belongs to both classes).
+	q := bytes.IndexByte(b[c.i:], ':')
+	if q < 0 {
+		return false
+	}
+	S := b[c.i : c.i+q]
+	w := 0
+	for w < len(S) && isSpace(S[w]) {
+		w++
+	}
+	switch {
+	case w == 0:
+		return false
+	case w < len(S):
+		if bytes.ContainsAny(S[w:], "\r\n") {
+			return false
+		}
+	default: // all white space: the last byte must serve as the rest
+		if len(S) < 2 || S[w-1] == '\r' || S[w-1] == '\n' {
+			return false
+		}
+	}
+	c.i += q + 1
+	return c.spaces()
+}
+
+// anchors reads "[CLOCK_ANCHOR] v=1 pid=P mono_ns=M wall_ns=W".
+func (p *Parser) anchors(line []byte) {
+	for i := 0; ; {
+		j := bytes.Index(line[i:], markAnchor)
+		if j < 0 {
+			return
+		}
+		i += j + len(markAnchor)
+		c := cursor{b: line, i: i}
+		v, ok1 := c.num("v=")
+		pid, ok2 := c.num("pid=")
+		mono, ok3 := c.num("mono_ns=")
+		wall, ok4 := c.num("wall_ns=")
+		if !ok1 || !ok2 || !ok3 || !ok4 || v != 1 || pid > math.MaxInt64 || mono > math.MaxInt64 || wall > math.MaxInt64 {
+			continue
+		}
+		a := Anchor{PID: int64(pid), MonoNS: int64(mono), WallNS: int64(wall)}
+		if p.Anchors == nil {
+			p.Anchors, p.AnchorCount = map[int64]Anchor{}, map[int64]int{}
+		}
+		p.Anchors[a.PID] = a
+		p.AnchorCount[a.PID]++
+	}
+}
+
+// drops reads "[HOSTLOG_DROPS] v=1 pid=.. new=.. total=.. queue_full=..
+// claim_exhausted=.. output_failed=.. not_admitted=..", keeping per pid
+// the report with the largest total (the last of equal ones).
+func (p *Parser) drops(line []byte) {
+	for i := 0; ; {
+		j := bytes.Index(line[i:], markDrops)
+		if j < 0 {
+			return
+		}
+		i += j + len(markDrops)
+		c := cursor{b: line, i: i}
+		var vals [8]int64
+		ok := true
+		for k, key := range [...]string{"v=", "pid=", "new=", "total=", "queue_full=", "claim_exhausted=", "output_failed=", "not_admitted="} {
+			v, good := c.num(key)
+			if !good || v > math.MaxInt64 {
+				ok = false
+				break
+			}
+			vals[k] = int64(v)
+		}
+		if !ok || vals[0] != 1 {
+			continue
+		}
+		d := Drops{PID: vals[1], Total: vals[3], QueueFull: vals[4], ClaimExhausted: vals[5], OutputFailed: vals[6], NotAdmitted: vals[7]}
+		if p.Drops == nil {
+			p.Drops = map[int64]Drops{}
+		}
+		if prev, seen := p.Drops[d.PID]; !seen || d.Total >= prev.Total {
+			p.Drops[d.PID] = d
+		}
+	}
+}

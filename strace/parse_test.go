@@ -1,0 +1,143 @@
+package strace
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+func parseFile(t *testing.T, path string) *Parser {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var p Parser
+	if err := p.Read(f); err != nil {
+		t.Fatal(err)
+	}
+	return &p
+}
+
+func TestParseFixture(t *testing.T) {
+	p := parseFile(t, "testdata/mixed.log")
+	want := []Span{
+		{PID: 100, TID: 1, Inv: 1, HID: "abc", Depth: 1, Name: "chip.run.bind", TS: 2000, Dur: 1000, Attrs: "bytes=4096"},
+		{PID: 100, TID: 2, Inv: 1, HID: "abc", Depth: 2, Name: "chip.run.bind.args", TS: 2100, Dur: 300, Attrs: "note=two%20words"},
+		{PID: 100, TID: 2, Inv: 1, HID: "abc", Depth: 2, Name: "chip.run.bind.more", TS: 2500, Dur: 100, Attrs: ""},
+		{PID: 100, TID: 1, Inv: 1, HID: "abc", Depth: 0, Name: "chip.run", TS: 1500, Dur: 5000, Attrs: "rank=0 run_id=7"},
+		{PID: 100, TID: 1, Inv: 1, HID: "abc", Depth: 2, Name: "chip.run.runner_run.device_wall", TS: 77, Dur: 4000, Attrs: "clk=dev"},
+		{PID: 100, TID: 3, Inv: 0, HID: "0", Depth: 0, Name: "ext.pypto.decode layer", TS: 3000, Dur: 250, Attrs: "layer=3"},
+		{PID: 100, TID: 3, Inv: 0, HID: "0", Depth: 0, Name: "node.dispatch", TS: 3100, Dur: 50, Attrs: "role=scheduler"},
+		{PID: 200, TID: 9, Inv: 1, HID: "abc", Depth: 0, Name: "chip.run", TS: 9000, Dur: 7000, Attrs: ""},
+	}
+	if len(p.Spans) != len(want) {
+		t.Fatalf("%d spans: %+v", len(p.Spans), p.Spans)
+	}
+	for i := range want {
+		if p.Spans[i] != want[i] {
+			t.Errorf("span %d:\ngot  %+v\nwant %+v", i, p.Spans[i], want[i])
+		}
+	}
+	if p.Heads != 9 || p.Incomplete() != 1 {
+		t.Errorf("heads %d incomplete %d, want 9 and 1", p.Heads, p.Incomplete())
+	}
+	if d := p.Drops[100]; d.Total != 5 || d.QueueFull != 4 || d.ClaimExhausted != 1 {
+		t.Errorf("pid 100 drops %+v: the larger total must win", d)
+	}
+	if d := p.Drops[200]; d.Total != 1 || d.OutputFailed != 1 {
+		t.Errorf("pid 200 drops %+v", d)
+	}
+	if a := p.Anchors[100]; a.MonoNS != 1000 || a.Wall(2000) != 1780000000000001000 {
+		t.Errorf("anchor %+v", a)
+	}
+	if _, ok := p.Anchors[200]; ok {
+		t.Error("pid 200 has no anchor")
+	}
+}
+
+func TestRecordBoundaries(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		line  string
+		attrs []string
+	}{
+		{"end of line", "[STRACE] v=1 pid=1 tid=1 inv=1 hid=0 depth=0 name=a ts=1 dur=1 k=v", []string{"k=v"}},
+		{"crlf", "[STRACE] v=1 pid=1 tid=1 inv=1 hid=0 depth=0 name=a ts=1 dur=1 k=v\r\n", []string{"k=v"}},
+		{"next envelope", "[STRACE] v=1 pid=1 tid=1 inv=1 hid=0 depth=0 name=a ts=1 dur=1 k=v [mono_ns=5][T0xA][INFO] some func: text", []string{"k=v"}},
+		{"prefix needs a colon", "[STRACE] v=1 pid=1 tid=1 inv=1 hid=0 depth=0 name=a ts=1 dur=1 k=v [mono_ns=5][T0xA][INFO] nocolon", []string{"k=v [mono_ns=5][T0xA][INFO] nocolon"}},
+		{"two records", "x [STRACE] v=1 pid=1 tid=1 inv=1 hid=0 depth=0 name=a ts=1 dur=1 a=1 [STRACE] v=1 pid=1 tid=1 inv=1 hid=0 depth=0 name=b ts=1 dur=1 b=2", []string{"a=1", "b=2"}},
+		{"tabs as spaces", "[STRACE]\tv=1\tpid=1 tid=1 inv=1 hid=0 depth=0 name=a ts=1 dur=1\tz=9", []string{"z=9"}},
+		{"torn then whole", "[STRACE] v=1 pid=1 tid=1 inv=1 hid=0 depth=0 name=a ts=1 [STRACE] v=1 pid=1 tid=1 inv=1 hid=0 depth=0 name=b ts=1 dur=1 ", []string{""}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var p Parser
+			p.Line([]byte(tt.line))
+			var got []string
+			for _, s := range p.Spans {
+				got = append(got, s.Attrs)
+			}
+			if strings.Join(got, "|") != strings.Join(tt.attrs, "|") {
+				t.Errorf("attrs %q, want %q", got, tt.attrs)
+			}
+		})
+	}
+}
+
+func TestDecodeAndAttrs(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"bad%20name%0A%5BSTRACE%5D%3Dx", "bad name\n[STRACE]=x"},
+		{"100%25", "100%"},
+		{"50%", "50%"},
+		{"%zz", "%zz"},
+		{"trunc~", "trunc~"},
+		{"%C3%A9", "é"},
+	} {
+		if got := DecodeField(tt.in); got != tt.want {
+			t.Errorf("DecodeField(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	m := ParseAttrs("rank=0 run_id=-7 note=two%20words flag big=99999999999999999999 e=")
+	if m["rank"] != int64(0) || m["run_id"] != int64(-7) || m["note"] != "two words" || m["big"] != "99999999999999999999" || m["e"] != "" {
+		t.Errorf("%#v", m)
+	}
+	if _, ok := m["flag"]; ok {
+		t.Error("token without '=' kept")
+	}
+}
+
+func TestGrouping(t *testing.T) {
+	p := parseFile(t, "testdata/mixed.log")
+	invs := Group(p.Spans, InInvocation)
+	for _, iv := range invs {
+		for _, s := range iv.Spans {
+			if f := Family(s.Name); f == "node" || f == "external" {
+				t.Errorf("%s kept in invocation views", s.Name)
+			}
+		}
+	}
+	if len(invs) != 2 || invs[0].PID != 100 || invs[1].PID != 200 || len(invs[0].Spans) != 5 {
+		t.Fatalf("invocations %+v", invs)
+	}
+	if r := invs[0].Root(); r == nil || r.Name != "chip.run" {
+		t.Errorf("root %+v", r)
+	}
+	b := Buckets(invs)
+	if len(b) != 1 || b[0].HID != "abc" || len(b[0].Invocations) != 2 || Label(b, "abc") != "decode" {
+		t.Errorf("buckets %+v", b)
+	}
+	if ExternalProducer("ext.pypto.decode layer") != "pypto" || ExternalProducer("ext..x") != "" || ExternalProducer("ext.p") != "" {
+		t.Error("ExternalProducer")
+	}
+}
+
+func TestAnchorsRepeated(t *testing.T) {
+	var p Parser
+	p.Line([]byte("[CLOCK_ANCHOR] v=1 pid=5 mono_ns=10 wall_ns=20"))
+	p.Line([]byte("[CLOCK_ANCHOR] v=1 pid=5 mono_ns=30 wall_ns=40"))
+	p.Line([]byte("[CLOCK_ANCHOR] v=2 pid=5 mono_ns=50 wall_ns=60"))
+	if p.AnchorCount[5] != 2 || p.Anchors[5].MonoNS != 30 {
+		t.Errorf("%+v %+v", p.Anchors, p.AnchorCount)
+	}
+}
