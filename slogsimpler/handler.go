@@ -23,6 +23,15 @@ import (
 // level nobody chose.
 type Handler struct {
 	state *State
+	r     Renderer
+}
+
+// A Renderer turns slog records into envelope lines, with the attributes
+// and groups of WithAttrs and WithGroup rendered once. It is the part of
+// Handler that does not write, for other handlers that keep records in
+// the host envelope (the trace recorder). The zero Renderer is ready to
+// use; its methods return new Renderers and never modify the receiver.
+type Renderer struct {
 	// pre holds the WithAttrs attributes rendered once, each " key=value"
 	// with its group prefix; clipped so that a clone's append never writes
 	// into a sibling's backing array.
@@ -61,17 +70,7 @@ func (h *Handler) WithAttrs(attrs []slog.Attr) slog.Handler {
 	if len(attrs) == 0 {
 		return h
 	}
-	var l envelope.Line
-	for _, a := range attrs {
-		l.Attr(h.prefix, nil, a)
-	}
-	h2 := *h
-	// Content is bounded by the record size: attributes past it could
-	// never be printed anyway, and the line is then truncated.
-	// (A record always has a header before them, so attributes cut here
-	// are past the bound of every record too.)
-	h2.pre = slices.Clip(append(slices.Clip(h.pre), l.Content()...))
-	return &h2
+	return &Handler{state: h.state, r: h.r.WithAttrs(attrs)}
 }
 
 // WithGroup returns a handler that puts later attributes under name.
@@ -79,11 +78,7 @@ func (h *Handler) WithGroup(name string) slog.Handler {
 	if name == "" {
 		return h
 	}
-	var l envelope.Line
-	l.GroupName(name)
-	h2 := *h
-	h2.prefix = h.prefix + string(l.Content())
-	return &h2
+	return &Handler{state: h.state, r: h.r.WithGroup(name)}
 }
 
 // Handle renders r and submits it. It rechecks the live threshold (a level
@@ -103,11 +98,47 @@ func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
 		s.ensureAnchor(r.Time)
 	}
 	var l envelope.Line
-	l.Header(envelope.Mono(r.Time), envelope.GoroutineID(), r.Level)
+	h.r.Render(ctx, r, &l)
+	if err := s.sink.Submit(l.Finish()); err == sink.ErrOutputFailed {
+		return err
+	}
+	return nil
+}
 
-	// Machine records from this module (spans, op lines) carry a mark in
-	// the context; their messages all start with '[', so other records
-	// skip the context lookup.
+// WithAttrs returns a renderer whose records carry attrs.
+func (rd Renderer) WithAttrs(attrs []slog.Attr) Renderer {
+	if len(attrs) == 0 {
+		return rd
+	}
+	var l envelope.Line
+	for _, a := range attrs {
+		l.Attr(rd.prefix, nil, a)
+	}
+	// Content is bounded by the record size: attributes past it could
+	// never be printed anyway. (A record always has a header before them,
+	// so attributes cut here are past the bound of every record too.)
+	rd.pre = slices.Clip(append(slices.Clip(rd.pre), l.Content()...))
+	return rd
+}
+
+// WithGroup returns a renderer that puts later attributes under name.
+func (rd Renderer) WithGroup(name string) Renderer {
+	if name == "" {
+		return rd
+	}
+	var l envelope.Line
+	l.GroupName(name)
+	rd.prefix += string(l.Content())
+	return rd
+}
+
+// Render writes r into l (not finished: the caller calls l.Finish). Machine
+// records of this module (spans, op lines) carry a mark in ctx and are
+// written as they are; everything else is user text.
+func (rd Renderer) Render(ctx context.Context, r slog.Record, l *envelope.Line) {
+	l.Header(envelope.Mono(r.Time), envelope.GoroutineID(), r.Level)
+	// Machine records' messages all start with '[', so other records skip
+	// the context lookup.
 	var mark *trusted.Mark
 	if len(r.Message) > 0 && r.Message[0] == '[' {
 		mark = trusted.From(ctx)
@@ -118,32 +149,24 @@ func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
 	case r.PC != 0:
 		l.Caller(envelope.Lookup(r.PC))
 	default:
-		writeNoPC(&l)
+		writeNoPC(l)
 	}
 	if mark != nil {
 		l.Trusted(r.Message)
 		if mark.Bare {
-			return h.submit(&l)
+			return
 		}
 	} else {
 		l.Message(r.Message)
 	}
-	l.Rendered(h.pre)
+	l.Rendered(rd.pre)
 	if r.NumAttrs() > 0 {
-		prefix := h.prefix
+		prefix := rd.prefix
 		r.Attrs(func(a slog.Attr) bool {
 			l.Attr(prefix, nil, a)
 			return true
 		})
 	}
-	return h.submit(&l)
-}
-
-func (h *Handler) submit(l *envelope.Line) error {
-	if err := h.state.sink.Submit(l.Finish()); err == sink.ErrOutputFailed {
-		return err
-	}
-	return nil
 }
 
 // writeNoPC writes the function field of a record without a PC. The
