@@ -47,6 +47,9 @@ type SetupOptions struct {
 	NoConsole bool
 	// State is the state to use; nil means Default().
 	State *State
+	// Handlers are more destinations for the fan-out (a trace recorder,
+	// say), each with its own level.
+	Handlers []slog.Handler
 }
 
 // Logging is what Setup set up. Close it before the program exits.
@@ -55,7 +58,8 @@ type Logging struct {
 	State *State
 	// Logger is the logger Setup installed with slog.SetDefault.
 	Logger *slog.Logger
-	// Fanout counts and reports failing children; nil without a console.
+	// Fanout counts and reports failing children; nil when the file is
+	// the only destination.
 	Fanout *Fanout
 }
 
@@ -117,13 +121,18 @@ func Setup(opts *SetupOptions) (*Logging, error) {
 		return nil, err
 	}
 	lg := &Logging{State: st}
-	var h slog.Handler = st.Handler()
+	children := []slog.Handler{st.Handler()}
 	if o.Dir != "" && !o.NoConsole {
 		w := o.Console
 		if w == nil {
 			w = os.Stderr
 		}
-		lg.Fanout = NewFanout(st, h, NewConsoleHandler(w, &ConsoleOptions{Level: consoleLevel}))
+		children = append(children, NewConsoleHandler(w, &ConsoleOptions{Level: consoleLevel}))
+	}
+	children = append(children, o.Handlers...)
+	var h slog.Handler = children[0]
+	if len(children) > 1 {
+		lg.Fanout = NewFanout(st, children...)
 		h = lg.Fanout
 	}
 	lg.Logger = slog.New(h)

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"simpler.dev/log/atrace"
 	"simpler.dev/log/devicebridge"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
@@ -45,11 +46,19 @@ func run(dir string, threshold slog.Level, console io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// Recent records, DEBUG included, stay in memory and are written to
+	// DIR/atrace/... only when an error, a panic or the exit asks for them.
+	rec, err := atrace.New(&atrace.Options{State: st, Root: dir})
+	if err != nil {
+		return err
+	}
+	defer rec.RecoverAndDump()
 	lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{
-		Dir:     dir,
-		Level:   threshold,
-		Console: console,
-		State:   st,
+		Dir:      dir,
+		Level:    threshold,
+		Console:  console,
+		State:    st,
+		Handlers: []slog.Handler{rec},
 	})
 	if err != nil {
 		return err
@@ -82,11 +91,14 @@ func run(dir string, threshold slog.Level, console io.Writer) error {
 	sp.End()
 	slog.Warn("queue drained with failures", "failed", failed, "total", len(jobs))
 
+	if err := rec.Close(); err != nil { // the exit dump
+		return err
+	}
 	if err := lg.Close(); err != nil {
 		return err
 	}
 	c := st.Counts()
-	fmt.Printf("log: %s\nrecords written: %d, dropped: %d\n", st.Path(), c.Written, c.Dropped)
+	fmt.Printf("log: %s\nrecords written: %d, dropped: %d\ntrace dumps: %s\n", st.Path(), c.Written, c.Dropped, rec.Dir())
 	return nil
 }
 

@@ -58,6 +58,19 @@ func TestQuickstartWritesEnvelopes(t *testing.T) {
 	if bytes.Contains(b, []byte("[HOSTLOG_DROPS]")) {
 		t.Error("the quickstart dropped records")
 	}
+	// The failed job dumped a schedule event with the DEBUG context; the
+	// exit dumped another.
+	for _, ev := range []string{"schedule", "exit"} {
+		m, _ := filepath.Glob(filepath.Join(dir, "atrace", "trace_*", ev+"_event_*", ev+"_tracer_host.txt"))
+		if len(m) != 1 {
+			t.Errorf("%s dumps: %v", ev, m)
+			continue
+		}
+		b, _ := os.ReadFile(m[0])
+		if !bytes.Contains(b, []byte("[DEBUG]")) {
+			t.Errorf("%s dump without DEBUG context", ev)
+		}
+	}
 	fi, err := os.Stat(dir)
 	if err != nil || fi.Mode().Perm() != 0o750&^currentUmask() {
 		t.Errorf("directory mode %v", fi.Mode().Perm())

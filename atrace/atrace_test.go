@@ -1,0 +1,373 @@
+package atrace
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime/trace"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"simpler.dev/log/levels"
+	"simpler.dev/log/slogsimpler"
+)
+
+func TestParseRecordNum(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want int
+		ok   bool
+	}{
+		{"15", 15, true}, {"+15", 15, true}, {" 15", 15, true}, {"10", 10, true}, {"1000", 1000, true},
+		{"9", 10, false}, {"1001", 10, false}, {"15 ", 10, false}, {"1e2", 10, false}, {"0x10", 10, false},
+		{"", 10, false}, {"-15", 10, false}, {"99999999999999999999", 10, false},
+	} {
+		t.Run(fmt.Sprintf("%q", tt.in), func(t *testing.T) {
+			n, ok, warning := ParseRecordNum(tt.in)
+			if n != tt.want || ok != tt.ok {
+				t.Errorf("got %d, %v", n, ok)
+			}
+			if !ok && warning != fmt.Sprintf("invalid value [%s] for ASCEND_TRACE_RECORD_NUM, expected range: [10, 1000]. Use default dir num=10.", tt.in) {
+				t.Errorf("warning %q", warning)
+			}
+		})
+	}
+}
+
+type env map[string]string
+
+func (e env) lookup(k string) (string, bool) { v, ok := e[k]; return v, ok }
+
+// newRecorder returns a recorder dumping under a temporary work path, with
+// its warnings going to a buffer.
+func newRecorder(t *testing.T, e env, o *Options) (*Recorder, *bytes.Buffer) {
+	t.Helper()
+	var warnings bytes.Buffer
+	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Debug, Output: &warnings})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e == nil {
+		e = env{}
+	}
+	if _, ok := e[EnvWorkPath]; !ok {
+		e[EnvWorkPath] = t.TempDir()
+	}
+	if _, ok := e["HOME"]; !ok {
+		e["HOME"] = t.TempDir()
+	}
+	var opts Options
+	if o != nil {
+		opts = *o
+	}
+	opts.State = st
+	opts.LookupEnv = e.lookup
+	r, err := New(&opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, &warnings
+}
+
+var (
+	traceDirRE = regexp.MustCompile(`/atrace/trace_\d+_\d+_\d{20}$`)
+	eventDirRE = regexp.MustCompile(`^(schedule|stackcore|exit)_event_\d+_\d{20}$`)
+)
+
+func TestScheduleDumpOnError(t *testing.T) {
+	r, _ := newRecorder(t, nil, nil)
+	log := slog.New(r).With("svc", "api")
+	for i := range 5 {
+		log.Debug("context before the error", "i", i)
+	}
+	log.Error("request failed", "code", 500)
+	if !traceDirRE.MatchString(r.Dir()) {
+		t.Fatalf("trace dir %q", r.Dir())
+	}
+	ents, _ := os.ReadDir(r.Dir())
+	if len(ents) != 1 || !eventDirRE.MatchString(ents[0].Name()) || !strings.HasPrefix(ents[0].Name(), "schedule_event_") {
+		t.Fatalf("event dirs %v", ents)
+	}
+	b, err := os.ReadFile(filepath.Join(r.Dir(), ents[0].Name(), "schedule_tracer_host.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(string(b), "context before the error") != 5 || !strings.Contains(string(b), "[ERROR] atrace.TestScheduleDumpOnError: [atrace_test.go:") ||
+		!strings.Contains(string(b), "request failed svc=api code=500") {
+		t.Errorf("dump:\n%s", b)
+	}
+}
+
+func TestAging(t *testing.T) {
+	now := time.Date(2026, 6, 1, 10, 0, 0, 0, time.Local)
+	clock := func() time.Time { now = now.Add(time.Second); return now }
+	r, _ := newRecorder(t, nil, &Options{Now: clock})
+	var dirs []string
+	for range 11 {
+		d, err := r.Dump(EventSchedule)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, d)
+	}
+	if _, err := os.Stat(dirs[0]); !os.IsNotExist(err) {
+		t.Error("the oldest dump survived the 11th")
+	}
+	ents, _ := os.ReadDir(r.Dir())
+	if len(ents) != 10 {
+		t.Errorf("%d directories, want 10", len(ents))
+	}
+	// exit and stackcore are never aged, and device dumps count apart.
+	ex, _ := r.Dump(EventExit)
+	sc, _ := r.Dump(EventStackcore)
+	r.RecordDevice([]byte("[ERROR] AICPU(1,p):2026-06-01-10:00:00.000.000 [k.cpp:1]1 f boom"))
+	dev, err := r.DumpDevice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 10 {
+		r.Dump(EventSchedule)
+	}
+	for _, d := range []string{ex, sc, dev} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("%s was aged out: %v", filepath.Base(d), err)
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(dev, "schedule_tracer_device.txt"))
+	if !strings.Contains(string(b), "boom\n") {
+		t.Errorf("device dump %q", b)
+	}
+	st, _ := os.ReadFile(filepath.Join(sc, "stackcore_tracer_stacks.txt"))
+	if !strings.Contains(string(st), "goroutine ") || !strings.Contains(string(st), "TestAging") {
+		t.Error("stackcore dump lacks the stacks")
+	}
+	ents, _ = os.ReadDir(r.Dir())
+	if len(ents) != 13 { // 10 host schedule + exit + stackcore + 1 device schedule
+		t.Errorf("%d directories, want 13", len(ents))
+	}
+	t.Run("ASCEND_TRACE_RECORD_NUM", func(t *testing.T) {
+		r, _ := newRecorder(t, env{EnvRecordNum: "12"}, &Options{Now: clock})
+		for range 15 {
+			r.Dump(EventSchedule)
+		}
+		if ents, _ := os.ReadDir(r.Dir()); len(ents) != 12 {
+			t.Errorf("%d directories, want 12", len(ents))
+		}
+	})
+	t.Run("invalid value warns and uses 10", func(t *testing.T) {
+		r, warnings := newRecorder(t, env{EnvRecordNum: "1e2"}, &Options{Now: clock})
+		if r.maxDirs != 10 || !strings.Contains(warnings.String(), "[WARN] atrace: invalid value [1e2] for ASCEND_TRACE_RECORD_NUM, expected range: [10, 1000]. Use default dir num=10.") {
+			t.Errorf("max %d, warnings %q", r.maxDirs, warnings.String())
+		}
+	})
+}
+
+func TestRemovalFailureWarnsAndContinues(t *testing.T) {
+	failed := errors.New("read-only file system")
+	removeAll = func(string) error { return failed }
+	defer func() { removeAll = os.RemoveAll }()
+	r, warnings := newRecorder(t, nil, nil)
+	for range 11 {
+		if _, err := r.Dump(EventSchedule); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !strings.Contains(warnings.String(), "could not remove old trace directory") {
+		t.Errorf("no warning: %q", warnings.String())
+	}
+	if ents, _ := os.ReadDir(r.Dir()); len(ents) != 11 {
+		t.Errorf("%d directories: the 11th dump did not happen", len(ents))
+	}
+}
+
+func TestModes(t *testing.T) {
+	for _, mask := range []int{0o077, 0o000} {
+		t.Run(fmt.Sprintf("umask %03o", mask), func(t *testing.T) {
+			old := syscall.Umask(mask)
+			defer syscall.Umask(old)
+			work := filepath.Join(t.TempDir(), "new", "work")
+			r, _ := newRecorder(t, env{EnvWorkPath: work}, nil)
+			d, err := r.Dump(EventExit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range []string{work, filepath.Dir(work), filepath.Join(work, "atrace"), r.Dir(), d} {
+				if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o750 {
+					t.Errorf("%s: %v %v", p, fi.Mode().Perm(), err)
+				}
+			}
+			if fi, err := os.Stat(filepath.Join(d, "exit_tracer_host.txt")); err != nil || fi.Mode().Perm() != 0o640 {
+				t.Errorf("file mode %v %v", fi.Mode().Perm(), err)
+			}
+		})
+	}
+}
+
+func TestRootFallback(t *testing.T) {
+	home := t.TempDir()
+	cwd, _ := os.Getwd()
+	file := filepath.Join(t.TempDir(), "a-file")
+	os.WriteFile(file, nil, 0o600)
+	for _, tt := range []struct {
+		name, work string
+		wantRoot   string
+		warn       bool
+	}{
+		{"relative made absolute", "rel-work", filepath.Join(cwd, "rel-work"), false},
+		{"missing is created", filepath.Join(home, "x", "y"), filepath.Join(home, "x", "y"), false},
+		{"unusable (under a file)", filepath.Join(file, "sub"), filepath.Join(home, "ascend"), true},
+		{"too long", "/" + strings.Repeat("d", maxRootLen+10), filepath.Join(home, "ascend"), true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if strings.HasPrefix(tt.work, "rel") {
+				defer os.RemoveAll(filepath.Join(cwd, tt.work))
+			}
+			r, warnings := newRecorder(t, env{EnvWorkPath: tt.work, "HOME": home}, nil)
+			if !strings.HasPrefix(r.Dir(), tt.wantRoot+"/atrace/") {
+				t.Errorf("dir %q, want under %q", r.Dir(), tt.wantRoot)
+			}
+			if tt.warn != strings.Contains(warnings.String(), "ASCEND_WORK_PATH is not usable") {
+				t.Errorf("warnings %q", warnings.String())
+			}
+		})
+	}
+	t.Run("unset", func(t *testing.T) {
+		r, err := New(&Options{LookupEnv: env{"HOME": home}.lookup})
+		if err != nil || !strings.HasPrefix(r.Dir(), filepath.Join(home, "ascend", "atrace")) {
+			t.Errorf("%q %v", r.Dir(), err)
+		}
+	})
+}
+
+func TestPanicDump(t *testing.T) {
+	r, _ := newRecorder(t, nil, nil)
+	log := slog.New(r)
+	func() {
+		defer func() {
+			if v := recover(); v != "boom" {
+				t.Errorf("re-panicked with %v", v)
+			}
+		}()
+		defer r.RecoverAndDump()
+		log.Info("last words")
+		panic("boom")
+	}()
+	ents, _ := os.ReadDir(r.Dir())
+	if len(ents) != 1 || !strings.HasPrefix(ents[0].Name(), "stackcore_event_") {
+		t.Fatalf("%v", ents)
+	}
+	d := filepath.Join(r.Dir(), ents[0].Name())
+	host, _ := os.ReadFile(filepath.Join(d, "stackcore_tracer_host.txt"))
+	stacks, _ := os.ReadFile(filepath.Join(d, "stackcore_tracer_stacks.txt"))
+	if !strings.Contains(string(host), "last words") || !strings.Contains(string(host), "panic: boom") || !strings.Contains(string(stacks), "TestPanicDump") {
+		t.Errorf("host %q\nstacks %.200q", host, stacks)
+	}
+}
+
+func TestConcurrentTriggers(t *testing.T) {
+	r, _ := newRecorder(t, nil, nil)
+	log := slog.New(r)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 50 {
+				log.Info("work", "g", g, "i", i)
+			}
+			log.Error("failed", "g", g)
+		})
+	}
+	wg.Wait()
+	ents, _ := os.ReadDir(r.Dir())
+	if len(ents) != 8 {
+		t.Fatalf("%d dumps for 8 triggers", len(ents))
+	}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(r.Dir(), e.Name(), "schedule_tracer_host.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+		for _, l := range lines[1:] {
+			if !strings.HasPrefix(l, "[mono_ns=") || !strings.Contains(l, "] atrace.TestConcurrentTriggers.func1: [") {
+				t.Fatalf("damaged record %q in %s", l, e.Name())
+			}
+		}
+	}
+}
+
+func TestRingKeepsNewestWhole(t *testing.T) {
+	r, _ := newRecorder(t, nil, &Options{RingBytes: 4096})
+	log := slog.New(r)
+	for i := range 500 {
+		log.Info("record", "i", i, "pad", strings.Repeat("p", i%40))
+	}
+	d, _ := r.Dump(EventExit)
+	b, _ := os.ReadFile(filepath.Join(d, "exit_tracer_host.txt"))
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	if !strings.Contains(lines[0], "older records pushed out of the ring") {
+		t.Errorf("header %q", lines[0])
+	}
+	recs := lines[1:]
+	if len(b) > 4096+200 || len(recs) < 10 {
+		t.Fatalf("%d bytes, %d records", len(b), len(recs))
+	}
+	for k, l := range recs {
+		want := fmt.Sprintf("record i=%d ", 500-len(recs)+k)
+		if !strings.HasPrefix(l, "[mono_ns=") || !strings.Contains(l, want) {
+			t.Fatalf("record %d %q, want %q", k, l, want)
+		}
+	}
+}
+
+func TestLevelsAndClose(t *testing.T) {
+	r, _ := newRecorder(t, nil, &Options{Level: levels.Info, Trigger: levels.Warn})
+	if r.Enabled(context.Background(), levels.Debug) || !r.Enabled(context.Background(), levels.Info) {
+		t.Error("level")
+	}
+	log := slog.New(r)
+	log.Debug("not kept")
+	log.Warn("triggers")
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if _, err := r.Dump(EventSchedule); !errors.Is(err, ErrClosed) {
+		t.Errorf("dump after Close: %v", err)
+	}
+	ents, _ := os.ReadDir(r.Dir())
+	if len(ents) != 2 {
+		t.Fatalf("%v", ents)
+	}
+	b, _ := os.ReadFile(filepath.Join(r.Dir(), ents[0].Name(), "exit_tracer_host.txt"))
+	if strings.Contains(string(b), "not kept") || !strings.Contains(string(b), "triggers") {
+		t.Errorf("%q", b)
+	}
+}
+
+func TestFlightRecorderSnapshot(t *testing.T) {
+	if trace.IsEnabled() {
+		t.Skip("tracer already running")
+	}
+	fr := trace.NewFlightRecorder(trace.FlightRecorderConfig{})
+	if err := fr.Start(); err != nil {
+		t.Skip(err)
+	}
+	defer fr.Stop()
+	r, _ := newRecorder(t, nil, &Options{FlightRecorder: fr})
+	slog.New(r).Error("with a go trace")
+	ents, _ := os.ReadDir(r.Dir())
+	fi, err := os.Stat(filepath.Join(r.Dir(), ents[0].Name(), "go.trace"))
+	if err != nil || fi.Size() == 0 || fi.Mode().Perm() != 0o640 {
+		t.Errorf("go.trace: %v %v", fi, err)
+	}
+}

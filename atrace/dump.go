@@ -1,0 +1,112 @@
+package atrace
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/trace"
+	"slices"
+	"time"
+)
+
+// dump writes one event directory: the ring's records, the stacks for a
+// stackcore event, and the flight recorder's snapshot when it runs. Dumps
+// are serialised; the ring is copied under its own lock first, so logging
+// goes on while the files are written.
+func (s *shared) dump(event string, device bool, stacks []byte) (string, error) {
+	ring, object := s.host, "host"
+	if device {
+		ring, object = s.device, "device"
+	}
+	records, lost := ring.snapshot()
+
+	s.dumpMu.Lock()
+	defer s.dumpMu.Unlock()
+	if s.closed {
+		return "", ErrClosed
+	}
+	if err := mkdirAll(s.root); err != nil {
+		return "", fmt.Errorf("atrace: %w", err)
+	}
+	// Two dumps never share a directory: each takes a time strictly after
+	// the last one's (at microsecond resolution).
+	t := s.opts.Now().Truncate(time.Microsecond)
+	if !t.After(s.lastTime) {
+		t = s.lastTime.Add(time.Microsecond)
+	}
+	s.lastTime = t
+	dir := filepath.Join(s.root, fmt.Sprintf("%s_event_%d_%s", event, s.pid, stamp(t)))
+
+	aged := event == EventSchedule
+	list := &s.hostDirs
+	if device {
+		list = &s.devDirs
+	}
+	if aged && !slices.Contains(*list, dir) {
+		for len(*list) >= s.maxDirs {
+			old := (*list)[0]
+			*list = (*list)[1:]
+			if err := removeAll(old); err != nil {
+				s.warn(fmt.Sprintf("could not remove old trace directory %s: %v", old, err))
+			} else if _, err := os.Stat(old); err == nil {
+				s.warn(fmt.Sprintf("could not remove old trace directory %s", old))
+			}
+		}
+		*list = append(*list, dir)
+	}
+	if err := mkdirAll(dir); err != nil {
+		return dir, fmt.Errorf("atrace: %w", err)
+	}
+	var errs []error
+	head := fmt.Sprintf("# %s event, pid %d, %d records kept, %d older records pushed out of the ring\n", event, s.pid, bytes.Count(records, []byte{'\n'}), lost)
+	errs = append(errs, writeFile(filepath.Join(dir, fmt.Sprintf("%s_tracer_%s.txt", event, object)), []byte(head), records))
+	if stacks != nil {
+		errs = append(errs, writeFile(filepath.Join(dir, fmt.Sprintf("%s_tracer_stacks.txt", event)), stacks))
+	}
+	if fr := s.opts.FlightRecorder; fr != nil && fr.Enabled() {
+		errs = append(errs, writeFlight(filepath.Join(dir, "go.trace"), fr))
+	}
+	return dir, errors.Join(errs...)
+}
+
+// writeFile writes parts to a new file of mode 0640, whatever the umask.
+func writeFile(path string, parts ...[]byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o640)
+	if err != nil {
+		return err
+	}
+	for _, p := range parts {
+		if _, err := f.Write(p); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if err := f.Chmod(0o640); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// writeFlight writes the flight recorder's snapshot.
+func writeFlight(path string, fr *trace.FlightRecorder) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o640)
+	if err != nil {
+		return err
+	}
+	if _, err := fr.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(0o640); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// removeAll is os.RemoveAll; tests replace it to make a removal fail (they
+// run as root in CI, where a read-only directory can still be removed).
+var removeAll = os.RemoveAll

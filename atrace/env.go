@@ -1,0 +1,99 @@
+package atrace
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+)
+
+// Aging bounds, as CANN has them.
+const (
+	MinRecordNum     = 10
+	MaxRecordNum     = 1000
+	DefaultRecordNum = 10
+	// maxRootLen leaves room under the root for the trace directories
+	// within PATH_MAX.
+	maxRootLen = unix.PathMax - 256
+)
+
+// EnvRecordNum and EnvWorkPath are the variables CANN reads.
+const (
+	EnvRecordNum = "ASCEND_TRACE_RECORD_NUM"
+	EnvWorkPath  = "ASCEND_WORK_PATH"
+)
+
+// ParseRecordNum reads ASCEND_TRACE_RECORD_NUM as CANN does: a decimal
+// number filling the whole string, leading white space and a '+' allowed,
+// in [10, 1000]. Otherwise ok is false, n is 10, and warning is the text
+// CANN logs.
+func ParseRecordNum(s string) (n int, ok bool, warning string) {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\v' || s[i] == '\f' || s[i] == '\r') {
+		i++
+	}
+	if i < len(s) && s[i] == '+' {
+		i++
+	}
+	v, digits := 0, 0
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		if v <= MaxRecordNum {
+			v = v*10 + int(s[i]-'0')
+		}
+		digits++
+	}
+	if digits == 0 || i != len(s) || v < MinRecordNum || v > MaxRecordNum {
+		return DefaultRecordNum, false, fmt.Sprintf("invalid value [%s] for %s, expected range: [%d, %d]. Use default dir num=%d.",
+			s, EnvRecordNum, MinRecordNum, MaxRecordNum, DefaultRecordNum)
+	}
+	return v, true, ""
+}
+
+// resolveRoot picks the dump root: ASCEND_WORK_PATH when it is set, not too
+// long, and a directory this process can create (0750) and write; else
+// $HOME/ascend. why says why the work path was not used.
+func resolveRoot(lookup func(string) (string, bool)) (root, why string, err error) {
+	if v, ok := lookup(EnvWorkPath); ok && v != "" {
+		abs, aerr := filepath.Abs(v)
+		switch {
+		case aerr != nil:
+			why = aerr.Error()
+		case len(abs) > maxRootLen:
+			why = fmt.Sprintf("%s is longer than %d bytes", EnvWorkPath, maxRootLen)
+		default:
+			if merr := mkdirAll(abs); merr != nil {
+				why = merr.Error()
+			} else if unix.Access(abs, unix.W_OK|unix.X_OK) != nil {
+				why = abs + " is not writable"
+			} else {
+				return abs, "", nil
+			}
+		}
+	}
+	home, ok := lookup("HOME")
+	if !ok || home == "" {
+		return "", why, fmt.Errorf("atrace: no dump root: %s unusable (%s) and HOME unset", EnvWorkPath, why)
+	}
+	return filepath.Join(home, "ascend"), why, nil
+}
+
+// mkdirAll creates dir and its missing parents with mode 0750, whatever
+// the umask; existing directories keep their mode.
+func mkdirAll(dir string) error {
+	if fi, err := os.Stat(dir); err == nil {
+		if !fi.IsDir() {
+			return fmt.Errorf("%s is not a directory", dir)
+		}
+		return nil
+	}
+	if parent := filepath.Dir(dir); parent != dir {
+		if err := mkdirAll(parent); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(dir, 0o750); err != nil && !os.IsExist(err) {
+		return err
+	}
+	return os.Chmod(dir, 0o750)
+}
