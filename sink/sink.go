@@ -62,6 +62,10 @@ type Options struct {
 	// shared pipe: whole records, at most 512 bytes a write. Nil means
 	// os.Stderr.
 	Output io.Writer
+	// OutputPrivate says Output is not a shared pipe but this process's
+	// own (a file, /dev/null, a buffer): writes to it may carry many
+	// records, up to 64 KiB, as writes to a bound directory's file do.
+	OutputPrivate bool
 	// PID is the process id for file names and drop reports; 0 means
 	// os.Getpid().
 	PID int
@@ -139,6 +143,11 @@ type Sink struct {
 	stop     chan struct{} // closed to ask the writer to quiesce
 	done     chan struct{} // closed by the writer when it has exited
 	isClosed bool
+	// batch and timer belong to the writer goroutine; Start allocates
+	// them once, before the first writer starts, so the writer never
+	// allocates.
+	batch []byte
+	timer *time.Timer
 }
 
 // New returns a synchronous sink writing to opts.Output (stderr when nil)
@@ -157,6 +166,9 @@ func New(opts *Options) *Sink {
 	}
 	s.head.Store(closedBit)
 	s.batchLimit.Store(pipeBatch)
+	if o.OutputPrivate {
+		s.batchLimit.Store(fileBatch)
+	}
 	return s
 }
 
@@ -232,9 +244,13 @@ claimed:
 	sl.n = uint32(copy(sl.buf[:], rec))
 	sl.seq.Store(pos + 1)
 	s.poke()
-	// tail moves once per batch, so this load misses the cache about once
-	// per batch, not once per record.
-	if pos+1-s.tail.Load() > highWater {
+	// High water: the slot highWater positions ahead still holds the record
+	// of one lap ago (released slots carry seq == their next position), so
+	// the writer is more than Slots-highWater records behind. Reading that
+	// slot instead of tail matters: the writer touched it thousands of
+	// records ago, while tail changes with every batch and would cost each
+	// push a cache miss.
+	if ahead := pos + highWater; s.ring[ahead&mask].seq.Load() < ahead {
 		runtime.Gosched()
 	}
 	return nil

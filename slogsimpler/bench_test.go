@@ -4,7 +4,7 @@ package slogsimpler
 // (nop: a handler that does nothing) and slog.TextHandler with AddSource
 // (ours always carries the source). slogsimpler-sync writes synchronously
 // to io.Discard; slogsimpler queues for a writer goroutine that writes to
-// /dev/null as a pipe (512-byte writes); slogsimpler-file queues for a
+// /dev/null in batches; slogsimpler-file queues for a
 // writer that batches into a real file, the case to compare with
 // text-file (TextHandler writing the same file). Compare two commits with
 //
@@ -44,7 +44,7 @@ func benchHandlers(b *testing.B) []struct {
 	if err != nil {
 		b.Fatal(err)
 	}
-	async, err := NewState(&Options{Level: levels.Debug, Output: devnull, Async: true})
+	async, err := NewState(&Options{Level: levels.Debug, Output: devnull, OutputPrivate: true, Async: true})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -43,6 +43,9 @@ type Options struct {
 	// directory is bound (tests, or a program that wants its records on a
 	// pipe of its own).
 	Output io.Writer
+	// OutputPrivate says Output is this process's own (a file, /dev/null),
+	// not a pipe it shares: the writer may put many records in one write.
+	OutputPrivate bool
 	// Async starts the writer goroutine at once (see State.Start).
 	Async bool
 }
@@ -57,7 +60,7 @@ func NewState(opts *Options) (*State, error) {
 	if opts != nil {
 		o = *opts
 	}
-	s := &State{sink: sink.New(&sink.Options{Output: o.Output})}
+	s := &State{sink: sink.New(&sink.Options{Output: o.Output, OutputPrivate: o.OutputPrivate})}
 	s.pid = s.sink.PID()
 	level := levels.DefaultThreshold
 	if o.Level != nil {
