@@ -3,8 +3,9 @@ GO      ?= go
 PKGS    ?= ./...
 FUZZTIME ?= 10s
 BENCHCOUNT ?= 5
+BENCHTIME ?= 200ms
 
-.PHONY: test fmt-check vet race bench fuzz cover
+.PHONY: test fmt-check vet race bench bench-lib fuzz cover
 
 test: fmt-check vet race
 
@@ -14,13 +15,20 @@ fmt-check:
 
 vet:
 	$(GO) vet $(PKGS)
+	cd bench && $(GO) vet ./... && $(GO) test ./cmd/...
 
 race:
 	$(GO) test -race -count=1 $(PKGS)
 
-# The library's own benchmarks. The comparison with other loggers lives in
-# bench/ (its own module) and runs with `make -C bench`.
+# The comparison with slog, zap, zerolog, phuslu and tint (bench/, its own
+# module, so the peers stay out of the library's go.mod): raw results in
+# bench/bench.txt, then a table of medians with ratios to nop and to the
+# fastest peer.
 bench:
+	cd bench && $(GO) test -run NONE -bench . -benchmem -count $(BENCHCOUNT) -benchtime $(BENCHTIME) . | tee bench.txt | $(GO) run ./cmd/benchtable
+
+# The library's own micro-benchmarks.
+bench-lib:
 	$(GO) test -run NONE -bench . -benchmem -count $(BENCHCOUNT) $(PKGS)
 
 # A short run of every fuzz target, FUZZTIME each.

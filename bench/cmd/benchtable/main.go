@@ -1,0 +1,148 @@
+// Benchtable reads `go test -bench` output on standard input and prints a
+// Markdown table of medians: per scenario and handler, the median ns/op,
+// allocations, and two ratios — against nop (slog's own floor) and against
+// the fastest peer in that scenario. Custom metrics (drop_%, records/s)
+// are shown as they are.
+//
+//	go test -run NONE -bench . -benchmem -count 5 | go run ./cmd/benchtable
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// peers are the other loggers' slog handlers; natives are their own APIs,
+// shown for reference but not taken as "fastest peer".
+var peers = map[string]bool{"text": true, "json": true, "tint": true, "zapslog": true, "zerolog": true, "phuslu": true}
+
+type sample struct {
+	ns      []float64
+	allocs  []float64
+	metrics map[string][]float64
+}
+
+func main() {
+	if err := run(os.Stdin, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "benchtable:", err)
+		os.Exit(1)
+	}
+}
+
+func run(in io.Reader, out io.Writer) error {
+	data := map[string]map[string]*sample{}
+	var order []string
+	sc := bufio.NewScanner(in)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") {
+			continue
+		}
+		name := f[0][len("Benchmark"):]
+		if i := strings.LastIndexByte(name, '-'); i > 0 {
+			name = name[:i] // the GOMAXPROCS suffix
+		}
+		scenario, handler, _ := strings.Cut(name, "/")
+		if handler == "" {
+			handler = "-"
+		}
+		if data[scenario] == nil {
+			data[scenario] = map[string]*sample{}
+			order = append(order, scenario)
+		}
+		s := data[scenario][handler]
+		if s == nil {
+			s = &sample{metrics: map[string][]float64{}}
+			data[scenario][handler] = s
+		}
+		for i := 2; i+1 < len(f); i += 2 {
+			v, err := strconv.ParseFloat(f[i], 64)
+			if err != nil {
+				continue
+			}
+			switch unit := f[i+1]; unit {
+			case "ns/op":
+				s.ns = append(s.ns, v)
+			case "allocs/op":
+				s.allocs = append(s.allocs, v)
+			case "B/op", "MB/s":
+			default:
+				s.metrics[unit] = append(s.metrics[unit], v)
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	if len(order) == 0 {
+		return fmt.Errorf("no benchmark lines on standard input")
+	}
+	fmt.Fprintln(out, "| scenario | handler | median ns/op | allocs/op | × nop | × fastest peer | other |")
+	fmt.Fprintln(out, "|---|---|---:|---:|---:|---:|---|")
+	for _, scen := range order {
+		hs := data[scen]
+		nop := median(get(hs, "nop"))
+		fastest, fastestName := 0.0, ""
+		for h, s := range hs {
+			if m := median(s.ns); peers[h] && m > 0 && (fastest == 0 || m < fastest) {
+				fastest, fastestName = m, h
+			}
+		}
+		names := make([]string, 0, len(hs))
+		for h := range hs {
+			names = append(names, h)
+		}
+		sort.Slice(names, func(i, j int) bool { return median(hs[names[i]].ns) < median(hs[names[j]].ns) })
+		for _, h := range names {
+			s := hs[h]
+			m := median(s.ns)
+			ratio := func(base float64) string {
+				if base == 0 || m == 0 {
+					return ""
+				}
+				return fmt.Sprintf("%.2f", m/base)
+			}
+			vsPeer := ratio(fastest)
+			if vsPeer != "" {
+				vsPeer += " (" + fastestName + ")"
+			}
+			var other []string
+			keys := make([]string, 0, len(s.metrics))
+			for k := range s.metrics {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				other = append(other, fmt.Sprintf("%s=%.4g", k, median(s.metrics[k])))
+			}
+			fmt.Fprintf(out, "| %s | %s | %.1f | %.0f | %s | %s | %s |\n", scen, h, m, median(s.allocs), ratio(nop), vsPeer, strings.Join(other, " "))
+		}
+	}
+	return nil
+}
+
+func get(hs map[string]*sample, h string) []float64 {
+	if s := hs[h]; s != nil {
+		return s.ns
+	}
+	return nil
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	} else {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+}
