@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/trace"
@@ -73,30 +74,31 @@ func (s *shared) dump(event string, device bool, stacks []byte) (string, error) 
 
 // writeFile writes parts to a new file of mode 0640, whatever the umask.
 func writeFile(path string, parts ...[]byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o640)
-	if err != nil {
-		return err
-	}
-	for _, p := range parts {
-		if _, err := f.Write(p); err != nil {
-			f.Close()
-			return err
+	return create(path, func(w io.Writer) error {
+		for _, p := range parts {
+			if _, err := w.Write(p); err != nil {
+				return err
+			}
 		}
-	}
-	if err := f.Chmod(0o640); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+		return nil
+	})
 }
 
 // writeFlight writes the flight recorder's snapshot.
 func writeFlight(path string, fr *trace.FlightRecorder) error {
+	return create(path, func(w io.Writer) error {
+		_, err := fr.WriteTo(w)
+		return err
+	})
+}
+
+// create makes path with mode 0640 (whatever the umask) and fills it.
+func create(path string, fill func(io.Writer) error) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o640)
 	if err != nil {
 		return err
 	}
-	if _, err := fr.WriteTo(f); err != nil {
+	if err := fill(f); err != nil {
 		f.Close()
 		return err
 	}

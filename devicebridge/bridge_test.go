@@ -16,26 +16,17 @@ import (
 	"time"
 
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
 )
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+type lockedBuffer struct{ logtest.Buffer }
 
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
+// lines returns the records written, clock anchors left out.
 func (l *lockedBuffer) lines() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	var out []string
-	for _, s := range strings.Split(strings.TrimSuffix(l.b.String(), "\n"), "\n") {
+	for _, s := range strings.Split(strings.TrimSuffix(l.String(), "\n"), "\n") {
 		if s != "" && !strings.Contains(s, "[CLOCK_ANCHOR]") {
 			out = append(out, s)
 		}

@@ -16,26 +16,11 @@ import (
 	"testing/slogtest"
 	"time"
 
+	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/levels"
 )
 
-// lockedBuffer is a concurrency-safe output for tests.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) Bytes() []byte {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return bytes.Clone(l.b.Bytes())
-}
+type lockedBuffer = logtest.Buffer
 
 func newTestState(t testing.TB, level slog.Level) (*State, *lockedBuffer) {
 	t.Helper()

@@ -156,18 +156,10 @@ func Start(ctx context.Context, name string, attrs ...slog.Attr) (context.Contex
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	parent := nodeFrom(ctx)
-	logger := parent.log()
-	if !logger.Enabled(ctx, levels.Timing) {
+	sp := newSpan(ctx, name, attrs)
+	if sp == nil {
 		return ctx, nil
 	}
-	sp := &Span{logger: logger, tid: envelope.GoroutineID(), name: name}
-	if parent != nil {
-		sp.node = *parent
-		sp.node.depth = parent.depth + 1
-	}
-	sp.emit.Context = ctx
-	sp.addAttrs(attrs)
 	child := context.WithValue(ctx, ctxKey{}, &sp.node)
 	if trace.IsEnabled() {
 		sp.region = trace.StartRegion(ctx, name)
@@ -230,10 +222,19 @@ func Emit(ctx context.Context, name string, ts int64, dur time.Duration, attrs .
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if sp := newSpan(ctx, name, attrs); sp != nil {
+		sp.write(time.Now(), ts, int64(dur))
+	}
+}
+
+// newSpan makes a span named name under the span or invocation in ctx,
+// with attrs encoded, or returns nil when the logger in use does not admit
+// TIMING (allocating nothing).
+func newSpan(ctx context.Context, name string, attrs []slog.Attr) *Span {
 	parent := nodeFrom(ctx)
 	logger := parent.log()
 	if !logger.Enabled(ctx, levels.Timing) {
-		return
+		return nil
 	}
 	sp := &Span{logger: logger, tid: envelope.GoroutineID(), name: name}
 	if parent != nil {
@@ -242,5 +243,5 @@ func Emit(ctx context.Context, name string, ts int64, dur time.Duration, attrs .
 	}
 	sp.emit.Context = ctx
 	sp.addAttrs(attrs)
-	sp.write(time.Now(), ts, int64(dur))
+	return sp
 }

@@ -1,7 +1,6 @@
 package spanattr
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -13,26 +12,12 @@ import (
 	"time"
 
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
 )
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+type lockedBuffer = logtest.Buffer
 
 // span is one parsed [STRACE] record.
 type span struct {

@@ -86,14 +86,7 @@ func ChromeTrace(invs []*Invocation, buckets []Bucket, anchors map[int64]Anchor)
 // are on another clock and are listed under unalignedDeviceSpans instead.
 func Swimlane(spans []Span, anchors map[int64]Anchor) Document {
 	doc := Document{DisplayTimeUnit: "ms", TraceEvents: []Event{}}
-	var host, dev []Span
-	for _, s := range spans {
-		if s.IsDevice() {
-			dev = append(dev, s)
-		} else {
-			host = append(host, s)
-		}
-	}
+	host, dev := SplitDevice(spans)
 	byPID := map[int64][]Span{}
 	for _, s := range spans {
 		byPID[s.PID] = append(byPID[s.PID], s)
@@ -138,6 +131,19 @@ func Swimlane(spans []Span, anchors map[int64]Anchor) Document {
 		})
 	}
 	return doc
+}
+
+// SplitDevice separates host spans from device (clk=dev) spans, which are
+// on another clock.
+func SplitDevice(spans []Span) (host, device []Span) {
+	for _, s := range spans {
+		if s.IsDevice() {
+			device = append(device, s)
+		} else {
+			host = append(host, s)
+		}
+	}
+	return host, device
 }
 
 // ProcessLabel names a process from the families of its spans.

@@ -77,14 +77,7 @@ var palette = [...]string{"#8ecae6", "#ffb703", "#90be6d", "#f28482", "#cdb4db",
 // with each span's name, duration and attributes on hover; device spans
 // are listed in a table below.
 func WriteHTML(w io.Writer, title string, spans []Span) error {
-	var host, dev []Span
-	for _, s := range spans {
-		if s.IsDevice() {
-			dev = append(dev, s)
-		} else {
-			host = append(host, s)
-		}
-	}
+	host, dev := SplitDevice(spans)
 	page := htmlPage{Title: title, Width: htmlWidth, Device: dev, SpanCount: len(host)}
 	lanes := map[[2]int64][]Span{}
 	var t0, t1 int64
