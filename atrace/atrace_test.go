@@ -162,6 +162,12 @@ func TestAging(t *testing.T) {
 			t.Errorf("%d directories, want 12", len(ents))
 		}
 	})
+	t.Run("unset means 10, no warning", func(t *testing.T) {
+		r, warnings := newRecorder(t, nil, nil)
+		if r.maxDirs != 10 || warnings.Len() != 0 {
+			t.Errorf("max %d, warnings %q", r.maxDirs, warnings.String())
+		}
+	})
 	t.Run("invalid value warns and uses 10", func(t *testing.T) {
 		r, warnings := newRecorder(t, env{EnvRecordNum: "1e2"}, &Options{Now: clock})
 		if r.maxDirs != 10 || !strings.Contains(warnings.String(), "[WARN] atrace: invalid value [1e2] for ASCEND_TRACE_RECORD_NUM, expected range: [10, 1000]. Use default dir num=10.") {

@@ -65,6 +65,16 @@ func (z zeroTimeSpy) WithGroup(n string) slog.Handler {
 }
 
 func TestSlogtest(t *testing.T) {
+	t.Run("Handler", func(t *testing.T) {
+		runSlogtest(t, func(s *State) slog.Handler { return s.Handler() })
+	})
+	// The fan-out wraps each child; through it the file must still pass.
+	t.Run("Fanout", func(t *testing.T) {
+		runSlogtest(t, func(s *State) slog.Handler { return NewFanout(s, s.Handler(), slog.DiscardHandler) })
+	})
+}
+
+func runSlogtest(t *testing.T, build func(*State) slog.Handler) {
 	var (
 		buf  *lockedBuffer
 		zero bool
@@ -72,7 +82,7 @@ func TestSlogtest(t *testing.T) {
 	slogtest.Run(t, func(t *testing.T) slog.Handler {
 		var s *State
 		s, buf = newTestState(t, levels.Info)
-		return zeroTimeSpy{s.Handler(), &zero}
+		return zeroTimeSpy{build(s), &zero}
 	}, func(t *testing.T) map[string]any {
 		recs := records(t, buf.Bytes())
 		if len(recs) != 1 {
