@@ -180,8 +180,21 @@ func recordIndex(b []byte, each int) (int, bool) {
 // three times: every run must account for every record, and one run must
 // lose nothing. A writer that cannot keep up loses records in every run
 // and fails.
+//
+// Whether the writer keeps up is timing, so under the race detector (and
+// with other test binaries sharing the cores) only the accounting and the
+// integrity of every line are checked; `make test` runs this test again
+// without -race, on its own, for the zero-loss expectation.
 func TestStressFastDestination(t *testing.T) {
 	const producers, each = 64, 2000
+	if raceBuild {
+		c, w := stressFast(t, producers, each)
+		if w.records != int(c.Written) || w.torn != 0 || w.dup != 0 {
+			t.Fatalf("destination saw %d records (%d written), %d torn writes, %d duplicates", w.records, c.Written, w.torn, w.dup)
+		}
+		t.Logf("under -race: %+v", c)
+		return
+	}
 	for attempt := 1; ; attempt++ {
 		c, w := stressFast(t, producers, each)
 		if w.records != int(c.Written) || w.torn != 0 || w.dup != 0 {
