@@ -100,6 +100,56 @@ const digitPairs = "000102030405060708091011121314151617181920212223242526272829
 // uint64 writes v in decimal.
 func (l *Line) uint64(v uint64) {
 	var s [20]byte
+	l.rawBytes(appendDecimal(s[:0], v))
+}
+
+func (l *Line) hex(v uint64) {
+	var s [16]byte
+	l.rawBytes(appendHex(s[:0], v))
+}
+
+// Header writes "[mono_ns=<mono>][T0x<gid>][<LEVEL>] ", the level name
+// rounded down onto the ladder.
+func (l *Line) Header(mono int64, gid int64, level slog.Level) {
+	l.HeaderName(mono, gid, levels.Name(level))
+}
+
+// HeaderName is [Line.Header] with the level name given as text, for
+// records whose name is fixed (machine records) or already computed.
+func (l *Line) HeaderName(mono int64, gid int64, name string) {
+	if l.n == 0 && len(name) <= 16 {
+		l.headerFast(mono, gid, name)
+		return
+	}
+	l.raw("[mono_ns=")
+	l.int64(mono)
+	l.raw("][T0x")
+	l.hex(uint64(gid))
+	l.raw("][")
+	l.raw(name)
+	l.raw("] ")
+}
+
+// headerFast writes the header into an empty line: at most 9+20+5+16+2+16+2
+// bytes, far below the bound, so no piece needs a bound check of its own.
+func (l *Line) headerFast(mono int64, gid int64, name string) {
+	b := l.buf[:0:maxContent]
+	b = append(b, "[mono_ns="...)
+	if mono < 0 {
+		b = append(b, '-')
+		mono = -mono
+	}
+	b = appendDecimal(b, uint64(mono))
+	b = append(b, "][T0x"...)
+	b = appendHex(b, uint64(gid))
+	b = append(b, "]["...)
+	b = append(b, name...)
+	b = append(b, "] "...)
+	l.n = len(b)
+}
+
+func appendDecimal(b []byte, v uint64) []byte {
+	var s [20]byte
 	i := len(s)
 	for v >= 100 {
 		q := v / 100
@@ -115,10 +165,10 @@ func (l *Line) uint64(v uint64) {
 		i--
 		s[i] = byte('0' + v)
 	}
-	l.rawBytes(s[i:])
+	return append(b, s[i:]...)
 }
 
-func (l *Line) hex(v uint64) {
+func appendHex(b []byte, v uint64) []byte {
 	var s [16]byte
 	i := len(s)
 	for v >= 16 {
@@ -128,25 +178,7 @@ func (l *Line) hex(v uint64) {
 	}
 	i--
 	s[i] = hexDigits[v]
-	l.rawBytes(s[i:])
-}
-
-// Header writes "[mono_ns=<mono>][T0x<gid>][<LEVEL>] ", the level name
-// rounded down onto the ladder.
-func (l *Line) Header(mono int64, gid int64, level slog.Level) {
-	l.HeaderName(mono, gid, levels.Name(level))
-}
-
-// HeaderName is [Line.Header] with the level name given as text, for
-// records whose name is fixed (machine records) or already computed.
-func (l *Line) HeaderName(mono int64, gid int64, name string) {
-	l.raw("[mono_ns=")
-	l.int64(mono)
-	l.raw("][T0x")
-	l.hex(uint64(gid))
-	l.raw("][")
-	l.raw(name)
-	l.raw("] ")
+	return append(b, s[i:]...)
 }
 
 // Caller writes "func: [file:line] " for a resolved frame.
