@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime/trace"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -376,4 +377,20 @@ func TestFlightRecorderSnapshot(t *testing.T) {
 	if err != nil || fi.Size() == 0 || fi.Mode().Perm() != 0o640 {
 		t.Errorf("go.trace: %v %v", fi, err)
 	}
+}
+
+// FuzzParseRecordNum compares with CANN's rule written another way.
+func FuzzParseRecordNum(f *testing.F) {
+	for _, s := range []string{"15", "+15", " 15", "9", "1001", "15 ", "1e2", "0x10", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, ok, warning := ParseRecordNum(s)
+		rest := strings.TrimPrefix(strings.TrimLeft(s, " \t\n\v\f\r"), "+")
+		v, err := strconv.Atoi(rest)
+		want := err == nil && rest != "" && strings.Trim(rest, "0123456789") == "" && v >= 10 && v <= 1000
+		if ok != want || (ok && n != v) || (!ok && (n != 10 || warning == "")) {
+			t.Fatalf("ParseRecordNum(%q) = %d, %v", s, n, ok)
+		}
+	})
 }

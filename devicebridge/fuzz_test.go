@@ -58,3 +58,18 @@ func FuzzParseCANNLevel(f *testing.F) {
 		}
 	})
 }
+
+// FuzzAppendLine: every CANN line is exactly one line.
+func FuzzAppendLine(f *testing.F) {
+	f.Add("kernel.cpp", "run", `"step done"`, "python3")
+	f.Add("a\nb", "f\r", "x\ny\x00", "p\x1b")
+	f.Fuzz(func(t *testing.T, file, fn, msg, pname string) {
+		line := AppendLine(nil, "AICPU", 1, pname, fixedTime, CANNWarning, true, file, 1, 2, fn, msg)
+		if strings.IndexByte(string(line), '\n') != len(line)-1 || strings.ContainsAny(string(line[:len(line)-1]), "\r\x00") {
+			t.Fatalf("not one line: %q", line)
+		}
+		if !strings.HasPrefix(string(line), "[WARNING] AICPU(1,") {
+			t.Fatalf("prefix: %q", line)
+		}
+	})
+}

@@ -71,3 +71,19 @@ func FuzzPlainText(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParse: any input parses or is refused without panicking, and what
+// parses has a function without ':' or white space.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("[mono_ns=5][T0x1a][WARN] main.serve: [server.go:88] slow ms=1\n"))
+	f.Add([]byte("[mono_ns=1][T0x][INFO] : x"))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		p, err := Parse(line)
+		if err != nil {
+			return
+		}
+		if p.Function == "" || bytes.ContainsAny([]byte(p.Function), ": \t") || p.Mono < 0 {
+			t.Fatalf("parsed %+v from %q", p, line)
+		}
+	})
+}

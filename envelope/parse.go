@@ -49,13 +49,17 @@ func Parse(line []byte) (Parsed, error) {
 		return p, ErrNotEnvelope
 	}
 	var lvl []byte
-	if lvl, rest, ok = bytes.Cut(rest, []byte("] ")); !ok || len(lvl) == 0 {
+	if lvl, rest, ok = bytes.Cut(rest, []byte("] ")); !ok || len(lvl) == 0 || bytes.IndexFunc(lvl, notUpper) >= 0 {
 		return p, ErrNotEnvelope
 	}
-	fn, rest, ok := bytes.Cut(rest, []byte(": "))
-	if !ok || len(fn) == 0 || bytes.ContainsAny(fn, " \t") {
+	// The function ends at the first ':', which must be followed by a
+	// space; it holds no white space.
+	i := bytes.IndexByte(rest, ':')
+	if i <= 0 || i+1 >= len(rest) || rest[i+1] != ' ' || bytes.ContainsAny(rest[:i], " \t") {
 		return p, ErrNotEnvelope
 	}
+	fn := rest[:i]
+	rest = rest[i+2:]
 	p.Mono, p.TID, p.Level, p.Function = mono, int64(tid), string(lvl), string(fn)
 	p.Body = rest
 	if len(rest) > 0 && rest[0] == '[' {
@@ -69,3 +73,5 @@ func Parse(line []byte) (Parsed, error) {
 	}
 	return p, nil
 }
+
+func notUpper(r rune) bool { return r < 'A' || r > 'Z' }

@@ -269,3 +269,19 @@ func TestSetup(t *testing.T) {
 		}
 	})
 }
+
+// FuzzConsoleEscape: whatever the message, the console prints one line
+// with no control bytes, and plain text passes through unchanged.
+func FuzzConsoleEscape(f *testing.F) {
+	f.Add("plain text")
+	f.Add("a\nb\r\x1b[31mred\x07 \xff \u2028")
+	f.Fuzz(func(t *testing.T, msg string) {
+		out := escapeConsole(msg)
+		if !consolePlain(out) {
+			t.Fatalf("escaped %q to %q, still not printable", msg, out)
+		}
+		if consolePlain(msg) && !strings.ContainsRune(msg, '\\') && out != msg {
+			t.Fatalf("plain %q changed to %q", msg, out)
+		}
+	})
+}
