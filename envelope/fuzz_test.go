@@ -87,3 +87,19 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func FuzzPlainASCII(f *testing.F) {
+	f.Add("printable text of some length")
+	f.Add("tab\there \x7f and \xff")
+	f.Fuzz(func(t *testing.T, s string) {
+		want := true
+		for i := 0; i < len(s); i++ {
+			if s[i] < 0x20 || s[i] >= 0x7f {
+				want = false
+			}
+		}
+		if got := plainASCII(s); got != want {
+			t.Fatalf("plainASCII(%q) = %v, want %v", s, got, want)
+		}
+	})
+}

@@ -68,19 +68,29 @@ func (f *field) truncate() {
 	f.full = true
 }
 
-// bytesIn encodes s with the given safe set.
+// bytesIn encodes s with the given safe set. Runs of safe bytes are copied
+// whole while they fit; only escapes and the final unit go one at a time.
 func (f *field) bytesIn(s string, safe *[256]bool) {
-	for i := 0; i < len(s) && !f.full; i++ {
-		c := s[i]
-		if safe[c] {
-			if f.used()+1 <= f.cap {
-				f.dst = append(f.dst, c)
-				continue
-			}
-			f.truncate()
-			return
+	for i := 0; i < len(s) && !f.full; {
+		j := i
+		for j < len(s) && safe[s[j]] {
+			j++
 		}
+		if j > i {
+			room := f.cap - f.used()
+			if j-i > room {
+				// The run does not fit: take what fits, then end the field.
+				f.dst = append(f.dst, s[i:i+room]...)
+				f.truncate()
+				return
+			}
+			f.dst = append(f.dst, s[i:j]...)
+			i = j
+			continue
+		}
+		c := s[i]
 		f.unit([]byte{'%', upperHex[c>>4], upperHex[c&0xf]})
+		i++
 	}
 }
 
