@@ -259,24 +259,5 @@ func (l *Line) escapeTrusted(s string) {
 // pre-rendered by WithAttrs).
 func (l *Line) Rendered(b []byte) { l.rawBytes(b) }
 
-// plainASCII reports whether s is printable ASCII, eight bytes at a time
-// (see plainText).
-func plainASCII(s string) bool {
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		bad := ((x - 0x20*lsb) | x) & msb
-		y := x ^ (0x7f * lsb)
-		bad |= (y - lsb) & ^y & msb
-		if bad != 0 {
-			return false
-		}
-	}
-	for ; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f {
-			return false
-		}
-	}
-	return true
-}
+// plainASCII reports whether s is printable ASCII.
+func plainASCII(s string) bool { return plainWords(s, false) }

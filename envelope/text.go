@@ -198,9 +198,13 @@ const (
 )
 
 // plainText reports whether every byte of s is printable ASCII other than
-// '[', eight bytes at a time: a word is plain when no byte is below 0x20,
-// none has the high bit, none is 0x7f and none is '['.
-func plainText(s string) bool {
+// '['.
+func plainText(s string) bool { return plainWords(s, true) }
+
+// plainWords reports whether every byte of s is printable ASCII (and, with
+// bracket, not '['), eight bytes at a time: a word is plain when no byte
+// is below 0x20, none has the high bit, none is 0x7f (and none is '[').
+func plainWords(s string, bracket bool) bool {
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
 		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
@@ -208,17 +212,19 @@ func plainText(s string) bool {
 		// Any byte < 0x20, or >= 0x80: (x - 0x20 per byte) borrows into or
 		// x itself has the high bit.
 		bad := ((x - 0x20*lsb) | x) & msb
-		// Zero-byte test on x^0x7f and x^'[': (y - lsb) & ^y & msb.
+		// Zero-byte test on x^0x7f (and x^'['): (y - lsb) & ^y & msb.
 		y := x ^ (0x7f * lsb)
 		bad |= (y - lsb) & ^y & msb
-		y = x ^ ('[' * lsb)
-		bad |= (y - lsb) & ^y & msb
+		if bracket {
+			y = x ^ ('[' * lsb)
+			bad |= (y - lsb) & ^y & msb
+		}
 		if bad != 0 {
 			return false
 		}
 	}
 	for ; i < len(s); i++ {
-		if !plain[s[i]] {
+		if c := s[i]; c < 0x20 || c >= 0x7f || (bracket && c == '[') {
 			return false
 		}
 	}
