@@ -33,10 +33,17 @@ type htmlLane struct {
 	Label string
 }
 
+type htmlTick struct {
+	X     float64
+	Label string
+}
+
 type htmlPage struct {
 	Title      string
 	Width      float64
 	Height     float64
+	Ticks      []htmlTick
+	AxisY      float64
 	Lanes      []htmlLane
 	Rects      []htmlRect
 	Device     []Span
@@ -52,6 +59,7 @@ var htmlTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 body{font:13px system-ui,sans-serif;margin:16px;color:#222}
 svg{border:1px solid #ddd;background:#fff}
 .lane{fill:#f6f6f6}
+.tick{stroke:#ccc;stroke-width:1}
 .lbl{font:12px monospace;fill:#333}
 .span text{font:11px monospace;fill:#000;pointer-events:none}
 .span rect:hover{stroke:#000;stroke-width:1}
@@ -60,7 +68,8 @@ table{border-collapse:collapse;margin-top:12px}td,th{border:1px solid #ccc;paddi
 <h1>{{.Title}}</h1>
 <p>{{.SpanCount}} host spans from {{.Start}} to {{.End}} (CLOCK_MONOTONIC). Hover a span for its name, duration and attributes.</p>
 <svg xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}">
-{{range .Lanes}}<rect class="lane" x="0" y="{{.Y}}" width="{{$.Width}}" height="{{.H}}"/><text class="lbl" x="4" y="{{.Y}}" dy="13">{{.Label}}</text>
+{{range .Ticks}}<line class="tick" x1="{{printf "%.2f" .X}}" y1="0" x2="{{printf "%.2f" .X}}" y2="{{$.AxisY}}"/><text class="lbl" x="{{printf "%.2f" .X}}" y="{{$.AxisY}}" dx="2" dy="12">{{.Label}}</text>
+{{end}}{{range .Lanes}}<rect class="lane" x="0" y="{{.Y}}" width="{{$.Width}}" height="{{.H}}"/><text class="lbl" x="4" y="{{.Y}}" dy="13">{{.Label}}</text>
 {{end}}{{range .Rects}}<g class="span"><rect class="span" x="{{printf "%.2f" .X}}" y="{{.Y}}" width="{{printf "%.2f" .W}}" height="{{.H}}" fill="{{.Fill}}"><title>{{.Title}}</title></rect>{{if .Label}}<text x="{{printf "%.2f" .X}}" y="{{.Y}}" dx="2" dy="12">{{.Label}}</text>{{end}}</g>
 {{end}}</svg>
 {{if .Device}}<h2>Device spans (device clock, not on the time line above)</h2>
@@ -127,7 +136,9 @@ func WriteHTML(w io.Writer, title string, spans []Span) error {
 		}
 		y += h + htmlLaneGap
 	}
-	page.Height = max(y, htmlRowH)
+	page.AxisY = max(y, htmlRowH)
+	page.Height = page.AxisY + 18
+	page.Ticks = ticks(t1-t0, scale)
 	return htmlTmpl.Execute(w, page)
 }
 
@@ -138,4 +149,42 @@ func cutFirst(name string) (string, string, bool) {
 		}
 	}
 	return name, "", false
+}
+
+// ticks places time marks every 1, 2 or 5 × 10^k ns, about eight across
+// the timeline, labelled relative to its start.
+func ticks(span int64, scale float64) []htmlTick {
+	if span <= 0 {
+		return nil
+	}
+	step := int64(1)
+	for span/step > 8 {
+		switch {
+		case span/(step*2) <= 8:
+			step *= 2
+		case span/(step*5) <= 8:
+			step *= 5
+		default:
+			step *= 10
+		}
+	}
+	var out []htmlTick
+	for t := int64(0); t <= span; t += step {
+		out = append(out, htmlTick{X: htmlLabelW + float64(t)*scale, Label: fmtDuration(t)})
+	}
+	return out
+}
+
+func fmtDuration(ns int64) string {
+	switch {
+	case ns == 0:
+		return "0"
+	case ns%1e6 == 0:
+		return fmt.Sprintf("+%d ms", ns/1e6)
+	case ns >= 1e6:
+		return fmt.Sprintf("+%.1f ms", float64(ns)/1e6)
+	case ns%1e3 == 0:
+		return fmt.Sprintf("+%d µs", ns/1e3)
+	}
+	return fmt.Sprintf("+%d ns", ns)
 }

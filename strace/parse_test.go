@@ -141,3 +141,23 @@ func TestAnchorsRepeated(t *testing.T) {
 		t.Errorf("%+v %+v", p.Anchors, p.AnchorCount)
 	}
 }
+
+func TestTicks(t *testing.T) {
+	for _, tt := range []struct {
+		span  int64
+		first string
+		step  string
+	}{
+		{32_000_000, "0", "+5 ms"},
+		{800, "0", "+100 ns"},
+		{15_000, "0", "+2 µs"},
+	} {
+		got := ticks(tt.span, 1)
+		if len(got) < 2 || len(got) > 9 || got[0].Label != tt.first || got[1].Label != tt.step {
+			t.Errorf("ticks(%d) = %+v", tt.span, got)
+		}
+	}
+	if ticks(0, 1) != nil {
+		t.Error("ticks for an empty span")
+	}
+}
