@@ -10,6 +10,13 @@
 // writer runs. The writer copies published records into a batch and writes
 // the batch to the destination.
 //
+// On a machine with few cores a busy producer can keep the writer from
+// running, so producers give way: one that leaves the queue more than half
+// full yields the processor once, and one that finds it full yields while
+// the writer makes progress (at most 64 times) before it counts the record
+// as queue_full. Yielding is not blocking: it lets a runnable writer run
+// first and returns.
+//
 // # Destinations
 //
 // Until a directory is bound the destination is standard error, a shared
