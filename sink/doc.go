@@ -12,9 +12,9 @@
 //
 // On a machine with few cores a busy producer can keep the writer from
 // running, so producers give way: one that leaves the queue more than half
-// full yields the processor once, and one that finds it full yields while
-// the writer makes progress (at most 64 times) before it counts the record
-// as queue_full. Yielding is not blocking: it lets a runnable writer run
+// full yields the processor once, and one that finds it full yields up to
+// 64 times, giving up after 4 yields in which the writer made no progress,
+// before it counts the record as queue_full. Yielding is not blocking: it lets a runnable writer run
 // first and returns.
 //
 // # Destinations
