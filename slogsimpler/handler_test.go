@@ -458,3 +458,18 @@ func TestConcurrentWrites(t *testing.T) {
 		seen[key] = true
 	}
 }
+
+func TestAfterCloseEachRecordCountsOnce(t *testing.T) {
+	s, _ := newTestState(t, levels.Timing)
+	if err := s.Close(0); err != nil {
+		t.Fatal(err)
+	}
+	l := slog.New(s.Handler())
+	for range 3 {
+		l.Warn("late")
+	}
+	// The anchor is refused once; then only the three records count.
+	if c := s.Counts(); c.NotAdmitted != 4 || c.Dropped != 4 {
+		t.Errorf("counts %+v, want 4 not admitted (one anchor, three records)", c)
+	}
+}

@@ -180,10 +180,13 @@ func (s *State) ensureAnchor(t time.Time) {
 			}
 			var l envelope.Line
 			l.Anchor(s.pid, envelope.GoroutineID(), t)
-			if s.sink.Submit(l.Finish()) == nil {
+			switch s.sink.Submit(l.Finish()) {
+			case nil, sink.ErrNotAdmitted:
+				// Written, or the sink is closed for good: retrying
+				// on every record would only count more losses.
 				s.anchor.Store(pid)
-			} else {
-				s.anchor.Store(0)
+			default:
+				s.anchor.Store(0) // a later record retries
 			}
 			return
 		}
