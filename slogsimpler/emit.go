@@ -7,7 +7,6 @@ import (
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/trusted"
 	"simpler.dev/log/levels"
-	"simpler.dev/log/sink"
 )
 
 // A Source is where a record that did not come through slog was made, for
@@ -75,6 +74,3 @@ func (s *State) emit(level slog.Level, src Source, mono, tid int64, msg string, 
 	}
 	return s.sink.Submit(l.Finish()) == nil
 }
-
-// Sink returns the state's sink, for code that renders its own records.
-func (s *State) Sink() *sink.Sink { return s.sink }
