@@ -56,18 +56,26 @@ func FuzzRender(f *testing.F) {
 	})
 }
 
-func FuzzPlainText(f *testing.F) {
+// FuzzPlainWords checks the word-at-a-time scanner, with and without
+// '[' excluded, against a byte-at-a-time reading.
+func FuzzPlainWords(f *testing.F) {
 	f.Add("hello world, a plain message")
 	f.Add("tab\there [ and \x7f and \xff")
 	f.Fuzz(func(t *testing.T, s string) {
-		want := true
+		wantText, wantASCII := true, true
 		for i := 0; i < len(s); i++ {
 			if !plain[s[i]] {
-				want = false
+				wantText = false
+			}
+			if s[i] < 0x20 || s[i] >= 0x7f {
+				wantASCII = false
 			}
 		}
-		if got := plainText(s); got != want {
-			t.Fatalf("plainText(%q) = %v, want %v", s, got, want)
+		if got := plainText(s); got != wantText {
+			t.Fatalf("plainText(%q) = %v, want %v", s, got, wantText)
+		}
+		if got := plainASCII(s); got != wantASCII {
+			t.Fatalf("plainASCII(%q) = %v, want %v", s, got, wantASCII)
 		}
 	})
 }
@@ -84,22 +92,6 @@ func FuzzParse(f *testing.F) {
 		}
 		if p.Function == "" || bytes.ContainsAny([]byte(p.Function), ": \t") || p.Mono < 0 {
 			t.Fatalf("parsed %+v from %q", p, line)
-		}
-	})
-}
-
-func FuzzPlainASCII(f *testing.F) {
-	f.Add("printable text of some length")
-	f.Add("tab\there \x7f and \xff")
-	f.Fuzz(func(t *testing.T, s string) {
-		want := true
-		for i := 0; i < len(s); i++ {
-			if s[i] < 0x20 || s[i] >= 0x7f {
-				want = false
-			}
-		}
-		if got := plainASCII(s); got != want {
-			t.Fatalf("plainASCII(%q) = %v, want %v", s, got, want)
 		}
 	})
 }
