@@ -9,25 +9,34 @@ import (
 	"time"
 )
 
-// A Group is the chain of group names an attribute sits in, innermost
-// last. The zero Group is the top level. Groups are linked on the caller's
-// stack, so descending into a group value costs no allocation.
-type Group struct {
-	parent *Group
+// MaxGroupDepth bounds the group names one key carries, the handler's
+// WithGroup prefix included. Deeper groups are flattened: their names are
+// replaced by one "~" path element ("a.b.….~.key=v"), so a key stays
+// short and a record with thousands of nested groups costs no more than
+// one with 33.
+const MaxGroupDepth = 32
+
+// DeepGroup is the path element that stands for the flattened groups
+// below MaxGroupDepth.
+const DeepGroup = "~"
+
+// maxDescent bounds how many nested group values Attr follows at all. A
+// LogValuer that returns a group holding itself would otherwise recurse
+// until the stack is exhausted; past the bound the value is written as
+// !DEPTH.
+const maxDescent = 256
+
+// group is the chain of group names an attribute sits in, innermost last,
+// linked on the caller's stack. depth counts names from the top level,
+// the handler's prefix included.
+type group struct {
+	parent *group
 	name   string
+	depth  int
 }
 
-// In returns the group named name inside g. An empty name returns g: an
-// attribute group with an empty key is inlined, as slog requires.
-func (g *Group) In(name string) *Group {
-	if name == "" {
-		return g
-	}
-	return &Group{parent: g, name: name}
-}
-
-func (l *Line) groupPath(g *Group) {
-	if g == nil || g.name == "" {
+func (l *Line) groupPath(g *group) {
+	if g == nil {
 		return
 	}
 	l.groupPath(g.parent)
@@ -36,12 +45,16 @@ func (l *Line) groupPath(g *Group) {
 }
 
 // Attr writes " key=value" for a, with key prefixed by prefix (a rendered
-// group path such as "req.", written as is) and the groups in g. Groups in
-// a are flattened into dotted keys; empty attributes and empty groups are
-// skipped; LogValuer values are resolved. User text is escaped as
-// [Line.Message] describes, and keys and string values are quoted as
-// slog's TextHandler quotes them.
-func (l *Line) Attr(prefix string, g *Group, a slog.Attr) {
+// group path such as "req.", written as is, holding depth group names).
+// Groups in a are flattened into dotted keys, at most MaxGroupDepth names
+// in all; empty attributes and empty groups are skipped; LogValuer values
+// are resolved. User text is escaped as [Line.Message] describes, and keys
+// and string values are quoted as slog's TextHandler quotes them.
+func (l *Line) Attr(prefix string, depth int, a slog.Attr) {
+	l.attr(prefix, depth, nil, a, 0)
+}
+
+func (l *Line) attr(prefix string, base int, g *group, a slog.Attr, descent int) {
 	v := a.Value
 	k := v.Kind()
 	if k == slog.KindLogValuer {
@@ -53,11 +66,29 @@ func (l *Line) Attr(prefix string, g *Group, a slog.Attr) {
 		if len(attrs) == 0 {
 			return
 		}
-		inner := g.In(a.Key)
-		for _, ga := range attrs {
-			l.Attr(prefix, inner, ga)
+		if descent < maxDescent {
+			inner := g
+			if a.Key != "" {
+				d := base
+				if g != nil {
+					d = g.depth
+				}
+				switch {
+				case d < MaxGroupDepth:
+					inner = &group{parent: g, name: a.Key, depth: d + 1}
+				case d == MaxGroupDepth:
+					inner = &group{parent: g, name: DeepGroup, depth: d + 1}
+				}
+			}
+			for _, ga := range attrs {
+				if l.over {
+					return // nothing more fits: stop walking
+				}
+				l.attr(prefix, base, inner, ga, descent+1)
+			}
+			return
 		}
-		return
+		k, v = slog.KindString, slog.StringValue("!DEPTH")
 	}
 	if a.Key == "" && k == slog.KindAny && v.Any() == nil {
 		return // the empty Attr

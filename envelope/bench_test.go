@@ -21,7 +21,7 @@ func BenchmarkAttr(b *testing.B) {
 		b.Run(a.Value.Kind().String()+"/"+a.Key, func(b *testing.B) {
 			for b.Loop() {
 				var l Line
-				l.Attr("", nil, a)
+				l.Attr("", 0, a)
 				l.Finish()
 			}
 		})

@@ -21,11 +21,9 @@ func FuzzRender(f *testing.F) {
 		l.Header(42, 7, slog.LevelInfo)
 		l.Func("go")
 		l.Message(msg)
-		var g *Group
-		g = g.In(group)
 		for range min(max(repeat, 0), 50) {
-			l.Attr("", g, slog.String(key, val))
-			l.Attr("", nil, slog.Any(key, []byte(val)))
+			l.Attr("", 0, slog.Group(group, slog.String(key, val)))
+			l.Attr("", 0, slog.Any(key, []byte(val)))
 		}
 		out := l.Finish()
 		if len(out) > MaxRecord {

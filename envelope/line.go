@@ -2,6 +2,8 @@ package envelope
 
 import (
 	"log/slog"
+	"unicode/utf8"
+	"unsafe"
 
 	"simpler.dev/log/levels"
 )
@@ -38,19 +40,40 @@ func (l *Line) Truncated() bool { return l.over }
 
 // Finish closes the record and returns it, newline included: the content
 // then "\n" when it is at most 510 bytes, otherwise its first 510 bytes
-// then "~\n" (exactly MaxRecord bytes). The returned slice aliases the
-// line's buffer.
+// then "~\n" (exactly MaxRecord bytes). When the 510th byte falls inside a
+// UTF-8 sequence the cut moves back to the start of that rune, so the
+// record stays valid UTF-8 and is a few bytes shorter. The returned slice
+// aliases the line's buffer.
 func (l *Line) Finish() []byte {
 	if l.over || l.n >= maxContent {
-		l.buf[MaxRecord-2] = '~'
-		l.buf[MaxRecord-1] = '\n'
-		l.n = MaxRecord
+		k := runeCut(l.buf[:MaxRecord-2])
+		l.buf[k] = '~'
+		l.buf[k+1] = '\n'
+		l.n = k + 2
 		l.over = true
-		return l.buf[:MaxRecord]
+		return l.buf[:l.n]
 	}
 	l.buf[l.n] = '\n'
 	l.n++
 	return l.buf[:l.n]
+}
+
+// runeCut returns the largest k <= len(b) such that b[:k] does not end
+// inside a UTF-8 sequence. Content is valid UTF-8 (every writer escapes
+// invalid bytes), so only the last rune can be cut.
+func runeCut(b []byte) int {
+	k := len(b)
+	j := k
+	for j > 0 && k-j < utf8.UTFMax && !utf8.RuneStart(b[j-1]) {
+		j--
+	}
+	if j > 0 && b[j-1] >= utf8.RuneSelf {
+		j-- // the lead byte of the last multi-byte rune
+		if !utf8.FullRune(b[j:k]) {
+			return j
+		}
+	}
+	return k
 }
 
 // Content returns the bytes written so far, without a newline.
@@ -189,19 +212,16 @@ func (l *Line) Caller(f *Frame) { l.raw(f.prefix) }
 func (l *Line) Source(f *Frame) { l.raw(f.prefix[f.source:]) }
 
 // SourceAt writes "[file:line] " for a position that came from outside
-// the program (a device record, a forwarded line). The file is escaped
-// like user text, with ']' and white space replaced, so it cannot end the
-// field early.
+// the program (a device record, a forwarded line). The file is user text:
+// escaped, bounded by MaxField, with '[', ']' and white space replaced so
+// it cannot end the field early.
 func (l *Line) SourceAt(file string, line int) {
 	l.byte1('[')
-	for i := 0; i < len(file); i++ {
-		c := file[i]
-		switch {
-		case c == ']' || c == '[' || c <= ' ' || c == 0x7f:
-			l.byte1('_')
-		default:
-			l.byte1(c)
-		}
+	if fieldPlain(file, fileField) {
+		l.raw(file)
+	} else {
+		var buf [MaxField + 10]byte
+		l.rawBytes(appendField(buf[:0], file, fileField, MaxField))
 	}
 	l.byte1(':')
 	l.int64(int64(line))
@@ -209,11 +229,21 @@ func (l *Line) SourceAt(file string, line int) {
 }
 
 // Func writes "name: " with no source position, for records without a PC
-// (name "go") and machine records (name "clock_anchor", "host_log_drops",
-// "emit_host_span"). The name is trusted: callers pass constants or names
-// from [FuncName].
+// (name "go"), machine records ("clock_anchor", "host_log_drops",
+// "emit_host_span") and functions named by callers (State.Emit, device
+// code, forwarded lines). The name is user text: escaped and neutralised
+// like a message, ':' and white space written as '_', bounded by
+// MaxField; an empty name is written "go", so the field is never empty and
+// the ": " separator always follows it.
 func (l *Line) Func(name string) {
-	l.raw(name)
+	if fieldPlain(name, funcField) {
+		l.raw(name)
+	} else if name == "" {
+		l.raw("go")
+	} else {
+		var buf [MaxField + 10]byte
+		l.rawBytes(appendField(buf[:0], name, funcField, MaxField))
+	}
 	l.raw(": ")
 }
 
@@ -221,38 +251,23 @@ func (l *Line) Func(name string) {
 // separators escaped, invalid UTF-8 as \xNN, machine markers neutralised.
 func (l *Line) Message(s string) { l.text(s, false) }
 
-// Trusted writes machine-authored text as the message. It still escapes
-// control bytes, so even a machine record is one line, but leaves markers
-// alone. Only the envelope's own callers (the state, spans, op lines) use
-// it; user text must go through [Line.Message].
+// Trusted writes machine-authored text as the message. It leaves markers
+// alone but escapes everything else that user text gets escaped (control
+// bytes, C1, bidi controls, U+2028/9, invalid UTF-8), so even a machine
+// record is one line of valid UTF-8. Only the envelope's own callers (the
+// state, spans, op lines, a verified forwarded record) use it; user text
+// must go through [Line.Message].
 func (l *Line) Trusted(s string) {
 	if plainASCII(s) {
 		l.raw(s)
 		return
 	}
-	l.escapeTrusted(s)
+	l.textMode(s, false, false)
 }
 
 // TrustedBytes is [Line.Trusted] for a byte slice.
 func (l *Line) TrustedBytes(b []byte) {
-	for _, c := range b {
-		if c < 0x20 || c == 0x7f {
-			l.escapeTrusted(string(b))
-			return
-		}
-	}
-	l.rawBytes(b)
-}
-
-func (l *Line) escapeTrusted(s string) {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c == 0x7f {
-			l.escapeByte(c)
-			continue
-		}
-		l.byte1(c)
-	}
+	l.Trusted(unsafe.String(unsafe.SliceData(b), len(b)))
 }
 
 // Rendered appends bytes produced by an earlier rendering (attributes

@@ -21,7 +21,7 @@ func render(msg string, attrs ...slog.Attr) string {
 	l.Func("go")
 	l.Message(msg)
 	for _, a := range attrs {
-		l.Attr("", nil, a)
+		l.Attr("", 0, a)
 	}
 	return string(l.Finish())
 }
@@ -88,8 +88,8 @@ func TestHeaderAndCaller(t *testing.T) {
 	l.Header(183746529384756, 0x1a, slog.LevelWarn)
 	l.Caller(&Frame{prefix: "main.serve: [server.go:88] "})
 	l.Message("slow request")
-	l.Attr("", nil, slog.String("path", "/v1/items"))
-	l.Attr("", nil, slog.Int("ms", 412))
+	l.Attr("", 0, slog.String("path", "/v1/items"))
+	l.Attr("", 0, slog.Int("ms", 412))
 	got := string(l.Finish())
 	want := "[mono_ns=183746529384756][T0x1a][WARN] main.serve: [server.go:88] slow request path=/v1/items ms=412\n"
 	if got != want {
@@ -155,7 +155,7 @@ func TestTruncation(t *testing.T) {
 		var l Line
 		l.Header(1, 1, 0)
 		for i := range 100 {
-			l.Attr("", nil, slog.Int("key", i))
+			l.Attr("", 0, slog.Int("key", i))
 		}
 		got := l.Finish()
 		if len(got) != MaxRecord || string(got[510:]) != "~\n" {
@@ -268,7 +268,8 @@ func TestFuncName(t *testing.T) {
 		{"main.main.func1", "main.main.func1"},
 		{"example.com/a/b.Map[go.shape.string,example.com/x.T]", "b.Map[go.shape.string,example.com/x.T]"},
 		{"", "go"},
-		{"weird name:x", "weird_name_x"},
+		{"a/", "go"},
+		{"weird name:x", "weird name:x"}, // raw: Line.Func escapes
 	} {
 		if got := FuncName(tt.in); got != tt.want {
 			t.Errorf("FuncName(%q) = %q, want %q", tt.in, got, tt.want)

@@ -51,28 +51,28 @@ func Lookup(pc uintptr) *Frame {
 func resolve(pc uintptr) *Frame {
 	fs := runtime.CallersFrames([]uintptr{pc})
 	fr, _ := fs.Next()
+	file := filepath.Base(fr.File)
+	if fr.File == "" {
+		file = "?"
+	}
 	f := &Frame{
 		PC:       pc,
-		Function: FuncName(fr.Function),
-		File:     filepath.Base(fr.File),
+		Function: FuncField(FuncName(fr.Function)),
+		File:     file,
 		Line:     fr.Line,
 	}
-	if fr.File == "" {
-		f.File = "?"
-	}
-	f.prefix = f.Function + ": [" + f.File + ":" + strconv.Itoa(f.Line) + "] "
+	var buf [MaxField + 10]byte
+	src := "[" + string(appendField(buf[:0], file, fileField, MaxField)) + ":" + strconv.Itoa(f.Line) + "] "
+	f.prefix = f.Function + ": " + src
 	f.source = len(f.Function) + 2
 	return f
 }
 
 // FuncName shortens a runtime function name to its last path element
-// ("simpler.dev/log/sink.(*Queue).Push" becomes "sink.(*Queue).Push") and
-// replaces anything that would break the envelope's "func: " field (colons,
-// white space, control bytes) with '_'. An empty name becomes "go".
+// ("simpler.dev/log/sink.(*Queue).Push" becomes "sink.(*Queue).Push"). An
+// empty name, or one that ends in '/', becomes "go". The result is still
+// raw text: [Line.Func] escapes and bounds it.
 func FuncName(full string) string {
-	if full == "" {
-		return "go"
-	}
 	// Generic instantiations contain '/' inside brackets; cut at the last
 	// '/' before the first '['.
 	cut := full
@@ -82,17 +82,8 @@ func FuncName(full string) string {
 	if i := strings.LastIndexByte(cut, '/'); i >= 0 {
 		full = full[i+1:]
 	}
-	if strings.IndexFunc(full, badFuncRune) < 0 {
-		return full
+	if full == "" {
+		return "go"
 	}
-	return strings.Map(func(r rune) rune {
-		if badFuncRune(r) {
-			return '_'
-		}
-		return r
-	}, full)
-}
-
-func badFuncRune(r rune) bool {
-	return r == ':' || r <= ' ' || r == 0x7f || r == '\u0085' || r == '\u2028' || r == '\u2029' || r == 0xA0
+	return full
 }

@@ -53,8 +53,12 @@ var safeToken = func() (t [256]bool) {
 // In both forms control bytes, DEL, C1 controls, line and paragraph
 // separators and other non-printing runes are escaped, invalid UTF-8 is
 // written as \xNN, and markers are neutralised.
-func (l *Line) text(s string, quoted bool) {
-	if !quoted && plainText(s) {
+func (l *Line) text(s string, quoted bool) { l.textMode(s, quoted, true) }
+
+// textMode is text with marker neutralising switched by neutralise (off
+// only for trusted machine text).
+func (l *Line) textMode(s string, quoted, neutralise bool) {
+	if !quoted && neutralise && plainText(s) {
 		l.raw(s)
 		return
 	}
@@ -71,7 +75,7 @@ func (l *Line) text(s string, quoted bool) {
 		l.raw(s[start:i])
 		switch {
 		case c == '[':
-			if startsMarker(s[i+1:]) {
+			if neutralise && startsMarker(s[i+1:]) {
 				l.raw("%5B")
 			} else {
 				l.byte1('[')
@@ -113,44 +117,14 @@ const hexDigits = "0123456789abcdef"
 
 // escapeByte writes a single byte the way strconv.Quote writes it.
 func (l *Line) escapeByte(c byte) {
-	switch c {
-	case '\a':
-		l.raw(`\a`)
-	case '\b':
-		l.raw(`\b`)
-	case '\f':
-		l.raw(`\f`)
-	case '\n':
-		l.raw(`\n`)
-	case '\r':
-		l.raw(`\r`)
-	case '\t':
-		l.raw(`\t`)
-	case '\v':
-		l.raw(`\v`)
-	default:
-		var b = [4]byte{'\\', 'x', hexDigits[c>>4], hexDigits[c&0xf]}
-		l.rawBytes(b[:])
-	}
+	var u [4]byte
+	l.rawBytes(appendEscapedByte(u[:0], c))
 }
 
 // escapeRune writes a non-printing rune as \uXXXX or \UXXXXXXXX.
 func (l *Line) escapeRune(r rune) {
-	if r < 0x10000 {
-		b := [6]byte{'\\', 'u'}
-		for i := 0; i < 4; i++ {
-			b[5-i] = hexDigits[r&0xf]
-			r >>= 4
-		}
-		l.rawBytes(b[:])
-		return
-	}
-	b := [10]byte{'\\', 'U'}
-	for i := 0; i < 8; i++ {
-		b[9-i] = hexDigits[r&0xf]
-		r >>= 4
-	}
-	l.rawBytes(b[:])
+	var u [10]byte
+	l.rawBytes(appendEscapedRune(u[:0], r))
 }
 
 // needsQuoting reports whether a key or string value must be quoted to be

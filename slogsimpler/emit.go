@@ -70,7 +70,7 @@ func (s *State) emit(level slog.Level, src Source, mono, tid int64, msg string, 
 		l.Message(msg)
 	}
 	for _, a := range attrs {
-		l.Attr("", nil, a)
+		l.Attr("", 0, a)
 	}
 	return s.sink.Submit(l.Finish()) == nil
 }

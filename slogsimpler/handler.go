@@ -37,8 +37,11 @@ type Renderer struct {
 	// into a sibling's backing array.
 	pre []byte
 	// prefix is the rendered group path from WithGroup ("g1.g2."), applied
-	// to attributes added later.
+	// to attributes added later; depth is the number of names in it, at
+	// most envelope.MaxGroupDepth+1 (the last one the "~" that stands for
+	// every deeper group), so 10 000 WithGroup calls cost what 33 do.
 	prefix string
+	depth  int
 }
 
 var _ slog.Handler = (*Handler)(nil)
@@ -112,7 +115,7 @@ func (rd Renderer) WithAttrs(attrs []slog.Attr) Renderer {
 	}
 	var l envelope.Line
 	for _, a := range attrs {
-		l.Attr(rd.prefix, nil, a)
+		l.Attr(rd.prefix, rd.depth, a)
 	}
 	// Content is bounded by the record size: attributes past it could
 	// never be printed anyway. (A record always has a header before them,
@@ -123,25 +126,33 @@ func (rd Renderer) WithAttrs(attrs []slog.Attr) Renderer {
 
 // WithGroup returns a renderer that puts later attributes under name.
 func (rd Renderer) WithGroup(name string) Renderer {
-	if name == "" {
+	switch {
+	case name == "" || rd.depth > envelope.MaxGroupDepth:
 		return rd
+	case rd.depth == envelope.MaxGroupDepth:
+		name = envelope.DeepGroup
 	}
 	var l envelope.Line
 	l.GroupName(name)
 	rd.prefix += string(l.Content())
+	rd.depth++
 	return rd
 }
 
 // Render writes r into l (not finished: the caller calls l.Finish). Machine
-// records of this module (spans, op lines) carry a mark in ctx and are
-// written as they are; everything else is user text.
+// records of this module (spans, op lines) carry a mark in ctx, made for
+// their exact message, and are written as they are; everything else,
+// including a marked record whose message was changed on the way, is user
+// text.
 func (rd Renderer) Render(ctx context.Context, r slog.Record, l *envelope.Line) {
 	l.Header(envelope.Mono(r.Time), envelope.GoroutineID(), r.Level)
 	// Machine records' messages all start with '[', so other records skip
 	// the context lookup.
 	var mark *trusted.Mark
 	if len(r.Message) > 0 && r.Message[0] == '[' {
-		mark = trusted.From(ctx)
+		if mark = trusted.From(ctx); mark != nil && !mark.Owns(r.Message) {
+			mark = nil
+		}
 	}
 	switch {
 	case mark != nil && mark.Func != "":
@@ -162,9 +173,10 @@ func (rd Renderer) Render(ctx context.Context, r slog.Record, l *envelope.Line) 
 	l.Rendered(rd.pre)
 	if r.NumAttrs() > 0 {
 		prefix := rd.prefix
+		depth := rd.depth
 		r.Attrs(func(a slog.Attr) bool {
-			l.Attr(prefix, nil, a)
-			return true
+			l.Attr(prefix, depth, a)
+			return !l.Truncated() // nothing more fits
 		})
 	}
 }

@@ -38,22 +38,11 @@ type OpOptions struct {
 type Op struct {
 	id     uint64
 	logger *slog.Logger
-	ctx    opCtx
+	ctx    context.Context
 	name   string
 	detail []byte
 	span   *Span
 	ended  atomic.Bool
-}
-
-type opCtx struct{ context.Context }
-
-var opMark = &trusted.Mark{Bare: true}
-
-func (c *opCtx) Value(key any) any {
-	if key == (trusted.Key{}) {
-		return opMark
-	}
-	return c.Context.Value(key)
 }
 
 // StartOp writes the op's LAUNCH line (if the logger in use admits DEBUG)
@@ -77,7 +66,7 @@ func StartOp(ctx context.Context, name string, opts *OpOptions) (context.Context
 	if !debug && sp == nil {
 		return ctx, nil
 	}
-	op := &Op{logger: logger, name: name, span: sp, ctx: opCtx{ctx}}
+	op := &Op{logger: logger, name: name, span: sp, ctx: ctx}
 	op.detail = AppendOpDetail(nil, o.Detail, o.Target, o.Task)
 	if debug {
 		op.id = opCounter.Add(1) - 1
@@ -95,7 +84,7 @@ func (op *Op) End(attrs ...slog.Attr) {
 	if op == nil || op.ended.Swap(true) {
 		return
 	}
-	if op.logger.Enabled(op.ctx.Context, levels.Debug) {
+	if op.logger.Enabled(op.ctx, levels.Debug) {
 		op.write("COMPLETE")
 	}
 	op.span.End(attrs...)
@@ -113,8 +102,11 @@ func (op *Op) write(phase string) {
 	b = append(b, op.detail...)
 	var pcs [1]uintptr
 	runtime.Callers(3, pcs[:]) // the caller of StartOp or End
-	r := slog.NewRecord(time.Now(), levels.Debug, string(b), pcs[0])
-	_ = op.logger.Handler().Handle(&op.ctx, r)
+	msg := string(b)
+	r := slog.NewRecord(time.Now(), levels.Debug, msg, pcs[0])
+	// A mark of its own per line: a handler that keeps the context after
+	// Handle returns still holds the mark of the message it was given.
+	_ = op.logger.Handler().Handle(&markCtx{Context: op.ctx, mark: trusted.Mark{Bare: true, Msg: msg}}, r)
 }
 
 func appendUint(b []byte, v uint64) []byte {

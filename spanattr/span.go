@@ -121,7 +121,7 @@ type Span struct {
 	// trusted mark. It lives in the Span so writing the record costs no
 	// allocation, and it is never handed to user code, so user records can
 	// never carry the mark.
-	emit emitCtx
+	emit markCtx
 	// attrs holds the encoded attribute field; body the record body.
 	// Written by Start and End only; body is never written after End has
 	// built it, which is what lets the record's message alias it.
@@ -131,15 +131,17 @@ type Span struct {
 	body  [envelope.MaxRecord]byte
 }
 
-// emitCtx answers the trusted mark and defers everything else to the
-// context the span started with.
-type emitCtx struct{ context.Context }
+// markCtx answers the trusted mark and defers everything else to the
+// context the record was made in. The mark vouches for one message (its
+// Msg), so a handler that rewrites the message loses the trust.
+type markCtx struct {
+	context.Context
+	mark trusted.Mark
+}
 
-var spanMark = &trusted.Mark{Func: envelope.FuncSpan, Bare: true}
-
-func (c *emitCtx) Value(key any) any {
+func (c *markCtx) Value(key any) any {
 	if key == (trusted.Key{}) {
-		return spanMark
+		return &c.mark
 	}
 	return c.Context.Value(key)
 }
@@ -210,6 +212,7 @@ func (sp *Span) write(now time.Time, ts, dur int64) {
 	// The message aliases sp.body, which nothing writes again (a span is
 	// written once and never reused).
 	msg := unsafe.String(unsafe.SliceData(b), len(b))
+	sp.emit.mark = trusted.Mark{Func: envelope.FuncSpan, Bare: true, Msg: msg}
 	_ = sp.logger.Handler().Handle(&sp.emit, slog.NewRecord(now, levels.Timing, msg, 0))
 }
 

@@ -13,6 +13,7 @@ package trusted
 import (
 	"context"
 	"log/slog"
+	"unsafe"
 )
 
 // Emit writes a record whose message a simpler logger rendered itself
@@ -21,14 +22,29 @@ import (
 // forward a simulator's envelope lines, spans included.
 var Emit func(state any, level slog.Level, function, file string, line int, mono, tid int64, msg string) bool
 
-// A Mark says how the handler writes a trusted record.
+// A Mark says how the handler writes a trusted record. It vouches for one
+// message only: a handler between the logger and ours that rewrites the
+// record's message (to redact it, say) gets user text, neutralised, not a
+// machine record with someone else's words.
 type Mark struct {
+	// Msg is the exact message the mark was made for: the same bytes at
+	// the same address. Set before the record is handed to a handler,
+	// never written after.
+	Msg string
 	// Func replaces the record's function and source ("emit_host_span");
 	// empty keeps the record's own caller.
 	Func string
 	// Bare drops every attribute (the logger's and the record's), so the
 	// message is the whole body, as machine readers expect.
 	Bare bool
+}
+
+// Owns reports whether msg is the message m was made for. It compares
+// addresses, not contents: strings are immutable, so the same pointer and
+// length are the same bytes, and a rewritten message (even an equal copy)
+// has another address. O(1) whatever the message's length.
+func (m *Mark) Owns(msg string) bool {
+	return len(msg) == len(m.Msg) && unsafe.StringData(msg) == unsafe.StringData(m.Msg)
 }
 
 // Key is the context key of the mark. A context type of this module may
