@@ -65,29 +65,62 @@ func (s *Sink) Path() string {
 
 type fileIdentity struct{ dev, ino uint64 }
 
-// openLocked opens the log file: append-only, close-on-exec, refusing a
-// symbolic link at the last component. A file this call creates gets mode
-// 0640 whatever the umask; an existing file keeps its mode.
+// ErrUnsafeFile is wrapped by the error for a log path that is not a
+// regular file with one link owned by this user (a FIFO, socket, device,
+// symbolic link or hard link planted at host.<pid>.log): the sink refuses
+// to open it, writes nothing there, and never blocks on it.
+var ErrUnsafeFile = errors.New("sink: refusing the log file")
+
+// openLocked opens the log file: append-only, close-on-exec, non-blocking
+// (a FIFO without a reader fails at once instead of hanging), refusing a
+// symbolic link at the last component; then it checks what it opened and
+// refuses anything but a regular file with one link owned by this user. A
+// file this call creates gets mode 0640 whatever the umask; an existing
+// file keeps its mode.
 func (s *Sink) openLocked() error {
-	const flags = unix.O_WRONLY | unix.O_APPEND | unix.O_CLOEXEC | unix.O_NOFOLLOW
+	const flags = unix.O_WRONLY | unix.O_APPEND | unix.O_CLOEXEC | unix.O_NOFOLLOW | unix.O_NONBLOCK
 	fd, err := unix.Open(s.path, flags|unix.O_CREAT|unix.O_EXCL, 0o640)
 	created := err == nil
 	if errors.Is(err, unix.EEXIST) {
 		fd, err = unix.Open(s.path, flags, 0)
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, unix.ELOOP):
+		return fmt.Errorf("%w %s: it is a symbolic link", ErrUnsafeFile, s.path)
+	case errors.Is(err, unix.ENXIO):
+		return fmt.Errorf("%w %s: it is a FIFO or socket", ErrUnsafeFile, s.path)
+	case err != nil:
 		return &os.PathError{Op: "open", Path: s.path, Err: err}
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return &os.PathError{Op: "fstat", Path: s.path, Err: err}
+	}
+	if why := unsafeFile(&st); why != "" {
+		unix.Close(fd)
+		return fmt.Errorf("%w %s: %s", ErrUnsafeFile, s.path, why)
 	}
 	if created {
 		_ = unix.Fchmod(fd, 0o640)
 	}
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err == nil {
-		s.fileID = fileIdentity{uint64(st.Dev), st.Ino}
-	}
-	s.f = os.NewFile(uintptr(fd), s.path)
+	s.fileID = fileIdentity{uint64(st.Dev), st.Ino}
+	s.f, s.fd = os.NewFile(uintptr(fd), s.path), fd
 	s.checked = time.Now()
 	return nil
+}
+
+// unsafeFile says why an opened log file must not be written, or "".
+func unsafeFile(st *unix.Stat_t) string {
+	switch {
+	case st.Mode&unix.S_IFMT != unix.S_IFREG:
+		return fmt.Sprintf("it is not a regular file (mode %#o)", st.Mode&unix.S_IFMT)
+	case st.Nlink != 1:
+		return fmt.Sprintf("it has %d hard links", st.Nlink)
+	case int(st.Uid) != os.Geteuid():
+		return fmt.Sprintf("it is owned by uid %d, not %d", st.Uid, os.Geteuid())
+	}
+	return ""
 }
 
 func (s *Sink) closeFileLocked() {
@@ -97,9 +130,24 @@ func (s *Sink) closeFileLocked() {
 	}
 }
 
+// errShut is what a write after Close meets: the destination is closed
+// for good and nothing reopens it.
+var errShut = errors.New("sink: destination closed")
+
 // writeLocked writes b, whole records, to the destination. mu must be
 // held. A failed write to the file closes it; the next write reopens it.
+//
+// Records written into a file that has since been unlinked are not
+// written: after each write the open file's link count is read (one
+// fstat), and at 0 the file is recreated at the path and b written again
+// there; if that fails the error counts b as output_failed. A file renamed
+// away (rotated) still has its link, so records in it count as written;
+// the path is compared with the open file at least once a second and
+// reopened when it names another file or none.
 func (s *Sink) writeLocked(b []byte) error {
+	if s.shut {
+		return errShut
+	}
 	if s.dir == "" {
 		_, err := s.out.Write(b)
 		return err
@@ -111,14 +159,25 @@ func (s *Sink) writeLocked(b []byte) error {
 			s.closeFileLocked() // removed or replaced: reopen below
 		}
 	}
-	if s.f == nil {
-		if err := s.openLocked(); err != nil {
+	for attempt := 0; ; attempt++ {
+		if s.f == nil {
+			if err := s.openLocked(); err != nil {
+				return err
+			}
+		}
+		if _, err := s.f.Write(b); err != nil {
+			s.closeFileLocked()
 			return err
 		}
-	}
-	if _, err := s.f.Write(b); err != nil {
+		var st unix.Stat_t
+		if unix.Fstat(s.fd, &st) != nil || st.Nlink > 0 {
+			return nil
+		}
+		// Unlinked under us: those bytes reached no file anyone can
+		// read. Recreate the file and write them again, once.
 		s.closeFileLocked()
-		return err
+		if attempt == 1 {
+			return &os.PathError{Op: "write", Path: s.path, Err: errors.New("file unlinked while writing")}
+		}
 	}
-	return nil
 }

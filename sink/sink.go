@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/stdio"
 )
 
 const (
@@ -115,6 +116,17 @@ type Sink struct {
 	batchLimit atomic.Int64
 	// closed is set once by Close: every later record is not_admitted.
 	closed atomic.Bool
+	// phase is the writer's lifecycle: phaseRun, phaseStop (a quiesce
+	// asked it to finish), phaseFinal (it has begun its final drain and
+	// will exit). Quiesce stores phaseStop; Start takes phaseStop back to
+	// phaseRun (cancelling a quiesce that timed out); only the writer
+	// moves phaseStop to phaseFinal, by CAS, so the two never both win.
+	phase atomic.Int32
+	// syncWriting counts producers inside a synchronous write (waiting
+	// for mu or writing): accepted, not yet written or failed, so Counts
+	// reports them as pending and the accounting identity holds at every
+	// instant in every mode.
+	syncWriting atomic.Int64
 
 	// Counters. written and outputFailed are added to by whoever writes
 	// (the writer, or a producer in synchronous mode, under mu); the other
@@ -127,20 +139,22 @@ type Sink struct {
 	// the writer for each batch, by producers only in synchronous mode, and
 	// by BindDir, Counts-free paths never.
 	mu         sync.Mutex
-	out        io.Writer // stderr or Options.Output
+	out        io.Writer // stderr (a duplicate, see internal/stdio) or Options.Output
+	ownedOut   *os.File  // the duplicate of stderr, closed by Close; nil otherwise
+	shut       bool      // Close has closed the destination: nothing reopens it
 	dir        string    // bound directory, "" for none
 	path       string    // <dir>/host.<pid>.log
 	f          *os.File  // open log file, nil when closed or failed
+	fd         int       // f's descriptor (f.Fd would make it blocking)
 	fileID     fileIdentity
 	checked    time.Time // when the path was last checked against f
 	reported   uint64    // drop total in the last successful report
 	lastReport time.Time
 	syncBuf    [SlotSize]byte // the synchronous path copies here so callers' buffers do not escape
 
-	// life serialises Start, Quiesce, Flush's waits and Close.
+	// life serialises Start, Quiesce and Close.
 	life     sync.Mutex
 	running  bool          // a writer goroutine exists (possibly stopping)
-	stop     chan struct{} // closed to ask the writer to quiesce
 	done     chan struct{} // closed by the writer when it has exited
 	isClosed bool
 	// batch and timer belong to the writer goroutine; Start allocates
@@ -161,6 +175,8 @@ func New(opts *Options) *Sink {
 	if s.out == nil {
 		s.out = os.Stderr
 	}
+	// A closed pipe on standard error must be a counted loss, not SIGPIPE.
+	s.out, s.ownedOut = stdio.Writer(s.out)
 	if s.pid == 0 {
 		s.pid = os.Getpid()
 	}
@@ -190,22 +206,43 @@ var (
 // been counted under exactly one drop reason and the error names it. rec is
 // not retained.
 func (s *Sink) Submit(rec []byte) error {
+	_, err := s.submit(rec)
+	return err
+}
+
+// SubmitFlush is Submit for a record that must not be lost if the program
+// exits right after it (an error before os.Exit, log.Fatal): it returns
+// once the record and every record accepted before it have been written or
+// counted as failed, or once timeout has passed (zero means
+// DefaultTimeout). On timeout it returns a *TimeoutError and the record
+// stays queued, counted like any other.
+func (s *Sink) SubmitFlush(rec []byte, timeout time.Duration) error {
+	end, err := s.submit(rec)
+	if err != nil || end == 0 {
+		return err
+	}
+	return s.waitWritten(end, "flush", orDefault(timeout))
+}
+
+// submit is Submit returning the queue position after the record (0 when
+// it was written synchronously).
+func (s *Sink) submit(rec []byte) (end uint64, err error) {
 	if len(rec) == 0 || len(rec) > SlotSize {
 		s.notAdmitted.Add(1)
 		s.poke()
-		return ErrNotAdmitted
+		return 0, ErrNotAdmitted
 	}
 	pos := s.head.Load()
 	var sl *slot
 	yields, stalls := 0, 0
 	for attempt := 0; ; attempt++ {
 		if pos&closedBit != 0 {
-			return s.submitSync(rec)
+			return 0, s.submitSync(rec)
 		}
 		if attempt == ClaimBudget {
 			s.claimExhausted.Add(1)
 			s.poke()
-			return ErrClaimExhausted
+			return 0, ErrClaimExhausted
 		}
 		sl = &s.ring[pos&mask]
 		seq := sl.seq.Load()
@@ -234,7 +271,7 @@ func (s *Sink) Submit(rec []byte) error {
 			}
 			s.queueFull.Add(1)
 			s.poke()
-			return ErrQueueFull
+			return 0, ErrQueueFull
 		default:
 			// Another producer took pos; try the new head.
 			pos = s.head.Load()
@@ -253,7 +290,7 @@ claimed:
 	if ahead := pos + highWater; s.ring[ahead&mask].seq.Load() < ahead {
 		runtime.Gosched()
 	}
-	return nil
+	return pos + 1, nil
 }
 
 // poke wakes the writer if it is waiting. Only the producer that swaps
@@ -269,25 +306,42 @@ func (s *Sink) poke() {
 }
 
 // submitSync writes rec in the caller's goroutine: the sink has no writer
-// (or is closed).
+// (or is closed). While it waits for mu and writes, the record counts as
+// pending.
 func (s *Sink) submitSync(rec []byte) error {
 	if s.closed.Load() {
 		s.notAdmitted.Add(1)
 		return ErrNotAdmitted
 	}
+	s.syncWriting.Add(1)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.syncWriting.Add(-1)
 	if s.closed.Load() {
 		s.notAdmitted.Add(1)
 		return ErrNotAdmitted
 	}
 	n := copy(s.syncBuf[:], rec)
-	if err := s.writeLocked(s.syncBuf[:n]); err != nil {
+	err := s.writeLocked(s.syncBuf[:n])
+	if err != nil {
 		s.outputFailed.Add(1)
+	} else {
+		s.written.Add(1)
+	}
+	if s.closed.Load() {
+		// A Close timed out behind this write and left the destination
+		// to it: close it now that the write has returned.
+		s.shutLocked()
+		return errOr(err)
+	}
+	s.reportLocked(false)
+	return errOr(err)
+}
+
+func errOr(err error) error {
+	if err != nil {
 		return ErrOutputFailed
 	}
-	s.written.Add(1)
-	s.reportLocked(false)
 	return nil
 }
 
@@ -319,6 +373,9 @@ func (s *Sink) Counts() Counts {
 	c.Dropped = c.QueueFull + c.ClaimExhausted + c.OutputFailed + c.NotAdmitted
 	if h, t := s.head.Load()&^closedBit, s.tail.Load(); h > t {
 		c.Pending = h - t
+	}
+	if n := s.syncWriting.Load(); n > 0 {
+		c.Pending += uint64(n)
 	}
 	return c
 }
@@ -354,9 +411,10 @@ func (s *Sink) reportLocked(force bool) (owed bool) {
 	return false
 }
 
-// TimeoutError reports a Flush, Quiesce or Close that did not finish in
-// time, with the accounting at that moment. Nothing pending is abandoned
-// silently: the writer goes on writing it if the destination recovers.
+// TimeoutError reports a Flush, Quiesce, Close or flushed submit that did
+// not finish in time, with the accounting at that moment. Nothing pending
+// is abandoned silently: the writer goes on writing it if the destination
+// recovers, and a program that exits now loses exactly Pending records.
 type TimeoutError struct {
 	Op      string
 	Timeout time.Duration
@@ -370,6 +428,12 @@ func (e *TimeoutError) Error() string {
 
 // ErrClosed is returned by Start after Close.
 var ErrClosed = errors.New("sink: closed")
+
+// ErrWriterBusy is wrapped by Start's error when a writer that was asked to
+// quiesce is still in its final drain, held up by a stalled destination.
+// Start again once the destination recovers (Running turns false when
+// that writer has exited).
+var ErrWriterBusy = errors.New("sink: the previous writer is still finishing its quiesce")
 
 func (s *Sink) timeoutErr(op string, d time.Duration) error {
 	c := s.Counts()

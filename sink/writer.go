@@ -1,14 +1,29 @@
 package sink
 
 import (
+	"fmt"
 	"runtime"
 	"time"
+)
+
+// Writer phases, held in Sink.phase.
+const (
+	phaseRun   = iota // draining; the default
+	phaseStop         // a quiesce asked the writer to finish
+	phaseFinal        // the writer is in its final drain and will exit
 )
 
 // Start starts the writer goroutine: from now on producers only queue
 // records. Starting a running sink is a no-op; starting a closed one
 // returns ErrClosed. The queue (Slots × SlotSize bytes) is allocated by the
 // first Start.
+//
+// After a Quiesce that timed out, Start cancels the quiesce if the writer
+// has not begun its final drain (it goes on as if never asked to stop),
+// starts a new writer if the old one has exited since, and otherwise
+// returns an error wrapping ErrWriterBusy: the old writer is still inside
+// a write to a stalled destination, and records are written synchronously
+// behind it until it returns.
 func (s *Sink) Start() error {
 	s.life.Lock()
 	defer s.life.Unlock()
@@ -16,7 +31,16 @@ func (s *Sink) Start() error {
 		return ErrClosed
 	}
 	if s.running {
-		return nil
+		select {
+		case <-s.done:
+			s.running = false // it finished the timed-out quiesce late
+		default:
+			if s.phase.CompareAndSwap(phaseStop, phaseRun) || s.phase.Load() == phaseRun {
+				return nil
+			}
+			c := s.Counts()
+			return fmt.Errorf("%w (destination stalled; %d records pending, %d dropped)", ErrWriterBusy, c.Pending, c.Dropped)
+		}
 	}
 	if s.ring == nil {
 		r := new(ring)
@@ -34,19 +58,27 @@ func (s *Sink) Start() error {
 		s.timer = time.NewTimer(time.Hour)
 		s.timer.Stop()
 	}
-	s.stop = make(chan struct{})
+	s.phase.Store(phaseRun)
 	s.done = make(chan struct{})
 	s.running = true
-	go s.run(s.stop, s.done)
+	go s.run(s.done)
 	// Clearing closedBit publishes ring to producers and opens claims.
 	s.head.And(^uint64(closedBit))
 	return nil
 }
 
-// Running reports whether a writer goroutine is running.
+// Running reports whether a writer goroutine is running (possibly
+// finishing a quiesce that timed out).
 func (s *Sink) Running() bool {
 	s.life.Lock()
 	defer s.life.Unlock()
+	if s.running {
+		select {
+		case <-s.done:
+			return false
+		default:
+		}
+	}
 	return s.running
 }
 
@@ -61,18 +93,32 @@ func orDefault(d time.Duration) time.Duration {
 // or counted as failed, or until timeout (zero means DefaultTimeout). On
 // timeout it returns a *TimeoutError with the pending and dropped counts.
 func (s *Sink) Flush(timeout time.Duration) error {
-	timeout = orDefault(timeout)
-	target := s.head.Load() &^ closedBit
+	return s.waitWritten(s.head.Load()&^closedBit, "flush", orDefault(timeout))
+}
+
+// waitWritten waits until the writer's tail reaches target or timeout
+// passes. The writer is usually on another core and done within
+// microseconds, so the first waits yield; then they sleep, doubling up to a
+// millisecond, so a stalled destination costs the waiter no CPU.
+func (s *Sink) waitWritten(target uint64, op string, timeout time.Duration) error {
 	if s.tail.Load() >= target {
 		return nil
 	}
+	s.poke()
+	for range 32 {
+		runtime.Gosched()
+		if s.tail.Load() >= target {
+			return nil
+		}
+	}
 	deadline := time.Now().Add(timeout)
-	for wait := 50 * time.Microsecond; s.tail.Load() < target; wait = min(wait*2, 10*time.Millisecond) {
-		if time.Now().After(deadline) {
-			return s.timeoutErr("flush", timeout)
+	for wait := 20 * time.Microsecond; s.tail.Load() < target; wait = min(wait*2, time.Millisecond) {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return s.timeoutErr(op, timeout)
 		}
 		s.poke()
-		time.Sleep(wait)
+		time.Sleep(min(wait, left))
 	}
 	return nil
 }
@@ -82,27 +128,29 @@ func (s *Sink) Flush(timeout time.Duration) error {
 // again (for example while standard error is handed to a child process).
 // Start resumes asynchronous mode; counts survive. It waits at most timeout
 // (zero means DefaultTimeout) and then returns a *TimeoutError: the writer
-// goes on draining if the destination recovers.
+// goes on draining if the destination recovers, and Start cancels the
+// quiesce. Quiesce after Close does nothing.
 func (s *Sink) Quiesce(timeout time.Duration) error {
 	s.life.Lock()
 	defer s.life.Unlock()
-	return s.quiesceLocked(orDefault(timeout))
+	if s.isClosed {
+		return nil
+	}
+	return s.quiesceLocked(time.Now().Add(orDefault(timeout)), orDefault(timeout))
 }
 
-func (s *Sink) quiesceLocked(timeout time.Duration) error {
+func (s *Sink) quiesceLocked(deadline time.Time, timeout time.Duration) error {
 	if !s.running {
-		s.mu.Lock()
+		if !s.lockBy(deadline) {
+			return s.timeoutErr("quiesce", timeout)
+		}
 		s.reportLocked(true)
 		s.mu.Unlock()
 		return nil
 	}
-	select {
-	case <-s.stop:
-	default:
-		close(s.stop)
-		s.poke()
-	}
-	t := time.NewTimer(timeout)
+	s.phase.CompareAndSwap(phaseRun, phaseStop)
+	s.poke()
+	t := time.NewTimer(time.Until(deadline))
 	defer t.Stop()
 	select {
 	case <-s.done:
@@ -113,10 +161,26 @@ func (s *Sink) quiesceLocked(timeout time.Duration) error {
 	}
 }
 
-// Close quiesces the sink (bounded by timeout, zero meaning
-// DefaultTimeout), writes a final drop report, and closes the log file.
-// Every record submitted afterwards is counted as not_admitted. Closing
-// twice is safe; the second call returns nil.
+// lockBy takes mu, giving up at deadline: a synchronous write stalled on
+// the destination holds mu, and Close must still return in time.
+func (s *Sink) lockBy(deadline time.Time) bool {
+	for wait := 20 * time.Microsecond; !s.mu.TryLock(); wait = min(wait*2, time.Millisecond) {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return false
+		}
+		time.Sleep(min(wait, left))
+	}
+	return true
+}
+
+// Close quiesces the sink, writes a final drop report, and closes the log
+// file (and the sink's duplicate of standard error). Every record submitted
+// afterwards is counted as not_admitted. It returns within timeout (zero
+// means DefaultTimeout) in every mode: when the destination is stalled it
+// returns a *TimeoutError with the records still pending (they are written,
+// and the file closed, by whoever holds the stalled write if it ever
+// returns). Closing twice is safe; the second call returns nil.
 func (s *Sink) Close(timeout time.Duration) error {
 	s.life.Lock()
 	defer s.life.Unlock()
@@ -124,25 +188,39 @@ func (s *Sink) Close(timeout time.Duration) error {
 		return nil
 	}
 	s.isClosed = true
-	err := s.quiesceLocked(orDefault(timeout))
+	timeout = orDefault(timeout)
+	deadline := time.Now().Add(timeout)
+	err := s.quiesceLocked(deadline, timeout)
 	// From here on producers find closedBit and then closed.
 	s.closed.Store(true)
 	s.head.Or(closedBit)
 	if err != nil {
-		// The writer is stuck in a write and holds the destination; leave
-		// the file to it rather than block here.
 		return err
 	}
-	s.mu.Lock()
+	if !s.lockBy(deadline) {
+		return s.timeoutErr("close", timeout)
+	}
 	s.reportLocked(true)
-	s.closeFileLocked()
+	s.shutLocked()
 	s.mu.Unlock()
 	return nil
 }
 
+// shutLocked closes the destination for good. mu must be held.
+func (s *Sink) shutLocked() {
+	if s.shut {
+		return
+	}
+	s.shut = true
+	s.closeFileLocked()
+	if s.ownedOut != nil {
+		_ = s.ownedOut.Close()
+	}
+}
+
 // run is the writer goroutine. It owns next (its read position) and the
 // batch buffer; it publishes progress through tail.
-func (s *Sink) run(stop, done chan struct{}) {
+func (s *Sink) run(done chan struct{}) {
 	defer close(done)
 	next := s.tail.Load()
 	batch, timer := s.batch, s.timer
@@ -164,11 +242,9 @@ func (s *Sink) run(stop, done chan struct{}) {
 		s.mu.Lock()
 		owed := s.reportLocked(false)
 		s.mu.Unlock()
-		select {
-		case <-stop:
+		if s.phase.Load() == phaseStop && s.phase.CompareAndSwap(phaseStop, phaseFinal) {
 			s.final(&next, batch)
 			return
-		default:
 		}
 		// While records keep coming, poll instead of sleeping: a sleeping
 		// writer must be woken by a producer (a channel send and a futex
@@ -186,10 +262,11 @@ func (s *Sink) run(stop, done chan struct{}) {
 		}
 		polls = 0
 		// Announce the wait, then look once more: a producer that
-		// published before seeing sleeping is caught here (both sides use
-		// sequentially consistent atomics).
+		// published, or a quiesce that asked to stop, before seeing
+		// sleeping is caught here (both sides use sequentially consistent
+		// atomics: they store, then load the other's flag).
 		s.sleeping.Store(true)
-		if s.ready(next) {
+		if s.ready(next) || s.phase.Load() != phaseRun {
 			s.sleeping.Store(false)
 			continue
 		}
@@ -198,7 +275,6 @@ func (s *Sink) run(stop, done chan struct{}) {
 		}
 		select {
 		case <-s.wake:
-		case <-stop:
 		case <-timer.C:
 		}
 		s.sleeping.Store(false)
@@ -268,10 +344,16 @@ func (s *Sink) drain(next *uint64, batch []byte, locked bool) int {
 }
 
 // writeBatch writes records records and publishes end as the new tail.
+// Before the batch it writes a drop report when one is owed and the last
+// was at least ReportInterval ago, so a destination too slow for the queue
+// ever to drain still gets its losses reported about once a second. The
+// report is a record of its own, written before the batch; it takes no
+// queue slot and is not counted as a written record.
 func (s *Sink) writeBatch(b []byte, records int, end uint64, locked bool) {
 	if !locked {
 		s.mu.Lock()
 	}
+	s.reportLocked(false)
 	err := s.writeLocked(b)
 	if err != nil {
 		s.outputFailed.Add(uint64(records))
@@ -299,4 +381,8 @@ func (s *Sink) final(next *uint64, batch []byte) {
 		}
 	}
 	s.reportLocked(true)
+	if s.closed.Load() {
+		// A Close that timed out left the destination to this writer.
+		s.shutLocked()
+	}
 }

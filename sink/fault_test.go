@@ -1,0 +1,359 @@
+package sink
+
+import (
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+)
+
+// stallWriter blocks every Write until release is closed (or one write per
+// value sent on step).
+type stallWriter struct {
+	entered chan struct{} // a value per Write that began
+	release chan struct{}
+	mu      sync.Mutex
+	got     []string
+}
+
+func newStallWriter() *stallWriter {
+	return &stallWriter{entered: make(chan struct{}, 1<<16), release: make(chan struct{})}
+}
+
+func (w *stallWriter) Write(p []byte) (int, error) {
+	w.entered <- struct{}{}
+	<-w.release
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.got = append(w.got, string(p))
+	return len(p), nil
+}
+
+func (w *stallWriter) text() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return strings.Join(w.got, "")
+}
+
+func logPath(dir string) string {
+	return filepath.Join(dir, "host."+strconv.Itoa(os.Getpid())+".log")
+}
+
+// TestBindRefusesSpecialFiles: whatever is planted at host.<pid>.log, if
+// it is not a regular file with one link owned by us, BindDir returns an
+// error at once (it never blocks, as a FIFO without a reader would) and
+// nothing is written there.
+func TestBindRefusesSpecialFiles(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		plant func(t *testing.T, path string) (check func(t *testing.T))
+	}{
+		{"fifo without reader", func(t *testing.T, path string) func(*testing.T) {
+			require.NoError(t, unix.Mkfifo(path, 0o600))
+			return nil
+		}},
+		{"fifo with reader", func(t *testing.T, path string) func(*testing.T) {
+			require.NoError(t, unix.Mkfifo(path, 0o600))
+			fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK, 0)
+			require.NoError(t, err)
+			t.Cleanup(func() { unix.Close(fd) })
+			return func(t *testing.T) {
+				var b [64]byte
+				n, _ := unix.Read(fd, b[:])
+				assert.LessOrEqual(t, n, 0, "the FIFO's reader got %q", b[:max(n, 0)])
+			}
+		}},
+		{"unix socket", func(t *testing.T, path string) func(*testing.T) {
+			l, err := net.Listen("unix", path)
+			require.NoError(t, err)
+			t.Cleanup(func() { l.Close() })
+			return nil
+		}},
+		{"symlink", func(t *testing.T, path string) func(*testing.T) {
+			target := filepath.Join(t.TempDir(), "target")
+			require.NoError(t, os.WriteFile(target, nil, 0o600))
+			require.NoError(t, os.Symlink(target, path))
+			return func(t *testing.T) {
+				b, _ := os.ReadFile(target)
+				assert.Empty(t, b)
+			}
+		}},
+		{"hard link", func(t *testing.T, path string) func(*testing.T) {
+			target := filepath.Join(filepath.Dir(path), "elsewhere")
+			require.NoError(t, os.WriteFile(target, nil, 0o600))
+			require.NoError(t, os.Link(target, path))
+			return func(t *testing.T) {
+				b, _ := os.ReadFile(target)
+				assert.Empty(t, b)
+			}
+		}},
+		{"directory", func(t *testing.T, path string) func(*testing.T) {
+			require.NoError(t, os.Mkdir(path, 0o700))
+			return nil
+		}},
+		{"owned by another user", func(t *testing.T, path string) func(*testing.T) {
+			if os.Geteuid() != 0 {
+				t.Skip("needs root to give a file away")
+			}
+			require.NoError(t, os.WriteFile(path, nil, 0o666))
+			require.NoError(t, os.Chown(path, 4242, 4242))
+			return func(t *testing.T) {
+				b, _ := os.ReadFile(path)
+				assert.Empty(t, b)
+			}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			check := tt.plant(t, logPath(dir))
+			s := New(&Options{Output: &memWriter{}})
+			err := s.BindDir(dir)
+			require.Error(t, err)
+			if !strings.Contains(tt.name, "directory") {
+				assert.ErrorIs(t, err, ErrUnsafeFile)
+			}
+			// Records now count as output_failed; none reaches the file.
+			assert.Equal(t, ErrOutputFailed, s.Submit(rec("x", 10)))
+			c := s.Counts()
+			assert.Equal(t, uint64(1), c.OutputFailed)
+			require.NoError(t, s.Close(time.Second))
+			if check != nil {
+				check(t)
+			}
+		})
+	}
+}
+
+// TestRemovedDirectory: after the directory is removed, no record counts
+// as written: each write lands in an unlinked file, is noticed at once
+// (link count 0), and the recreation fails, so it is output_failed.
+func TestRemovedDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "logs")
+	require.NoError(t, os.Mkdir(dir, 0o750))
+	s := New(nil)
+	require.NoError(t, s.BindDir(dir))
+	require.NoError(t, s.Submit(rec("before", 20)))
+	require.NoError(t, os.RemoveAll(dir))
+	for range 5 {
+		assert.Equal(t, ErrOutputFailed, s.Submit(rec("after", 20)))
+	}
+	c := s.Counts()
+	assert.Equal(t, uint64(1), c.Written)
+	assert.Equal(t, uint64(5), c.OutputFailed)
+	// The directory comes back: the next record recreates the file.
+	require.NoError(t, os.Mkdir(dir, 0o750))
+	require.NoError(t, s.Submit(rec("again", 20)))
+	require.NoError(t, s.Close(time.Second))
+	b, err := os.ReadFile(logPath(dir))
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(b), "again"), "%q", b)
+	assert.Contains(t, string(b), "output_failed=5")
+}
+
+// TestRemovedFileIsRecreated: a record written into a file unlinked under
+// the sink is written again into a new file at the path, counted once.
+func TestRemovedFileIsRecreated(t *testing.T) {
+	dir := t.TempDir()
+	s := New(nil)
+	require.NoError(t, s.BindDir(dir))
+	require.NoError(t, s.Submit(rec("one", 20)))
+	require.NoError(t, os.Remove(logPath(dir)))
+	require.NoError(t, s.Submit(rec("two", 20)))
+	require.NoError(t, s.Close(time.Second))
+	b, err := os.ReadFile(logPath(dir))
+	require.NoError(t, err)
+	assert.Equal(t, "two", strings.TrimRight(string(b), ".\n"))
+	c := s.Counts()
+	assert.Equal(t, uint64(2), c.Written)
+	assert.Zero(t, c.Dropped)
+}
+
+// TestStartAfterTimedOutQuiesce: a Quiesce that times out behind a stalled
+// write, then Start: the writer is running again (not synchronous
+// writing forever), and once the destination recovers every record
+// arrives.
+func TestStartAfterTimedOutQuiesce(t *testing.T) {
+	w := newStallWriter()
+	s := New(&Options{Output: w})
+	require.NoError(t, s.Start())
+	require.NoError(t, s.Submit(rec("a", 10)))
+	<-w.entered // the writer is inside the stalled write
+	var te *TimeoutError
+	require.ErrorAs(t, s.Quiesce(10*time.Millisecond), &te)
+	require.NoError(t, s.Start())
+	assert.True(t, s.Running())
+	// Records go to the queue, not through a synchronous write that would
+	// block this goroutine behind the stall.
+	for range 20 {
+		require.NoError(t, s.Submit(rec("b", 10)))
+	}
+	assert.Equal(t, uint64(21), s.Counts().Pending)
+	close(w.release)
+	require.NoError(t, s.Close(5*time.Second))
+	c := s.Counts()
+	assert.Equal(t, uint64(21), c.Written)
+	assert.Equal(t, 21, strings.Count(w.text(), "\n"))
+}
+
+// TestCloseBoundedWhenSyncWriteStalls: on a synchronous sink whose one
+// write is stalled, Close returns (with a timeout error that counts the
+// stalled record as pending) instead of waiting for it; records submitted
+// meanwhile are not_admitted, and the stalled write, once it returns,
+// closes the destination.
+func TestCloseBoundedWhenSyncWriteStalls(t *testing.T) {
+	w := newStallWriter()
+	s := New(&Options{Output: w})
+	go func() { _ = s.Submit(rec("stalled", 10)) }()
+	<-w.entered
+	err := s.Close(20 * time.Millisecond)
+	var te *TimeoutError
+	require.ErrorAs(t, err, &te)
+	assert.Equal(t, uint64(1), te.Pending)
+	assert.Equal(t, ErrNotAdmitted, s.Submit(rec("late", 10)))
+	close(w.release)
+	require.Eventually(t, func() bool { return s.Counts().Pending == 0 }, 10*time.Second, time.Millisecond)
+	c := s.Counts()
+	assert.Equal(t, uint64(1), c.Written)
+	assert.Equal(t, uint64(1), c.NotAdmitted)
+}
+
+// TestCloseBoundedWhenAsyncWriteStalls: the same with a writer goroutine.
+func TestCloseBoundedWhenAsyncWriteStalls(t *testing.T) {
+	w := newStallWriter()
+	s := New(&Options{Output: w})
+	require.NoError(t, s.Start())
+	require.NoError(t, s.Submit(rec("stalled", 10)))
+	<-w.entered
+	require.NoError(t, s.Submit(rec("queued", 10)))
+	var te *TimeoutError
+	require.ErrorAs(t, s.Close(20*time.Millisecond), &te)
+	assert.Equal(t, uint64(2), te.Pending)
+	close(w.release)
+	require.Eventually(t, func() bool { return !s.Running() }, 10*time.Second, time.Millisecond)
+	assert.Equal(t, uint64(2), s.Counts().Written)
+}
+
+func openFDs(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	return len(ents)
+}
+
+// TestNoDescriptorLeakAndNoReopenAfterClose: a sink opens its file (and its
+// duplicate of standard error) and Close closes both; Quiesce and reports
+// after Close never reopen the file.
+func TestNoDescriptorLeakAndNoReopenAfterClose(t *testing.T) {
+	before := openFDs(t)
+	for range 3 {
+		dir := t.TempDir()
+		s := New(nil)
+		require.NoError(t, s.BindDir(dir))
+		require.NoError(t, s.Start())
+		require.NoError(t, s.Submit(rec("x", 10)))
+		_ = s.Submit(nil) // a drop, so reports are owed
+		require.NoError(t, s.Close(time.Second))
+		require.NoError(t, os.Remove(logPath(dir)))
+		_ = s.Submit(nil)
+		require.NoError(t, s.Quiesce(time.Second))
+		assert.ErrorIs(t, s.Start(), ErrClosed)
+		_, err := os.Stat(logPath(dir))
+		assert.True(t, errors.Is(err, os.ErrNotExist), "the file was reopened after Close: %v", err)
+	}
+	assert.Equal(t, before, openFDs(t))
+}
+
+// TestClosedStderrPipeIsEPIPE: with standard error a pipe whose reader has
+// gone, a record is output_failed; the process is not killed (this test
+// process would die of SIGPIPE otherwise). Run in a child process so its
+// descriptor 2 can be replaced.
+func TestClosedStderrPipeIsEPIPE(t *testing.T) {
+	if os.Getenv("SINK_EPIPE_CHILD") == "1" {
+		s := New(nil)
+		err := s.Submit(rec("x", 10))
+		c := s.Counts()
+		if err == ErrOutputFailed && c.OutputFailed == 1 {
+			os.Exit(42)
+		}
+		os.Exit(3)
+	}
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	r.Close() // the reader is gone before the child writes
+	p, err := os.StartProcess(exe, []string{exe, "-test.run=^TestClosedStderrPipeIsEPIPE$"}, &os.ProcAttr{
+		Env:   append(os.Environ(), "SINK_EPIPE_CHILD=1"),
+		Files: []*os.File{nil, nil, w},
+	})
+	require.NoError(t, err)
+	w.Close()
+	st, err := p.Wait()
+	require.NoError(t, err)
+	ws := st.Sys().(syscall.WaitStatus)
+	require.False(t, ws.Signaled(), "child killed by %v", ws.Signal())
+	assert.Equal(t, 42, ws.ExitStatus())
+}
+
+// TestReportWhileQueueNeverDrains: a destination so slow that the queue
+// stays full: drop reports still go out about once a second, long before
+// the queue drains. Time is synthetic.
+func TestReportWhileQueueNeverDrains(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := &memWriter{delay: 50 * time.Millisecond}
+		s := New(&Options{Output: w})
+		require.NoError(t, s.Start())
+		for range Slots + 100 {
+			_ = s.Submit(rec("r", 300))
+		}
+		require.NotZero(t, s.Counts().QueueFull)
+		time.Sleep(3 * ReportInterval)
+		synctest.Wait()
+		lines := w.lines()
+		assert.Contains(t, strings.Join(lines, "\n"), "[HOSTLOG_DROPS]", "no report within 3 s while %d records were pending", s.Counts().Pending)
+		assert.Greater(t, s.Counts().Pending, uint64(Slots/2), "the queue drained: the test proves nothing")
+		require.NoError(t, s.Close(time.Hour))
+	})
+}
+
+// TestSubmitFlush: a flushed record returns once it and everything before
+// it are written; with a stalled destination it returns after the bound
+// with a TimeoutError, the record still queued and counted.
+func TestSubmitFlush(t *testing.T) {
+	t.Run("written before return", func(t *testing.T) {
+		w := &memWriter{}
+		s := New(&Options{Output: w})
+		require.NoError(t, s.Start())
+		for range 100 {
+			require.NoError(t, s.Submit(rec("r", 100)))
+		}
+		require.NoError(t, s.SubmitFlush(rec("last", 100), time.Minute))
+		assert.Len(t, w.lines(), 101)
+		assert.True(t, strings.HasPrefix(w.lines()[100], "last"))
+		require.NoError(t, s.Close(time.Second))
+	})
+	t.Run("bounded when stalled", func(t *testing.T) {
+		w := newStallWriter()
+		s := New(&Options{Output: w})
+		require.NoError(t, s.Start())
+		var te *TimeoutError
+		require.ErrorAs(t, s.SubmitFlush(rec("r", 100), 10*time.Millisecond), &te)
+		assert.Equal(t, uint64(1), s.Counts().Pending)
+		close(w.release)
+		require.NoError(t, s.Close(5*time.Second))
+		assert.Equal(t, uint64(1), s.Counts().Written)
+	})
+}

@@ -1,5 +1,0 @@
-//go:build !race
-
-package sink
-
-const raceBuild = false
