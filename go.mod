@@ -15,5 +15,6 @@ require (
 	github.com/samber/lo v1.53.0 // indirect
 	github.com/samber/slog-common v0.21.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/term v0.48.0 // indirect
 	golang.org/x/text v0.22.0 // indirect
 )

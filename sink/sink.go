@@ -140,7 +140,6 @@ type Sink struct {
 	// by BindDir, Counts-free paths never.
 	mu         sync.Mutex
 	out        io.Writer // stderr (a duplicate, see internal/stdio) or Options.Output
-	ownedOut   *os.File  // the duplicate of stderr, closed by Close; nil otherwise
 	shut       bool      // Close has closed the destination: nothing reopens it
 	dir        string    // bound directory, "" for none
 	path       string    // <dir>/host.<pid>.log
@@ -176,7 +175,7 @@ func New(opts *Options) *Sink {
 		s.out = os.Stderr
 	}
 	// A closed pipe on standard error must be a counted loss, not SIGPIPE.
-	s.out, s.ownedOut = stdio.Writer(s.out)
+	s.out = stdio.Writer(s.out)
 	if s.pid == 0 {
 		s.pid = os.Getpid()
 	}

@@ -175,7 +175,7 @@ func (s *Sink) lockBy(deadline time.Time) bool {
 }
 
 // Close quiesces the sink, writes a final drop report, and closes the log
-// file (and the sink's duplicate of standard error). Every record submitted
+// file. Every record submitted
 // afterwards is counted as not_admitted. It returns within timeout (zero
 // means DefaultTimeout) in every mode: when the destination is stalled it
 // returns a *TimeoutError with the records still pending (they are written,
@@ -213,9 +213,6 @@ func (s *Sink) shutLocked() {
 	}
 	s.shut = true
 	s.closeFileLocked()
-	if s.ownedOut != nil {
-		_ = s.ownedOut.Close()
-	}
 }
 
 // run is the writer goroutine. It owns next (its read position) and the

@@ -11,8 +11,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/lmittmann/tint"
-	"golang.org/x/sys/unix"
+	"golang.org/x/term"
 
+	"simpler.dev/log/internal/stdio"
 	"simpler.dev/log/levels"
 )
 
@@ -82,6 +83,9 @@ func NewConsoleHandler(w io.Writer, opts *ConsoleOptions) *ConsoleHandler {
 		o.TimeFormat = "15:04:05.000"
 	}
 	noColor := o.NoColor || os.Getenv("NO_COLOR") != "" || !isTerminal(w)
+	// A closed pipe on standard error is a failed write (counted by the
+	// fan-out), never SIGPIPE.
+	w = stdio.Writer(w)
 	// Both tint handlers admit everything: the console's level is checked
 	// here, once.
 	base := tint.Options{Level: slog.Level(-1 << 20), NoColor: noColor, TimeFormat: o.TimeFormat, AddSource: o.AddSource}
@@ -123,11 +127,7 @@ func nameLevel(groups []string, a slog.Attr) slog.Attr {
 
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // Enabled reports whether level is at or above the console's level.

@@ -60,13 +60,43 @@
 // reason ([State.Counts]) and the log itself gets a [HOSTLOG_DROPS] record
 // at ERROR saying how many were lost and why.
 //
+// # Exit safety
+//
+// A record at or above the flush level (ERROR unless [Options.FlushLevel],
+// [SetupOptions.FlushLevel] or SIMPLER_LOG_FLUSH_LEVEL says otherwise) is
+// not only queued: its logging call returns once it and every record
+// queued before it have been written, or a bound (250 ms) has passed. So
+//
+//	slog.Error("config invalid", "err", err)
+//	os.Exit(1)
+//
+// leaves the error, and what led to it, in the file. The cost is paid by
+// errors only: a few microseconds with an idle writer (see the
+// BenchmarkErrorFlush figures); INFO and TIMING records do not wait. If the
+// bound passes (a stalled disk) the record stays queued and is counted
+// like any other.
+//
+// Records below the flush level are still only queued, and os.Exit does
+// not run deferred calls: a program that exits with INFO records in the
+// queue loses them (they are not even counted, as the process is gone).
+// The fix is to close the state on the way out, in main:
+//
+//	lg, err := slogsimpler.Setup(opts)
+//	if err != nil { ... }
+//	defer lg.Close()
+//
+// and to return from main rather than call os.Exit, or call lg.Close()
+// before os.Exit.
+//
 // # The standard log package
 //
-// slog.SetDefault also routes the standard log package into the handler,
-// at INFO. Records from it are written with function "log" and the source
-// position of the code that called the log package; set log.SetFlags(0)
-// so the log package does not also put a date or file name into the
-// message text.
+// [Setup] routes the standard log package into the same handlers, at INFO,
+// with the position of the code that called it, and writes each of its
+// records before the call returns, so log.Fatal and log.Panic leave their
+// last words in the file. Without Setup, slog.SetDefault also routes the
+// log package (records then get function "log" and the calling position,
+// but are only queued); set log.SetFlags(0) so the log package does not
+// also put a date or file name into the message text.
 //
 // # Concurrency
 //

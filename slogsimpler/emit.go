@@ -72,5 +72,5 @@ func (s *State) emit(level slog.Level, src Source, mono, tid int64, msg string, 
 	for _, a := range attrs {
 		l.Attr("", 0, a)
 	}
-	return s.sink.Submit(l.Finish()) == nil
+	return s.submit(level, l.Finish()) == nil
 }

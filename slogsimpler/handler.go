@@ -102,7 +102,7 @@ func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
 	}
 	var l envelope.Line
 	h.r.Render(ctx, r, &l)
-	if err := s.sink.Submit(l.Finish()); err == sink.ErrOutputFailed {
+	if err := s.submit(r.Level, l.Finish()); err == sink.ErrOutputFailed {
 		return err
 	}
 	return nil

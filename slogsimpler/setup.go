@@ -24,6 +24,9 @@ const (
 	EnvLevel = "SIMPLER_LOG_LEVEL"
 	// EnvConsoleLevel names the console's level the same way.
 	EnvConsoleLevel = "SIMPLER_LOG_CONSOLE_LEVEL"
+	// EnvFlushLevel names the level from which records are exit-safe
+	// (see Options.FlushLevel) the same way.
+	EnvFlushLevel = "SIMPLER_LOG_FLUSH_LEVEL"
 	// EnvNoColor, when set to anything non-empty, turns console colours
 	// off (https://no-color.org).
 	EnvNoColor = "NO_COLOR"
@@ -35,7 +38,8 @@ type SetupOptions struct {
 	// envelope goes to standard error and there is no separate console.
 	Dir string
 	// Level is the threshold of the file (the state's live threshold);
-	// nil means TIMING. SIMPLER_LOG_LEVEL overrides it.
+	// nil means INFO, slog's default (a bare State keeps simpler's TIMING).
+	// SIMPLER_LOG_LEVEL overrides it.
 	Level slog.Leveler
 	// Console is where the coloured console goes; nil means standard
 	// error. It is only used with a Dir.
@@ -50,6 +54,13 @@ type SetupOptions struct {
 	// Handlers are more destinations for the fan-out (a trace recorder,
 	// say), each with its own level.
 	Handlers []slog.Handler
+	// FlushLevel is the level from which a record is written before its
+	// logging call returns (see Options.FlushLevel); nil means ERROR.
+	// SIMPLER_LOG_FLUSH_LEVEL overrides it. Records from the standard log
+	// package are always written before the call returns.
+	FlushLevel slog.Leveler
+	// FlushBound bounds that wait; zero means 250 ms.
+	FlushBound time.Duration
 }
 
 // Logging is what Setup set up. Close it before the program exits.
@@ -69,17 +80,19 @@ func (l *Logging) Close() error { return l.State.Close(0) }
 
 // Setup is the one call a program makes at start-up: it binds Dir, starts
 // the writer, builds a console (INFO and above, coloured on a terminal)
-// plus the file (the state's threshold, TIMING by default), installs them
-// with slog.SetDefault (which also routes the standard log package, whose
-// flags it clears since the envelope has the time and the caller), and
+// plus the file (the state's threshold, INFO by default as in slog), installs them
+// with slog.SetDefault, routes the standard log package into them (its
+// records, log.Fatal's included, are written before the call returns; its
+// flags are cleared since the envelope has the time and the caller), and
 // returns a Logging whose Close drains the queue and reports drops.
 //
 //	lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{Dir: "logs"})
 //	if err != nil { ... }
 //	defer lg.Close()
 //
-// The environment variables SIMPLER_LOG_LEVEL, SIMPLER_LOG_CONSOLE_LEVEL and
-// NO_COLOR override the options; an unparsable level is an error.
+// The environment variables SIMPLER_LOG_LEVEL, SIMPLER_LOG_CONSOLE_LEVEL,
+// SIMPLER_LOG_FLUSH_LEVEL and NO_COLOR override the options; an unparsable
+// level is an error.
 func Setup(opts *SetupOptions) (*Logging, error) {
 	var o SetupOptions
 	if opts != nil {
@@ -89,7 +102,7 @@ func Setup(opts *SetupOptions) (*Logging, error) {
 	if st == nil {
 		st = Default()
 	}
-	level := levels.DefaultThreshold
+	level := levels.Info
 	if o.Level != nil {
 		level = levels.RoundThreshold(o.Level.Level())
 	}
@@ -111,9 +124,18 @@ func Setup(opts *SetupOptions) (*Logging, error) {
 		}
 		consoleLevel = l
 	}
+	flushLevel := o.FlushLevel
+	if v, ok := os.LookupEnv(EnvFlushLevel); ok {
+		l, err := levels.Parse(v)
+		if err != nil {
+			return nil, fmt.Errorf("slogsimpler: %s: %w", EnvFlushLevel, err)
+		}
+		flushLevel = l
+	}
 	if err := st.SetLevel(level); err != nil {
 		return nil, err
 	}
+	st.SetFlush(flushLevel, o.FlushBound)
 	if err := st.BindDir(o.Dir); err != nil {
 		return nil, err
 	}
@@ -137,6 +159,10 @@ func Setup(opts *SetupOptions) (*Logging, error) {
 	}
 	lg.Logger = slog.New(h)
 	slog.SetDefault(lg.Logger)
+	// The standard log package through a writer that flushes, so
+	// log.Fatal's record is in the file before the exit. Its flags are
+	// cleared: the envelope has the time and the caller.
+	log.SetOutput(&stdlogWriter{h: h, state: st})
 	log.SetFlags(0)
 	return lg, nil
 }

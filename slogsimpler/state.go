@@ -1,6 +1,7 @@
 package slogsimpler
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -26,9 +27,25 @@ type State struct {
 	// one record writes it, the pid once written. Every handler reads it
 	// on every TIMING-enabled record; ensureAnchor moves it.
 	anchor atomic.Int64
+	// flush is the exit-safety policy: records at or above its level are
+	// written before Handle returns. Replaced whole by SetFlush, read by
+	// every handler on every record.
+	flush  atomic.Pointer[flushPolicy]
 	sink   *sink.Sink
 	pid    int
 }
+
+// flushPolicy is immutable once published.
+type flushPolicy struct {
+	level slog.Leveler
+	bound time.Duration
+}
+
+// Defaults of the exit-safety policy (see [Options.FlushLevel]).
+const (
+	DefaultFlushLevel = levels.Error
+	DefaultFlushBound = 250 * time.Millisecond
+)
 
 // Options configure a State. The zero value and nil mean defaults.
 type Options struct {
@@ -48,6 +65,15 @@ type Options struct {
 	OutputPrivate bool
 	// Async starts the writer goroutine at once (see State.Start).
 	Async bool
+	// FlushLevel is the level from which a record is exit-safe: Handle
+	// returns only once it and every record queued before it are written
+	// (or counted as failed), or FlushBound has passed, so an error logged
+	// right before os.Exit is in the file. Read live on every record; nil
+	// means ERROR. levels.Nul+1 switches it off.
+	FlushLevel slog.Leveler
+	// FlushBound bounds that wait; zero means 250 ms. On timeout the
+	// record stays queued and counts like any other.
+	FlushBound time.Duration
 }
 
 // NewState returns a new State. It fails if the level is off the ladder or
@@ -62,6 +88,7 @@ func NewState(opts *Options) (*State, error) {
 	}
 	s := &State{sink: sink.New(&sink.Options{Output: o.Output, OutputPrivate: o.OutputPrivate})}
 	s.pid = s.sink.PID()
+	s.SetFlush(o.FlushLevel, o.FlushBound)
 	level := levels.DefaultThreshold
 	if o.Level != nil {
 		level = o.Level.Level()
@@ -106,6 +133,41 @@ func (s *State) SetLevel(l slog.Level) error {
 	s.threshold.Store(int64(l))
 	return nil
 }
+
+// SetFlush sets the exit-safety policy: records at or above level (read
+// live; nil means ERROR) are written before their logging call returns, or
+// bound (zero means 250 ms) passes. It takes effect on the next record of
+// every handler bound to s.
+func (s *State) SetFlush(level slog.Leveler, bound time.Duration) {
+	if level == nil {
+		level = DefaultFlushLevel
+	}
+	if bound <= 0 {
+		bound = DefaultFlushBound
+	}
+	s.flush.Store(&flushPolicy{level: level, bound: bound})
+}
+
+// submit hands a rendered record to the sink, waiting for it to be written
+// when its level is exit-safe.
+func (s *State) submit(level slog.Level, rec []byte) error {
+	if p := s.flush.Load(); level >= p.level.Level() {
+		if err := s.sink.SubmitFlush(rec, p.bound); err != nil {
+			var te *sink.TimeoutError
+			if errors.As(err, &te) {
+				return nil // still queued, counted like any other
+			}
+			return err
+		}
+		return nil
+	}
+	return s.sink.Submit(rec)
+}
+
+// flushQueued waits, at most the flush bound, until every record accepted
+// so far is written: for records from the standard log package, which may
+// be log.Fatal's last words.
+func (s *State) flushQueued() { _ = s.sink.Flush(s.flush.Load().bound) }
 
 // Level returns the live threshold. It implements slog.Leveler, so a State
 // can be the Level of another handler's options to follow the same

@@ -8,7 +8,8 @@
 // a counted loss, not the end of the service.
 //
 // [Writer] returns, for os.Stdout or os.Stderr, a duplicate of the
-// descriptor (close-on-exec, numbered 3 or above). It shares the open file
+// descriptor (close-on-exec, numbered 3 or above), made once per process
+// and shared. It shares the open file
 // description, so records go exactly where they went before, but a broken
 // pipe is now an ordinary EPIPE error from Write. The alternative,
 // signal.Notify(SIGPIPE), would change the whole program: its own writes
