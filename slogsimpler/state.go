@@ -30,9 +30,9 @@ type State struct {
 	// flush is the exit-safety policy: records at or above its level are
 	// written before Handle returns. Replaced whole by SetFlush, read by
 	// every handler on every record.
-	flush  atomic.Pointer[flushPolicy]
-	sink   *sink.Sink
-	pid    int
+	flush atomic.Pointer[flushPolicy]
+	sink  *sink.Sink
+	pid   int
 }
 
 // flushPolicy is immutable once published.
