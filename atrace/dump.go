@@ -9,7 +9,10 @@ import (
 	"path/filepath"
 	"runtime/trace"
 	"slices"
+	"syscall"
 	"time"
+
+	"simpler.dev/log/internal/safedir"
 )
 
 // dump writes one event directory: the ring's records, the stacks for a
@@ -28,9 +31,6 @@ func (s *shared) dump(event string, device bool, stacks []byte) (string, error) 
 	if s.closed {
 		return "", ErrClosed
 	}
-	if err := mkdirAll(s.root); err != nil {
-		return "", fmt.Errorf("atrace: %w", err)
-	}
 	// Two dumps never share a directory: each takes a time strictly after
 	// the last one's (at microsecond resolution).
 	t := s.opts.Now().Truncate(time.Microsecond)
@@ -38,7 +38,8 @@ func (s *shared) dump(event string, device bool, stacks []byte) (string, error) 
 		t = s.lastTime.Add(time.Microsecond)
 	}
 	s.lastTime = t
-	dir := filepath.Join(s.root, fmt.Sprintf("%s_event_%d_%s", event, s.pid, stamp(t)))
+	name := fmt.Sprintf("%s_event_%d_%s", event, s.pid, stamp(t))
+	dir := filepath.Join(s.root, name)
 
 	aged := event == EventSchedule
 	list := &s.hostDirs
@@ -57,7 +58,9 @@ func (s *shared) dump(event string, device bool, stacks []byte) (string, error) 
 		}
 		*list = append(*list, dir)
 	}
-	if err := mkdirAll(dir); err != nil {
+	// Below the root nothing is followed: a link planted at any level of
+	// the tree is refused, and only directories made here are chmodded.
+	if _, err := safedir.MkdirAll(s.base, filepath.Join(s.tree, name), 0o750); err != nil {
 		return dir, fmt.Errorf("atrace: %w", err)
 	}
 	var errs []error
@@ -92,9 +95,11 @@ func writeFlight(path string, fr *trace.FlightRecorder) error {
 	})
 }
 
-// create makes path with mode 0640 (whatever the umask) and fills it.
+// create makes path with mode 0640 (whatever the umask) and fills it. It
+// opens for append (O_CREAT|O_WRONLY|O_APPEND, as CANN does) and never
+// through a symbolic link.
 func create(path string, fill func(io.Writer) error) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o640)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, 0o640)
 	if err != nil {
 		return err
 	}

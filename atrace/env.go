@@ -2,10 +2,11 @@ package atrace
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
+
+	"simpler.dev/log/internal/safedir"
 )
 
 // Aging bounds, as CANN has them.
@@ -62,12 +63,14 @@ func resolveRoot(lookup func(string) (string, bool)) (root, why string, err erro
 		case len(abs) > maxRootLen:
 			why = fmt.Sprintf("%s is longer than %d bytes", EnvWorkPath, maxRootLen)
 		default:
-			if merr := mkdirAll(abs); merr != nil {
+			if _, merr := safedir.MkdirAll(abs, "", 0o750); merr != nil {
 				why = merr.Error()
-			} else if unix.Access(abs, unix.W_OK|unix.X_OK) != nil {
-				why = abs + " is not writable"
+			} else if real, rerr := filepath.EvalSymlinks(abs); rerr != nil {
+				why = rerr.Error()
+			} else if unix.Access(real, unix.W_OK|unix.X_OK) != nil {
+				why = real + " is not writable"
 			} else {
-				return abs, "", nil
+				return real, "", nil
 			}
 		}
 	}
@@ -76,24 +79,4 @@ func resolveRoot(lookup func(string) (string, bool)) (root, why string, err erro
 		return "", why, fmt.Errorf("atrace: no dump root: %s unusable (%s) and HOME unset", EnvWorkPath, why)
 	}
 	return filepath.Join(home, "ascend"), why, nil
-}
-
-// mkdirAll creates dir and its missing parents with mode 0750, whatever
-// the umask; existing directories keep their mode.
-func mkdirAll(dir string) error {
-	if fi, err := os.Stat(dir); err == nil {
-		if !fi.IsDir() {
-			return fmt.Errorf("%s is not a directory", dir)
-		}
-		return nil
-	}
-	if parent := filepath.Dir(dir); parent != dir {
-		if err := mkdirAll(parent); err != nil {
-			return err
-		}
-	}
-	if err := os.Mkdir(dir, 0o750); err != nil && !os.IsExist(err) {
-		return err
-	}
-	return os.Chmod(dir, 0o750)
 }

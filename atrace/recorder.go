@@ -72,7 +72,9 @@ type shared struct {
 	opts     Options
 	host     *ring
 	device   *ring
-	root     string // <root>/atrace/trace_<pgid>_<pid>_<time>
+	base     string // the dump root: ASCEND_WORK_PATH (real path) or $HOME/ascend
+	tree     string // atrace/trace_<pgid>_<pid>_<time>, below base
+	root     string // base/tree
 	pid      int
 	maxDirs  int
 	dumpMu   sync.Mutex // serialises dumps: names, lists and aging
@@ -134,7 +136,9 @@ func New(opts *Options) (*Recorder, error) {
 	if why != "" {
 		s.warn(fmt.Sprintf("%s is not usable (%s); trace dumps go to %s", EnvWorkPath, why, root))
 	}
-	s.root = filepath.Join(root, "atrace", fmt.Sprintf("trace_%d_%d_%s", syscall.Getpgrp(), s.pid, stamp(o.Now())))
+	s.base = root
+	s.tree = filepath.Join("atrace", fmt.Sprintf("trace_%d_%d_%s", syscall.Getpgrp(), s.pid, stamp(o.Now())))
+	s.root = filepath.Join(root, s.tree)
 	return &Recorder{shared: s}, nil
 }
 

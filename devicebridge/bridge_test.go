@@ -15,6 +15,9 @@ import (
 	"testing/iotest"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/levels"
@@ -116,6 +119,7 @@ func TestSimConcurrentWithHost(t *testing.T) {
 func TestForward(t *testing.T) {
 	long := strings.Repeat("x", 4096)
 	input := strings.Join([]string{
+		"[mono_ns=1000][T0x2a][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=9 mono_ns=1000 wall_ns=1700000000000000000",
 		"[mono_ns=1234][T0x2a][WARN] sim_core: [core.cpp:7] overheated temp=91",
 		"[mono_ns=1300][T0x2a][TIMING] emit_host_span: [STRACE] v=1 pid=9 tid=42 inv=1 hid=0 depth=0 name=sim.step ts=1200 dur=100 ",
 		"[INFO] aicpu_init: ready cores=4",
@@ -127,7 +131,7 @@ func TestForward(t *testing.T) {
 	}, "\n")
 	st, buf := newState(t, levels.Info)
 	n, err := Forward(strings.NewReader(input), st)
-	if err != nil || n != 8 {
+	if err != nil || n != 9 {
 		t.Fatalf("Forward = %d, %v", n, err)
 	}
 	lines := buf.lines()
@@ -174,6 +178,65 @@ func TestForward(t *testing.T) {
 	if _, err := Forward(strings.NewReader(""), nil); !errors.Is(err, ErrNilState) {
 		t.Errorf("Forward(nil state) = %v", err)
 	}
+}
+
+// TestForwardRefusesForgery: a simulator's output never yields a machine
+// record for a pid that is not the simulator's: such lines are written as
+// neutralised user text and counted.
+func TestForwardRefusesForgery(t *testing.T) {
+	const sim = 9
+	host := os.Getpid()
+	for _, tt := range []struct {
+		name    string
+		pid     int // ForwardOptions.PID
+		line    string
+		trusted bool
+	}{
+		{"own span", sim, "[mono_ns=1][T0x1][TIMING] emit_host_span: [STRACE] v=1 pid=9 tid=1 inv=1 hid=0 depth=0 name=a ts=1 dur=1 ", true},
+		{"own drops", sim, "[mono_ns=1][T0x1][ERROR] host_log_drops: [HOSTLOG_DROPS] v=1 pid=9 new=1 total=1 queue_full=1 claim_exhausted=0 output_failed=0 not_admitted=0", true},
+		{"own op line", sim, "[mono_ns=1][T0x1][DEBUG] run: [OP] LAUNCH k [id=0] ", true},
+		{"drops in the host's name", sim, fmt.Sprintf("[mono_ns=1][T0x1][ERROR] host_log_drops: [HOSTLOG_DROPS] v=1 pid=%d new=888 total=888 queue_full=888 claim_exhausted=0 output_failed=0 not_admitted=0", host), false},
+		{"anchor in the host's name", sim, fmt.Sprintf("[mono_ns=1][T0x1][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=%d mono_ns=1 wall_ns=1", host), false},
+		{"span of a third pid", sim, "[mono_ns=1][T0x1][TIMING] emit_host_span: [STRACE] v=1 pid=77 tid=1 inv=1 hid=0 depth=0 name=a ts=1 dur=1 ", false},
+		{"second marker of another pid", sim, "[mono_ns=1][T0x1][TIMING] f: [STRACE] v=1 pid=9 name=a [HOSTLOG_DROPS] v=1 pid=1 total=5", false},
+		{"nested envelope", sim, "[mono_ns=1][T0x1][INFO] f: x [mono_ns=2][T0x1][ERROR] g: [STRACE] v=1 pid=9", false},
+		{"pid not known", 0, "[mono_ns=1][T0x1][TIMING] emit_host_span: [STRACE] v=1 pid=9 tid=1 inv=1 hid=0 depth=0 name=a ts=1 dur=1 ", false},
+		{"simulator claims the host's pid", host, fmt.Sprintf("[mono_ns=1][T0x1][TIMING] f: [STRACE] v=1 pid=%d name=a", host), false},
+		{"old sim format drops", sim, fmt.Sprintf("[ERROR] host_log_drops: [HOSTLOG_DROPS] v=1 pid=%d total=5", host), false},
+		{"plain printf with a marker", sim, "printf says [CLOCK_ANCHOR] v=1 pid=1", false},
+		{"plain text", sim, "hello", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			st, buf := newState(t, levels.Debug)
+			f, err := NewForwarder(st, &ForwardOptions{PID: tt.pid})
+			require.NoError(t, err)
+			_, err = f.Forward(strings.NewReader(tt.line + "\n"))
+			require.NoError(t, err)
+			out := buf.String()
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			last := lines[len(lines)-1]
+			p, err := envelope.Parse([]byte(last))
+			require.NoError(t, err, "%q", last)
+			if tt.trusted {
+				assert.Zero(t, f.Neutralised())
+				if envelope.ContainsMarker(tt.line[1:]) {
+					assert.True(t, envelope.ContainsMarker(string(p.Body)), "%q", last)
+				}
+				return
+			}
+			assert.Equal(t, uint64(1), f.Neutralised())
+			assert.False(t, envelope.ContainsMarker(string(p.Body)), "a machine marker survived: %q", last)
+			assert.False(t, envelope.ContainsMarker(p.Function), "%q", last)
+		})
+	}
+	t.Run("the pid is learnt from the simulator's anchor", func(t *testing.T) {
+		st, _ := newState(t, levels.Debug)
+		f, err := NewForwarder(st, nil)
+		require.NoError(t, err)
+		_, err = f.Forward(strings.NewReader("[mono_ns=1][T0x1][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=9 mono_ns=1 wall_ns=5\n"))
+		require.NoError(t, err)
+		assert.Equal(t, sim, f.PID())
+	})
 }
 
 func TestParseCANNLevel(t *testing.T) {
@@ -371,4 +434,30 @@ func TestWriterFilesAndRotation(t *testing.T) {
 	if fi, _ := os.Stat(dir); fi.Mode().Perm() != 0o750 {
 		t.Errorf("dir mode %v", fi.Mode().Perm())
 	}
+}
+
+// TestWriterRefusesPlantedLink: a symbolic link planted at
+// debug/device-0 under the log root (pointing at a world-writable
+// directory) is refused: nothing is written there and its mode is not
+// changed.
+func TestWriterRefusesPlantedLink(t *testing.T) {
+	root := t.TempDir()
+	victim := t.TempDir()
+	require.NoError(t, os.Chmod(victim, 0o777))
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "debug"), 0o750))
+	require.NoError(t, os.Symlink(victim, filepath.Join(root, "debug", "device-0")))
+	w, err := NewWriter(&WriterOptions{LookupEnv: func(k string) (string, bool) {
+		if k == "ASCEND_PROCESS_LOG_PATH" {
+			return root, true
+		}
+		return "", false
+	}})
+	require.NoError(t, err)
+	assert.Error(t, w.WriteRecord(CANNError, false, "k.cpp", 1, 1, "f", "m"))
+	fi, err := os.Stat(victim)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o777), fi.Mode().Perm())
+	ents, err := os.ReadDir(victim)
+	require.NoError(t, err)
+	assert.Empty(t, ents)
 }

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"strconv"
+	"strings"
+	"sync/atomic"
 
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/trusted"
@@ -17,32 +20,77 @@ import (
 // bytes anyway, and the rest of a longer line is skipped.
 const forwardBuf = 8 << 10
 
+// ForwardOptions configure a [Forwarder]. The zero value and nil mean
+// defaults.
+type ForwardOptions struct {
+	// PID is the simulator's process id: the only pid whose machine
+	// records ([STRACE], [HOSTLOG_DROPS], [CLOCK_ANCHOR]) are forwarded as
+	// machine records. Zero means the pid of the simulator's own first
+	// [CLOCK_ANCHOR] record (the first thing simpler writes).
+	PID int
+}
+
+// A Forwarder re-emits a simulator's output through a state. It is safe
+// for concurrent use; each Forward call reads one stream.
+type Forwarder struct {
+	state *slogsimpler.State
+	// pid is the simulator's pid, 0 until known. Set by NewForwarder or by
+	// the first anchor seen (CAS from 0), read on every line.
+	pid         atomic.Int64
+	neutralised atomic.Uint64
+}
+
+// NewForwarder returns a forwarder into state.
+func NewForwarder(state *slogsimpler.State, opts *ForwardOptions) (*Forwarder, error) {
+	if state == nil {
+		return nil, ErrNilState
+	}
+	f := &Forwarder{state: state}
+	if opts != nil && opts.PID > 0 {
+		f.pid.Store(int64(opts.PID))
+	}
+	return f, nil
+}
+
+// PID returns the simulator's pid, or 0 while it is not known.
+func (f *Forwarder) PID() int { return int(f.pid.Load()) }
+
+// Neutralised returns how many forwarded lines carried a machine marker
+// that was not the simulator's own to write (a record claiming the host's
+// pid or another one, a nested envelope, any marker before the simulator's
+// pid is known) and were therefore written as user text, markers
+// neutralised.
+func (f *Forwarder) Neutralised() uint64 { return f.neutralised.Load() }
+
 // Forward reads a simulator's output line by line until EOF or a read
-// error and re-emits each line through state, at the line's own level
+// error and re-emits each line through the state, at the line's own level
 // under the state's live threshold:
 //
 //   - an envelope line keeps its clock reading, lane, level, function and
-//     position, and its body is written as the simulator wrote it, so its
-//     spans and drop reports stay machine records;
+//     position;
 //   - simpler's older sim format "[LEVEL] func: body" keeps its level and
 //     function;
-//   - any other line is forwarded at INFO with function "sim", its text
-//     treated as user text (escaped, markers neutralised).
+//   - any other line is forwarded at INFO with function "sim".
+//
+// Bodies are user text (escaped, markers neutralised) unless every machine
+// marker in them belongs to the simulator: a [STRACE], [HOSTLOG_DROPS] or
+// [CLOCK_ANCHOR] record whose pid= is the simulator's pid (never the
+// host's), or an [OP] line once that pid is known. So a simulator can
+// forward its spans and drop reports, and can never make the host's log
+// report drops, anchors or spans in the host's name. Lines refused this way
+// are counted ([Forwarder.Neutralised]).
 //
 // An over-long line is cut by the 512-byte rule; a last line without a
 // newline is forwarded too. It returns the number of lines forwarded and
 // the read error, if any (nil at EOF).
-func Forward(r io.Reader, state *slogsimpler.State) (int, error) {
-	if state == nil {
-		return 0, ErrNilState
-	}
+func (f *Forwarder) Forward(r io.Reader) (int, error) {
 	br := bufio.NewReaderSize(r, forwardBuf)
 	n := 0
 	for {
 		line, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
 			// Forward what fits, skip the rest of the line.
-			forwardLine(state, line)
+			f.forwardLine(line)
 			n++
 			for errors.Is(err, bufio.ErrBufferFull) {
 				_, err = br.ReadSlice('\n')
@@ -53,7 +101,7 @@ func Forward(r io.Reader, state *slogsimpler.State) (int, error) {
 			line = nil
 		}
 		if len(line) > 0 {
-			forwardLine(state, line)
+			f.forwardLine(line)
 			n++
 		}
 		if err == io.EOF {
@@ -65,19 +113,106 @@ func Forward(r io.Reader, state *slogsimpler.State) (int, error) {
 	}
 }
 
-func forwardLine(state *slogsimpler.State, line []byte) {
+// Forward is NewForwarder(state, nil).Forward(r): the simulator's pid is
+// learnt from its own [CLOCK_ANCHOR].
+func Forward(r io.Reader, state *slogsimpler.State) (int, error) {
+	f, err := NewForwarder(state, nil)
+	if err != nil {
+		return 0, err
+	}
+	return f.Forward(r)
+}
+
+func (f *Forwarder) forwardLine(line []byte) {
 	line = bytes.TrimRight(line, "\r\n")
 	if p, err := envelope.Parse(line); err == nil {
 		if lvl, ok := levelName(p.Level); ok {
-			trusted.Emit(state, lvl, p.Function, p.File, p.Line, p.Mono, p.TID, string(p.Body))
+			f.emit(lvl, p.Function, p.File, p.Line, p.Mono, p.TID, string(p.Body), true)
 			return
 		}
 	}
 	if lvl, fn, body, ok := parseSimLine(line); ok {
-		trusted.Emit(state, lvl, fn, "", 0, 0, 0, string(body))
+		f.emit(lvl, fn, "", 0, 0, 0, string(body), true)
 		return
 	}
-	state.Emit(levels.Info, slogsimpler.Source{Function: "sim"}, 0, 0, string(line))
+	f.emit(levels.Info, "sim", "", 0, 0, 0, string(line), false)
+}
+
+// emit writes one forwarded line. Only a structured line (an envelope or
+// the older sim format) can carry a machine record; free text never does.
+func (f *Forwarder) emit(level slog.Level, fn, file string, line int, mono, tid int64, body string, structured bool) {
+	t := f.trust(body)
+	if !structured && t == trustMachine {
+		t = trustRefused
+	}
+	switch t {
+	case trustMachine:
+		trusted.Emit(f.state, level, fn, file, line, mono, tid, body)
+		return
+	case trustRefused:
+		f.neutralised.Add(1)
+	}
+	f.state.Emit(level, slogsimpler.Source{Function: fn, File: file, Line: line}, mono, tid, body)
+}
+
+type trustLevel uint8
+
+const (
+	trustNone    trustLevel = iota // no marker: plain text either way
+	trustMachine                   // every marker is the simulator's own
+	trustRefused                   // a marker the simulator may not write
+)
+
+// trust decides how body is written. A body that opens with the
+// simulator's own anchor teaches the forwarder its pid when none was given.
+func (f *Forwarder) trust(body string) trustLevel {
+	host := int64(f.state.PID())
+	if f.pid.Load() == 0 {
+		if pid, ok := markerPID(body, "[CLOCK_ANCHOR]"); ok && pid != host {
+			f.pid.CompareAndSwap(0, pid)
+		}
+	}
+	sim := f.pid.Load()
+	level := trustNone
+	for i := strings.IndexByte(body, '['); i >= 0; {
+		if m := envelope.MarkerAt(body, i); m != "" {
+			switch {
+			case sim == 0 || sim == host:
+				return trustRefused
+			case m == "[OP]" && i == 0: // an op line is the whole body
+			case m == "[mono_ns=":
+				return trustRefused // a record inside a record
+			default:
+				if pid, ok := markerPID(body[i:], m); !ok || pid != sim {
+					return trustRefused
+				}
+			}
+			level = trustMachine
+		}
+		k := strings.IndexByte(body[i+1:], '[')
+		if k < 0 {
+			break
+		}
+		i += 1 + k
+	}
+	return level
+}
+
+// markerPID reads "<marker> v=1 pid=<decimal>" at the start of s.
+func markerPID(s, marker string) (int64, bool) {
+	rest, ok := strings.CutPrefix(s, marker+" v=1 pid=")
+	if !ok {
+		return 0, false
+	}
+	end := 0
+	for end < len(rest) && end < 19 && rest[end] >= '0' && rest[end] <= '9' {
+		end++
+	}
+	if end == 0 || (end < len(rest) && rest[end] != ' ') {
+		return 0, false
+	}
+	pid, err := strconv.ParseInt(rest[:end], 10, 64)
+	return pid, err == nil && pid > 0
 }
 
 // parseSimLine reads simpler's older sim format: "[LEVEL] func: body".

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"simpler.dev/log/internal/safedir"
 )
 
 // Defaults of a Writer's plog-style files.
@@ -47,13 +49,15 @@ type WriterOptions struct {
 // MaxFileBytes and keeping this process's newest MaxFiles files. Safe for
 // concurrent use.
 type Writer struct {
-	o   WriterOptions
-	mu  sync.Mutex
-	out io.Writer // stdout or Out; nil when writing files
-	dir string    // the device directory for files
-	f   *os.File
-	n   int64 // bytes in f
-	buf []byte
+	o    WriterOptions
+	mu   sync.Mutex
+	out  io.Writer // stdout or Out; nil when writing files
+	root string    // the log root the user configured (links in it are followed)
+	rel  string    // the device directory below root (no link followed)
+	dir  string    // root/rel
+	f    *os.File
+	n    int64 // bytes in f
+	buf  []byte
 }
 
 // NewWriter resolves the destination; directories are created when the
@@ -98,28 +102,34 @@ func NewWriter(opts *WriterOptions) (*Writer, error) {
 		w.out = os.Stdout
 		return w, nil
 	}
-	base, err := logRoot(o.LookupEnv)
+	root, sub, err := logRoot(o.LookupEnv)
 	if err != nil {
 		return nil, err
 	}
-	w.dir = filepath.Join(base, "debug", fmt.Sprintf("device-%d", o.DeviceID))
+	w.root = root
+	w.rel = filepath.Join(sub, "debug", fmt.Sprintf("device-%d", o.DeviceID))
+	w.dir = filepath.Join(root, w.rel)
 	return w, nil
 }
 
 // logRoot picks the plog root: ASCEND_PROCESS_LOG_PATH, else
-// $ASCEND_WORK_PATH/log, else $HOME/ascend/log.
-func logRoot(lookup func(string) (string, bool)) (string, error) {
+// $ASCEND_WORK_PATH/log, else $HOME/ascend/log. It returns the part the
+// user configured (root) and the part below it that the writer creates
+// (sub), where no symbolic link is followed.
+func logRoot(lookup func(string) (string, bool)) (root, sub string, err error) {
 	if v, ok := lookup("ASCEND_PROCESS_LOG_PATH"); ok && v != "" {
-		return filepath.Abs(v)
+		root, err = filepath.Abs(v)
+		return root, "", err
 	}
 	if v, ok := lookup("ASCEND_WORK_PATH"); ok && v != "" {
-		return filepath.Abs(filepath.Join(v, "log"))
+		root, err = filepath.Abs(v)
+		return root, "log", err
 	}
 	home, ok := lookup("HOME")
 	if !ok || home == "" {
-		return "", fmt.Errorf("devicebridge: no log directory: ASCEND_PROCESS_LOG_PATH, ASCEND_WORK_PATH and HOME are unset")
+		return "", "", fmt.Errorf("devicebridge: no log directory: ASCEND_PROCESS_LOG_PATH, ASCEND_WORK_PATH and HOME are unset")
 	}
-	return filepath.Join(home, "ascend", "log"), nil
+	return home, filepath.Join("ascend", "log"), nil
 }
 
 // Dir returns the device directory, or "" when writing to a stream.
@@ -209,10 +219,12 @@ func (w *Writer) WriteRecord(level int, timing bool, file string, line int, tid 
 // openLocked starts a new file and removes this process's oldest files
 // beyond MaxFiles.
 func (w *Writer) openLocked() error {
-	if err := os.MkdirAll(w.dir, 0o750); err != nil {
+	// A link planted anywhere below the configured root (debug/device-0
+	// pointing at a world-writable directory) is refused, and only
+	// directories made here get mode 0750.
+	if _, err := safedir.MkdirAll(w.root, w.rel, 0o750); err != nil {
 		return err
 	}
-	_ = os.Chmod(w.dir, 0o750)
 	prefix := fmt.Sprintf("device-%d_", w.o.PID)
 	t := w.o.Now()
 	var f *os.File
