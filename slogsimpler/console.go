@@ -2,10 +2,14 @@ package slogsimpler
 
 import (
 	"context"
+	"encoding"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"reflect"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -13,6 +17,7 @@ import (
 	"github.com/lmittmann/tint"
 	"golang.org/x/term"
 
+	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/stdio"
 	"simpler.dev/log/levels"
 )
@@ -66,6 +71,11 @@ type ConsoleHandler struct {
 	// element: a data race. Serialising WithGroup and WithAttrs across the
 	// family removes it; Handle never takes the lock.
 	cloneMu *sync.Mutex
+	// depth is the number of WithGroup names passed to tint, at most
+	// envelope.MaxGroupDepth+1 (the last the "~" standing for every
+	// deeper group): tint copies its group list on every WithGroup, so
+	// 10 000 nested groups would cost it quadratic memory.
+	depth int
 }
 
 var _ slog.Handler = (*ConsoleHandler)(nil)
@@ -83,6 +93,12 @@ func NewConsoleHandler(w io.Writer, opts *ConsoleOptions) *ConsoleHandler {
 		o.TimeFormat = "15:04:05.000"
 	}
 	noColor := o.NoColor || os.Getenv("NO_COLOR") != "" || !isTerminal(w)
+	return newConsole(w, o, noColor)
+}
+
+// newConsole builds the handler with colours decided (tests force them on
+// for a buffer).
+func newConsole(w io.Writer, o ConsoleOptions, noColor bool) *ConsoleHandler {
 	// A closed pipe on standard error is a failed write (counted by the
 	// fan-out), never SIGPIPE.
 	w = stdio.Writer(w)
@@ -137,8 +153,8 @@ func (h *ConsoleHandler) Enabled(_ context.Context, level slog.Level) bool {
 
 // Handle prints r on one line.
 func (h *ConsoleHandler) Handle(ctx context.Context, r slog.Record) error {
-	if !consolePlain(r.Message) {
-		r = rebuild(r, escapeConsole(r.Message))
+	if !consolePlain(r.Message) || !recordPlain(r, h.depth) {
+		r = h.clean(r)
 	}
 	rl := levels.RoundRecord(r.Level)
 	if r.Level >= levels.Nul || rl == levels.Timing {
@@ -153,11 +169,11 @@ func (h *ConsoleHandler) Handle(ctx context.Context, r slog.Record) error {
 	return h.plain.Handle(ctx, r)
 }
 
-// rebuild returns r with another message.
-func rebuild(r slog.Record, msg string) slog.Record {
-	n := slog.NewRecord(r.Time, r.Level, msg, r.PC)
+// clean returns r with its message and every attribute made safe to print.
+func (h *ConsoleHandler) clean(r slog.Record) slog.Record {
+	n := slog.NewRecord(r.Time, r.Level, escapeConsole(r.Message), r.PC)
 	r.Attrs(func(a slog.Attr) bool {
-		n.AddAttrs(a)
+		n.AddAttrs(cleanAttr(a, h.depth, 0))
 		return true
 	})
 	return n
@@ -168,19 +184,168 @@ func (h *ConsoleHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 	if len(attrs) == 0 {
 		return h
 	}
-	h.cloneMu.Lock()
-	defer h.cloneMu.Unlock()
-	return &ConsoleHandler{level: h.level, plain: h.plain.WithAttrs(attrs), named: h.named.WithAttrs(attrs), cloneMu: h.cloneMu}
-}
-
-// WithGroup returns a console that puts later attributes under name.
-func (h *ConsoleHandler) WithGroup(name string) slog.Handler {
-	if name == "" {
-		return h
+	clean := make([]slog.Attr, len(attrs))
+	for i, a := range attrs {
+		clean[i] = cleanAttr(a, h.depth, 0)
 	}
 	h.cloneMu.Lock()
 	defer h.cloneMu.Unlock()
-	return &ConsoleHandler{level: h.level, plain: h.plain.WithGroup(name), named: h.named.WithGroup(name), cloneMu: h.cloneMu}
+	c := *h
+	c.plain, c.named = h.plain.WithAttrs(clean), h.named.WithAttrs(clean)
+	return &c
+}
+
+// WithGroup returns a console that puts later attributes under name. Past
+// envelope.MaxGroupDepth groups, later groups are flattened into one named
+// "~", as in the file.
+func (h *ConsoleHandler) WithGroup(name string) slog.Handler {
+	switch {
+	case name == "" || h.depth > envelope.MaxGroupDepth:
+		return h
+	case h.depth == envelope.MaxGroupDepth:
+		name = envelope.DeepGroup
+	default:
+		name = cleanString(name)
+	}
+	h.cloneMu.Lock()
+	defer h.cloneMu.Unlock()
+	c := *h
+	c.plain, c.named = h.plain.WithGroup(name), h.named.WithGroup(name)
+	c.depth++
+	return &c
+}
+
+// maxConsoleDescent bounds how many nested group values the console
+// follows (a self-returning LogValuer would otherwise never end); deeper
+// values print as !DEPTH.
+const maxConsoleDescent = 256
+
+// recordPlain reports whether every attribute of r can go to tint as it is.
+func recordPlain(r slog.Record, depth int) bool {
+	plain := true
+	r.Attrs(func(a slog.Attr) bool {
+		plain = attrPlain(a, depth)
+		return plain
+	})
+	return plain
+}
+
+// attrPlain reports whether tint can print a unchanged: plain key, a
+// value of a kind tint prints without text from the user or a plain
+// string, and groups within the depth bound. It allocates nothing.
+func attrPlain(a slog.Attr, depth int) bool {
+	if !consoleSafe(a.Key) {
+		return false
+	}
+	switch v := a.Value; v.Kind() {
+	case slog.KindString:
+		return consoleSafe(v.String())
+	case slog.KindGroup:
+		if a.Key != "" {
+			depth++
+		}
+		if depth > envelope.MaxGroupDepth {
+			return false
+		}
+		for _, ga := range v.Group() {
+			if !attrPlain(ga, depth) {
+				return false
+			}
+		}
+		return true
+	case slog.KindAny, slog.KindLogValuer:
+		return false
+	}
+	return true
+}
+
+// cleanAttr returns a with its key, string values, errors, other values'
+// text and group names escaped for a terminal, LogValuers resolved, and
+// groups past the depth bound flattened: the group at the bound is named
+// "~" and deeper ones are inlined.
+func cleanAttr(a slog.Attr, depth, descent int) slog.Attr {
+	if a.Equal(slog.Attr{}) {
+		return a // the empty Attr, which every handler ignores
+	}
+	key := cleanString(a.Key)
+	v := a.Value.Resolve() // recovers a panicking LogValue
+	switch v.Kind() {
+	case slog.KindString:
+		return slog.String(key, cleanString(v.String()))
+	case slog.KindGroup:
+		if descent >= maxConsoleDescent {
+			return slog.String(key, "!DEPTH")
+		}
+		if key != "" {
+			switch {
+			case depth == envelope.MaxGroupDepth:
+				key = envelope.DeepGroup
+			case depth > envelope.MaxGroupDepth:
+				key = "" // inlined into the "~" group above
+			}
+			depth++
+		}
+		g := v.Group()
+		attrs := make([]slog.Attr, len(g))
+		for i, ga := range g {
+			attrs[i] = cleanAttr(ga, depth, descent+1)
+		}
+		return slog.Attr{Key: key, Value: slog.GroupValue(attrs...)}
+	case slog.KindAny:
+		switch x := v.Any().(type) {
+		case error:
+			return slog.Any(key, consoleError(cleanString(fmt.Sprint(x))))
+		case encoding.TextMarshaler:
+			return slog.String(key, cleanString(marshalText(x)))
+		case []byte:
+			return slog.String(key, cleanString(string(x)))
+		default:
+			return slog.String(key, cleanString(fmt.Sprintf("%+v", x)))
+		}
+	}
+	return slog.Attr{Key: key, Value: v}
+}
+
+// consoleError is an error whose text is already escaped, so tint still
+// prints it as an error.
+type consoleError string
+
+func (e consoleError) Error() string { return string(e) }
+
+// marshalText calls MarshalText, turning a panic or an error into text as
+// slog does.
+func marshalText(m encoding.TextMarshaler) (s string) {
+	defer func() {
+		if r := recover(); r != nil {
+			if rv := reflect.ValueOf(m); rv.Kind() == reflect.Pointer && rv.IsNil() {
+				s = "<nil>"
+				return
+			}
+			s = fmt.Sprintf("!PANIC: %v", r)
+		}
+	}()
+	b, err := m.MarshalText()
+	if err != nil {
+		return "!ERROR:" + err.Error()
+	}
+	return string(b)
+}
+
+// consoleSafe reports whether s can reach tint unchanged: printable, and
+// free of the text `\x1b`, which tint's colour mode turns back into a raw
+// ESC after quoting a string (it quotes, then replaces every `\x1b` in the
+// quoted text with ESC, so its own colour codes survive).
+func consoleSafe(s string) bool {
+	return consolePlain(s) && !strings.Contains(s, `\x1b`)
+}
+
+// cleanString is escapeConsole for strings tint may quote: ESC and any
+// literal `\x1b` are written `\u001b`, which tint leaves alone.
+func cleanString(s string) string {
+	if consoleSafe(s) {
+		return s
+	}
+	return strings.ReplaceAll(escapeConsole(s), `\x1b`, `\u001b`)
 }
 
 // consolePlain reports whether s can be printed as it is: no control
