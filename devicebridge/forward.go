@@ -127,7 +127,11 @@ func (f *Forwarder) forwardLine(line []byte) {
 	line = bytes.TrimRight(line, "\r\n")
 	if p, err := envelope.Parse(line); err == nil {
 		if lvl, ok := levelName(p.Level); ok {
-			f.emit(lvl, p.Function, p.File, p.Line, p.Mono, p.TID, string(p.Body), true)
+			body := string(p.Body)
+			if lvl == levels.Timing && p.Function == envelope.FuncAnchor {
+				f.learn(body)
+			}
+			f.emit(lvl, p.Function, p.File, p.Line, p.Mono, p.TID, body, true)
 			return
 		}
 	}
@@ -163,15 +167,22 @@ const (
 	trustRefused                   // a marker the simulator may not write
 )
 
-// trust decides how body is written. A body that opens with the
-// simulator's own anchor teaches the forwarder its pid when none was given.
+// learn takes the simulator's pid from its own anchor record (an envelope
+// line at TIMING from function clock_anchor whose whole body is the
+// anchor), when no pid was given. Nothing else teaches it: a marker in
+// free text or in another record's message is never an anchor.
+func (f *Forwarder) learn(body string) {
+	if f.pid.Load() != 0 || envelope.ContainsMarker(body[min(1, len(body)):]) {
+		return
+	}
+	if pid, ok := markerPID(body, "[CLOCK_ANCHOR]"); ok && pid != int64(f.state.PID()) {
+		f.pid.CompareAndSwap(0, pid)
+	}
+}
+
+// trust decides how body is written.
 func (f *Forwarder) trust(body string) trustLevel {
 	host := int64(f.state.PID())
-	if f.pid.Load() == 0 {
-		if pid, ok := markerPID(body, "[CLOCK_ANCHOR]"); ok && pid != host {
-			f.pid.CompareAndSwap(0, pid)
-		}
-	}
 	sim := f.pid.Load()
 	level := trustNone
 	for i := strings.IndexByte(body, '['); i >= 0; {

@@ -95,12 +95,13 @@ func WriteHTML(w io.Writer, title string, spans []Span) error {
 		if i == 0 || s.TS < t0 {
 			t0 = s.TS
 		}
-		if i == 0 || s.TS+s.Dur > t1 {
-			t1 = s.TS + s.Dur
+		if e := s.End(); i == 0 || e > t1 {
+			t1 = e
 		}
 	}
 	page.Start, page.End = fmt.Sprint(t0), fmt.Sprint(t1)
-	scale := (htmlWidth - htmlLabelW) / float64(max(t1-t0, 1))
+	extent := satSub(t1, t0)
+	scale := (htmlWidth - htmlLabelW) / float64(max(extent, 1))
 	keys := slices.Collect(maps.Keys(lanes))
 	slices.SortFunc(keys, func(a, b [2]int64) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
 	y := 0.0
@@ -121,7 +122,7 @@ func WriteHTML(w io.Writer, title string, spans []Span) error {
 				colors[top] = c
 			}
 			r := htmlRect{
-				X: htmlLabelW + float64(s.TS-t0)*scale, Y: y + float64(s.Depth)*htmlRowH,
+				X: htmlLabelW + float64(satSub(s.TS, t0))*scale, Y: y + float64(s.Depth)*htmlRowH,
 				W: max(float64(s.Dur)*scale, htmlMinRectW), H: htmlRowH - 2, Name: s.Name, Fill: c,
 				Title: fmt.Sprintf("%s — %s µs (depth %d, inv %d)\n%s", s.Name, us(float64(s.Dur)), s.Depth, s.Inv, s.Attrs),
 			}
@@ -138,7 +139,7 @@ func WriteHTML(w io.Writer, title string, spans []Span) error {
 	}
 	page.AxisY = max(y, htmlRowH)
 	page.Height = page.AxisY + 18
-	page.Ticks = ticks(t1-t0, scale)
+	page.Ticks = ticks(extent, scale)
 	return htmlTmpl.Execute(w, page)
 }
 
@@ -168,8 +169,12 @@ func ticks(span int64, scale float64) []htmlTick {
 			step *= 10
 		}
 	}
-	var out []htmlTick
-	for t := int64(0); t <= span; t += step {
+	// Counted, not summed: t += step would wrap past MaxInt64 for a span
+	// near it and never end. n is at most 8 by the loop above.
+	n := span / step
+	out := make([]htmlTick, 0, n+1)
+	for i := int64(0); i <= n; i++ {
+		t := i * step
 		out = append(out, htmlTick{X: htmlLabelW + float64(t)*scale, Label: fmtDuration(t)})
 	}
 	return out

@@ -33,7 +33,34 @@ type Anchor struct {
 }
 
 // Wall returns the wall-clock time, in Unix ns, of monotonic time mono.
-func (a Anchor) Wall(mono int64) int64 { return a.WallNS + mono - a.MonoNS }
+func (a Anchor) Wall(mono int64) int64 { return satAdd(a.WallNS, satSub(mono, a.MonoNS)) }
+
+// satAdd and satSub are a+b and a-b clamped to the int64 range: a hostile
+// log can carry any ts and dur, and a wrapped sum would put a span at a
+// wrong time or, in a loop bound, never end.
+func satAdd(a, b int64) int64 {
+	c := a + b
+	if (c > a) != (b > 0) {
+		if b > 0 {
+			return math.MaxInt64
+		}
+		return math.MinInt64
+	}
+	return c
+}
+
+func satSub(a, b int64) int64 {
+	if b == math.MinInt64 {
+		if a >= 0 {
+			return math.MaxInt64
+		}
+		return a - b
+	}
+	return satAdd(a, -b)
+}
+
+// End returns the span's end, TS+Dur clamped to the int64 range.
+func (s *Span) End() int64 { return satAdd(s.TS, s.Dur) }
 
 // Drops is a process's cumulative loss report.
 type Drops struct {

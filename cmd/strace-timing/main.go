@@ -210,7 +210,11 @@ func readInput(p *strace.Parser, in string, stdin io.Reader) error {
 			return err
 		}
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-			p.Grow(int(fi.Size() / 300))
+			// A guess from the size (a span record is ~300 bytes),
+			// capped: a sparse or junk file must not reserve memory for
+			// spans it does not hold. Past the cap, memory grows with
+			// the spans actually read.
+			p.Grow(int(min(fi.Size()/300, 1<<16)))
 		}
 		err = p.ReadParallel(f)
 		f.Close()
