@@ -46,8 +46,7 @@
 // Before [Sink.Start] and after [Sink.Quiesce] there is no writer and
 // Submit writes the record itself, under a mutex, so start-up failures and
 // records logged while stderr is handed to a child process are written,
-// not lost. A record inside such a write counts as pending until it
-// returns.
+// not lost.
 //
 // # Records that must reach the file before exit
 //

@@ -122,11 +122,6 @@ type Sink struct {
 	// phaseRun (cancelling a quiesce that timed out); only the writer
 	// moves phaseStop to phaseFinal, by CAS, so the two never both win.
 	phase atomic.Int32
-	// syncWriting counts producers inside a synchronous write (waiting
-	// for mu or writing): accepted, not yet written or failed, so Counts
-	// reports them as pending and the accounting identity holds at every
-	// instant in every mode.
-	syncWriting atomic.Int64
 
 	// Counters. written and outputFailed are added to by whoever writes
 	// (the writer, or a producer in synchronous mode, under mu); the other
@@ -305,17 +300,14 @@ func (s *Sink) poke() {
 }
 
 // submitSync writes rec in the caller's goroutine: the sink has no writer
-// (or is closed). While it waits for mu and writes, the record counts as
-// pending.
+// (or is closed).
 func (s *Sink) submitSync(rec []byte) error {
 	if s.closed.Load() {
 		s.notAdmitted.Add(1)
 		return ErrNotAdmitted
 	}
-	s.syncWriting.Add(1)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	defer s.syncWriting.Add(-1)
 	if s.closed.Load() {
 		s.notAdmitted.Add(1)
 		return ErrNotAdmitted
@@ -372,9 +364,6 @@ func (s *Sink) Counts() Counts {
 	c.Dropped = c.QueueFull + c.ClaimExhausted + c.OutputFailed + c.NotAdmitted
 	if h, t := s.head.Load()&^closedBit, s.tail.Load(); h > t {
 		c.Pending = h - t
-	}
-	if n := s.syncWriting.Load(); n > 0 {
-		c.Pending += uint64(n)
 	}
 	return c
 }
@@ -437,4 +426,14 @@ var ErrWriterBusy = errors.New("sink: the previous writer is still finishing its
 func (s *Sink) timeoutErr(op string, d time.Duration) error {
 	c := s.Counts()
 	return &TimeoutError{Op: op, Timeout: d, Pending: c.Pending, Dropped: c.Dropped}
+}
+
+// lockTimeoutErr is timeoutErr when mu could not be had: a synchronous
+// write is stalled holding it, and its record is pending too. (Producers
+// waiting behind it find the sink closed, if it is, and count themselves
+// not_admitted.)
+func (s *Sink) lockTimeoutErr(op string, d time.Duration) error {
+	err := s.timeoutErr(op, d).(*TimeoutError)
+	err.Pending++
+	return err
 }

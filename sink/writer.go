@@ -142,7 +142,7 @@ func (s *Sink) Quiesce(timeout time.Duration) error {
 func (s *Sink) quiesceLocked(deadline time.Time, timeout time.Duration) error {
 	if !s.running {
 		if !s.lockBy(deadline) {
-			return s.timeoutErr("quiesce", timeout)
+			return s.lockTimeoutErr("quiesce", timeout)
 		}
 		s.reportLocked(true)
 		s.mu.Unlock()
@@ -198,7 +198,7 @@ func (s *Sink) Close(timeout time.Duration) error {
 		return err
 	}
 	if !s.lockBy(deadline) {
-		return s.timeoutErr("close", timeout)
+		return s.lockTimeoutErr("close", timeout)
 	}
 	s.reportLocked(true)
 	s.shutLocked()

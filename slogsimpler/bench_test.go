@@ -151,3 +151,49 @@ func BenchmarkConsole(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkErrorFlush: what exit safety costs an ERROR record, async into
+// a real file. "empty": one ERROR with the queue idle (the wait for the
+// writer to take and write it). "half-full": 2048 INFO records then one
+// ERROR, which waits for all of them; "half-full-info" is the same with a
+// last INFO instead, so the difference between the two is the ERROR's
+// wait. "info" is one INFO for comparison: exit safety adds nothing there.
+func BenchmarkErrorFlush(b *testing.B) {
+	st, err := NewState(&Options{Level: levels.Debug, Dir: b.TempDir(), Async: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close(0) })
+	l := slog.New(st.Handler())
+	b.Run("info", func(b *testing.B) {
+		for b.Loop() {
+			l.Info("request done", "status", 200)
+		}
+	})
+	b.Run("empty", func(b *testing.B) {
+		for b.Loop() {
+			l.Error("request failed", "status", 500)
+		}
+	})
+	for _, last := range []slog.Level{levels.Error, levels.Info} {
+		name := "half-full"
+		if last == levels.Info {
+			name = "half-full-info"
+		}
+		b.Run(name, func(b *testing.B) {
+			ctx := context.Background()
+			for b.Loop() {
+				for range 2048 {
+					l.Info("request done", "status", 200)
+				}
+				l.Log(ctx, last, "request failed", "status", 500)
+			}
+			b.StopTimer()
+			_ = st.Flush(0)
+			b.StartTimer()
+		})
+	}
+	if c := st.Counts(); c.Dropped != 0 {
+		b.Logf("dropped %d (the file could not keep up)", c.Dropped)
+	}
+}

@@ -35,10 +35,21 @@ type State struct {
 	pid   int
 }
 
-// flushPolicy is immutable once published.
+// flushPolicy is immutable once published. A level given as a plain
+// slog.Level is compared directly (fixed), without calling the Leveler:
+// the check runs on every record.
 type flushPolicy struct {
 	level slog.Leveler
+	fixed bool
+	at    slog.Level
 	bound time.Duration
+}
+
+func (p *flushPolicy) admits(l slog.Level) bool {
+	if p.fixed {
+		return l >= p.at
+	}
+	return l >= p.level.Level()
 }
 
 // Defaults of the exit-safety policy (see [Options.FlushLevel]).
@@ -145,13 +156,15 @@ func (s *State) SetFlush(level slog.Leveler, bound time.Duration) {
 	if bound <= 0 {
 		bound = DefaultFlushBound
 	}
-	s.flush.Store(&flushPolicy{level: level, bound: bound})
+	p := &flushPolicy{level: level, bound: bound}
+	p.at, p.fixed = level.(slog.Level)
+	s.flush.Store(p)
 }
 
 // submit hands a rendered record to the sink, waiting for it to be written
 // when its level is exit-safe.
 func (s *State) submit(level slog.Level, rec []byte) error {
-	if p := s.flush.Load(); level >= p.level.Level() {
+	if p := s.flush.Load(); p.admits(level) {
 		if err := s.sink.SubmitFlush(rec, p.bound); err != nil {
 			var te *sink.TimeoutError
 			if errors.As(err, &te) {
