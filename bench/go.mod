@@ -20,6 +20,7 @@ require (
 	github.com/samber/slog-multi v1.8.0 // indirect
 	go.uber.org/multierr v1.10.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
+	golang.org/x/term v0.48.0 // indirect
 	golang.org/x/text v0.22.0 // indirect
 )
 
