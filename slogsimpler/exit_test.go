@@ -29,18 +29,10 @@ func exitChild() {
 	dir := os.Getenv("SLOGSIMPLER_EXIT_DIR")
 	switch mode {
 	case "fatal":
-		_, err := Setup(&SetupOptions{Dir: dir, NoConsole: true})
-		must(err)
-		for i := range 2000 {
-			slog.Warn("busy", "i", i)
-		}
+		setupBusy(dir)
 		log.Fatal("the last words")
 	case "error-exit":
-		_, err := Setup(&SetupOptions{Dir: dir, NoConsole: true})
-		must(err)
-		for i := range 2000 {
-			slog.Warn("busy", "i", i)
-		}
+		setupBusy(dir)
 		slog.Error("the error before exit")
 		os.Exit(1)
 	case "closed-console":
@@ -61,6 +53,15 @@ func exitChild() {
 		os.Exit(42)
 	}
 	os.Exit(99)
+}
+
+// setupBusy sets up logging into dir and queues 2000 warnings.
+func setupBusy(dir string) {
+	_, err := Setup(&SetupOptions{Dir: dir, NoConsole: true})
+	must(err)
+	for i := range 2000 {
+		slog.Warn("busy", "i", i)
+	}
 }
 
 func must(err error) {
