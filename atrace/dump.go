@@ -15,11 +15,22 @@ import (
 	"simpler.dev/log/internal/safedir"
 )
 
+// stackcore is what a stackcore event adds: the signal (0 for a panic),
+// the thread or goroutine, and every goroutine's stack.
+type stackcore struct {
+	sig    int
+	tid    int64
+	stacks []byte
+}
+
+// programName is the base name of the program, for stackcore file names.
+var programName = filepath.Base(os.Args[0])
+
 // dump writes one event directory: the ring's records, the stacks for a
 // stackcore event, and the flight recorder's snapshot when it runs. Dumps
 // are serialised; the ring is copied under its own lock first, so logging
 // goes on while the files are written.
-func (s *shared) dump(event string, device bool, stacks []byte) (string, error) {
+func (s *shared) dump(event string, device bool, core *stackcore) (string, error) {
 	ring, object := s.host, "host"
 	if device {
 		ring, object = s.device, "device"
@@ -41,10 +52,21 @@ func (s *shared) dump(event string, device bool, stacks []byte) (string, error) 
 	name := fmt.Sprintf("%s_event_%d_%s", event, s.pid, stamp(t))
 	dir := filepath.Join(s.root, name)
 
-	aged := event == EventSchedule
+	// Aging as CANN's TraceRecorderSaveNode: schedule and stackcore
+	// directories count against ASCEND_TRACE_RECORD_NUM, per side; exit
+	// is exempt, and only this process's latest exit directory is kept.
+	aged := event != EventExit
 	list := &s.hostDirs
 	if device {
 		list = &s.devDirs
+	}
+	if !aged {
+		if s.exitDir != "" && s.exitDir != dir {
+			if err := removeAll(s.exitDir); err != nil {
+				s.warn(fmt.Sprintf("could not remove old trace directory %s: %v", s.exitDir, err))
+			}
+		}
+		s.exitDir = dir
 	}
 	if aged && !slices.Contains(*list, dir) {
 		for len(*list) >= s.maxDirs {
@@ -66,12 +88,14 @@ func (s *shared) dump(event string, device bool, stacks []byte) (string, error) 
 	var errs []error
 	head := fmt.Sprintf("# %s event, pid %d, %d records kept, %d older records pushed out of the ring\n", event, s.pid, bytes.Count(records, []byte{'\n'}), lost)
 	errs = append(errs, writeFile(filepath.Join(dir, fmt.Sprintf("%s_tracer_%s.txt", event, object)), []byte(head), records))
-	if stacks != nil {
-		errs = append(errs, writeFile(filepath.Join(dir, fmt.Sprintf("%s_tracer_stacks.txt", event)), stacks))
+	if core != nil {
+		name := fmt.Sprintf("stackcore_tracer_%d_%d_%s_%s.txt", core.sig, core.tid, programName, stamp(t))
+		errs = append(errs, writeFile(filepath.Join(dir, name), core.stacks))
 	}
 	if fr := s.opts.FlightRecorder; fr != nil && fr.Enabled() {
 		errs = append(errs, writeFlight(filepath.Join(dir, "go.trace"), fr))
 	}
+	s.dumps.Add(1)
 	return dir, errors.Join(errs...)
 }
 

@@ -12,6 +12,7 @@ import (
 	"runtime/trace"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -57,7 +58,20 @@ type Options struct {
 	LookupEnv func(string) (string, bool)
 	// Now is the clock for directory names; nil means time.Now.
 	Now func() time.Time
+	// Interval is the least time between two schedule dumps: a burst of
+	// errors is written as one dump holding all of them. Zero means 1 s.
+	Interval time.Duration
+	// DrainTimeout bounds each wait for the disk outside a logging call:
+	// Close waiting for a dump in flight, and draining the host log before
+	// a panic or an unhandled signal goes on. Zero means 1 s.
+	DrainTimeout time.Duration
 }
+
+// Defaults of the timing options.
+const (
+	DefaultInterval     = time.Second
+	DefaultDrainTimeout = time.Second
+)
 
 // A Recorder keeps recent records and dumps them on events. It is a
 // slog.Handler; its clones (WithAttrs, WithGroup) share the rings and the
@@ -81,9 +95,23 @@ type shared struct {
 	hostDirs []string   // schedule event directories, oldest first
 	devDirs  []string
 	lastTime time.Time // the last dump time used, kept strictly increasing
+	exitDir  string    // this process's latest exit directory (the one kept)
 	closed   bool
 	sigStop  chan struct{}
 	sigDone  chan struct{}
+
+	// The schedule dumper: Handle marks a dump as wanted (wanted, then a
+	// non-blocking send on kick) and returns; one goroutine, started by
+	// the first trigger, writes at most one dump per Interval, taking the
+	// ring's snapshot when it writes, so every error of the interval is
+	// in it. stopDumper is closed by Close; dumperDone by the goroutine.
+	wanted     atomic.Bool
+	kick       chan struct{}
+	dumperOnce sync.Once
+	stopDumper chan struct{}
+	dumperDone chan struct{}
+	// dumps counts event directories written (all events), for figures.
+	dumps atomic.Uint64
 }
 
 var _ slog.Handler = (*Recorder)(nil)
@@ -112,13 +140,25 @@ func New(opts *Options) (*Recorder, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	s := &shared{opts: o, host: newRing(o.RingBytes), device: newRing(o.RingBytes), pid: os.Getpid(), maxDirs: DefaultRecordNum}
+	if o.Interval <= 0 {
+		o.Interval = DefaultInterval
+	}
+	if o.DrainTimeout <= 0 {
+		o.DrainTimeout = DefaultDrainTimeout
+	}
+	s := &shared{opts: o, host: newRing(o.RingBytes), device: newRing(o.RingBytes), pid: os.Getpid(), maxDirs: DefaultRecordNum,
+		kick: make(chan struct{}, 1), stopDumper: make(chan struct{}), dumperDone: make(chan struct{})}
+	// CANN's TraceInitDirNum says which value is in force, in its words.
 	if v, ok := o.LookupEnv(EnvRecordNum); ok {
 		n, valid, warning := ParseRecordNum(v)
 		s.maxDirs = n
-		if !valid {
-			s.warn(warning)
+		if valid {
+			s.log(levels.Info, fmt.Sprintf("set dir num=%d by env %s.", n, EnvRecordNum))
+		} else {
+			s.log(levels.Warn, warning)
 		}
+	} else {
+		s.log(levels.Info, fmt.Sprintf("doesn't set env %s, use default dir num=%d.", EnvRecordNum, DefaultRecordNum))
 	}
 	lookup := o.LookupEnv
 	if o.Root != "" {
@@ -149,12 +189,16 @@ func stamp(t time.Time) string {
 }
 
 // warn logs one of the recorder's own warnings at WARN.
-func (s *shared) warn(msg string) {
+func (s *shared) warn(msg string) { s.log(levels.Warn, msg) }
+
+// log writes one of the recorder's own records (function "atrace") to
+// the state, or to slog.Default() when there is none.
+func (s *shared) log(level slog.Level, msg string) {
 	if st := s.opts.State; st != nil {
-		st.Emit(levels.Warn, slogsimpler.Source{Function: "atrace"}, 0, 0, msg)
+		st.Emit(level, slogsimpler.Source{Function: "atrace"}, 0, 0, msg)
 		return
 	}
-	slog.Warn(msg, "component", "atrace")
+	slog.Log(context.Background(), level, msg, "component", "atrace")
 }
 
 // Dir returns the process's trace directory (made by the first dump).
@@ -165,9 +209,10 @@ func (r *Recorder) Enabled(_ context.Context, level slog.Level) bool {
 	return level >= r.opts.Level.Level()
 }
 
-// Handle records r; at or above the trigger level it then dumps a
-// schedule event (synchronously, in this call: the ring is copied under its
-// lock, the files are written outside it).
+// Handle records r in the ring. At or above the trigger level it also asks
+// for a schedule dump, which the recorder's own goroutine writes: the
+// logging call never waits for the disk. Dumps coalesce to one per
+// Interval, each holding every record the ring has when it is written.
 func (r *Recorder) Handle(ctx context.Context, rec slog.Record) error {
 	if rec.Level < r.opts.Level.Level() {
 		return nil
@@ -176,10 +221,60 @@ func (r *Recorder) Handle(ctx context.Context, rec slog.Record) error {
 	r.render.Render(ctx, rec, &l)
 	r.host.add(l.Finish())
 	if rec.Level >= r.opts.Trigger.Level() {
-		_, err := r.dump(EventSchedule, false, nil)
-		return err
+		r.requestSchedule()
 	}
 	return nil
+}
+
+// requestSchedule marks a schedule dump as wanted and wakes the dumper
+// (starting it the first time). It never blocks.
+func (s *shared) requestSchedule() {
+	s.wanted.Store(true)
+	s.dumperOnce.Do(func() { go s.dumper() })
+	select {
+	case s.kick <- struct{}{}:
+	default: // a wake-up is already pending
+	}
+}
+
+// dumper writes the wanted schedule dumps, at most one per Interval. It
+// holds at most one snapshot of the ring at a time. On stop it writes a
+// dump that is still wanted, then exits.
+func (s *shared) dumper() {
+	defer close(s.dumperDone)
+	var last time.Time
+	for {
+		select {
+		case <-s.kick:
+		case <-s.stopDumper:
+			s.writeWanted()
+			return
+		}
+		if wait := s.opts.Interval - time.Since(last); !last.IsZero() && wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-s.stopDumper:
+				t.Stop()
+				s.writeWanted()
+				return
+			}
+		}
+		if s.writeWanted() {
+			last = time.Now()
+		}
+	}
+}
+
+// writeWanted writes a schedule dump if one is wanted.
+func (s *shared) writeWanted() bool {
+	if !s.wanted.Swap(false) {
+		return false
+	}
+	if _, err := s.dump(EventSchedule, false, nil); err != nil && !errors.Is(err, ErrClosed) {
+		s.warn("schedule dump failed: " + err.Error())
+	}
+	return true
 }
 
 // WithAttrs returns a recorder whose records carry attrs.
@@ -214,14 +309,20 @@ func (r *Recorder) RecordDevice(line []byte) {
 // device list, and returns its directory.
 func (r *Recorder) DumpDevice() (string, error) { return r.dump(EventSchedule, true, nil) }
 
-// Dump dumps the host ring as event (schedule, stackcore or exit) and
-// returns its directory.
+// Dump dumps the host ring as event (schedule, stackcore or exit) now, in
+// the calling goroutine, and returns its directory. A stackcore dump made
+// this way records signal 0 and the calling goroutine.
 func (r *Recorder) Dump(event string) (string, error) {
-	var stacks []byte
 	if event == EventStackcore {
-		stacks = allStacks()
+		return r.dumpStackcore(0, envelope.GoroutineID())
 	}
-	return r.dump(event, false, stacks)
+	return r.dump(event, false, nil)
+}
+
+// dumpStackcore writes a stackcore event: the ring and every goroutine's
+// stack, the stacks in CANN's stackcore_tracer_<signal>_<tid>_<program>_<time>.txt.
+func (s *shared) dumpStackcore(sig int, tid int64) (string, error) {
+	return s.dump(EventStackcore, false, &stackcore{sig: sig, tid: tid, stacks: allStacks()})
 }
 
 func allStacks() []byte {
@@ -235,33 +336,69 @@ func allStacks() []byte {
 	}
 }
 
-// RecoverAndDump, deferred, turns a panic into a stackcore dump (the ring
-// and every goroutine's stack) and then panics again with the same value.
+// RecoverAndDump, deferred, turns a panic into an ERROR record ("panic:
+// <value>", in the ring and in the host log), a stackcore dump (the ring
+// and every goroutine's stack, in the panicking goroutine: the program is
+// going down), and a drain of the host log (bounded by DrainTimeout), and
+// then panics again with the same value. So the records that led to the
+// panic, and the panic itself, are in host.<pid>.log even though no
+// deferred Close in main will run for a panic on another goroutine.
 func (r *Recorder) RecoverAndDump() {
 	if v := recover(); v != nil {
-		r.host.add(panicLine(v))
-		if _, err := r.Dump(EventStackcore); err != nil {
+		msg := fmt.Sprintf("panic: %v", v)
+		r.host.add(panicLine(msg))
+		r.log(levels.Error, msg)
+		if _, err := r.dumpStackcore(0, envelope.GoroutineID()); err != nil {
 			r.warn("stackcore dump failed: " + err.Error())
+		}
+		if st := r.opts.State; st != nil {
+			_ = st.Flush(r.opts.DrainTimeout)
 		}
 		panic(v)
 	}
 }
 
-func panicLine(v any) []byte {
+func panicLine(msg string) []byte {
 	var l envelope.Line
 	l.Header(envelope.MonoNow(), envelope.GoroutineID(), levels.Error)
 	l.Func("atrace")
-	l.Message(fmt.Sprintf("panic: %v", v))
+	l.Message(msg)
 	return slices.Clone(l.Finish())
 }
 
-// DumpOnSignals dumps a stackcore event when one of sigs arrives (SIGQUIT,
-// SIGTERM and SIGINT when none are given), then lets the signal do what it
-// would have done: the handler is removed and the signal sent again.
-// Close stops listening.
-func (r *Recorder) DumpOnSignals(sigs ...os.Signal) {
-	if len(sigs) == 0 {
-		sigs = []os.Signal{syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGINT}
+// SignalOptions say which signals [Recorder.DumpOnSignals] dumps on and
+// what happens after the dump. The zero value and nil mean SIGQUIT only,
+// passed on after the dump.
+type SignalOptions struct {
+	// Signals are signals the program does not handle itself. On one of
+	// them the recorder writes a stackcore dump, drains the host log (the
+	// state's Close, bounded by DrainTimeout), and then lets the signal do
+	// what it would have done without the recorder: SIGQUIT prints every
+	// goroutine's stack and exits 2, SIGTERM and SIGINT end the process.
+	// Empty, with Handled empty too, means SIGQUIT (the signal Go itself
+	// answers with a goroutine dump).
+	Signals []os.Signal
+	// Handled are signals the program handles itself (signal.Notify,
+	// signal.NotifyContext) for its own shutdown. On one of them the
+	// recorder writes a stackcore dump and does nothing else: the
+	// program's handler runs, drains and closes as it always does, and
+	// nothing removes it. Go offers no way to ask whether a signal has
+	// other subscribers, so the program says so here.
+	Handled []os.Signal
+}
+
+// DumpOnSignals starts listening for the signals opts names (see
+// [SignalOptions]) and writes a stackcore dump when one arrives. It only
+// ever stops its own subscription: a signal the program also watches is
+// never reset. Close stops listening. Calling it again after the first
+// time does nothing.
+func (r *Recorder) DumpOnSignals(opts *SignalOptions) {
+	var o SignalOptions
+	if opts != nil {
+		o = *opts
+	}
+	if len(o.Signals) == 0 && len(o.Handled) == 0 {
+		o.Signals = []os.Signal{syscall.SIGQUIT}
 	}
 	r.dumpMu.Lock()
 	if r.sigStop != nil || r.closed {
@@ -272,26 +409,62 @@ func (r *Recorder) DumpOnSignals(sigs ...os.Signal) {
 	r.sigStop, r.sigDone = stop, done
 	r.dumpMu.Unlock()
 	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, sigs...)
+	signal.Notify(ch, append(slices.Clip(o.Signals), o.Handled...)...)
 	go func() {
 		defer close(done)
 		defer signal.Stop(ch)
-		select {
-		case sig := <-ch:
-			if _, err := r.Dump(EventStackcore); err != nil {
-				r.warn("stackcore dump failed: " + err.Error())
+		for {
+			select {
+			case sig := <-ch:
+				r.signalDump(sig)
+				if slices.Contains(o.Handled, sig) {
+					continue // the program's own handler takes it from here
+				}
+				r.passOn(ch, sig)
+				return
+			case <-stop:
+				// A signal delivered just before Close is still dumped.
+				select {
+				case sig := <-ch:
+					r.signalDump(sig)
+				default:
+				}
+				return
 			}
-			signal.Reset(sig)
-			if s, ok := sig.(syscall.Signal); ok {
-				_ = syscall.Kill(os.Getpid(), s)
-			}
-		case <-stop:
 		}
 	}()
 }
 
-// Close dumps an exit event and stops listening for signals. Closing twice
-// is safe; the second call does nothing.
+// signalDump writes the stackcore dump for sig: its number, and the
+// process (a signal is addressed to it, not to a goroutine) as the tid.
+func (r *Recorder) signalDump(sig os.Signal) {
+	num := 0
+	if s, ok := sig.(syscall.Signal); ok {
+		num = int(s)
+	}
+	if _, err := r.dumpStackcore(num, int64(os.Getpid())); err != nil {
+		r.warn("stackcore dump failed: " + err.Error())
+	}
+}
+
+// passOn drains the host log and delivers sig again with the recorder's
+// subscription gone, so the signal's own action runs (no other subscriber
+// watches it: the program said so by not listing it as Handled).
+func (r *Recorder) passOn(ch chan os.Signal, sig os.Signal) {
+	if st := r.opts.State; st != nil {
+		if err := st.Close(r.opts.DrainTimeout); err != nil {
+			r.warn("host log not drained before " + sig.String() + ": " + err.Error())
+		}
+	}
+	signal.Stop(ch)
+	if s, ok := sig.(syscall.Signal); ok {
+		_ = syscall.Kill(os.Getpid(), s)
+	}
+}
+
+// Close stops listening for signals, waits (at most DrainTimeout) for a
+// schedule dump in flight and writes one still wanted, then dumps an exit
+// event. Closing twice is safe; the second call does nothing.
 func (r *Recorder) Close() error {
 	r.dumpMu.Lock()
 	if r.closed {
@@ -299,10 +472,25 @@ func (r *Recorder) Close() error {
 		return nil
 	}
 	stop, done := r.sigStop, r.sigDone
+	r.sigStop = nil
 	r.dumpMu.Unlock()
 	if stop != nil {
 		close(stop)
 		<-done
+	}
+	started := true
+	r.dumperOnce.Do(func() { started = false })
+	if started {
+		close(r.stopDumper)
+		t := time.NewTimer(r.opts.DrainTimeout)
+		select {
+		case <-r.dumperDone:
+		case <-t.C:
+			r.warn("a schedule dump is still being written; closing without waiting for it")
+		}
+		t.Stop()
+	} else if r.wanted.Swap(false) {
+		_, _ = r.dump(EventSchedule, false, nil)
 	}
 	_, err := r.dump(EventExit, false, nil)
 	r.dumpMu.Lock()
