@@ -5,9 +5,13 @@ FUZZTIME ?= 10s
 BENCHCOUNT ?= 5
 BENCHTIME ?= 200ms
 
-.PHONY: test fmt-check vet race stress bench bench-lib fuzz cover
+.PHONY: test fmt-check vet cross race stress bench bench-lib fuzz cover
 
-test: fmt-check vet race stress
+# Every platform the library supports: it must build and vet on each
+# (tests run on this machine's).
+TARGETS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 freebsd/amd64 windows/amd64
+
+test: fmt-check vet cross race stress
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -16,6 +20,13 @@ fmt-check:
 vet:
 	$(GO) vet $(PKGS)
 	cd bench && $(GO) vet ./... && $(GO) test ./cmd/...
+
+cross:
+	@set -e; for t in $(TARGETS); do \
+		echo "go vet ($$t)"; \
+		GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) vet $(PKGS); \
+	done
+	CGO_ENABLED=0 $(GO) build $(PKGS)
 
 race:
 	$(GO) test -race -count=1 $(PKGS)

@@ -13,13 +13,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
 )
@@ -230,8 +230,8 @@ func TestRemovalFailureWarnsAndContinues(t *testing.T) {
 func TestModes(t *testing.T) {
 	for _, mask := range []int{0o077, 0o000} {
 		t.Run(fmt.Sprintf("umask %03o", mask), func(t *testing.T) {
-			old := syscall.Umask(mask)
-			defer syscall.Umask(old)
+			old := logtest.Umask(mask)
+			defer logtest.Umask(old)
 			work := filepath.Join(t.TempDir(), "new", "work")
 			r, _ := newRecorder(t, env{EnvWorkPath: work}, nil)
 			d, err := r.Dump(EventExit)

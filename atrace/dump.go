@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"runtime/trace"
 	"slices"
-	"syscall"
 	"time"
 
 	"simpler.dev/log/internal/safedir"
@@ -123,7 +122,7 @@ func writeFlight(path string, fr *trace.FlightRecorder) error {
 // opens for append (O_CREAT|O_WRONLY|O_APPEND, as CANN does) and never
 // through a symbolic link.
 func create(path string, fill func(io.Writer) error) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, 0o640)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND|oNoFollow, 0o640)
 	if err != nil {
 		return err
 	}

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"golang.org/x/sys/unix"
-
 	"simpler.dev/log/internal/safedir"
 )
 
@@ -15,8 +13,8 @@ const (
 	MaxRecordNum     = 1000
 	DefaultRecordNum = 10
 	// maxRootLen leaves room under the root for the trace directories
-	// within PATH_MAX.
-	maxRootLen = unix.PathMax - 256
+	// within Linux's PATH_MAX (4096).
+	maxRootLen = 4096 - 256
 )
 
 // EnvRecordNum and EnvWorkPath are the variables CANN reads.
@@ -67,7 +65,7 @@ func resolveRoot(lookup func(string) (string, bool)) (root, why string, err erro
 				why = merr.Error()
 			} else if real, rerr := filepath.EvalSymlinks(abs); rerr != nil {
 				why = rerr.Error()
-			} else if unix.Access(real, unix.W_OK|unix.X_OK) != nil {
+			} else if !writable(real) {
 				why = real + " is not writable"
 			} else {
 				return real, "", nil

@@ -177,7 +177,7 @@ func New(opts *Options) (*Recorder, error) {
 		s.warn(fmt.Sprintf("%s is not usable (%s); trace dumps go to %s", EnvWorkPath, why, root))
 	}
 	s.base = root
-	s.tree = filepath.Join("atrace", fmt.Sprintf("trace_%d_%d_%s", syscall.Getpgrp(), s.pid, stamp(o.Now())))
+	s.tree = filepath.Join("atrace", fmt.Sprintf("trace_%d_%d_%s", pgrp(), s.pid, stamp(o.Now())))
 	s.root = filepath.Join(root, s.tree)
 	return &Recorder{shared: s}, nil
 }
@@ -457,9 +457,7 @@ func (r *Recorder) passOn(ch chan os.Signal, sig os.Signal) {
 		}
 	}
 	signal.Stop(ch)
-	if s, ok := sig.(syscall.Signal); ok {
-		_ = syscall.Kill(os.Getpid(), s)
-	}
+	raise(sig)
 }
 
 // Close stops listening for signals, waits (at most DrainTimeout) for a

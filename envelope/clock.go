@@ -1,17 +1,23 @@
 package envelope
 
-import (
-	"time"
+import "time"
 
-	"golang.org/x/sys/unix"
-)
-
-// The calibration pairs one time.Now reading with one CLOCK_MONOTONIC
-// reading taken between two time.Now calls. Both clocks tick at the same
-// rate (Go's monotonic clock is CLOCK_MONOTONIC on Linux), so after this one
-// system call the monotonic time of any time.Time with a monotonic reading
-// is base + t.Sub(start). The error is half the width of the bracket,
-// typically well under a microsecond.
+// The calibration pairs one time.Now reading with one reading of the
+// platform's monotonic clock (readMono: the clock a C++ steady_clock reads
+// there) taken between two time.Now calls. Both clocks tick at the same
+// rate, so after this one system call the monotonic time of any time.Time
+// with a monotonic reading is base + t.Sub(start). The error is half the
+// width of the bracket, typically well under a microsecond.
+//
+// The platform clocks, one file each:
+//
+//   - Linux and the BSDs: clock_gettime(CLOCK_MONOTONIC), simpler's clock;
+//   - macOS: clock_gettime(CLOCK_UPTIME_RAW), what libc++'s steady_clock
+//     reads there;
+//   - Windows: QueryPerformanceCounter in nanoseconds, what MSVC's
+//     steady_clock reads;
+//   - elsewhere: none; values start at one hour and still increase and
+//     interleave within the process.
 //
 // Written once at package initialisation, read-only afterwards.
 var (
@@ -22,19 +28,18 @@ var (
 func init() { calibrate() }
 
 func calibrate() {
-	var ts unix.Timespec
 	t0 := time.Now()
-	err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
+	mono, ok := readMono()
 	t1 := time.Now()
 	half := t1.Sub(t0) / 2
 	calStart = t0.Add(half)
-	if err != nil {
-		// No CLOCK_MONOTONIC (not Linux-like): keep Go's own monotonic
-		// origin so values still increase and interleave within the process.
+	if !ok {
+		// No platform clock: keep Go's own monotonic origin so values
+		// still increase and interleave within the process.
 		calBase = int64(time.Hour)
 		return
 	}
-	calBase = ts.Nano()
+	calBase = mono
 }
 
 // Mono returns t on the CLOCK_MONOTONIC time line, in nanoseconds. A zero t

@@ -6,8 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // ErrAlreadyBound is wrapped by BindDir's error when another directory was
@@ -63,65 +61,11 @@ func (s *Sink) Path() string {
 	return s.path
 }
 
-type fileIdentity struct{ dev, ino uint64 }
-
 // ErrUnsafeFile is wrapped by the error for a log path that is not a
 // regular file with one link owned by this user (a FIFO, socket, device,
 // symbolic link or hard link planted at host.<pid>.log): the sink refuses
 // to open it, writes nothing there, and never blocks on it.
 var ErrUnsafeFile = errors.New("sink: refusing the log file")
-
-// openLocked opens the log file: append-only, close-on-exec, non-blocking
-// (a FIFO without a reader fails at once instead of hanging), refusing a
-// symbolic link at the last component; then it checks what it opened and
-// refuses anything but a regular file with one link owned by this user. A
-// file this call creates gets mode 0640 whatever the umask; an existing
-// file keeps its mode.
-func (s *Sink) openLocked() error {
-	const flags = unix.O_WRONLY | unix.O_APPEND | unix.O_CLOEXEC | unix.O_NOFOLLOW | unix.O_NONBLOCK
-	fd, err := unix.Open(s.path, flags|unix.O_CREAT|unix.O_EXCL, 0o640)
-	created := err == nil
-	if errors.Is(err, unix.EEXIST) {
-		fd, err = unix.Open(s.path, flags, 0)
-	}
-	switch {
-	case errors.Is(err, unix.ELOOP):
-		return fmt.Errorf("%w %s: it is a symbolic link", ErrUnsafeFile, s.path)
-	case errors.Is(err, unix.ENXIO):
-		return fmt.Errorf("%w %s: it is a FIFO or socket", ErrUnsafeFile, s.path)
-	case err != nil:
-		return &os.PathError{Op: "open", Path: s.path, Err: err}
-	}
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		unix.Close(fd)
-		return &os.PathError{Op: "fstat", Path: s.path, Err: err}
-	}
-	if why := unsafeFile(&st); why != "" {
-		unix.Close(fd)
-		return fmt.Errorf("%w %s: %s", ErrUnsafeFile, s.path, why)
-	}
-	if created {
-		_ = unix.Fchmod(fd, 0o640)
-	}
-	s.fileID = fileIdentity{uint64(st.Dev), st.Ino}
-	s.f, s.fd = os.NewFile(uintptr(fd), s.path), fd
-	s.checked = time.Now()
-	return nil
-}
-
-// unsafeFile says why an opened log file must not be written, or "".
-func unsafeFile(st *unix.Stat_t) string {
-	switch {
-	case st.Mode&unix.S_IFMT != unix.S_IFREG:
-		return fmt.Sprintf("it is not a regular file (mode %#o)", st.Mode&unix.S_IFMT)
-	case st.Nlink != 1:
-		return fmt.Sprintf("it has %d hard links", st.Nlink)
-	case int(st.Uid) != os.Geteuid():
-		return fmt.Sprintf("it is owned by uid %d, not %d", st.Uid, os.Geteuid())
-	}
-	return ""
-}
 
 func (s *Sink) closeFileLocked() {
 	if s.f != nil {
@@ -154,8 +98,7 @@ func (s *Sink) writeLocked(b []byte) error {
 	}
 	if s.f != nil && time.Since(s.checked) >= pathCheckInterval {
 		s.checked = time.Now()
-		var st unix.Stat_t
-		if unix.Stat(s.path, &st) != nil || (fileIdentity{uint64(st.Dev), st.Ino}) != s.fileID {
+		if s.replacedLocked() {
 			s.closeFileLocked() // removed or replaced: reopen below
 		}
 	}
@@ -169,8 +112,7 @@ func (s *Sink) writeLocked(b []byte) error {
 			s.closeFileLocked()
 			return err
 		}
-		var st unix.Stat_t
-		if unix.Fstat(s.fd, &st) != nil || st.Nlink > 0 {
+		if !s.unlinkedLocked() {
 			return nil
 		}
 		// Unlinked under us: those bytes reached no file anyone can

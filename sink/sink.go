@@ -139,8 +139,7 @@ type Sink struct {
 	dir        string    // bound directory, "" for none
 	path       string    // <dir>/host.<pid>.log
 	f          *os.File  // open log file, nil when closed or failed
-	fd         int       // f's descriptor (f.Fd would make it blocking)
-	fileID     fileIdentity
+	file       fileState // what the platform keeps about f
 	checked    time.Time // when the path was last checked against f
 	reported   uint64    // drop total in the last successful report
 	lastReport time.Time

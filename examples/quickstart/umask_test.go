@@ -2,11 +2,12 @@ package main
 
 import (
 	"io/fs"
-	"syscall"
+
+	"simpler.dev/log/internal/logtest"
 )
 
 func currentUmask() fs.FileMode {
-	m := syscall.Umask(0)
-	syscall.Umask(m)
+	m := logtest.Umask(0)
+	logtest.Umask(m)
 	return fs.FileMode(m)
 }

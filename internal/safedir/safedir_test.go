@@ -5,16 +5,17 @@ package safedir
 import (
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"simpler.dev/log/internal/logtest"
 )
 
 func TestMkdirAll(t *testing.T) {
-	old := syscall.Umask(0o077)
-	defer syscall.Umask(old)
+	old := logtest.Umask(0o077)
+	defer logtest.Umask(old)
 	t.Run("creates root and path with the mode", func(t *testing.T) {
 		root := filepath.Join(t.TempDir(), "r", "s")
 		p, err := MkdirAll(root, "debug/device-0", 0o750)
