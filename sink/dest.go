@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"simpler.dev/log/internal/safedir"
 )
 
 // ErrAlreadyBound is wrapped by BindDir's error when another directory was
@@ -18,12 +20,17 @@ var ErrAlreadyBound = errors.New("sink: a different directory is already bound")
 // unlinked inode.
 const pathCheckInterval = time.Second
 
-// BindDir makes <dir>/host.<pid>.log the destination. The first non-empty
-// directory bound wins; binding it again is a no-op, binding another is an
-// error wrapping ErrAlreadyBound. An empty dir is a no-op. The directory is
-// made absolute at bind time. If the file cannot be opened now, the
-// directory is still the destination (records will count as output_failed
-// until it can be opened) and the error is returned.
+// BindDir makes <dir>/host.<pid>.log the destination. The directory is
+// made absolute, and created with its missing parents (mode 0750; no
+// symbolic link followed in what it creates). The binding is committed
+// only once the file is open: if the directory cannot be made or the file
+// cannot be opened (or is refused, see ErrUnsafeFile), BindDir returns an
+// error naming the path and the cause, and the sink stays unbound, so a
+// later BindDir, with this directory or another, can succeed. Once bound,
+// the first directory wins: binding it again is a no-op, binding another
+// is an error wrapping ErrAlreadyBound, and a file that later fails counts
+// its records as output_failed, never sending them elsewhere. An empty dir
+// is a no-op.
 func (s *Sink) BindDir(dir string) error {
 	if dir == "" {
 		return nil
@@ -40,10 +47,20 @@ func (s *Sink) BindDir(dir string) error {
 		}
 		return fmt.Errorf("%w: %s (ignoring %s)", ErrAlreadyBound, s.dir, abs)
 	}
-	s.dir = abs
+	if s.shut {
+		return fmt.Errorf("sink: bind %s: %w", abs, ErrClosed)
+	}
+	if _, err := safedir.MkdirAll(abs, "", 0o750); err != nil {
+		return fmt.Errorf("sink: bind %s: %w", abs, err)
+	}
 	s.path = filepath.Join(abs, fmt.Sprintf("host.%d.log", s.pid))
+	if err := s.openLocked(); err != nil {
+		s.path = ""
+		return fmt.Errorf("sink: bind %s: %w", abs, err)
+	}
+	s.dir = abs
 	s.batchLimit.Store(fileBatch)
-	return s.openLocked()
+	return nil
 }
 
 // Dir returns the bound directory, or "" when the destination is the

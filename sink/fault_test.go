@@ -119,17 +119,26 @@ func TestBindRefusesSpecialFiles(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			check := tt.plant(t, logPath(dir))
-			s := New(&Options{Output: &memWriter{}})
+			out := &memWriter{}
+			s := New(&Options{Output: out})
 			err := s.BindDir(dir)
 			require.Error(t, err)
+			assert.Contains(t, err.Error(), dir, "the error names the directory")
 			if !strings.Contains(tt.name, "directory") {
 				assert.ErrorIs(t, err, ErrUnsafeFile)
 			}
-			// Records now count as output_failed; none reaches the file.
-			assert.Equal(t, ErrOutputFailed, s.Submit(rec("x", 10)))
-			c := s.Counts()
-			assert.Equal(t, uint64(1), c.OutputFailed)
+			// The bind did not happen: records go to the output, none
+			// to the planted file, and another directory can be bound.
+			assert.Empty(t, s.Dir())
+			require.NoError(t, s.Submit(rec("x", 10)))
+			assert.Len(t, out.lines(), 1)
+			other := t.TempDir()
+			require.NoError(t, s.BindDir(other))
+			require.NoError(t, s.Submit(rec("y", 10)))
 			require.NoError(t, s.Close(time.Second))
+			b, err := os.ReadFile(logPath(other))
+			require.NoError(t, err)
+			assert.Equal(t, "y", strings.TrimRight(string(b), ".\n"))
 			if check != nil {
 				check(t)
 			}

@@ -15,6 +15,9 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"simpler.dev/log/internal/logtest"
 )
 
@@ -416,31 +419,30 @@ func TestOutputFaults(t *testing.T) {
 }
 
 func TestBoundDirectoryFaults(t *testing.T) {
-	t.Run("missing directory", func(t *testing.T) {
+	t.Run("missing directory is created", func(t *testing.T) {
+		s := New(&Options{Output: &memWriter{}})
+		dir := filepath.Join(t.TempDir(), "a", "b")
+		require.NoError(t, s.BindDir(dir))
+		for _, d := range []string{filepath.Dir(dir), dir} {
+			fi, err := os.Stat(d)
+			require.NoError(t, err)
+			assert.Equal(t, os.FileMode(0o750), fi.Mode().Perm(), d)
+		}
+		require.NoError(t, s.Submit(rec("kept", 20)))
+		b, _ := os.ReadFile(s.Path())
+		assert.True(t, strings.HasPrefix(string(b), "kept"), "%q", b)
+	})
+	t.Run("a directory that cannot be made leaves the sink unbound", func(t *testing.T) {
 		stderr := &memWriter{}
 		s := New(&Options{Output: stderr})
-		dir := filepath.Join(t.TempDir(), "later")
-		if err := s.BindDir(dir); err == nil {
-			t.Error("no error binding a missing directory")
-		}
-		if err := s.Submit(rec("lost", 20)); !errors.Is(err, ErrOutputFailed) {
-			t.Errorf("Submit = %v", err)
-		}
-		if len(stderr.lines()) != 0 {
-			t.Error("record fell back to stderr")
-		}
-		// The directory appears: the next record gets through, after the
-		// drop report.
-		if err := os.Mkdir(dir, 0o750); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Submit(rec("kept", 20)); err != nil {
-			t.Fatal(err)
-		}
-		b, _ := os.ReadFile(s.Path())
-		if !strings.Contains(string(b), "output_failed=1") || !strings.HasPrefix(string(b), "kept") {
-			t.Errorf("file %q", b)
-		}
+		file := filepath.Join(t.TempDir(), "file")
+		require.NoError(t, os.WriteFile(file, nil, 0o600))
+		err := s.BindDir(filepath.Join(file, "logs"))
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), filepath.Join(file, "logs"))
+		assert.Empty(t, s.Dir())
+		assert.Empty(t, s.Path())
+		require.NoError(t, s.BindDir(t.TempDir()), "a retry with another directory binds")
 	})
 	t.Run("directory removed mid-run", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "d")

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -379,6 +381,24 @@ func TestSetup(t *testing.T) {
 		if strings.Count(con.String(), "\n") != 2 || !strings.Contains(con.String(), "INF both") || !strings.Contains(con.String(), "TIMING timing above INFO") {
 			t.Errorf("console %q", con.String())
 		}
+	})
+	t.Run("missing directory, default INFO, then a failed bind retried", func(t *testing.T) {
+		old := slog.Default()
+		defer slog.SetDefault(old)
+		st, _ := NewState(nil)
+		file := filepath.Join(t.TempDir(), "file")
+		require.NoError(t, os.WriteFile(file, nil, 0o600))
+		_, err := Setup(&SetupOptions{Dir: filepath.Join(file, "logs"), NoConsole: true, State: st})
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), filepath.Join(file, "logs"), "the error names the directory")
+		dir := filepath.Join(t.TempDir(), "not", "yet")
+		lg, err := Setup(&SetupOptions{Dir: dir, NoConsole: true, State: st})
+		require.NoError(t, err, "a retry after a failed bind")
+		slog.Info("serving", "addr", ":8080")
+		require.NoError(t, lg.Close())
+		b, err := os.ReadFile(st.Path())
+		require.NoError(t, err)
+		assert.Contains(t, string(b), "] serving addr=:8080", "INFO reaches the file by default")
 	})
 	t.Run("bad level in the environment", func(t *testing.T) {
 		st, _ := NewState(nil)

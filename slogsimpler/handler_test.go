@@ -16,6 +16,9 @@ import (
 	"testing/slogtest"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/levels"
 )
@@ -359,22 +362,22 @@ func TestBoundDirectory(t *testing.T) {
 	if fi.Mode().Perm() != 0o640 {
 		t.Errorf("mode %v, want 0640", fi.Mode().Perm())
 	}
-	t.Run("missing directory counts output_failed, never stderr", func(t *testing.T) {
+	t.Run("a failed bind leaves the state unbound and retryable", func(t *testing.T) {
 		var stderr lockedBuffer
-		s, err := NewState(&Options{Dir: filepath.Join(t.TempDir(), "nope"), Output: &stderr})
-		if err == nil {
-			t.Error("binding a missing directory returned no error")
-		}
-		h := s.Handler()
-		if err := h.Handle(context.Background(), slog.NewRecord(time.Now(), levels.Error, "lost", 0)); err == nil {
-			t.Error("Handle returned nil for a failed synchronous write")
-		}
-		if c := s.Counts(); c.OutputFailed < 1 || c.Dropped != c.OutputFailed {
-			t.Errorf("counts %+v", c)
-		}
-		if len(stderr.Bytes()) != 0 {
-			t.Errorf("record went to the fallback output: %q", stderr.Bytes())
-		}
+		file := filepath.Join(t.TempDir(), "file")
+		require.NoError(t, os.WriteFile(file, nil, 0o600))
+		s, err := NewState(&Options{Dir: filepath.Join(file, "logs"), Output: &stderr})
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), filepath.Join(file, "logs"))
+		require.NotNil(t, s)
+		assert.Empty(t, s.Dir())
+		other := t.TempDir()
+		require.NoError(t, s.BindDir(other))
+		slog.New(s.Handler()).Error("to the retried directory")
+		b, err := os.ReadFile(s.Path())
+		require.NoError(t, err)
+		assert.Contains(t, string(b), "to the retried directory")
+		assert.Empty(t, stderr.Bytes())
 	})
 }
 

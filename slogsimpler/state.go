@@ -88,10 +88,9 @@ type Options struct {
 }
 
 // NewState returns a new State. It fails if the level is off the ladder or
-// the directory cannot be opened; in the second case the returned State is
-// usable and the directory stays bound (records count as output_failed
-// until the file can be opened), as a bound directory is the destination,
-// not a preference.
+// the directory cannot be bound (see [State.BindDir]); in the second case
+// the returned State is usable and unbound (records go to Output), and
+// BindDir can be tried again.
 func NewState(opts *Options) (*State, error) {
 	var o Options
 	if opts != nil {
@@ -193,8 +192,11 @@ func (s *State) Enabled(l slog.Level) bool {
 	return t != levels.Nul && l >= t
 }
 
-// BindDir makes dir/host.<pid>.log the destination. The first non-empty
-// directory bound wins; see sink.Sink.BindDir.
+// BindDir makes dir/host.<pid>.log the destination, creating dir and its
+// parents (0750). The binding is committed only once the file is open: a
+// failed BindDir returns an error naming the path and the cause and leaves
+// s unbound, so it can be retried. Once bound, the first directory wins;
+// see sink.Sink.BindDir.
 func (s *State) BindDir(dir string) error { return s.sink.BindDir(dir) }
 
 // Dir returns the bound directory, or "".

@@ -38,9 +38,6 @@ func (b brokenSink) WithAttrs([]slog.Attr) slog.Handler      { return b }
 func (b brokenSink) WithGroup(string) slog.Handler           { return b }
 
 func run(dir string, console, out io.Writer) error {
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return err
-	}
 	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Debug, Dir: dir, Async: true})
 	if err != nil {
 		return err

@@ -32,10 +32,6 @@ func main() {
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := os.MkdirAll(*dir, 0o750); err != nil {
-		fmt.Fprintln(os.Stderr, "httpserver:", err)
-		os.Exit(1)
-	}
 	lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{Dir: *dir, Level: levels.Debug})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "httpserver:", err)

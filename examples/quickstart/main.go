@@ -39,9 +39,6 @@ func main() {
 // run logs to dir/host.<pid>.log at threshold and to a console on
 // console (INFO and above, coloured on a terminal).
 func run(dir string, threshold slog.Level, console io.Writer) error {
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return err
-	}
 	st, err := slogsimpler.NewState(nil) // a program would leave SetupOptions.State nil: the process state
 	if err != nil {
 		return err
