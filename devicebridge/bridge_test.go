@@ -330,23 +330,34 @@ var fixedTime = time.Date(2026, 6, 1, 10, 0, 0, 123456789, time.Local)
 
 func fixedClock() time.Time { return fixedTime }
 
+// countingWriter collects writes and counts them.
+type countingWriter struct {
+	bytes.Buffer
+	writes int
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.writes++
+	return w.Buffer.Write(p)
+}
+
 func TestCANNLines(t *testing.T) {
-	var out bytes.Buffer
+	out := &countingWriter{}
 	st, _ := newState(t, levels.Timing)
-	d, err := InitDevice(st, 0, &DeviceOptions{LookupEnv: noEnv, Writer: mustWriter(t, &out)})
+	d, err := InitDevice(st, 0, &DeviceOptions{LookupEnv: noEnv, Writer: mustWriter(t, out)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.Log(levels.Timing, "kernel.cpp", 88, 4712, "run", `"step done"`)
+	d.Log(levels.Timing, "kernel.cpp", 88, 4712, "run", "step done")
 	d.Log(levels.Info, "kernel.cpp", 90, 4712, "run", "hidden at WARNING")
 	d.Log(levels.Error, "kernel.cpp", 91, 4712, "run", "two\nlines")
 	d.Log(levels.Warn, "kernel.cpp", 92, 4712, "run", "warned")
-	want := "[WARNING] AICPU(4711,python3):2026-06-01-10:00:00.123.456 [kernel.cpp:88]4712 run [TIMING] \"step done\"\n" +
-		"[ERROR] AICPU(4711,python3):2026-06-01-10:00:00.123.456 [kernel.cpp:91]4712 run two\\nlines\n" +
-		"[WARNING] AICPU(4711,python3):2026-06-01-10:00:00.123.456 [kernel.cpp:92]4712 run warned\n"
-	if out.String() != want {
-		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
-	}
+	// What simpler's device_log.cpp hands to dlog: "%lu %s\n\"%s\"".
+	want := "[WARNING] AICPU(4711,python3):2026-06-01-10:00:00.123.456 [kernel.cpp:88]4712 run [TIMING]\n\"step done\"\n" +
+		"[ERROR] AICPU(4711,python3):2026-06-01-10:00:00.123.456 [kernel.cpp:91]4712 run\n\"two\\nlines\"\n" +
+		"[WARNING] AICPU(4711,python3):2026-06-01-10:00:00.123.456 [kernel.cpp:92]4712 run\n\"warned\"\n"
+	assert.Equal(t, want, out.String())
+	assert.Equal(t, 3, out.writes, "one Write per record")
 	t.Run("no TIMING at a WARN host", func(t *testing.T) {
 		var out bytes.Buffer
 		st, _ := newState(t, levels.Warn)
@@ -405,7 +416,7 @@ func TestWriterFilesAndRotation(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 60 {
-		if err := w.WriteRecord(CANNError, false, "k.cpp", i, 1, "f", strings.Repeat("m", 50)); err != nil {
+		if err := w.WriteRecord(CANNRecord{Level: CANNError, File: "k.cpp", Line: i, TID: 1, Func: "f", Msg: strings.Repeat("m", 50)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -453,7 +464,7 @@ func TestWriterRefusesPlantedLink(t *testing.T) {
 		return "", false
 	}})
 	require.NoError(t, err)
-	assert.Error(t, w.WriteRecord(CANNError, false, "k.cpp", 1, 1, "f", "m"))
+	assert.Error(t, w.WriteRecord(CANNRecord{Level: CANNError, File: "k.cpp", Line: 1, TID: 1, Func: "f", Msg: "m"}))
 	fi, err := os.Stat(victim)
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o777), fi.Mode().Perm())

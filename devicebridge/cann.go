@@ -157,7 +157,7 @@ func (d *Device) Log(level slog.Level, file string, line int, tid int64, fn, msg
 		return nil
 	}
 	c, timing := cannLevel(level)
-	return d.w.WriteRecord(c, timing, file, line, tid, fn, msg)
+	return d.w.WriteRecord(CANNRecord{Level: c, Timing: timing, File: file, Line: line, TID: tid, Func: fn, Msg: msg})
 }
 
 // Close closes the device's writer.

@@ -59,14 +59,20 @@ func FuzzParseCANNLevel(f *testing.F) {
 	})
 }
 
-// FuzzAppendLine: every CANN line is exactly one line.
-func FuzzAppendLine(f *testing.F) {
+// FuzzAppendCANN: every CANN record is exactly two lines, the second the
+// quoted message, whatever the fields hold.
+func FuzzAppendCANN(f *testing.F) {
 	f.Add("kernel.cpp", "run", `"step done"`, "python3")
 	f.Add("a\nb", "f\r", "x\ny\x00", "p\x1b")
 	f.Fuzz(func(t *testing.T, file, fn, msg, pname string) {
-		line := AppendLine(nil, "AICPU", 1, pname, fixedTime, CANNWarning, true, file, 1, 2, fn, msg)
-		if strings.IndexByte(string(line), '\n') != len(line)-1 || strings.ContainsAny(string(line[:len(line)-1]), "\r\x00") {
-			t.Fatalf("not one line: %q", line)
+		line := AppendCANN(nil, CANNProcess{Module: "AICPU", PID: 1, PName: pname},
+			CANNRecord{Level: CANNWarning, Timing: true, Time: fixedTime, File: file, Line: 1, TID: 2, Func: fn, Msg: msg})
+		parts := strings.Split(strings.TrimSuffix(string(line), "\n"), "\n")
+		if len(parts) != 2 || !strings.HasSuffix(string(line), "\n") || strings.ContainsAny(string(line), "\r\x00") {
+			t.Fatalf("not two lines: %q", line)
+		}
+		if !strings.HasPrefix(parts[1], `"`) || !strings.HasSuffix(parts[1], `"`) || !strings.HasSuffix(parts[0], " [TIMING]") {
+			t.Fatalf("payload: %q", line)
 		}
 		if !strings.HasPrefix(string(line), "[WARNING] AICPU(1,") {
 			t.Fatalf("prefix: %q", line)

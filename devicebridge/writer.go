@@ -37,11 +37,12 @@ type WriterOptions struct {
 	MaxFiles     int   // 0: 10
 }
 
-// A Writer writes CANN-format device lines:
+// A Writer writes CANN-format device records ([AppendCANN]):
 //
-//	[LEVEL] MODULE(PID,PNAME):yyyy-mm-dd-hh:mm:ss.mmm.uuu [file:line]<tid> <func> [TIMING] <message>
+//	[LEVEL] MODULE(PID,PNAME):yyyy-mm-dd-hh:mm:ss.mmm.uuu [file:line]<tid> <func> [TIMING]
+//	"<message>"
 //
-// one per record, to standard output when ASCEND_LOG_PRINT_TO_STDOUT=1 (or,
+// one Write per record, to standard output when ASCEND_LOG_PRINT_TO_STDOUT=1 (or,
 // while that is unset, the deprecated ASCEND_SLOG_PRINT_TO_STDOUT=1), else
 // to files named debug/device-<id>/device-<pid>_<YYYYMMDDhhmmssmmm>.log
 // under ASCEND_PROCESS_LOG_PATH, $ASCEND_WORK_PATH/log or $HOME/ascend/log
@@ -137,38 +138,65 @@ func (w *Writer) Dir() string { return w.dir }
 
 var cannNames = [...]string{"DEBUG", "INFO", "WARNING", "ERROR"}
 
-// AppendLine appends one CANN line (with its newline) for a record at CANN
-// level (0–3) at time t.
-func AppendLine(b []byte, module string, pid int, pname string, t time.Time, level int, timing bool, file string, line int, tid int64, fn, msg string) []byte {
-	level = min(max(level, CANNDebug), CANNError)
+// A CANNProcess names the process in every CANN record's header.
+type CANNProcess struct {
+	Module string // "AICPU"
+	PID    int
+	PName  string // process name
+}
+
+// A CANNRecord is one device record.
+type CANNRecord struct {
+	Level  int  // CANN level, 0 (DEBUG) to 3 (ERROR)
+	Timing bool // a TIMING record: written at WARNING with the [TIMING] tag
+	Time   time.Time
+	File   string
+	Line   int
+	TID    int64
+	Func   string
+	Msg    string
+}
+
+// AppendCANN appends r as CANN's dlog writes it:
+//
+//	[LEVEL] MODULE(PID,PNAME):yyyy-mm-dd-hh:mm:ss.mmm.uuu [file:line]<payload>
+//
+// where the payload is what simpler's onboard device_log.cpp hands to dlog,
+// "%lu %s\n\"%s\"": the thread, the function (followed by " [TIMING]" for
+// a TIMING record), a newline, and the message in double quotes; then the
+// newline that ends the record. A record is therefore two lines, written
+// with one Write. Control bytes in every field are escaped, so the message
+// can add no line of its own. Times print in local time.
+func AppendCANN(b []byte, p CANNProcess, r CANNRecord) []byte {
+	level := min(max(r.Level, CANNDebug), CANNError)
 	b = append(b, '[')
 	b = append(b, cannNames[level]...)
 	b = append(b, "] "...)
-	b = append(b, module...)
+	b = appendClean(b, p.Module)
 	b = append(b, '(')
-	b = strconv.AppendInt(b, int64(pid), 10)
+	b = strconv.AppendInt(b, int64(p.PID), 10)
 	b = append(b, ',')
-	b = appendClean(b, pname)
+	b = appendClean(b, p.PName)
 	b = append(b, "):"...)
-	t = t.Local()
+	t := r.Time.Local()
 	b = t.AppendFormat(b, "2006-01-02-15:04:05.000")
 	b = append(b, '.')
 	us := t.Nanosecond() / 1000 % 1000
 	b = append(b, byte('0'+us/100), byte('0'+us/10%10), byte('0'+us%10))
 	b = append(b, " ["...)
-	b = appendClean(b, file)
+	b = appendClean(b, r.File)
 	b = append(b, ':')
-	b = strconv.AppendInt(b, int64(line), 10)
+	b = strconv.AppendInt(b, int64(r.Line), 10)
 	b = append(b, ']')
-	b = strconv.AppendInt(b, tid, 10)
+	b = strconv.AppendInt(b, r.TID, 10)
 	b = append(b, ' ')
-	b = appendClean(b, fn)
-	b = append(b, ' ')
-	if timing {
-		b = append(b, "[TIMING] "...)
+	b = appendClean(b, r.Func)
+	if r.Timing {
+		b = append(b, " [TIMING]"...)
 	}
-	b = appendClean(b, msg)
-	return append(b, '\n')
+	b = append(b, "\n\""...)
+	b = appendClean(b, r.Msg)
+	return append(b, "\"\n"...)
 }
 
 // appendClean appends s with control bytes escaped, so a record is one
@@ -192,12 +220,14 @@ func appendClean(b []byte, s string) []byte {
 	return b
 }
 
-// WriteRecord writes one record at CANN level (TIMING records pass
-// timing=true and level WARNING).
-func (w *Writer) WriteRecord(level int, timing bool, file string, line int, tid int64, fn, msg string) error {
+// WriteRecord writes one record, in one Write (a zero Time means now).
+func (w *Writer) WriteRecord(r CANNRecord) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.buf = AppendLine(w.buf[:0], w.o.Module, w.o.PID, w.o.PName, w.o.Now(), level, timing, file, line, tid, fn, msg)
+	if r.Time.IsZero() {
+		r.Time = w.o.Now()
+	}
+	w.buf = AppendCANN(w.buf[:0], CANNProcess{Module: w.o.Module, PID: w.o.PID, PName: w.o.PName}, r)
 	if w.out != nil {
 		_, err := w.out.Write(w.buf)
 		return err
