@@ -22,7 +22,7 @@ func ExampleParse() {
 	// Warning -> WARN (python 30)
 	// 35 -> ERROR (python 40)
 	// INFO+2 -> TIMING (python 25)
-	// unknown log level "loud": want debug, info, timing, warn, warning, error, null, nul, a Python number (10 20 25 30 40 60) or a slog form such as INFO+2
+	// unknown log level "loud": want trace, debug, info, timing, warn, warning, error, null, nul, a Python number (10 20 25 30 40 60) or a slog form such as INFO+2
 }
 
 func ExampleReplaceAttr() {

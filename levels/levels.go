@@ -19,6 +19,14 @@ const (
 	Nul    = slog.Level(16)  // Python 60
 )
 
+// Trace is MAX's trace level. On simpler's ladder it is DEBUG with MAX-style
+// [OP] lines switched on: as a threshold ([Parse] reads "trace") it admits
+// what DEBUG admits and turns op lines on; a handler bound to a state is
+// Enabled at Trace exactly when op lines would be written, which is how op
+// code asks, at no cost, whether to build them. Records are never written
+// at Trace: op lines are DEBUG records.
+const Trace = slog.Level(-8)
+
 // DefaultThreshold is the threshold of a state nobody configured: spans
 // and warnings are written, INFO and DEBUG are not.
 const DefaultThreshold = Timing
@@ -152,14 +160,14 @@ func CANN(threshold slog.Level) int {
 }
 
 // validNames is the list quoted in parse errors.
-const validNames = "debug, info, timing, warn, warning, error, null, nul, a Python number (10 20 25 30 40 60) or a slog form such as INFO+2"
+const validNames = "trace, debug, info, timing, warn, warning, error, null, nul, a Python number (10 20 25 30 40 60) or a slog form such as INFO+2"
 
 // ErrUnknownLevel is wrapped by every error [Parse] returns.
 var ErrUnknownLevel = errors.New("unknown log level")
 
 // Parse reads a level name, case-insensitively: the ladder names (with
-// WARNING for WARN and NULL for NUL), a Python-style number, or slog's
-// NAME+N / NAME-N form. Python numbers off the ladder map as [FromPython]
+// WARNING for WARN and NULL for NUL), TRACE (MAX's name: [Trace]), a
+// Python-style number, or slog's NAME+N / NAME-N form. Python numbers off the ladder map as [FromPython]
 // says. The result is not rounded; use [ParseThreshold] for a threshold.
 func Parse(s string) (slog.Level, error) {
 	t := strings.TrimSpace(s)
@@ -179,6 +187,8 @@ func Parse(s string) (slog.Level, error) {
 	}
 	var l slog.Level
 	switch strings.ToUpper(base) {
+	case "TRACE":
+		l = Trace
 	case "DEBUG":
 		l = Debug
 	case "INFO":

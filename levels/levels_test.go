@@ -124,6 +124,8 @@ func TestParse(t *testing.T) {
 		want      slog.Level
 		threshold slog.Level
 	}{
+		{"trace", Trace, Debug},
+		{"TRACE", Trace, Debug},
 		{"debug", Debug, Debug},
 		{"DEBUG", Debug, Debug},
 		{"Info", Info, Info},
@@ -165,7 +167,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
-	for _, in := range []string{"", "  ", "verbose", "INFO+", "INFO+x", "INFO+2x", "warnings", "1.5", "trace"} {
+	for _, in := range []string{"", "  ", "verbose", "INFO+", "INFO+x", "INFO+2x", "warnings", "1.5", "tracing"} {
 		t.Run(in, func(t *testing.T) {
 			_, err := Parse(in)
 			if err == nil {
@@ -174,7 +176,7 @@ func TestParseErrors(t *testing.T) {
 			if !errors.Is(err, ErrUnknownLevel) {
 				t.Errorf("error %v does not wrap ErrUnknownLevel", err)
 			}
-			for _, name := range []string{"debug", "info", "timing", "warn", "warning", "error", "null", "nul"} {
+			for _, name := range []string{"trace", "debug", "info", "timing", "warn", "warning", "error", "null", "nul"} {
 				if !strings.Contains(err.Error(), name) {
 					t.Errorf("error %q does not list %q", err, name)
 				}

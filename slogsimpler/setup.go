@@ -7,6 +7,7 @@ import (
 	"log"
 	"log/slog"
 	"os"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -27,6 +28,11 @@ const (
 	// EnvFlushLevel names the level from which records are exit-safe
 	// (see Options.FlushLevel) the same way.
 	EnvFlushLevel = "SIMPLER_LOG_FLUSH_LEVEL"
+	// EnvMAXLevel is MAX's own switch: LOGGING_LEVEL=trace turns MAX-style
+	// [OP] lines on (and the file threshold to DEBUG, unless
+	// SIMPLER_LOG_LEVEL says otherwise). Other values are MAX's business
+	// and ignored here.
+	EnvMAXLevel = "LOGGING_LEVEL"
 	// EnvNoColor, when set to anything non-empty, turns console colours
 	// off (https://no-color.org).
 	EnvNoColor = "NO_COLOR"
@@ -61,6 +67,18 @@ type SetupOptions struct {
 	FlushLevel slog.Leveler
 	// FlushBound bounds that wait; zero means 250 ms.
 	FlushBound time.Duration
+	// OpLines switches MAX-style [OP] lines on (see Options.OpLines);
+	// so do a Level of levels.Trace and LOGGING_LEVEL=trace.
+	OpLines bool
+}
+
+// threshold rounds l up onto the ladder, keeping levels.Trace (DEBUG with
+// op lines), which SetLevel understands.
+func threshold(l slog.Level) slog.Level {
+	if l == levels.Trace {
+		return l
+	}
+	return levels.RoundThreshold(l)
 }
 
 // Logging is what Setup set up. Close it before the program exits.
@@ -104,14 +122,17 @@ func Setup(opts *SetupOptions) (*Logging, error) {
 	}
 	level := levels.Info
 	if o.Level != nil {
-		level = levels.RoundThreshold(o.Level.Level())
+		level = threshold(o.Level.Level())
+	}
+	if v, ok := os.LookupEnv(EnvMAXLevel); ok && strings.EqualFold(strings.TrimSpace(v), "trace") {
+		level = levels.Trace
 	}
 	if v, ok := os.LookupEnv(EnvLevel); ok {
-		l, err := levels.ParseThreshold(v)
+		l, err := levels.Parse(v)
 		if err != nil {
 			return nil, fmt.Errorf("slogsimpler: %s: %w", EnvLevel, err)
 		}
-		level = l
+		level = threshold(l)
 	}
 	var consoleLevel slog.Leveler = levels.Info
 	if o.ConsoleLevel != nil {
@@ -131,6 +152,9 @@ func Setup(opts *SetupOptions) (*Logging, error) {
 			return nil, fmt.Errorf("slogsimpler: %s: %w", EnvFlushLevel, err)
 		}
 		flushLevel = l
+	}
+	if o.OpLines {
+		st.SetOpLines(true)
 	}
 	if err := st.SetLevel(level); err != nil {
 		return nil, err

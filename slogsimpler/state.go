@@ -31,8 +31,12 @@ type State struct {
 	// written before Handle returns. Replaced whole by SetFlush, read by
 	// every handler on every record.
 	flush atomic.Pointer[flushPolicy]
-	sink  *sink.Sink
-	pid   int
+	// ops switches MAX-style [OP] lines on (levels.Trace). Written by
+	// SetOpLines and SetLevel(levels.Trace); read by Enabled(levels.Trace),
+	// which op code asks before building a line.
+	ops  atomic.Bool
+	sink *sink.Sink
+	pid  int
 }
 
 // flushPolicy is immutable once published. A level given as a plain
@@ -85,6 +89,9 @@ type Options struct {
 	// FlushBound bounds that wait; zero means 250 ms. On timeout the
 	// record stays queued and counts like any other.
 	FlushBound time.Duration
+	// OpLines switches MAX-style [OP] LAUNCH/COMPLETE lines on (off by
+	// default, as in MAX). A Level of levels.Trace does the same.
+	OpLines bool
 }
 
 // NewState returns a new State. It fails if the level is off the ladder or
@@ -99,6 +106,7 @@ func NewState(opts *Options) (*State, error) {
 	s := &State{sink: sink.New(&sink.Options{Output: o.Output, OutputPrivate: o.OutputPrivate})}
 	s.pid = s.sink.PID()
 	s.SetFlush(o.FlushLevel, o.FlushBound)
+	s.ops.Store(o.OpLines)
 	level := levels.DefaultThreshold
 	if o.Level != nil {
 		level = o.Level.Level()
@@ -134,9 +142,14 @@ func Default() *State {
 }
 
 // SetLevel sets the live threshold; every handler bound to s sees it on
-// its next record. A level off the ladder is an error (use
+// its next record. levels.Trace (MAX's trace level) means DEBUG with op
+// lines switched on. Any other level off the ladder is an error (use
 // levels.RoundThreshold or levels.ParseThreshold to get one on it).
 func (s *State) SetLevel(l slog.Level) error {
+	if l == levels.Trace {
+		s.ops.Store(true)
+		l = levels.Debug
+	}
 	if !levels.OnLadder(l) {
 		return fmt.Errorf("slogsimpler: threshold %d is not on the ladder (DEBUG -4, INFO 0, TIMING 2, WARN 4, ERROR 8, NUL 16); levels.RoundThreshold(%d) is %s", int(l), int(l), levels.ThresholdName(l))
 	}
@@ -186,11 +199,20 @@ func (s *State) flushQueued() { _ = s.sink.Flush(s.flush.Load().bound) }
 // threshold.
 func (s *State) Level() slog.Level { return slog.Level(s.threshold.Load()) }
 
-// Enabled reports whether a record at level l would be written now.
+// Enabled reports whether a record at level l would be written now. At
+// levels.Trace it reports whether MAX-style op lines would be: op lines are
+// on and the threshold admits DEBUG, the level they are written at.
 func (s *State) Enabled(l slog.Level) bool {
 	t := slog.Level(s.threshold.Load())
+	if l == levels.Trace {
+		return s.ops.Load() && t != levels.Nul && levels.Debug >= t
+	}
 	return t != levels.Nul && l >= t
 }
+
+// SetOpLines switches MAX-style [OP] LAUNCH/COMPLETE lines on or off, live.
+// They are written at DEBUG, so the threshold must admit DEBUG too.
+func (s *State) SetOpLines(on bool) { s.ops.Store(on) }
 
 // BindDir makes dir/host.<pid>.log the destination, creating dir and its
 // parents (0750). The binding is committed only once the file is open: a

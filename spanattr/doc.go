@@ -64,6 +64,18 @@
 // [Op.End] "[OP] COMPLETE …", with ids from a process-wide counter starting
 // at 0; an op can also be measured as a span.
 //
+// As in MAX, op lines are off by default and switched on by the trace
+// level. MAX enables them with LOGGING_LEVEL=trace (or
+// set_mojo_log_level(LogLevel.TRACE)); here the same variable does, with
+// slogsimpler.Setup, and so do the level name "trace" (levels.Trace: DEBUG
+// on simpler's ladder, with op lines) and slogsimpler's OpLines options.
+// StartOp asks the logger whether it is enabled at levels.Trace, so a
+// disabled op costs one Enabled call and builds nothing. An op declares
+// MAX's trace level ([OpOptions.Level]): TraceOp writes lines, TraceThread
+// writes none, as MAX's THREAD traces do; and its category
+// ([OpOptions.Category], default MAX), kept on the op and, as in MAX, not
+// printed.
+//
 // # Other producers
 //
 // Spans from producers other than simpler are named ext.<producer>.<span>

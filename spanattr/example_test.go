@@ -36,9 +36,12 @@ func Example() {
 	// …[TIMING] emit_host_span: [STRACE] v=1 … … hid=9f2c depth=0 name=chip.run … rank=0 run_id=7
 }
 
+// Op lines are off by default, as in MAX; the trace level (levels.Trace,
+// "trace" in SIMPLER_LOG_LEVEL, or LOGGING_LEVEL=trace with Setup) turns
+// them on and writes them at DEBUG.
 func ExampleStartOp() {
 	var out bytes.Buffer
-	state, _ := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Debug, Output: &out})
+	state, _ := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Trace, Output: &out})
 	ctx := spanattr.WithLogger(context.Background(), slog.New(state.Handler()))
 	_, op := spanattr.StartOp(ctx, "matmul", &spanattr.OpOptions{Target: "gpu", Task: "0"})
 	op.End()

@@ -26,7 +26,23 @@ type OpOptions struct {
 	// Span also measures the op as a [STRACE] span named like the op,
 	// written when it completes.
 	Span bool
+	// Level is the op's MAX trace level: TraceOp (the default) writes
+	// LAUNCH/COMPLETE lines, TraceThread writes none (MAX's THREAD traces
+	// never produce op lines). A Span is written either way.
+	Level TraceLevel
+	// Category is MAX's trace category; empty means "MAX". It is kept on
+	// the op (Op.Category) and, as MAX does, not printed.
+	Category string
 }
+
+// TraceLevel is MAX's TraceLevel for an op: which traces produce op lines.
+type TraceLevel uint8
+
+// MAX's trace levels that matter for op lines.
+const (
+	TraceOp     TraceLevel = iota // writes [OP] lines when op lines are on
+	TraceThread                   // never writes op lines
+)
 
 // An Op is a MAX-style operation: a LAUNCH line when it starts and a
 // COMPLETE line when it ends, both at DEBUG:
@@ -36,13 +52,15 @@ type OpOptions struct {
 //
 // A nil *Op (what StartOp returns when there is nothing to write) is valid.
 type Op struct {
-	id     uint64
-	logger *slog.Logger
-	ctx    context.Context
-	name   string
-	detail []byte
-	span   *Span
-	ended  atomic.Bool
+	id       uint64
+	logger   *slog.Logger
+	ctx      context.Context
+	name     string
+	detail   []byte
+	span     *Span
+	category string
+	lines    bool // a TraceOp op whose LAUNCH line was wanted
+	ended    atomic.Bool
 }
 
 // StartOp writes the op's LAUNCH line (if the logger in use admits DEBUG)
@@ -57,7 +75,9 @@ func StartOp(ctx context.Context, name string, opts *OpOptions) (context.Context
 		o = *opts
 	}
 	logger := nodeFrom(ctx).log()
-	debug := logger.Enabled(ctx, levels.Debug)
+	// Op lines are off unless the logger's handler says it is enabled at
+	// levels.Trace (MAX's trace level: a state with op lines on).
+	debug := o.Level == TraceOp && logger.Enabled(ctx, levels.Trace)
 	var sp *Span
 	child := ctx
 	if o.Span {
@@ -66,7 +86,10 @@ func StartOp(ctx context.Context, name string, opts *OpOptions) (context.Context
 	if !debug && sp == nil {
 		return ctx, nil
 	}
-	op := &Op{logger: logger, name: name, span: sp, ctx: ctx}
+	if o.Category == "" {
+		o.Category = "MAX"
+	}
+	op := &Op{logger: logger, name: name, span: sp, ctx: ctx, category: o.Category, lines: debug}
 	op.detail = AppendOpDetail(nil, o.Detail, o.Target, o.Task)
 	if debug {
 		op.id = opCounter.Add(1) - 1
@@ -78,13 +101,16 @@ func StartOp(ctx context.Context, name string, opts *OpOptions) (context.Context
 // ID returns the op's id.
 func (op *Op) ID() uint64 { return op.id }
 
+// Category returns the op's MAX trace category.
+func (op *Op) Category() string { return op.category }
+
 // End writes the COMPLETE line and, for an op measured as a span, its
 // [STRACE] record with attrs. Ending twice, or a nil op, does nothing.
 func (op *Op) End(attrs ...slog.Attr) {
 	if op == nil || op.ended.Swap(true) {
 		return
 	}
-	if op.logger.Enabled(op.ctx, levels.Debug) {
+	if op.lines && op.logger.Enabled(op.ctx, levels.Trace) {
 		op.write("COMPLETE")
 	}
 	op.span.End(attrs...)

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/levels"
@@ -316,7 +318,7 @@ func TestOpDetail(t *testing.T) {
 }
 
 func TestOpLines(t *testing.T) {
-	logger, buf, _ := newLogger(t, levels.Debug)
+	logger, buf, _ := newLogger(t, levels.Trace) // MAX's trace level: DEBUG with op lines
 	ctx := WithLogger(context.Background(), logger)
 	_, op := StartOp(ctx, "matmul", &OpOptions{Target: "gpu", Task: "0"})
 	op.End()
@@ -354,6 +356,33 @@ func TestOpLines(t *testing.T) {
 	if next := opCounter.Load(); next != id+3 {
 		t.Errorf("counter %d after ids %d..%d", next, id, id+2)
 	}
+}
+
+// TestOpLinesOffByDefault: as in MAX, op lines are off unless the trace
+// level (or the option) asks for them; a THREAD-level op never writes any.
+func TestOpLinesOffByDefault(t *testing.T) {
+	t.Run("DEBUG without trace", func(t *testing.T) {
+		logger, buf, _ := newLogger(t, levels.Debug)
+		_, op := StartOp(WithLogger(context.Background(), logger), "x", nil)
+		assert.Nil(t, op)
+		assert.NotContains(t, buf.String(), "[OP]")
+	})
+	t.Run("switched on live", func(t *testing.T) {
+		logger, buf, st := newLogger(t, levels.Debug)
+		st.SetOpLines(true)
+		_, op := StartOp(WithLogger(context.Background(), logger), "x", nil)
+		op.End()
+		assert.Equal(t, 2, strings.Count(buf.String(), "[OP] "))
+		assert.Equal(t, "MAX", op.Category())
+	})
+	t.Run("THREAD level writes none, its span still", func(t *testing.T) {
+		logger, buf, _ := newLogger(t, levels.Trace)
+		_, op := StartOp(WithLogger(context.Background(), logger), "t", &OpOptions{Level: TraceThread, Span: true, Category: "MEM"})
+		op.End()
+		assert.NotContains(t, buf.String(), "[OP]")
+		assert.Len(t, spans(t, buf.String()), 1)
+		assert.Equal(t, "MEM", op.Category())
+	})
 }
 
 func TestOpsSilentAboveDebug(t *testing.T) {

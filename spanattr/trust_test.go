@@ -41,7 +41,7 @@ func TestTrustBoundToMessage(t *testing.T) {
 		{"forged", func(s string) string { return strings.Replace(s, " ", " forged ", 1) }, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, buf, st := newLogger(t, levels.Debug)
+			_, buf, st := newLogger(t, levels.Trace)
 			l := slog.New(rewriter{Handler: st.Handler(), rewrite: tt.rewrite})
 			ctx := WithLogger(context.Background(), l)
 			_, sp := Start(ctx, "stage")

@@ -104,7 +104,7 @@ func isAnchor(p envelope.Parsed) bool {
 func newState(t *testing.T) (*slogsimpler.State, *logtest.Buffer) {
 	t.Helper()
 	var buf logtest.Buffer
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Debug, Output: &buf})
+	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Trace, Output: &buf}) // DEBUG with op lines
 	require.NoError(t, err)
 	return st, &buf
 }
