@@ -400,6 +400,23 @@ func TestSetup(t *testing.T) {
 		require.NoError(t, err)
 		assert.Contains(t, string(b), "] serving addr=:8080", "INFO reaches the file by default")
 	})
+	t.Run("LOGGING_LEVEL=trace switches op lines on at DEBUG", func(t *testing.T) {
+		old := slog.Default()
+		defer slog.SetDefault(old)
+		st, _ := NewState(&Options{Output: io.Discard})
+		t.Setenv(EnvMAXLevel, "TRACE")
+		lg, err := Setup(&SetupOptions{NoConsole: true, State: st})
+		require.NoError(t, err)
+		assert.Equal(t, levels.Debug, st.Level())
+		assert.True(t, st.Enabled(levels.Trace))
+		t.Setenv(EnvLevel, "info") // SIMPLER_LOG_LEVEL wins for the threshold
+		lg2, err := Setup(&SetupOptions{NoConsole: true, State: st})
+		require.NoError(t, err)
+		assert.Equal(t, levels.Info, st.Level())
+		assert.False(t, st.Enabled(levels.Trace), "op lines are DEBUG records")
+		require.NoError(t, lg.Close())
+		require.NoError(t, lg2.Close())
+	})
 	t.Run("bad level in the environment", func(t *testing.T) {
 		st, _ := NewState(nil)
 		t.Setenv(EnvLevel, "loud")
