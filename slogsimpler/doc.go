@@ -1,15 +1,28 @@
 // Package slogsimpler makes a Go program log exactly like the host logging
 // system of the simpler runtime, through the standard [log/slog] API.
 //
-// One call at start-up routes every slog (and log) call of the program into
-// simpler's host envelope:
+// One call at start-up, then plain slog:
+//
+//	func main() {
+//		lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{Dir: "logs"})
+//		if err != nil {
+//			log.Fatal(err)
+//		}
+//		defer lg.Close() // drains the queue, reports drops, closes the file
+//
+//		slog.Warn("slow request", "path", "/v1/items", "ms", 412)
+//	}
+//
+// The console shows "10:00:00.123 WRN slow request path=/v1/items ms=412";
+// logs/host.<pid>.log, which simpler's tools read, gets
+//
+//	[mono_ns=183746529384756][T0x1a][WARN] main.main: [main.go:8] slow request path=/v1/items ms=412
+//
+// [Setup] creates the directory, starts the writer, installs the console
+// and the file with slog.SetDefault, and routes the standard log package
+// too. Without Setup, one handler does it by hand:
 //
 //	slog.SetDefault(slog.New(slogsimpler.Default().Handler()))
-//	slog.Warn("slow request", "path", "/v1/items", "ms", 412)
-//
-// prints
-//
-//	[mono_ns=183746529384756][T0x1a][WARN] main.serve: [server.go:88] slow request path=/v1/items ms=412
 //
 // The line carries the CLOCK_MONOTONIC time in nanoseconds (the same clock
 // as simpler's C++ steady_clock, so Go and C++ records interleave on one
@@ -22,8 +35,10 @@
 //
 // The threshold is one of simpler's six rungs, defined in package levels:
 // DEBUG, INFO, TIMING (slog level 2, for spans and measurements), WARN,
-// ERROR, and NUL (16), which silences everything. The default threshold is
-// TIMING. Log at TIMING with
+// ERROR, and NUL (16), which silences everything. A bare [State] (and
+// [Default]) starts at simpler's default, TIMING; [Setup] sets the file to
+// INFO, slog's default. "trace" (levels.Trace, MAX's level) is DEBUG with
+// MAX-style op lines switched on. Log at TIMING with
 //
 //	slog.Log(ctx, levels.Timing, "step done", "ms", 12)
 //

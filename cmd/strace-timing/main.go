@@ -48,12 +48,22 @@ type config struct {
 	inputs                         []string
 }
 
+const usageLine = "usage: strace-timing [-h] [--tree] [--trace-out PATH] [--swimlane PATH] [--html PATH] [--go-trace FILE] LOG [LOG ...]"
+
+// usageError is a command line the tool cannot run: it prints the usage
+// and exits 2, as argparse does.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
 // parseArgs accepts flags before, between and after the inputs, as
-// simpler's reader does.
-func parseArgs(args []string, stderr io.Writer) (config, error) {
+// simpler's reader does. -h and --help return flag.ErrHelp with the help
+// text in help.
+func parseArgs(args []string, help io.Writer) (config, error) {
 	var c config
 	fs := flag.NewFlagSet("strace-timing", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	fs.BoolVar(&c.tree, "tree", false, "print a nested tree per callable")
 	fs.StringVar(&c.traceOut, "trace-out", "", "write Chrome trace JSON here")
 	fs.StringVar(&c.swimlane, "swimlane", "", "write a real-lane Chrome trace JSON here")
@@ -62,9 +72,16 @@ func parseArgs(args []string, stderr io.Writer) (config, error) {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprintln(stderr, "usage: strace-timing [--tree] [--trace-out PATH] [--swimlane PATH] [--html PATH] [--go-trace FILE] LOG...")
+				fmt.Fprintln(help, usageLine)
+				fmt.Fprintln(help, "\nPer-span timing tables from simpler host logs ([STRACE] records), and")
+				fmt.Fprintln(help, "Chrome trace, swimlane and HTML timelines.")
+				fmt.Fprintln(help, "\npositional arguments:\n  LOG\thost log files, - for standard input, or directories (their host.*.log)")
+				fmt.Fprintln(help, "\noptions:\n  -h, --help\n    \tshow this help and exit")
+				fs.SetOutput(help)
+				fs.PrintDefaults()
+				return c, err
 			}
-			return c, err
+			return c, usageError{err.Error()}
 		}
 		if fs.NArg() == 0 {
 			break
@@ -73,7 +90,7 @@ func parseArgs(args []string, stderr io.Writer) (config, error) {
 		args = fs.Args()[1:]
 	}
 	if len(c.inputs) == 0 {
-		return c, errors.New("no log given (a file, - for standard input, or a directory)")
+		return c, usageError{"the following arguments are required: LOG (a file, - for standard input, or a directory)"}
 	}
 	return c, nil
 }
@@ -83,8 +100,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "strace-timing:", err)
 		return 1
 	}
-	c, err := parseArgs(args, stderr)
-	if err != nil {
+	c, err := parseArgs(args, stdout)
+	var ue usageError
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintln(stderr, usageLine)
+		fmt.Fprintln(stderr, "strace-timing: error:", ue.msg)
+		return 2
+	case err != nil:
 		return fail(err)
 	}
 	var p strace.Parser

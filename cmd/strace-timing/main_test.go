@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -194,21 +196,36 @@ func TestHTML(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	empty := t.TempDir()
 	for _, tt := range []struct {
-		name string
-		args []string
-		want string
+		name  string
+		args  []string
+		want  string
+		code  int
+		lines int // lines on stderr: the usage and the error for a usage error
 	}{
-		{"no input", nil, "no log given"},
-		{"missing file", []string{"/no/such/file"}, "no such file"},
-		{"empty directory", []string{empty}, "is a directory but holds no host.*.log files"},
-		{"bad flag", []string{"--nope", fixture}, "flag provided but not defined"},
-		{"bad go trace", []string{fixture, "--go-trace", fixture}, "go trace"},
+		{"no input", nil, "strace-timing: error: the following arguments are required: LOG", 2, 2},
+		{"missing file", []string{"/no/such/file"}, "no such file", 1, 1},
+		{"empty directory", []string{empty}, "is a directory but holds no host.*.log files", 1, 1},
+		{"bad flag", []string{"--nope", fixture}, "strace-timing: error: flag provided but not defined: -nope", 2, 2},
+		{"bad go trace", []string{fixture, "--go-trace", fixture}, "go trace", 1, 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			code, _, errs := runCmd(t, "", tt.args...)
-			if code != 1 || !strings.Contains(errs, tt.want) || strings.Count(errs, "\n") != 1 {
-				t.Errorf("exit %d, stderr %q", code, errs)
+			assert.Equal(t, tt.code, code)
+			assert.Contains(t, errs, tt.want)
+			assert.Equal(t, tt.lines, strings.Count(errs, "\n"), "%q", errs)
+			if tt.code == 2 {
+				assert.True(t, strings.HasPrefix(errs, "usage: strace-timing "), "%q", errs)
 			}
 		})
 	}
+	t.Run("help", func(t *testing.T) {
+		for _, h := range []string{"-h", "--help"} {
+			code, out, errs := runCmd(t, "", h)
+			assert.Equal(t, 0, code)
+			assert.Empty(t, errs)
+			for _, f := range []string{"-tree", "-trace-out", "-swimlane", "-html", "-go-trace", "LOG"} {
+				assert.Contains(t, out, f)
+			}
+		}
+	})
 }

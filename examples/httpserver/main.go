@@ -37,6 +37,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "httpserver:", err)
 		os.Exit(1)
 	}
+	fmt.Fprintln(os.Stderr, "httpserver: log:", lg.State.Path())
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		slog.Error("listen", "addr", *addr, "err", err)
@@ -47,6 +48,7 @@ func main() {
 	if cerr := lg.Close(); err == nil {
 		err = cerr
 	}
+	fmt.Fprintln(os.Stderr, "httpserver: log:", lg.State.Path())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "httpserver:", err)
 		os.Exit(1)

@@ -32,6 +32,7 @@ import (
 
 // Report is what loadgen prints.
 type Report struct {
+	Log            string            `json:"log"` // where the records went
 	Produced       uint64            `json:"produced"`
 	Written        uint64            `json:"written"`
 	Dropped        uint64            `json:"dropped"`
@@ -83,8 +84,10 @@ func Run(c Config) (Report, error) {
 	}
 	opts := &slogsimpler.Options{Level: levels.Warn, Async: true}
 	var dest *testDest
+	logPath := ""
 	if c.Slow > 0 || c.Stall {
-		f, err := os.OpenFile(filepath.Join(c.Dir, fmt.Sprintf("loadgen.%d.log", os.Getpid())), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o640)
+		logPath = filepath.Join(c.Dir, fmt.Sprintf("loadgen.%d.log", os.Getpid()))
+		f, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o640)
 		if err != nil {
 			return Report{}, err
 		}
@@ -100,6 +103,12 @@ func Run(c Config) (Report, error) {
 	st, err := slogsimpler.NewState(opts)
 	if err != nil {
 		return Report{}, err
+	}
+	if logPath == "" {
+		logPath = st.Path()
+	}
+	if abs, err := filepath.Abs(logPath); err == nil {
+		logPath = abs
 	}
 	logger := slog.New(st.Handler())
 
@@ -137,6 +146,7 @@ func Run(c Config) (Report, error) {
 	all := slices.Concat(lat...)
 	slices.Sort(all)
 	r := Report{
+		Log:      logPath,
 		Produced: uint64(c.Records),
 		Written:  cnt.Written,
 		Dropped:  cnt.Dropped,
