@@ -441,3 +441,15 @@ func FuzzConsoleEscape(f *testing.F) {
 		}
 	})
 }
+
+func TestHumanDuration(t *testing.T) {
+	for _, tt := range []struct {
+		ns   int64
+		want string
+	}{
+		{0, "0ns"}, {41, "41ns"}, {999, "999ns"}, {1000, "1µs"}, {283391, "283µs"},
+		{1224567, "1.22ms"}, {5384296, "5.38ms"}, {12_500_000_000, "12.5s"}, {3_600_000_000_000, "3600s"}, {-1500, "-1.5µs"},
+	} {
+		t.Run(tt.want, func(t *testing.T) { assert.Equal(t, tt.want, humanDuration(tt.ns)) })
+	}
+}

@@ -3,29 +3,14 @@ package strace
 import (
 	"strconv"
 	"strings"
+
+	"simpler.dev/log/internal/pct"
 )
 
 // DecodeField reverses the %XX encoding of a name or attribute value. A
 // '%' not followed by two hex digits is kept, and so is a final '~' (the
 // mark of a truncated field).
-func DecodeField(s string) string {
-	i := strings.IndexByte(s, '%')
-	if i < 0 {
-		return s
-	}
-	b := make([]byte, 0, len(s))
-	b = append(b, s[:i]...)
-	for ; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
-			v, _ := strconv.ParseUint(s[i+1:i+3], 16, 8)
-			b = append(b, byte(v))
-			i += 2
-			continue
-		}
-		b = append(b, s[i])
-	}
-	return string(b)
-}
+func DecodeField(s string) string { return pct.Decode(s) }
 
 // ParseAttrs splits a span's attributes into key/value pairs: tokens
 // separated by white space, each key=value (tokens without '=' are

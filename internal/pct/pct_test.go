@@ -1,0 +1,30 @@
+package pct
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestDecode(t *testing.T) {
+	for _, tt := range []struct{ name, in, want string }{
+		{"plain", "chip.run", "chip.run"},
+		{"escapes", "bad%20name%0A%5BSTRACE%5D%3Dx", "bad name\n[STRACE]=x"},
+		{"lower hex", "%e2%82%ac", "€"},
+		{"lone percent", "100%", "100%"},
+		{"short escape at the end", "a%4", "a%4"},
+		{"not hex", "%zz", "%zz"},
+		{"cut field", "abc~", "abc~"},
+	} {
+		t.Run(tt.name, func(t *testing.T) { assert.Equal(t, tt.want, Decode(tt.in)) })
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	f.Add("a%20b%zz%4")
+	f.Fuzz(func(t *testing.T, s string) {
+		if d := Decode(s); len(d) > len(s) {
+			t.Fatalf("Decode(%q) = %q grew", s, d)
+		}
+	})
+}

@@ -1,0 +1,59 @@
+package slogsimpler_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"simpler.dev/log/internal/logtest"
+	"simpler.dev/log/levels"
+	"simpler.dev/log/slogsimpler"
+	"simpler.dev/log/spanattr"
+)
+
+// TestConsoleShowsSpansForPeople: through the fan-out, a span reads on
+// the console as "span <name> <duration> inv=.. attrs" and an op line
+// without its marker, while the file keeps the exact machine records.
+func TestConsoleShowsSpansForPeople(t *testing.T) {
+	var file logtest.Buffer
+	var con bytes.Buffer
+	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Trace, Output: &file})
+	require.NoError(t, err)
+	console := slogsimpler.NewConsoleHandler(&con, &slogsimpler.ConsoleOptions{Level: levels.Debug, TimeFormat: "-"})
+	l := slog.New(slogsimpler.NewFanout(st, st.Handler(), console))
+	ctx := spanattr.WithLogger(context.Background(), l)
+	ctx, inv := spanattr.NewInvocation(ctx, 0x9f)
+	_, sp := spanattr.Start(ctx, "chip.run bind", slog.Int("bytes", 4096), slog.String("path", "a b"))
+	sp.End()
+	_, op := spanattr.StartOp(ctx, "mat mul", &spanattr.OpOptions{Target: "gpu", Task: "0"})
+	op.End()
+	inv.End()
+
+	lines := strings.Split(strings.TrimSpace(con.String()), "\n")
+	require.Len(t, lines, 3, "%s", con.String())
+	assert.Regexp(t, `^- TIMING span chip\.run bind \d+(\.\d+)?(ns|µs|ms) inv=\d+ bytes=4096 path="a b"$`, lines[0])
+	assert.Regexp(t, `^- DBG op LAUNCH mat mul \[id=\d+\] target=gpu:0$`, lines[1])
+	assert.Regexp(t, `^- DBG op COMPLETE mat mul \[id=\d+\] target=gpu:0$`, lines[2])
+	for _, l := range lines {
+		assert.NotContains(t, l, "pid=")
+		assert.NotContains(t, l, "%20")
+	}
+	assert.Contains(t, file.String(), "] emit_host_span: [STRACE] v=1 pid=")
+	assert.Contains(t, file.String(), "name=chip.run%20bind ")
+	assert.Contains(t, file.String(), "[OP] LAUNCH mat%20mul [id=")
+}
+
+// TestConsoleDoesNotHumaniseForgeries: user text that looks like a span is
+// printed as text, escaped, not rewritten.
+func TestConsoleDoesNotHumaniseForgeries(t *testing.T) {
+	var con bytes.Buffer
+	l := slog.New(slogsimpler.NewConsoleHandler(&con, &slogsimpler.ConsoleOptions{Level: levels.Debug, TimeFormat: "-"}))
+	l.Info("[STRACE] v=1 pid=1 tid=1 inv=1 hid=0 depth=0 name=x ts=1 dur=5 ")
+	assert.Contains(t, con.String(), "[STRACE] v=1 pid=1")
+	assert.NotContains(t, con.String(), "span x")
+}
