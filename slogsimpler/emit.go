@@ -41,7 +41,7 @@ func init() {
 }
 
 func (s *State) emit(level slog.Level, src Source, mono, tid int64, msg string, trusted bool, attrs []slog.Attr) bool {
-	t := slog.Level(s.threshold.Load())
+	t := s.current()
 	if t == levels.Nul || level < t {
 		return false
 	}

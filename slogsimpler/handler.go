@@ -2,7 +2,6 @@ package slogsimpler
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"runtime"
 	"slices"
@@ -46,18 +45,8 @@ type Renderer struct {
 
 var _ slog.Handler = (*Handler)(nil)
 
-// ErrNilState is returned when binding a handler to a nil State.
-var ErrNilState = errors.New("slogsimpler: nil state")
-
-// NewHandler returns a handler bound to s.
-func NewHandler(s *State) (*Handler, error) {
-	if s == nil {
-		return nil, ErrNilState
-	}
-	return &Handler{state: s}, nil
-}
-
-// Handler returns a handler bound to s.
+// Handler returns a handler bound to s: the one way to make one. Its
+// clones (WithAttrs, WithGroup) share s.
 func (s *State) Handler() *Handler { return &Handler{state: s} }
 
 // State returns the state h is bound to, or nil.
@@ -93,7 +82,7 @@ func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
 	if s == nil {
 		return nil
 	}
-	t := slog.Level(s.threshold.Load())
+	t := s.current()
 	if t == levels.Nul || r.Level < t {
 		return nil
 	}

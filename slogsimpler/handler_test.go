@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log"
 	"log/slog"
 	"os"
@@ -158,9 +159,7 @@ func TestThresholdIsLiveForClones(t *testing.T) {
 	if n := len(records(t, buf.Bytes())); n != 0 {
 		t.Fatalf("ERROR threshold printed %d WARN records", n)
 	}
-	if err := s.SetLevel(levels.Warn); err != nil {
-		t.Fatal(err)
-	}
+	s.SetLevel(levels.Warn)
 	for _, l := range clones {
 		if !l.Enabled(context.Background(), levels.Warn) {
 			t.Error("clone not enabled after SetLevel")
@@ -170,9 +169,7 @@ func TestThresholdIsLiveForClones(t *testing.T) {
 	if n := len(records(t, buf.Bytes())); n != len(clones) {
 		t.Fatalf("got %d records after lowering threshold, want %d", n, len(clones))
 	}
-	if err := s.SetLevel(levels.Nul); err != nil {
-		t.Fatal(err)
-	}
+	s.SetLevel(levels.Nul)
 	base.Error("silenced")
 	if n := len(records(t, buf.Bytes())); n != len(clones) {
 		t.Errorf("NUL threshold let an ERROR through")
@@ -186,7 +183,7 @@ func TestHandleRechecksThreshold(t *testing.T) {
 	if !h.Enabled(context.Background(), levels.Info) {
 		t.Fatal("not enabled")
 	}
-	_ = s.SetLevel(levels.Warn)
+	s.SetLevel(levels.Warn)
 	if err := h.Handle(context.Background(), r); err != nil {
 		t.Fatal(err)
 	}
@@ -206,22 +203,49 @@ func TestUnboundHandlerIsSilent(t *testing.T) {
 	slog.New(h.WithAttrs([]slog.Attr{slog.Int("a", 1)})).Error("nothing")
 }
 
-func TestBindingErrors(t *testing.T) {
-	if _, err := NewHandler(nil); !errors.Is(err, ErrNilState) {
-		t.Errorf("NewHandler(nil) = %v, want ErrNilState", err)
+// TestThresholdsRoundUp: one rule for levels between rungs, in NewState,
+// SetLevel and Setup alike: round up onto the ladder, so asking for 35
+// (Python) or WARN+1 never admits a warning.
+func TestThresholdsRoundUp(t *testing.T) {
+	for _, tt := range []struct {
+		in, want slog.Level
+	}{
+		{-5, levels.Debug}, {1, levels.Timing}, {3, levels.Warn}, {5, levels.Error},
+		{9, levels.Nul}, {100, levels.Nul}, {levels.Trace, levels.Debug},
+	} {
+		t.Run(fmt.Sprint(tt.in), func(t *testing.T) {
+			s, err := NewState(&Options{Level: tt.in, Output: io.Discard})
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, s.Level(), "NewState")
+			s.SetLevel(levels.Info)
+			s.SetLevel(tt.in)
+			assert.Equal(t, tt.want, s.Level(), "SetLevel")
+		})
 	}
-	for _, l := range []slog.Level{-5, 1, 3, 6, 9, 100} {
-		if _, err := NewState(&Options{Level: l}); err == nil {
-			t.Errorf("NewState accepted off-ladder level %d", l)
-		}
-	}
-	s, _ := newTestState(t, levels.Info)
-	if err := s.SetLevel(5); err == nil || !strings.Contains(err.Error(), "ERROR") {
-		t.Errorf("SetLevel(5) = %v, want error suggesting ERROR", err)
-	}
-	if s.Level() != levels.Info {
-		t.Error("rejected SetLevel changed the level")
-	}
+}
+
+// TestLevelerIsLive: a LevelVar given as the level moves the threshold
+// every time it is set, as slog.HandlerOptions.Level does.
+func TestLevelerIsLive(t *testing.T) {
+	var lv slog.LevelVar
+	lv.Set(levels.Warn)
+	s, buf := newTestState(t, levels.Info)
+	s.SetLeveler(&lv)
+	l := slog.New(s.Handler())
+	l.Info("hidden")
+	lv.Set(levels.Info)
+	l.Info("shown")
+	lv.Set(levels.Trace)
+	assert.True(t, s.Enabled(levels.Trace), "a LevelVar at Trace switches op lines on")
+	lv.Set(5) // between WARN and ERROR: rounds up
+	assert.Equal(t, levels.Error, s.Level())
+	assert.NotContains(t, buf.String(), "hidden")
+	assert.Contains(t, buf.String(), "shown")
+	s.SetLevel(levels.Debug) // a fixed level replaces the Leveler
+	lv.Set(levels.Error)
+	assert.Equal(t, levels.Debug, s.Level())
+	s.SetLeveler(s) // following itself changes nothing
+	assert.Equal(t, levels.Debug, s.Level())
 }
 
 func TestDefaultsAndOptionsNotWritten(t *testing.T) {
@@ -268,7 +292,7 @@ func TestAnchorOncePerState(t *testing.T) {
 		if bytes.Contains(buf.Bytes(), []byte("[CLOCK_ANCHOR]")) {
 			t.Error("anchor written at WARN threshold")
 		}
-		_ = s.SetLevel(levels.Debug)
+		s.SetLevel(levels.Debug)
 		slog.New(s.Handler()).Error("e")
 		if n := bytes.Count(buf.Bytes(), []byte("[CLOCK_ANCHOR]")); n != 1 {
 			t.Errorf("%d anchors after lowering to DEBUG, want 1", n)

@@ -43,9 +43,11 @@ type SetupOptions struct {
 	// Dir is the directory for host.<pid>.log. Empty means no file: the
 	// envelope goes to standard error and there is no separate console.
 	Dir string
-	// Level is the threshold of the file (the state's live threshold);
-	// nil means INFO, slog's default (a bare State keeps simpler's TIMING).
-	// SIMPLER_LOG_LEVEL overrides it.
+	// Level is the threshold of the file (the state's live threshold),
+	// read live on every record like ConsoleLevel: a slog.LevelVar given
+	// to both moves both. Levels between rungs round up onto the ladder.
+	// Nil means INFO, slog's default (a bare State keeps simpler's
+	// TIMING). SIMPLER_LOG_LEVEL overrides it.
 	Level slog.Leveler
 	// Console is where the coloured console goes; nil means standard
 	// error. It is only used with a Dir.
@@ -70,15 +72,10 @@ type SetupOptions struct {
 	// OpLines switches MAX-style [OP] lines on (see Options.OpLines);
 	// so do a Level of levels.Trace and LOGGING_LEVEL=trace.
 	OpLines bool
-}
-
-// threshold rounds l up onto the ladder, keeping levels.Trace (DEBUG with
-// op lines), which SetLevel understands.
-func threshold(l slog.Level) slog.Level {
-	if l == levels.Trace {
-		return l
-	}
-	return levels.RoundThreshold(l)
+	// ReplaceAttr rewrites or drops attributes before any destination sees
+	// them (see WithReplaceAttr): a value it redacts reaches neither the
+	// file, nor the console, nor a recorder in Handlers. Nil costs nothing.
+	ReplaceAttr func(groups []string, a slog.Attr) slog.Attr
 }
 
 // Logging is what Setup set up. Close it before the program exits.
@@ -120,9 +117,9 @@ func Setup(opts *SetupOptions) (*Logging, error) {
 	if st == nil {
 		st = Default()
 	}
-	level := levels.Info
+	var level slog.Leveler = levels.Info
 	if o.Level != nil {
-		level = threshold(o.Level.Level())
+		level = o.Level // followed live: a LevelVar moves the file's threshold
 	}
 	if v, ok := os.LookupEnv(EnvMAXLevel); ok && strings.EqualFold(strings.TrimSpace(v), "trace") {
 		level = levels.Trace
@@ -132,7 +129,7 @@ func Setup(opts *SetupOptions) (*Logging, error) {
 		if err != nil {
 			return nil, fmt.Errorf("slogsimpler: %s: %w", EnvLevel, err)
 		}
-		level = threshold(l)
+		level = l
 	}
 	var consoleLevel slog.Leveler = levels.Info
 	if o.ConsoleLevel != nil {
@@ -156,9 +153,7 @@ func Setup(opts *SetupOptions) (*Logging, error) {
 	if o.OpLines {
 		st.SetOpLines(true)
 	}
-	if err := st.SetLevel(level); err != nil {
-		return nil, err
-	}
+	st.SetLeveler(level)
 	st.SetFlush(flushLevel, o.FlushBound)
 	if err := st.BindDir(o.Dir); err != nil {
 		return nil, err
@@ -181,6 +176,7 @@ func Setup(opts *SetupOptions) (*Logging, error) {
 		lg.Fanout = NewFanout(st, children...)
 		h = lg.Fanout
 	}
+	h = WithReplaceAttr(h, o.ReplaceAttr)
 	lg.Logger = slog.New(h)
 	slog.SetDefault(lg.Logger)
 	// The standard log package through a writer that flushes, so

@@ -2,7 +2,6 @@ package slogsimpler
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"runtime"
@@ -21,8 +20,13 @@ import (
 // with [NewState]. All methods are safe for concurrent use.
 type State struct {
 	// threshold is the live threshold, always on the ladder. Written by
-	// SetLevel, read by every handler on every record.
+	// SetLevel, read by every handler on every record unless follow is
+	// set.
 	threshold atomic.Int64
+	// follow, when set, is a Leveler the threshold follows live (read and
+	// rounded on every record). Written by SetLeveler and cleared by
+	// SetLevel; loaded by every record (one atomic load when nil).
+	follow atomic.Pointer[leveler]
 	// anchor is the [CLOCK_ANCHOR] claim: 0 unclaimed, anchorWriting while
 	// one record writes it, the pid once written. Every handler reads it
 	// on every TIMING-enabled record; ensureAnchor moves it.
@@ -64,9 +68,9 @@ const (
 
 // Options configure a State. The zero value and nil mean defaults.
 type Options struct {
-	// Level is the initial threshold. It must be on the ladder (see
-	// levels.OnLadder; round with levels.RoundThreshold first). Nil means
-	// TIMING.
+	// Level is the threshold, followed live (see State.SetLeveler): a
+	// slog.LevelVar here moves the threshold whenever it is set. Levels
+	// between rungs round up onto the ladder. Nil means TIMING.
 	Level slog.Leveler
 	// Dir, if not empty, is bound at creation: records go to
 	// Dir/host.<pid>.log.
@@ -107,13 +111,7 @@ func NewState(opts *Options) (*State, error) {
 	s.pid = s.sink.PID()
 	s.SetFlush(o.FlushLevel, o.FlushBound)
 	s.ops.Store(o.OpLines)
-	level := levels.DefaultThreshold
-	if o.Level != nil {
-		level = o.Level.Level()
-	}
-	if err := s.SetLevel(level); err != nil {
-		return nil, err
-	}
+	s.SetLeveler(o.Level)
 	var err error
 	if o.Dir != "" {
 		err = s.BindDir(o.Dir)
@@ -142,19 +140,66 @@ func Default() *State {
 }
 
 // SetLevel sets the live threshold; every handler bound to s sees it on
-// its next record. levels.Trace (MAX's trace level) means DEBUG with op
-// lines switched on. Any other level off the ladder is an error (use
-// levels.RoundThreshold or levels.ParseThreshold to get one on it).
-func (s *State) SetLevel(l slog.Level) error {
+// its next record. A level between rungs rounds up onto the ladder (35
+// admits no warnings: it is ERROR), anything above ERROR is NUL, as
+// levels.RoundThreshold says; the same rule holds for Options.Level and
+// Setup. levels.Trace (MAX's trace level) means DEBUG with op lines
+// switched on. It replaces a Leveler set with SetLeveler.
+func (s *State) SetLevel(l slog.Level) {
+	s.follow.Store(nil)
+	s.storeThreshold(l)
+}
+
+func (s *State) storeThreshold(l slog.Level) {
 	if l == levels.Trace {
 		s.ops.Store(true)
-		l = levels.Debug
 	}
-	if !levels.OnLadder(l) {
-		return fmt.Errorf("slogsimpler: threshold %d is not on the ladder (DEBUG -4, INFO 0, TIMING 2, WARN 4, ERROR 8, NUL 16); levels.RoundThreshold(%d) is %s", int(l), int(l), levels.ThresholdName(l))
+	s.threshold.Store(int64(levels.RoundThreshold(l)))
+}
+
+// SetLeveler makes s follow l live: every record reads l.Level(), rounded
+// up onto the ladder as SetLevel rounds, so a slog.LevelVar shared with
+// other handlers (the console's, say) moves the file's threshold too. A
+// plain slog.Level (or levels.Level) is stored once instead, at no cost per
+// record. Nil means TIMING.
+func (s *State) SetLeveler(l slog.Leveler) {
+	switch v := l.(type) {
+	case nil:
+		s.SetLevel(levels.DefaultThreshold)
+	case *State:
+		if v == s {
+			return // following itself: keep the threshold as it is
+		}
+		s.follow.Store(&leveler{l})
+	case slog.Level:
+		s.SetLevel(v)
+	case levels.Level:
+		s.SetLevel(slog.Level(v))
+	default:
+		s.follow.Store(&leveler{l})
 	}
-	s.threshold.Store(int64(l))
-	return nil
+}
+
+// leveler boxes a Leveler for an atomic pointer.
+type leveler struct{ slog.Leveler }
+
+// current returns the threshold in force now: the followed Leveler's,
+// rounded, or the stored one.
+func (s *State) current() slog.Level {
+	if f := s.follow.Load(); f != nil {
+		return levels.RoundThreshold(f.Level())
+	}
+	return slog.Level(s.threshold.Load())
+}
+
+// opsOn reports whether op lines are on: switched on, or the followed
+// Leveler says levels.Trace.
+func (s *State) opsOn() bool {
+	if s.ops.Load() {
+		return true
+	}
+	f := s.follow.Load()
+	return f != nil && f.Level() == levels.Trace
 }
 
 // SetFlush sets the exit-safety policy: records at or above level (read
@@ -197,15 +242,15 @@ func (s *State) flushQueued() { _ = s.sink.Flush(s.flush.Load().bound) }
 // Level returns the live threshold. It implements slog.Leveler, so a State
 // can be the Level of another handler's options to follow the same
 // threshold.
-func (s *State) Level() slog.Level { return slog.Level(s.threshold.Load()) }
+func (s *State) Level() slog.Level { return s.current() }
 
 // Enabled reports whether a record at level l would be written now. At
 // levels.Trace it reports whether MAX-style op lines would be: op lines are
 // on and the threshold admits DEBUG, the level they are written at.
 func (s *State) Enabled(l slog.Level) bool {
-	t := slog.Level(s.threshold.Load())
+	t := s.current()
 	if l == levels.Trace {
-		return s.ops.Load() && t != levels.Nul && levels.Debug >= t
+		return s.opsOn() && t != levels.Nul && levels.Debug >= t
 	}
 	return t != levels.Nul && l >= t
 }
