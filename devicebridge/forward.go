@@ -149,14 +149,11 @@ func (f *Forwarder) emit(level slog.Level, fn, file string, line int, mono, tid 
 	if !structured && t == trustMachine {
 		t = trustRefused
 	}
-	switch t {
-	case trustMachine:
-		trusted.Emit(f.state, level, fn, file, line, mono, tid, body)
-		return
-	case trustRefused:
+	if t == trustRefused {
 		f.neutralised.Add(1)
 	}
-	f.state.Emit(level, slogsimpler.Source{Function: fn, File: file, Line: line}, mono, tid, body)
+	m := &trusted.Mark{Msg: body, Source: true, Func: fn, File: file, Line: line, Mono: mono, TID: tid, Machine: t == trustMachine}
+	trusted.Send(f.state.Route(), level, m, nil)
 }
 
 type trustLevel uint8

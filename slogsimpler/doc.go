@@ -31,6 +31,21 @@
 // most 512 bytes and always exactly one line: see package envelope for the
 // escaping and truncation rules.
 //
+// # One data path
+//
+// Every record takes the same way, whatever made it:
+//
+//	slog, log  ─┐                              ┌─► Handler: envelope ─► sink ─► host.<pid>.log
+//	State.Emit ─┼─► ReplaceAttr ─► fan-out ────┼─► ConsoleHandler: tint ─► terminal
+//	devices    ─┘   (State.Route after Setup)  └─► atrace.Recorder, the program's handlers
+//
+// Records made outside a slog call site (State.Emit, devicebridge.Sim and
+// Forward) carry their own function, position, clock and lane, and a
+// simulator's verified machine records their trust, in an internal mark
+// that only this module can set; the file writes them as simpler does,
+// the console shows them, the recorder keeps them. A program with only a
+// State routes them through the state's own handler.
+//
 // # Levels
 //
 // The threshold is one of simpler's six rungs, defined in package levels:

@@ -2,75 +2,50 @@ package slogsimpler
 
 import (
 	"log/slog"
-	"time"
+	"sync/atomic"
 
-	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/trusted"
-	"simpler.dev/log/levels"
 )
 
 // A Source is where a record that did not come through slog was made, for
 // [State.Emit]. The zero Source has no function and no position (the
 // envelope then prints function "go").
 type Source struct {
-	Function string // printed as given, after envelope.FuncName's clean-up
+	Function string // escaped and bounded like user text in the envelope
 	File     string // base name; empty for none
 	Line     int
 }
 
 // Emit writes a record that did not come through slog — from simulated
-// device code, or forwarded from another process — with the envelope,
-// threshold, anchor and sink of s. mono is the record's CLOCK_MONOTONIC
-// time (0 means now) and tid its lane (0 means the calling goroutine). The
-// message is user text: escaped and neutralised like any slog message. It
-// reports whether the record was admitted by the threshold and accepted by
-// the sink.
+// device code, or forwarded from another process — as a slog record
+// through s's route (see [State.Route]): the program's fan-out once Setup
+// has run, so the console shows it and a recorder keeps it, and the file
+// writes it with the producer's function and position. mono is the
+// record's time on the envelope's clock (0 means now) and tid its lane (0
+// means the calling goroutine). The message is user text: escaped and
+// neutralised like any slog message. It reports whether a destination
+// wanted the record and took it without error.
 func (s *State) Emit(level slog.Level, src Source, mono, tid int64, msg string, attrs ...slog.Attr) bool {
-	return s.emit(level, src, mono, tid, msg, false, attrs)
+	m := &trusted.Mark{Msg: msg, Source: true, Func: src.Function, File: src.File, Line: src.Line, Mono: mono, TID: tid}
+	return trusted.Send(s.Route(), level, m, attrs)
 }
 
-// Text that a simpler logger rendered itself (a forwarded envelope line,
-// spans included) is re-emitted with markers left alone. That path is for
-// the device bridge only, so it is reachable through an internal package
-// and not as a method.
-func init() {
-	trusted.Emit = func(st any, level slog.Level, fn, file string, line int, mono, tid int64, msg string) bool {
-		s, ok := st.(*State)
-		return ok && s != nil && s.emit(level, Source{Function: fn, File: file, Line: line}, mono, tid, msg, true, nil)
+// Route returns the handler that records made outside slog (State.Emit,
+// the device bridge) travel through: the handler Setup installed (the
+// fan-out of the file, the console and the program's handlers), or, for a
+// state Setup never saw, the state's own handler.
+func (s *State) Route() slog.Handler {
+	if r := s.route.Load(); r != nil {
+		return r.Handler
 	}
+	return s.Handler()
 }
 
-func (s *State) emit(level slog.Level, src Source, mono, tid int64, msg string, trusted bool, attrs []slog.Attr) bool {
-	t := s.current()
-	if t == levels.Nul || level < t {
-		return false
-	}
-	if t <= levels.Timing && s.anchor.Load() != int64(s.pid) {
-		s.ensureAnchor(time.Time{})
-	}
-	if mono == 0 {
-		mono = envelope.MonoNow()
-	}
-	if tid == 0 {
-		tid = envelope.GoroutineID()
-	}
-	var l envelope.Line
-	l.Header(mono, tid, level)
-	if src.Function == "" && src.File == "" {
-		l.Func("go")
-	} else {
-		l.Func(envelope.FuncName(src.Function))
-		if src.File != "" {
-			l.SourceAt(src.File, src.Line)
-		}
-	}
-	if trusted {
-		l.Trusted(msg)
-	} else {
-		l.Message(msg)
-	}
-	for _, a := range attrs {
-		l.Attr("", 0, a)
-	}
-	return s.submit(level, l.Finish()) == nil
+// routeBox boxes a handler for an atomic pointer.
+type routeBox struct{ slog.Handler }
+
+// routeState is embedded in State: the route, written by Setup, read by
+// every record made outside slog.
+type routeState struct {
+	route atomic.Pointer[routeBox]
 }

@@ -128,22 +128,38 @@ func (rd Renderer) WithGroup(name string) Renderer {
 	return rd
 }
 
-// Render writes r into l (not finished: the caller calls l.Finish). Machine
-// records of this module (spans, op lines) carry a mark in ctx, made for
-// their exact message, and are written as they are; everything else,
-// including a marked record whose message was changed on the way, is user
-// text.
+// Render writes r into l (not finished: the caller calls l.Finish).
+// Records made outside a slog call site carry a trusted mark in ctx, made
+// for their exact message: a span's or op's (a machine record, written as
+// it is), or a device's or State.Emit's (its own function, position, clock
+// and lane). Everything else, including a marked record whose message was
+// changed on the way, is user text at its caller's position.
 func (rd Renderer) Render(ctx context.Context, r slog.Record, l *envelope.Line) {
-	l.Header(envelope.Mono(r.Time), envelope.GoroutineID(), r.Level)
-	// Machine records' messages all start with '[', so other records skip
-	// the context lookup.
+	// Marked records are machine records, whose messages start with '[',
+	// or records made outside a call site, which have no PC: other records
+	// skip the context lookup.
 	var mark *trusted.Mark
-	if len(r.Message) > 0 && r.Message[0] == '[' {
+	if r.PC == 0 || len(r.Message) > 0 && r.Message[0] == '[' {
 		if mark = trusted.From(ctx); mark != nil && !mark.Owns(r.Message) {
 			mark = nil
 		}
 	}
+	mono, tid := envelope.Mono(r.Time), envelope.GoroutineID()
+	if mark != nil {
+		if mark.Mono != 0 {
+			mono = mark.Mono
+		}
+		if mark.TID != 0 {
+			tid = mark.TID
+		}
+	}
+	l.Header(mono, tid, r.Level)
 	switch {
+	case mark != nil && mark.Source:
+		l.Func(mark.Func) // "go" when empty
+		if mark.File != "" {
+			l.SourceAt(mark.File, mark.Line)
+		}
 	case mark != nil && mark.Func != "":
 		l.Func(mark.Func)
 	case r.PC != 0:
@@ -151,7 +167,7 @@ func (rd Renderer) Render(ctx context.Context, r slog.Record, l *envelope.Line) 
 	default:
 		writeNoPC(l)
 	}
-	if mark != nil {
+	if mark != nil && mark.Machine {
 		l.Trusted(r.Message)
 		if mark.Bare {
 			return

@@ -177,6 +177,8 @@ func Setup(opts *SetupOptions) (*Logging, error) {
 		h = lg.Fanout
 	}
 	h = WithReplaceAttr(h, o.ReplaceAttr)
+	// Records made outside slog (State.Emit, devices) take the same path.
+	st.route.Store(&routeBox{h})
 	lg.Logger = slog.New(h)
 	slog.SetDefault(lg.Logger)
 	// The standard log package through a writer that flushes, so

@@ -41,6 +41,7 @@ type State struct {
 	ops  atomic.Bool
 	sink *sink.Sink
 	pid  int
+	routeState
 }
 
 // flushPolicy is immutable once published. A level given as a plain

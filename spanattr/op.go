@@ -132,7 +132,7 @@ func (op *Op) write(phase string) {
 	r := slog.NewRecord(time.Now(), levels.Debug, msg, pcs[0])
 	// A mark of its own per line: a handler that keeps the context after
 	// Handle returns still holds the mark of the message it was given.
-	_ = op.logger.Handler().Handle(&markCtx{Context: op.ctx, mark: trusted.Mark{Bare: true, Msg: msg}}, r)
+	_ = op.logger.Handler().Handle(&markCtx{Context: op.ctx, mark: trusted.Mark{Machine: true, Bare: true, Msg: msg}}, r)
 }
 
 func appendUint(b []byte, v uint64) []byte {

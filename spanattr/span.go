@@ -212,7 +212,7 @@ func (sp *Span) write(now time.Time, ts, dur int64) {
 	// The message aliases sp.body, which nothing writes again (a span is
 	// written once and never reused).
 	msg := unsafe.String(unsafe.SliceData(b), len(b))
-	sp.emit.mark = trusted.Mark{Func: envelope.FuncSpan, Bare: true, Msg: msg}
+	sp.emit.mark = trusted.Mark{Func: envelope.FuncSpan, Machine: true, Bare: true, Msg: msg}
 	_ = sp.logger.Handler().Handle(&sp.emit, slog.NewRecord(now, levels.Timing, msg, 0))
 }
 

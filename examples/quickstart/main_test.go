@@ -52,6 +52,16 @@ func TestQuickstartWritesEnvelopes(t *testing.T) {
 	if bytes.Count(b, []byte("] aicpu_execute: [main.go:")) != 8 {
 		t.Error("the simulated device's records are missing")
 	}
+	// Device records take the one data path: the console shows them and
+	// the recorder keeps them, in the same envelope as the file.
+	if !bytes.Contains(console.Bytes(), []byte("INF core 0 online")) {
+		t.Errorf("device record missing from the console:\n%s", console.Bytes())
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "atrace", "trace_*", "exit_event_*", "exit_tracer_host.txt")); len(m) == 1 {
+		if d, _ := os.ReadFile(m[0]); !bytes.Contains(d, []byte("][INFO] aicpu_scheduler: [main.go:")) {
+			t.Error("device record missing from the exit dump")
+		}
+	}
 	if !bytes.Contains(b, []byte("name=ext.quickstart.cleanup ")) {
 		t.Error("no ext. span")
 	}

@@ -1,39 +1,48 @@
-// Package trusted carries the mark that lets this module's own machine
-// records (spans, op lines) through the handler without the neutralising
-// that user text gets.
+// Package trusted carries what a record that did not come from a slog
+// call site needs the handler to know: where it was made (a device's
+// function and file, a forwarded line's clock and lane) and whether its
+// message is a machine record of this module (a span, an op line, a
+// simulator's own verified record) to be written with its markers.
 //
-// The mark travels in the context passed to slog.Handler.Handle, under a
-// key of an unexported type in an internal package: code outside
+// The [Mark] travels in the context passed to slog.Handler.Handle, under
+// a key of an unexported type in an internal package: code outside
 // simpler.dev/log can neither import this package nor build the key, so no
-// user call can produce a trusted record. Handlers from other libraries
-// ignore the context value and print the record's message as ordinary
-// text, which is what a console should show.
+// user call can produce a trusted record. A mark vouches for one message,
+// compared by address ([Mark.Owns]): a handler in between that rewrites
+// the message hands on user text. Handlers from other libraries ignore the
+// context value and print the record as ordinary text.
 package trusted
 
 import (
 	"context"
 	"log/slog"
+	"time"
 	"unsafe"
 )
 
-// Emit writes a record whose message a simpler logger rendered itself
-// (markers kept, control bytes escaped) through a *slogsimpler.State. Set
-// by package slogsimpler at initialisation; used by the device bridge to
-// forward a simulator's envelope lines, spans included.
-var Emit func(state any, level slog.Level, function, file string, line int, mono, tid int64, msg string) bool
-
-// A Mark says how the handler writes a trusted record. It vouches for one
-// message only: a handler between the logger and ours that rewrites the
-// record's message (to redact it, say) gets user text, neutralised, not a
-// machine record with someone else's words.
+// A Mark says how the handler writes a record made outside a slog call
+// site. Fields are set before the record is handed to a handler and never
+// written after.
 type Mark struct {
 	// Msg is the exact message the mark was made for: the same bytes at
-	// the same address. Set before the record is handed to a handler,
-	// never written after.
+	// the same address.
 	Msg string
-	// Func replaces the record's function and source ("emit_host_span");
-	// empty keeps the record's own caller.
+	// Func replaces the record's function ("emit_host_span"); with Source
+	// it is the producer's function, written even when empty ("go").
 	Func string
+	// Source says File and Line (with Func) are the producer's position:
+	// a device record or State.Emit. File "" means no position.
+	Source bool
+	File   string
+	Line   int
+	// Mono is the record's time on the envelope's clock; 0 means the
+	// record's own time. TID is its lane; 0 means the writing goroutine.
+	Mono int64
+	TID  int64
+	// Machine says the message is a machine record to be written with its
+	// markers (control bytes still escaped). Without it, the message is
+	// user text, neutralised like any other.
+	Machine bool
 	// Bare drops every attribute (the logger's and the record's), so the
 	// message is the whole body, as machine readers expect.
 	Bare bool
@@ -66,4 +75,18 @@ func From(ctx context.Context) *Mark {
 	}
 	m, _ := ctx.Value(Key{}).(*Mark)
 	return m
+}
+
+// Send hands a record with message m.Msg, at level, with attrs, to h (a
+// state's route: the program's fan-out, or the state's own handler), the
+// mark in its context. It reports whether h wanted the record and took it
+// without error.
+func Send(h slog.Handler, level slog.Level, m *Mark, attrs []slog.Attr) bool {
+	ctx := With(context.Background(), m)
+	if !h.Enabled(ctx, level) {
+		return false
+	}
+	r := slog.NewRecord(time.Now(), level, m.Msg, 0)
+	r.AddAttrs(attrs...)
+	return h.Handle(ctx, r) == nil
 }
