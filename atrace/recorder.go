@@ -16,7 +16,8 @@ import (
 	"syscall"
 	"time"
 
-	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/envelope"
+	"simpler.dev/log/internal/render"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
 )
@@ -78,7 +79,7 @@ const (
 // dumps. Safe for concurrent use.
 type Recorder struct {
 	*shared
-	render slogsimpler.Renderer
+	render render.Renderer
 }
 
 // shared is everything the clones of one recorder have in common.

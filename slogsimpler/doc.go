@@ -28,8 +28,8 @@
 // as simpler's C++ steady_clock, so Go and C++ records interleave on one
 // time line), the goroutine id in hexadecimal, the level, the calling
 // function and source position, the message and the attributes. It is at
-// most 512 bytes and always exactly one line: see package envelope for the
-// escaping and truncation rules.
+// most 512 bytes and always exactly one line: docs/FORMAT.md in the module
+// gives the escaping and truncation rules byte for byte.
 //
 // # One data path
 //

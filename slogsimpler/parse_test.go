@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/envelope"
 )
 
 // parsed is one envelope record read back for tests.

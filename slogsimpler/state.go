@@ -9,9 +9,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/envelope"
+	"simpler.dev/log/internal/sink"
 	"simpler.dev/log/levels"
-	"simpler.dev/log/sink"
 )
 
 // A State is what every handler bound to it shares: the live threshold,
@@ -264,7 +264,8 @@ func (s *State) SetOpLines(on bool) { s.ops.Store(on) }
 // parents (0750). The binding is committed only once the file is open: a
 // failed BindDir returns an error naming the path and the cause and leaves
 // s unbound, so it can be retried. Once bound, the first directory wins;
-// see sink.Sink.BindDir.
+// binding it again is a no-op, another directory is an error wrapping
+// ErrAlreadyBound.
 func (s *State) BindDir(dir string) error { return s.sink.BindDir(dir) }
 
 // Dir returns the bound directory, or "".
@@ -284,14 +285,18 @@ func (s *State) Start() error { return s.sink.Start() }
 
 // Counts returns the sink's accounting: written, pending, and drops by
 // reason.
-func (s *State) Counts() sink.Counts { return s.sink.Counts() }
+func (s *State) Counts() Counts { return s.sink.Counts() }
 
 // Flush waits, at most timeout (zero: 1 s), until every record accepted so
 // far is written or counted as failed.
 func (s *State) Flush(timeout time.Duration) error { return s.sink.Flush(timeout) }
 
 // Quiesce drains the queue and returns to synchronous writing, for example
-// before handing standard error to a child process. See sink.Sink.Quiesce.
+// before handing standard error to a child process: admission to the
+// queue stops, the writer drains it, reports drops and exits, and records
+// are written synchronously until Start. It waits at most timeout (zero:
+// 1 s) and then returns a *TimeoutError; Start after a timed-out Quiesce
+// resumes the writer. Quiesce after Close does nothing.
 func (s *State) Quiesce(timeout time.Duration) error { return s.sink.Quiesce(timeout) }
 
 // Close drains and stops the writer, reports drops and closes the log

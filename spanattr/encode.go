@@ -4,13 +4,13 @@ import (
 	"log/slog"
 	"strconv"
 
-	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/envelope"
 )
 
 // Field capacities, in encoded bytes.
 const (
-	NameCap  = 64
-	AttrsCap = 192
+	nameCap  = 64
+	attrsCap = 192
 )
 
 // safeName and safeAttrs are the bytes a field carries as they are; every
@@ -94,21 +94,21 @@ func (f *field) bytesIn(s string, safe *[256]bool) {
 	}
 }
 
-// AppendName appends name encoded as a [STRACE] name field: at most NameCap
+// appendName appends name encoded as a [STRACE] name field: at most nameCap
 // bytes, space, '=', '%', '[', ']' and bytes outside 0x20–0x7E written as
 // %XX, cut with '~' after the last whole unit that fits.
-func AppendName(dst []byte, name string) []byte {
-	f := field{dst: dst, start: len(dst), cap: NameCap}
+func appendName(dst []byte, name string) []byte {
+	f := field{dst: dst, start: len(dst), cap: nameCap}
 	f.bytesIn(name, &safeName)
 	return f.dst
 }
 
-// AppendAttrsField appends a raw attribute string (already "k=v k=v")
-// encoded as a [STRACE] attrs field: at most AttrsCap bytes, '%', '[', ']'
+// appendAttrsField appends a raw attribute string (already "k=v k=v")
+// encoded as a [STRACE] attrs field: at most attrsCap bytes, '%', '[', ']'
 // and bytes outside 0x20–0x7E written as %XX, cut with '~' after the last
 // whole unit that fits. Spaces and '=' are kept: they are its grammar.
-func AppendAttrsField(dst []byte, attrs string) []byte {
-	f := field{dst: dst, start: len(dst), cap: AttrsCap}
+func appendAttrsField(dst []byte, attrs string) []byte {
+	f := field{dst: dst, start: len(dst), cap: attrsCap}
 	f.bytesIn(attrs, &safeAttrs)
 	return f.dst
 }
@@ -166,8 +166,8 @@ func (w *attrWriter) attr(prefix string, a slog.Attr) {
 	}
 }
 
-// Record is one span as a [STRACE] record carries it.
-type Record struct {
+// record is one span as a [STRACE] record carries it.
+type record struct {
 	PID   int
 	TID   int64  // goroutine id, decimal
 	Inv   uint64 // invocation id, 0 outside any invocation
@@ -179,14 +179,14 @@ type Record struct {
 	Attrs string // raw "k=v k=v"; encoded on output
 }
 
-// AppendBody appends the record's body, the message of its envelope line:
+// appendBody appends the record's body, the message of its envelope line:
 //
 //	[STRACE] v=1 pid=<pid> tid=<tid> inv=<u64> hid=<hex> depth=<n> name=<name> ts=<ns> dur=<ns> <attrs>
 //
 // with a single space after dur even when attrs is empty.
-func AppendBody(dst []byte, r Record) []byte {
+func appendBody(dst []byte, r record) []byte {
 	dst = appendHead(dst, r.PID, r.TID, r.Inv, r.HID, r.Depth, r.Name, r.TS, r.Dur)
-	return AppendAttrsField(dst, r.Attrs)
+	return appendAttrsField(dst, r.Attrs)
 }
 
 func appendHead(dst []byte, pid int, tid int64, inv, hid uint64, depth int, name string, ts, dur int64) []byte {
@@ -213,7 +213,7 @@ func appendHead(dst []byte, pid int, tid int64, inv, hid uint64, depth int, name
 	if name == "" {
 		name = emptyName
 	}
-	dst = AppendName(dst, name)
+	dst = appendName(dst, name)
 	dst = append(dst, " ts="...)
 	dst = strconv.AppendInt(dst, ts, 10)
 	dst = append(dst, " dur="...)

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"simpler.dev/log/internal/pct"
+	"simpler.dev/log/strace"
 )
 
 // simplerRE is the parser regex of simpler's strace_timing.py for one
@@ -29,11 +32,11 @@ func TestNameEncoding(t *testing.T) {
 		{strings.Repeat("\n", 30), strings.Repeat("%0A", 21) + "~"},
 	} {
 		t.Run(fmt.Sprintf("%.20q", tt.in), func(t *testing.T) {
-			got := string(AppendName(nil, tt.in))
+			got := string(appendName(nil, tt.in))
 			if got != tt.want {
 				t.Errorf("got  %q\nwant %q", got, tt.want)
 			}
-			if len(got) > NameCap {
+			if len(got) > nameCap {
 				t.Errorf("%d bytes", len(got))
 			}
 		})
@@ -50,7 +53,7 @@ func TestAttrsEncoding(t *testing.T) {
 		{"empty", "", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := string(AppendAttrsField(nil, tt.in)); got != tt.want {
+			if got := string(appendAttrsField(nil, tt.in)); got != tt.want {
 				t.Errorf("got  %q\nwant %q", got, tt.want)
 			}
 		})
@@ -60,22 +63,22 @@ func TestAttrsEncoding(t *testing.T) {
 func TestBody(t *testing.T) {
 	for _, tt := range []struct {
 		name string
-		r    Record
+		r    record
 		want string
 	}{
-		{"empty attrs keep the trailing space", Record{PID: 4711, TID: 26, Inv: 3, HID: 0x9f2c, Depth: 0, Name: "chip.run", TS: 100, Dur: 41250},
+		{"empty attrs keep the trailing space", record{PID: 4711, TID: 26, Inv: 3, HID: 0x9f2c, Depth: 0, Name: "chip.run", TS: 100, Dur: 41250},
 			"[STRACE] v=1 pid=4711 tid=26 inv=3 hid=9f2c depth=0 name=chip.run ts=100 dur=41250 "},
-		{"64-bit inv and attrs", Record{PID: 1, TID: 2, Inv: 4294967303, HID: 0, Depth: 2, Name: "a.b", TS: 5, Dur: 6, Attrs: "rank=0 run_id=7"},
+		{"64-bit inv and attrs", record{PID: 1, TID: 2, Inv: 4294967303, HID: 0, Depth: 2, Name: "a.b", TS: 5, Dur: 6, Attrs: "rank=0 run_id=7"},
 			"[STRACE] v=1 pid=1 tid=2 inv=4294967303 hid=0 depth=2 name=a.b ts=5 dur=6 rank=0 run_id=7"},
-		{"negative duration clamps", Record{PID: 1, TID: 1, Name: "x", TS: 5, Dur: -9},
+		{"negative duration clamps", record{PID: 1, TID: 1, Name: "x", TS: 5, Dur: -9},
 			"[STRACE] v=1 pid=1 tid=1 inv=0 hid=0 depth=0 name=x ts=5 dur=0 "},
-		{"empty name", Record{PID: 1, TID: 1, TS: 5, Dur: 1},
+		{"empty name", record{PID: 1, TID: 1, TS: 5, Dur: 1},
 			"[STRACE] v=1 pid=1 tid=1 inv=0 hid=0 depth=0 name=unnamed ts=5 dur=1 "},
-		{"max hid", Record{PID: 1, TID: 1, HID: ^uint64(0), Name: "x", TS: 1, Dur: 1},
+		{"max hid", record{PID: 1, TID: 1, HID: ^uint64(0), Name: "x", TS: 1, Dur: 1},
 			"[STRACE] v=1 pid=1 tid=1 inv=0 hid=ffffffffffffffff depth=0 name=x ts=1 dur=1 "},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got := string(AppendBody(nil, tt.r))
+			got := string(appendBody(nil, tt.r))
 			if got != tt.want {
 				t.Errorf("got  %q\nwant %q", got, tt.want)
 			}
@@ -87,7 +90,7 @@ func TestBody(t *testing.T) {
 }
 
 func TestAttrWriter(t *testing.T) {
-	w := attrWriter{f: field{cap: AttrsCap}}
+	w := attrWriter{f: field{cap: attrsCap}}
 	for _, a := range []slog.Attr{
 		slog.Int("rank", 0), slog.String("msg", "two words"), slog.String("eq", "a=b"),
 		slog.Group("g", slog.Bool("ok", true)), slog.Duration("d", 1500*time.Microsecond), {},
@@ -124,7 +127,7 @@ func FuzzBody(f *testing.F) {
 	f.Add("bad name\n[STRACE]=x", "\n"+strings.Repeat("x", 186)+"\ny", uint64(4294967303), uint64(0), int64(0), int64(-1))
 	f.Add("", "%%%[", uint64(0), ^uint64(0), int64(1), int64(1))
 	f.Fuzz(func(t *testing.T, name, attrs string, inv, hid uint64, ts, dur int64) {
-		body := string(AppendBody(nil, Record{PID: 7, TID: 9, Inv: inv, HID: hid, Depth: 1, Name: name, TS: ts, Dur: dur, Attrs: attrs}))
+		body := string(appendBody(nil, record{PID: 7, TID: 9, Inv: inv, HID: hid, Depth: 1, Name: name, TS: ts, Dur: dur, Attrs: attrs}))
 		m := simplerRE.FindStringSubmatch(body)
 		if m == nil {
 			t.Fatalf("regex does not match %q", body)
@@ -133,11 +136,11 @@ func FuzzBody(f *testing.F) {
 			t.Fatalf("inv/hid %s/%s from %d/%x", m[4], m[5], inv, hid)
 		}
 		encName := m[7]
-		if len(encName) > NameCap {
+		if len(encName) > nameCap {
 			t.Fatalf("name of %d bytes", len(encName))
 		}
 		encAttrs := strings.TrimPrefix(m[10], " ")
-		if len(encAttrs) > AttrsCap {
+		if len(encAttrs) > attrsCap {
 			t.Fatalf("attrs of %d bytes", len(encAttrs))
 		}
 		if strings.Contains(body[1:], "[") || strings.Contains(body, "\n") {
@@ -154,5 +157,22 @@ func FuzzBody(f *testing.F) {
 				t.Fatalf("partial escape at the end of %q", fld)
 			}
 		}
+	})
+}
+
+// FuzzDecodeRoundTrip: a name or attribute field written here and not
+// truncated decodes back to its bytes with the readers' decoder; the
+// reader's ParseAttrs never panics on it.
+func FuzzDecodeRoundTrip(f *testing.F) {
+	f.Add("bad name\n[STRACE]=x")
+	f.Add("100% \xff")
+	f.Fuzz(func(t *testing.T, s string) {
+		enc := string(appendName(nil, s))
+		if !strings.HasSuffix(enc, "~") && s != "" {
+			if got := pct.Decode(enc); got != s {
+				t.Fatalf("Decode(%q) = %q, want %q", enc, got, s)
+			}
+		}
+		strace.ParseAttrs(string(appendAttrsField(nil, s)))
 	})
 }

@@ -90,7 +90,7 @@ func StartOp(ctx context.Context, name string, opts *OpOptions) (context.Context
 		o.Category = "MAX"
 	}
 	op := &Op{logger: logger, name: name, span: sp, ctx: ctx, category: o.Category, lines: debug}
-	op.detail = AppendOpDetail(nil, o.Detail, o.Target, o.Task)
+	op.detail = appendOpDetail(nil, o.Detail, o.Target, o.Task)
 	if debug {
 		op.id = opCounter.Add(1) - 1
 		op.write("LAUNCH")
@@ -121,7 +121,7 @@ func (op *Op) write(phase string) {
 	b := append(buf[:0], "[OP] "...)
 	b = append(b, phase...)
 	b = append(b, ' ')
-	b = AppendName(b, op.name)
+	b = appendName(b, op.name)
 	b = append(b, " [id="...)
 	b = appendUint(b, op.id)
 	b = append(b, "] "...)
@@ -149,12 +149,12 @@ func appendUint(b []byte, v uint64) []byte {
 	return append(b, s[i:]...)
 }
 
-// AppendOpDetail appends an op line's detail: the caller's detail, then
+// appendOpDetail appends an op line's detail: the caller's detail, then
 // ";target=<target>" (without the ';' when detail is empty), then
 // ":<task>" when a task is given. User text is encoded like a span's
 // attribute field, so it can neither break the line nor forge a marker.
-func AppendOpDetail(dst []byte, detail, target, task string) []byte {
-	f := field{dst: dst, start: len(dst), cap: AttrsCap}
+func appendOpDetail(dst []byte, detail, target, task string) []byte {
+	f := field{dst: dst, start: len(dst), cap: attrsCap}
 	f.bytesIn(detail, &safeAttrs)
 	if target != "" {
 		if detail != "" {

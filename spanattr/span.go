@@ -9,7 +9,7 @@ import (
 	"time"
 	"unsafe"
 
-	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/envelope"
 	"simpler.dev/log/internal/trusted"
 	"simpler.dev/log/levels"
 )
@@ -125,7 +125,7 @@ type Span struct {
 	// attrs holds the encoded attribute field; body the record body.
 	// Written by Start and End only; body is never written after End has
 	// built it, which is what lets the record's message alias it.
-	attrs [AttrsCap]byte
+	attrs [attrsCap]byte
 	nattr int
 	npair int
 	body  [envelope.MaxRecord]byte
@@ -174,7 +174,7 @@ func (sp *Span) addAttrs(attrs []slog.Attr) {
 	if len(attrs) == 0 {
 		return
 	}
-	w := attrWriter{f: field{dst: sp.attrs[:sp.nattr], cap: AttrsCap}, n: sp.npair}
+	w := attrWriter{f: field{dst: sp.attrs[:sp.nattr], cap: attrsCap}, n: sp.npair}
 	if sp.nattr > 0 && sp.attrs[sp.nattr-1] == '~' {
 		return // already truncated
 	}

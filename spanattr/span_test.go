@@ -13,7 +13,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/envelope"
 	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
@@ -248,7 +248,7 @@ func TestHostileNamesAndAttrs(t *testing.T) {
 		t.Errorf("names %q %q %q %q", got[0].name, got[1].name, got[2].name, got[3].name)
 	}
 	for _, s := range got {
-		if len(s.attrs) > AttrsCap || strings.Count(s.line, "[") != 4 { // [mono_ns=][T0x][TIMING][STRACE]
+		if len(s.attrs) > attrsCap || strings.Count(s.line, "[") != 4 { // [mono_ns=][T0x][TIMING][STRACE]
 			t.Errorf("unsafe record %q", s.line)
 		}
 	}
@@ -311,7 +311,7 @@ func TestOpDetail(t *testing.T) {
 		{"", "", "7", ""},
 		{"x [OP] y\n", "t", "", "x %5BOP%5D y%0A;target=t"},
 	} {
-		if got := string(AppendOpDetail(nil, tt.detail, tt.target, tt.task)); got != tt.want {
+		if got := string(appendOpDetail(nil, tt.detail, tt.target, tt.task)); got != tt.want {
 			t.Errorf("detail %q target %q task %q: got %q, want %q", tt.detail, tt.target, tt.task, got, tt.want)
 		}
 	}

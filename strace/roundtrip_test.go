@@ -126,20 +126,3 @@ func abs(x int64) int64 {
 	}
 	return x
 }
-
-// FuzzDecodeRoundTrip: a name or attribute field written by spanattr and
-// not truncated decodes back to its bytes; ParseAttrs never panics.
-func FuzzDecodeRoundTrip(f *testing.F) {
-	f.Add("bad name\n[STRACE]=x")
-	f.Add("100% \xff")
-	f.Fuzz(func(t *testing.T, s string) {
-		enc := string(spanattr.AppendName(nil, s))
-		if !strings.HasSuffix(enc, "~") && s != "" {
-			if got := strace.DecodeField(enc); got != s {
-				t.Fatalf("DecodeField(%q) = %q, want %q", enc, got, s)
-			}
-		}
-		strace.ParseAttrs(string(spanattr.AppendAttrsField(nil, s)))
-		strace.ParseAttrs(s)
-	})
-}
