@@ -36,12 +36,8 @@ func TestParseRecordNum(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%q", tt.in), func(t *testing.T) {
 			n, ok, warning := ParseRecordNum(tt.in)
-			if n != tt.want || ok != tt.ok {
-				t.Errorf("got %d, %v", n, ok)
-			}
-			if !ok && warning != fmt.Sprintf("invalid value [%s] for ASCEND_TRACE_RECORD_NUM, expected range: [10, 1000]. Use default dir num=10.", tt.in) {
-				t.Errorf("warning %q", warning)
-			}
+			assert.False(t, n != tt.want || ok != tt.ok, "got %d, %v", n, ok)
+			assert.False(t, !ok && warning != fmt.Sprintf("invalid value [%s] for ASCEND_TRACE_RECORD_NUM, expected range: [10, 1000]. Use default dir num=10.", tt.in), "warning %q", warning)
 		})
 	}
 }
@@ -63,9 +59,7 @@ func newRecorder(t *testing.T, e env, o *Options) (*Recorder, *bytes.Buffer) {
 	t.Helper()
 	var warnings bytes.Buffer
 	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Debug, Output: &warnings})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if e == nil {
 		e = env{}
 	}
@@ -82,9 +76,7 @@ func newRecorder(t *testing.T, e env, o *Options) (*Recorder, *bytes.Buffer) {
 	opts.State = st
 	opts.LookupEnv = e.lookup
 	r, err := New(&opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return r, &warnings
 }
 
@@ -101,17 +93,11 @@ func TestScheduleDumpOnError(t *testing.T) {
 	}
 	log.Error("request failed", "code", 500)
 	waitDumps(t, r, 1)
-	if !traceDirRE.MatchString(r.Dir()) {
-		t.Fatalf("trace dir %q", r.Dir())
-	}
+	require.True(t, traceDirRE.MatchString(r.Dir()), "trace dir %q", r.Dir())
 	ents, _ := os.ReadDir(r.Dir())
-	if len(ents) != 1 || !eventDirRE.MatchString(ents[0].Name()) || !strings.HasPrefix(ents[0].Name(), "schedule_event_") {
-		t.Fatalf("event dirs %v", ents)
-	}
+	require.False(t, len(ents) != 1 || !eventDirRE.MatchString(ents[0].Name()) || !strings.HasPrefix(ents[0].Name(), "schedule_event_"), "event dirs %v", ents)
 	b, err := os.ReadFile(filepath.Join(r.Dir(), ents[0].Name(), "schedule_tracer_host.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if strings.Count(string(b), "context before the error") != 5 || !strings.Contains(string(b), "[ERROR] atrace.TestScheduleDumpOnError: [atrace_test.go:") ||
 		!strings.Contains(string(b), "request failed svc=api code=500") {
 		t.Errorf("dump:\n%s", b)
@@ -125,18 +111,14 @@ func TestAging(t *testing.T) {
 	var dirs []string
 	for range 11 {
 		d, err := r.Dump(EventSchedule)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		dirs = append(dirs, d)
 	}
 	if _, err := os.Stat(dirs[0]); !os.IsNotExist(err) {
 		t.Error("the oldest dump survived the 11th")
 	}
 	ents, _ := os.ReadDir(r.Dir())
-	if len(ents) != 10 {
-		t.Errorf("%d directories, want 10", len(ents))
-	}
+	assert.EqualValues(t, 10, len(ents), "%d directories, want 10", len(ents))
 	// Only exit is exempt from aging (CANN's TraceRecorderSaveNode):
 	// stackcore dumps count against the host list like schedule dumps,
 	// and device dumps count apart.
@@ -144,9 +126,7 @@ func TestAging(t *testing.T) {
 	sc, _ := r.Dump(EventStackcore)
 	r.RecordDevice([]byte("[ERROR] AICPU(1,p):2026-06-01-10:00:00.000.000 [k.cpp:1]1 f boom"))
 	dev, err := r.DumpDevice()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cores, _ := filepath.Glob(filepath.Join(sc, "stackcore_tracer_0_*_"+programName+"_*.txt"))
 	require.Len(t, cores, 1, "CANN's stackcore file name")
 	st, _ := os.ReadFile(cores[0])
@@ -163,9 +143,7 @@ func TestAging(t *testing.T) {
 	_, err = os.Stat(sc)
 	assert.True(t, os.IsNotExist(err), "the stackcore dump was not aged: %v", err)
 	b, _ := os.ReadFile(filepath.Join(dev, "schedule_tracer_device.txt"))
-	if !strings.Contains(string(b), "boom\n") {
-		t.Errorf("device dump %q", b)
-	}
+	assert.Contains(t, string(b), "boom\n", "device dump %q", b)
 	ents, _ = os.ReadDir(r.Dir())
 	assert.Len(t, ents, 12, "10 host (schedule and stackcore) + exit + 1 device")
 	// A second exit dump replaces the first: only the latest is kept.
@@ -203,9 +181,7 @@ func TestAging(t *testing.T) {
 	})
 	t.Run("invalid value warns and uses 10", func(t *testing.T) {
 		r, warnings := newRecorder(t, env{EnvRecordNum: "1e2"}, &Options{Now: clock})
-		if r.maxDirs != 10 || !strings.Contains(warnings.String(), "[WARN] atrace: invalid value [1e2] for ASCEND_TRACE_RECORD_NUM, expected range: [10, 1000]. Use default dir num=10.") {
-			t.Errorf("max %d, warnings %q", r.maxDirs, warnings.String())
-		}
+		assert.False(t, r.maxDirs != 10 || !strings.Contains(warnings.String(), "[WARN] atrace: invalid value [1e2] for ASCEND_TRACE_RECORD_NUM, expected range: [10, 1000]. Use default dir num=10."), "max %d, warnings %q", r.maxDirs, warnings.String())
 	})
 }
 
@@ -219,9 +195,7 @@ func TestRemovalFailureWarnsAndContinues(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if !strings.Contains(warnings.String(), "could not remove old trace directory") {
-		t.Errorf("no warning: %q", warnings.String())
-	}
+	assert.Contains(t, warnings.String(), "could not remove old trace directory", "no warning: %q", warnings.String())
 	if ents, _ := os.ReadDir(r.Dir()); len(ents) != 11 {
 		t.Errorf("%d directories: the 11th dump did not happen", len(ents))
 	}
@@ -235,9 +209,7 @@ func TestModes(t *testing.T) {
 			work := filepath.Join(t.TempDir(), "new", "work")
 			r, _ := newRecorder(t, env{EnvWorkPath: work}, nil)
 			d, err := r.Dump(EventExit)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			for _, p := range []string{work, filepath.Dir(work), filepath.Join(work, "atrace"), r.Dir(), d} {
 				if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o750 {
 					t.Errorf("%s: %v %v", p, fi.Mode().Perm(), err)
@@ -270,19 +242,13 @@ func TestRootFallback(t *testing.T) {
 				defer os.RemoveAll(filepath.Join(cwd, tt.work))
 			}
 			r, warnings := newRecorder(t, env{EnvWorkPath: tt.work, "HOME": home}, nil)
-			if !strings.HasPrefix(r.Dir(), tt.wantRoot+"/atrace/") {
-				t.Errorf("dir %q, want under %q", r.Dir(), tt.wantRoot)
-			}
-			if tt.warn != strings.Contains(warnings.String(), "ASCEND_WORK_PATH is not usable") {
-				t.Errorf("warnings %q", warnings.String())
-			}
+			assert.True(t, strings.HasPrefix(r.Dir(), tt.wantRoot+"/atrace/"), "dir %q, want under %q", r.Dir(), tt.wantRoot)
+			assert.EqualValues(t, strings.Contains(warnings.String(), "ASCEND_WORK_PATH is not usable"), tt.warn, "warnings %q", warnings.String())
 		})
 	}
 	t.Run("unset", func(t *testing.T) {
 		r, err := New(&Options{LookupEnv: env{"HOME": home}.lookup})
-		if err != nil || !strings.HasPrefix(r.Dir(), filepath.Join(home, "ascend", "atrace")) {
-			t.Errorf("%q %v", r.Dir(), err)
-		}
+		assert.False(t, err != nil || !strings.HasPrefix(r.Dir(), filepath.Join(home, "ascend", "atrace")), "%q %v", r.Dir(), err)
 	})
 }
 
@@ -291,26 +257,20 @@ func TestPanicDump(t *testing.T) {
 	log := slog.New(r)
 	func() {
 		defer func() {
-			if v := recover(); v != "boom" {
-				t.Errorf("re-panicked with %v", v)
-			}
+			assert.EqualValues(t, "boom", recover())
 		}()
 		defer r.RecoverAndDump()
 		log.Info("last words")
 		panic("boom")
 	}()
 	ents, _ := os.ReadDir(r.Dir())
-	if len(ents) != 1 || !strings.HasPrefix(ents[0].Name(), "stackcore_event_") {
-		t.Fatalf("%v", ents)
-	}
+	require.False(t, len(ents) != 1 || !strings.HasPrefix(ents[0].Name(), "stackcore_event_"), "%v", ents)
 	d := filepath.Join(r.Dir(), ents[0].Name())
 	host, _ := os.ReadFile(filepath.Join(d, "stackcore_tracer_host.txt"))
 	cores, _ := filepath.Glob(filepath.Join(d, "stackcore_tracer_0_*.txt"))
 	require.Len(t, cores, 1)
 	stacks, _ := os.ReadFile(cores[0])
-	if !strings.Contains(string(host), "last words") || !strings.Contains(string(host), "panic: boom") || !strings.Contains(string(stacks), "TestPanicDump") {
-		t.Errorf("host %q\nstacks %.200q", host, stacks)
-	}
+	assert.False(t, !strings.Contains(string(host), "last words") || !strings.Contains(string(host), "panic: boom") || !strings.Contains(string(stacks), "TestPanicDump"), "host %q\nstacks %.200q", host, stacks)
 }
 
 // TestConcurrentTriggers: errors from many goroutines at once coalesce
@@ -343,9 +303,7 @@ func TestConcurrentTriggers(t *testing.T) {
 		all.Write(b)
 		lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 		for _, l := range lines[1:] {
-			if !strings.HasPrefix(l, "[mono_ns=") || !strings.Contains(l, "] atrace.TestConcurrentTriggers.func1: [") {
-				t.Fatalf("damaged record %q in %s", l, e.Name())
-			}
+			require.False(t, !strings.HasPrefix(l, "[mono_ns=") || !strings.Contains(l, "] atrace.TestConcurrentTriggers.func1: ["), "damaged record %q in %s", l, e.Name())
 		}
 	}
 	assert.GreaterOrEqual(t, schedules, 1)
@@ -364,46 +322,30 @@ func TestRingKeepsNewestWhole(t *testing.T) {
 	d, _ := r.Dump(EventExit)
 	b, _ := os.ReadFile(filepath.Join(d, "exit_tracer_host.txt"))
 	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
-	if !strings.Contains(lines[0], "older records pushed out of the ring") {
-		t.Errorf("header %q", lines[0])
-	}
+	assert.Contains(t, lines[0], "older records pushed out of the ring", "header %q", lines[0])
 	recs := lines[1:]
-	if len(b) > 4096+200 || len(recs) < 10 {
-		t.Fatalf("%d bytes, %d records", len(b), len(recs))
-	}
+	require.False(t, len(b) > 4096+200 || len(recs) < 10, "%d bytes, %d records", len(b), len(recs))
 	for k, l := range recs {
 		want := fmt.Sprintf("record i=%d ", 500-len(recs)+k)
-		if !strings.HasPrefix(l, "[mono_ns=") || !strings.Contains(l, want) {
-			t.Fatalf("record %d %q, want %q", k, l, want)
-		}
+		require.False(t, !strings.HasPrefix(l, "[mono_ns=") || !strings.Contains(l, want), "record %d %q, want %q", k, l, want)
 	}
 }
 
 func TestLevelsAndClose(t *testing.T) {
 	r, _ := newRecorder(t, nil, &Options{Level: levels.Info, Trigger: levels.Warn})
-	if r.Enabled(context.Background(), levels.Debug) || !r.Enabled(context.Background(), levels.Info) {
-		t.Error("level")
-	}
+	assert.False(t, r.Enabled(context.Background(), levels.Debug) || !r.Enabled(context.Background(), levels.Info), "level")
 	log := slog.New(r)
 	log.Debug("not kept")
 	log.Warn("triggers")
-	if err := r.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Close(); err != nil {
-		t.Errorf("second Close: %v", err)
-	}
+	require.NoError(t, r.Close())
+	assert.EqualValues(t, nil, r.Close())
 	if _, err := r.Dump(EventSchedule); !errors.Is(err, ErrClosed) {
 		t.Errorf("dump after Close: %v", err)
 	}
 	ents, _ := os.ReadDir(r.Dir())
-	if len(ents) != 2 {
-		t.Fatalf("%v", ents)
-	}
+	require.EqualValues(t, 2, len(ents), "%v", ents)
 	b, _ := os.ReadFile(filepath.Join(r.Dir(), ents[0].Name(), "exit_tracer_host.txt"))
-	if strings.Contains(string(b), "not kept") || !strings.Contains(string(b), "triggers") {
-		t.Errorf("%q", b)
-	}
+	assert.False(t, strings.Contains(string(b), "not kept") || !strings.Contains(string(b), "triggers"), "%q", b)
 }
 
 func TestFlightRecorderSnapshot(t *testing.T) {
@@ -420,9 +362,7 @@ func TestFlightRecorderSnapshot(t *testing.T) {
 	waitDumps(t, r, 1)
 	ents, _ := os.ReadDir(r.Dir())
 	fi, err := os.Stat(filepath.Join(r.Dir(), ents[0].Name(), "go.trace"))
-	if err != nil || fi.Size() == 0 || fi.Mode().Perm() != 0o640 {
-		t.Errorf("go.trace: %v %v", fi, err)
-	}
+	assert.False(t, err != nil || fi.Size() == 0 || fi.Mode().Perm() != 0o640, "go.trace: %v %v", fi, err)
 }
 
 // FuzzParseRecordNum compares with CANN's rule written another way.
@@ -435,8 +375,6 @@ func FuzzParseRecordNum(f *testing.F) {
 		rest := strings.TrimPrefix(strings.TrimLeft(s, " \t\n\v\f\r"), "+")
 		v, err := strconv.Atoi(rest)
 		want := err == nil && rest != "" && strings.Trim(rest, "0123456789") == "" && v >= 10 && v <= 1000
-		if ok != want || (ok && n != v) || (!ok && (n != 10 || warning == "")) {
-			t.Fatalf("ParseRecordNum(%q) = %d, %v", s, n, ok)
-		}
+		require.False(t, ok != want || (ok && n != v) || (!ok && (n != 10 || warning == "")), "ParseRecordNum(%q) = %d, %v", s, n, ok)
 	})
 }

@@ -41,9 +41,7 @@ func newState(t *testing.T, level slog.Level) (*slogsimpler.State, *lockedBuffer
 	t.Helper()
 	var buf lockedBuffer
 	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: level, Output: &buf})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return st, &buf
 }
 
@@ -52,23 +50,17 @@ var envelopeRE = regexp.MustCompile(`^\[mono_ns=\d+\]\[T0x[0-9a-f]+\]\[(DEBUG|IN
 func TestSimFollowsHostThreshold(t *testing.T) {
 	st, buf := newState(t, levels.Error)
 	dev, err := NewSim(st)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	dev.Warnf("run_kernel", "block %d slow", 3)
 	dev.Errorf("run_kernel", "block %d failed", 4)
 	lines := buf.lines()
-	if len(lines) != 1 || !regexp.MustCompile(`^\[mono_ns=\d+\]\[T0x[0-9a-f]+\]\[ERROR\] run_kernel: \[bridge_test\.go:\d+\] block 4 failed$`).MatchString(lines[0]) {
-		t.Fatalf("lines %q", lines)
-	}
+	require.False(t, len(lines) != 1 || !regexp.MustCompile(`^\[mono_ns=\d+\]\[T0x[0-9a-f]+\]\[ERROR\] run_kernel: \[bridge_test\.go:\d+\] block 4 failed$`).MatchString(lines[0]), "lines %q", lines)
 	st.SetLevel(levels.Warn) // on the host, no re-bind
 	dev.Warnf("run_kernel", "block %d slow", 5)
 	if lines := buf.lines(); len(lines) != 2 || !strings.HasSuffix(lines[1], "block 5 slow") || !strings.Contains(lines[1], "[WARN] run_kernel:") {
 		t.Errorf("lines %q", lines)
 	}
-	if !dev.Enabled(levels.Warn) || dev.Enabled(levels.Info) {
-		t.Error("Enabled does not follow the host")
-	}
+	assert.False(t, !dev.Enabled(levels.Warn) || dev.Enabled(levels.Info), "Enabled does not follow the host")
 	if _, err := NewSim(nil); !errors.Is(err, ErrNilState) {
 		t.Errorf("NewSim(nil) = %v", err)
 	}
@@ -79,9 +71,7 @@ func TestSimHostileText(t *testing.T) {
 	dev, _ := NewSim(st)
 	dev.Infof("bad fn: x", "%s", "a\n[STRACE] v=1")
 	lines := buf.lines()
-	if len(lines) != 1 || strings.Contains(lines[0], "[STRACE]") || !envelopeRE.MatchString(lines[0]) {
-		t.Errorf("%q", lines)
-	}
+	assert.False(t, len(lines) != 1 || strings.Contains(lines[0], "[STRACE]") || !envelopeRE.MatchString(lines[0]), "%q", lines)
 }
 
 func TestSimConcurrentWithHost(t *testing.T) {
@@ -101,9 +91,7 @@ func TestSimConcurrentWithHost(t *testing.T) {
 	lines := buf.lines()
 	var devN, hostN int
 	for _, l := range lines {
-		if !envelopeRE.MatchString(l) {
-			t.Fatalf("damaged line %q", l)
-		}
+		require.True(t, envelopeRE.MatchString(l), "damaged line %q", l)
 		switch {
 		case strings.Contains(l, "] aicpu_worker: "):
 			devN++
@@ -111,9 +99,7 @@ func TestSimConcurrentWithHost(t *testing.T) {
 			hostN++
 		}
 	}
-	if devN != 1600 || hostN != 1600 {
-		t.Errorf("device %d host %d, want 1600 each", devN, hostN)
-	}
+	assert.False(t, devN != 1600 || hostN != 1600, "device %d host %d, want 1600 each", devN, hostN)
 }
 
 func TestForward(t *testing.T) {
@@ -131,9 +117,7 @@ func TestForward(t *testing.T) {
 	}, "\n")
 	st, buf := newState(t, levels.Info)
 	n, err := Forward(strings.NewReader(input), st)
-	if err != nil || n != 9 {
-		t.Fatalf("Forward = %d, %v", n, err)
-	}
+	require.False(t, err != nil || n != 9, "Forward = %d, %v", n, err)
 	lines := buf.lines()
 	want := []string{
 		`^\[mono_ns=1234\]\[T0x2a\]\[WARN\] sim_core: \[core\.cpp:7\] overheated temp=91$`,
@@ -144,24 +128,16 @@ func TestForward(t *testing.T) {
 		`^\[mono_ns=\d+\]\[T0x[0-9a-f]+\]\[INFO\] sim: x+~$`,
 		`^\[mono_ns=\d+\]\[T0x[0-9a-f]+\]\[INFO\] sim: torn last line without newline$`,
 	}
-	if len(lines) != len(want) {
-		t.Fatalf("%d lines: %q", len(lines), lines)
-	}
+	require.EqualValues(t, len(want), len(lines), "%d lines: %q", len(lines), lines)
 	for i, w := range want {
-		if !regexp.MustCompile(w).MatchString(lines[i]) {
-			t.Errorf("line %d %q does not match %s", i, lines[i], w)
-		}
+		assert.True(t, regexp.MustCompile(w).MatchString(lines[i]), "line %d %q does not match %s", i, lines[i], w)
 	}
-	if len(lines[5])+1 != envelope.MaxRecord {
-		t.Errorf("long line is %d bytes", len(lines[5])+1)
-	}
+	assert.EqualValues(t, envelope.MaxRecord, len(lines[5])+1, "long line is %d bytes", len(lines[5])+1)
 	t.Run("reader error", func(t *testing.T) {
 		st, buf := newState(t, levels.Info)
 		r := io.MultiReader(strings.NewReader("[INFO] f: first\n[INFO] f: partial"), iotest.ErrReader(errors.New("pipe broke")))
 		n, err := Forward(r, st)
-		if err == nil || err.Error() != "pipe broke" || n != 2 {
-			t.Errorf("Forward = %d, %v", n, err)
-		}
+		assert.False(t, err == nil || err.Error() != "pipe broke" || n != 2, "Forward = %d, %v", n, err)
 		if l := buf.lines(); len(l) != 2 || !strings.HasSuffix(l[1], "partial") {
 			t.Errorf("lines %q", l)
 		}
@@ -252,9 +228,7 @@ func TestParseCANNLevel(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%q", tt.in), func(t *testing.T) {
 			got, ok := ParseCANNLevel(tt.in)
-			if got != tt.want || ok != tt.ok {
-				t.Errorf("ParseCANNLevel(%q) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
-			}
+			assert.False(t, got != tt.want || ok != tt.ok, "ParseCANNLevel(%q) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
 		})
 	}
 }
@@ -273,21 +247,13 @@ func TestLatch(t *testing.T) {
 		t.Run(levels.ThresholdName(tt.host), func(t *testing.T) {
 			st, _ := newState(t, tt.host)
 			d, err := InitDevice(st, 0, &DeviceOptions{LookupEnv: noEnv, Writer: mustWriter(t, io.Discard)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d.Level != tt.level || d.Timing != tt.timing || d.FromEnv {
-				t.Errorf("latched %+v, want level %d timing %v", d, tt.level, tt.timing)
-			}
+			require.NoError(t, err)
+			assert.False(t, d.Level != tt.level || d.Timing != tt.timing || d.FromEnv, "latched %+v, want level %d timing %v", d, tt.level, tt.timing)
 			// The host moves; the device does not.
 			st.SetLevel(levels.Debug)
-			if d.Level != tt.level || d.Timing != tt.timing {
-				t.Error("latched device changed with the host")
-			}
+			assert.False(t, d.Level != tt.level || d.Timing != tt.timing, "latched device changed with the host")
 			d2, _ := InitDevice(st, 1, &DeviceOptions{LookupEnv: noEnv, Writer: mustWriter(t, io.Discard)})
-			if d2.Level != 0 || !d2.Timing {
-				t.Errorf("a new init did not latch again: %+v", d2)
-			}
+			assert.False(t, d2.Level != 0 || !d2.Timing, "a new init did not latch again: %+v", d2)
 		})
 	}
 	t.Run("environment wins", func(t *testing.T) {
@@ -304,12 +270,8 @@ func TestLatch(t *testing.T) {
 				return "", false
 			}
 			d, err := InitDevice(st, 0, &DeviceOptions{LookupEnv: env, Writer: mustWriter(t, io.Discard)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !d.FromEnv || d.Level != tt.level || d.Timing != tt.timing {
-				t.Errorf("env %q: %+v", tt.env, d)
-			}
+			require.NoError(t, err)
+			assert.False(t, !d.FromEnv || d.Level != tt.level || d.Timing != tt.timing, "env %q: %+v", tt.env, d)
 		}
 	})
 	if _, err := InitDevice(nil, 0, nil); !errors.Is(err, ErrNilState) {
@@ -320,9 +282,7 @@ func TestLatch(t *testing.T) {
 func mustWriter(t *testing.T, w io.Writer) *Writer {
 	t.Helper()
 	wr, err := NewWriter(&WriterOptions{Out: w, PID: 4711, PName: "python3", Now: fixedClock})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return wr
 }
 
@@ -345,9 +305,7 @@ func TestCANNLines(t *testing.T) {
 	out := &countingWriter{}
 	st, _ := newState(t, levels.Timing)
 	d, err := InitDevice(st, 0, &DeviceOptions{LookupEnv: noEnv, Writer: mustWriter(t, out)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	d.Log(levels.Timing, "kernel.cpp", 88, 4712, "run", "step done")
 	d.Log(levels.Info, "kernel.cpp", 90, 4712, "run", "hidden at WARNING")
 	d.Log(levels.Error, "kernel.cpp", 91, 4712, "run", "two\nlines")
@@ -363,9 +321,7 @@ func TestCANNLines(t *testing.T) {
 		st, _ := newState(t, levels.Warn)
 		d, _ := InitDevice(st, 0, &DeviceOptions{LookupEnv: noEnv, Writer: mustWriter(t, &out)})
 		d.Log(levels.Timing, "k.cpp", 1, 1, "f", "x")
-		if out.Len() != 0 {
-			t.Errorf("%q", out.String())
-		}
+		assert.EqualValues(t, 0, out.Len(), "%q", out.String())
 	})
 }
 
@@ -388,12 +344,8 @@ func TestWriterDestinations(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			w, err := NewWriter(&WriterOptions{DeviceID: 3, LookupEnv: env(tt.env)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if (w.out == os.Stdout) != tt.stdout || w.Dir() != tt.dir {
-				t.Errorf("stdout %v dir %q", w.out == os.Stdout, w.Dir())
-			}
+			require.NoError(t, err)
+			assert.False(t, (w.out == os.Stdout) != tt.stdout || w.Dir() != tt.dir, "stdout %v dir %q", w.out == os.Stdout, w.Dir())
 		})
 	}
 	if _, err := NewWriter(&WriterOptions{LookupEnv: env(nil)}); err == nil {
@@ -412,36 +364,24 @@ func TestWriterFilesAndRotation(t *testing.T) {
 			}
 			return "", false
 		}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for i := range 60 {
-		if err := w.WriteRecord(CANNRecord{Level: CANNError, File: "k.cpp", Line: i, TID: 1, Func: "f", Msg: strings.Repeat("m", 50)}); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, w.WriteRecord(CANNRecord{Level: CANNError, File: "k.cpp", Line: i, TID: 1, Func: "f", Msg: strings.Repeat("m", 50)}))
 	}
 	w.Close()
 	dir := filepath.Join(root, "debug", "device-0")
 	ents, _ := os.ReadDir(dir)
-	if len(ents) != 3 {
-		t.Fatalf("%d files, want 3", len(ents))
-	}
+	require.EqualValues(t, 3, len(ents), "%d files, want 3", len(ents))
 	nameRE := regexp.MustCompile(`^device-4711_\d{17}\.log$`)
 	for _, e := range ents {
 		fi, _ := e.Info()
-		if !nameRE.MatchString(e.Name()) || fi.Size() > 1000 || fi.Mode().Perm() != 0o640 {
-			t.Errorf("%s: %d bytes, mode %v", e.Name(), fi.Size(), fi.Mode().Perm())
-		}
+		assert.False(t, !nameRE.MatchString(e.Name()) || fi.Size() > 1000 || fi.Mode().Perm() != 0o640, "%s: %d bytes, mode %v", e.Name(), fi.Size(), fi.Mode().Perm())
 	}
 	// The newest file holds the last record; the oldest ones are gone.
 	b, _ := os.ReadFile(filepath.Join(dir, ents[2].Name()))
-	if !strings.Contains(string(b), "[k.cpp:59]") {
-		t.Errorf("newest file lacks the last record:\n%s", b)
-	}
+	assert.Contains(t, string(b), "[k.cpp:59]", "newest file lacks the last record:\n%s", b)
 	b, _ = os.ReadFile(filepath.Join(dir, ents[0].Name()))
-	if strings.Contains(string(b), "[k.cpp:0]") {
-		t.Error("the oldest file was kept")
-	}
+	assert.NotContains(t, string(b), "[k.cpp:0]", "the oldest file was kept")
 	if fi, _ := os.Stat(dir); fi.Mode().Perm() != 0o750 {
 		t.Errorf("dir mode %v", fi.Mode().Perm())
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"simpler.dev/log/levels"
 )
 
@@ -17,17 +19,11 @@ func FuzzForward(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		st, buf := newState(t, levels.Debug)
 		n, err := Forward(strings.NewReader(in), st)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		lines := buf.lines()
-		if len(lines) != n {
-			t.Fatalf("%d lines forwarded, %d written", n, len(lines))
-		}
+		require.EqualValues(t, n, len(lines), "%d lines forwarded, %d written", n, len(lines))
 		for _, l := range lines {
-			if len(l)+1 > 512 || !envelopeRE.MatchString(l) {
-				t.Fatalf("bad record %q", l)
-			}
+			require.False(t, len(l)+1 > 512 || !envelopeRE.MatchString(l), "bad record %q", l)
 		}
 	})
 }
@@ -53,9 +49,7 @@ func FuzzParseCANNLevel(f *testing.F) {
 				want = v
 			}
 		}
-		if got != want || ok != wantOK {
-			t.Fatalf("ParseCANNLevel(%q) = %d, %v; want %d, %v", s, got, ok, want, wantOK)
-		}
+		require.False(t, got != want || ok != wantOK, "ParseCANNLevel(%q) = %d, %v; want %d, %v", s, got, ok, want, wantOK)
 	})
 }
 
@@ -68,14 +62,8 @@ func FuzzAppendCANN(f *testing.F) {
 		line := AppendCANN(nil, CANNProcess{Module: "AICPU", PID: 1, PName: pname},
 			CANNRecord{Level: CANNWarning, Timing: true, Time: fixedTime, File: file, Line: 1, TID: 2, Func: fn, Msg: msg})
 		parts := strings.Split(strings.TrimSuffix(string(line), "\n"), "\n")
-		if len(parts) != 2 || !strings.HasSuffix(string(line), "\n") || strings.ContainsAny(string(line), "\r\x00") {
-			t.Fatalf("not two lines: %q", line)
-		}
-		if !strings.HasPrefix(parts[1], `"`) || !strings.HasSuffix(parts[1], `"`) || !strings.HasSuffix(parts[0], " [TIMING]") {
-			t.Fatalf("payload: %q", line)
-		}
-		if !strings.HasPrefix(string(line), "[WARNING] AICPU(1,") {
-			t.Fatalf("prefix: %q", line)
-		}
+		require.False(t, len(parts) != 2 || !strings.HasSuffix(string(line), "\n") || strings.ContainsAny(string(line), "\r\x00"), "not two lines: %q", line)
+		require.False(t, !strings.HasPrefix(parts[1], `"`) || !strings.HasSuffix(parts[1], `"`) || !strings.HasSuffix(parts[0], " [TIMING]"), "payload: %q", line)
+		require.True(t, strings.HasPrefix(string(line), "[WARNING] AICPU(1,"), "prefix: %q", line)
 	})
 }

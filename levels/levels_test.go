@@ -5,8 +5,10 @@ import (
 	"errors"
 	"flag"
 	"log/slog"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestLadderNumbers(t *testing.T) {
@@ -24,21 +26,11 @@ func TestLadderNumbers(t *testing.T) {
 		{"NUL", Nul, 60, 4},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Python(tt.level); got != tt.python {
-				t.Errorf("Python(%d) = %d, want %d", tt.level, got, tt.python)
-			}
-			if got := FromPython(tt.python); got != tt.level {
-				t.Errorf("FromPython(%d) = %d, want %d", tt.python, got, tt.level)
-			}
-			if got := CANN(tt.level); got != tt.cann {
-				t.Errorf("CANN(%d) = %d, want %d", tt.level, got, tt.cann)
-			}
-			if got := ThresholdName(tt.level); got != tt.name {
-				t.Errorf("ThresholdName(%d) = %q, want %q", tt.level, got, tt.name)
-			}
-			if !OnLadder(tt.level) {
-				t.Errorf("OnLadder(%d) = false", tt.level)
-			}
+			assert.EqualValues(t, tt.python, Python(tt.level), "Python(%d)", tt.level)
+			assert.EqualValues(t, tt.level, FromPython(tt.python), "FromPython(%d)", tt.python)
+			assert.EqualValues(t, tt.cann, CANN(tt.level), "CANN(%d)", tt.level)
+			assert.EqualValues(t, tt.name, ThresholdName(tt.level), "ThresholdName(%d)", tt.level)
+			assert.True(t, OnLadder(tt.level), "OnLadder(%d) = false", tt.level)
 		})
 	}
 }
@@ -52,9 +44,7 @@ func TestRoundThreshold(t *testing.T) {
 		{7, Error}, {8, Error}, {9, Nul}, {15, Nul}, {16, Nul}, {17, Nul}, {100, Nul},
 	} {
 		t.Run(slog.Level(tt.in).String(), func(t *testing.T) {
-			if got := RoundThreshold(tt.in); got != tt.want {
-				t.Errorf("RoundThreshold(%d) = %d, want %d", tt.in, got, tt.want)
-			}
+			assert.EqualValues(t, tt.want, RoundThreshold(tt.in), "RoundThreshold(%d)", tt.in)
 		})
 	}
 }
@@ -69,9 +59,7 @@ func TestRoundRecordAndName(t *testing.T) {
 		{6, "WARN"}, {7, "WARN"}, {8, "ERROR"}, {9, "ERROR"}, {16, "ERROR"}, {100, "ERROR"},
 	} {
 		t.Run(slog.Level(tt.in).String(), func(t *testing.T) {
-			if got := Name(tt.in); got != tt.want {
-				t.Errorf("Name(%d) = %q, want %q", tt.in, got, tt.want)
-			}
+			assert.EqualValues(t, tt.want, Name(tt.in), "Name(%d)", tt.in)
 		})
 	}
 }
@@ -97,9 +85,7 @@ func TestAdmits(t *testing.T) {
 		{"below debug rounds to debug", -10, -5, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Admits(tt.threshold, tt.rec); got != tt.wantAdmits {
-				t.Errorf("Admits(%d, %d) = %v, want %v", tt.threshold, tt.rec, got, tt.wantAdmits)
-			}
+			assert.EqualValues(t, tt.wantAdmits, Admits(tt.threshold, tt.rec), "Admits(%d, %d)", tt.threshold, tt.rec)
 		})
 	}
 }
@@ -112,9 +98,7 @@ func TestFromPython(t *testing.T) {
 		{0, -8}, {9, -4}, {10, -4}, {11, -3}, {14, -2}, {15, -2}, {19, 0}, {20, 0},
 		{21, 1}, {24, 2}, {25, 2}, {26, 3}, {30, 4}, {35, 6}, {36, 7}, {40, 8}, {41, 9}, {60, 16},
 	} {
-		if got := FromPython(tt.p); got != tt.want {
-			t.Errorf("FromPython(%d) = %d, want %d", tt.p, got, tt.want)
-		}
+		assert.EqualValues(t, tt.want, FromPython(tt.p), "FromPython(%d)", tt.p)
 	}
 }
 
@@ -152,16 +136,10 @@ func TestParse(t *testing.T) {
 	} {
 		t.Run(tt.in, func(t *testing.T) {
 			got, err := Parse(tt.in)
-			if err != nil {
-				t.Fatalf("Parse(%q): %v", tt.in, err)
-			}
-			if got != tt.want {
-				t.Errorf("Parse(%q) = %d, want %d", tt.in, got, tt.want)
-			}
+			require.NoError(t, err, "Parse(%q): %v", tt.in, err)
+			assert.EqualValues(t, tt.want, got, "Parse(%q) = %d, want %d", tt.in, got, tt.want)
 			th, err := ParseThreshold(tt.in)
-			if err != nil || th != tt.threshold {
-				t.Errorf("ParseThreshold(%q) = %d, %v; want %d", tt.in, th, err, tt.threshold)
-			}
+			assert.False(t, err != nil || th != tt.threshold, "ParseThreshold(%q) = %d, %v; want %d", tt.in, th, err, tt.threshold)
 		})
 	}
 }
@@ -170,16 +148,10 @@ func TestParseErrors(t *testing.T) {
 	for _, in := range []string{"", "  ", "verbose", "INFO+", "INFO+x", "INFO+2x", "warnings", "1.5", "tracing"} {
 		t.Run(in, func(t *testing.T) {
 			_, err := Parse(in)
-			if err == nil {
-				t.Fatalf("Parse(%q) succeeded", in)
-			}
-			if !errors.Is(err, ErrUnknownLevel) {
-				t.Errorf("error %v does not wrap ErrUnknownLevel", err)
-			}
+			require.Error(t, err, "Parse(%q) succeeded", in)
+			assert.True(t, errors.Is(err, ErrUnknownLevel), "error %v does not wrap ErrUnknownLevel", err)
 			for _, name := range []string{"trace", "debug", "info", "timing", "warn", "warning", "error", "null", "nul"} {
-				if !strings.Contains(err.Error(), name) {
-					t.Errorf("error %q does not list %q", err, name)
-				}
+				assert.Contains(t, err.Error(), name, "error %q does not list %q", err, name)
 			}
 		})
 	}
@@ -196,9 +168,7 @@ func TestLevelText(t *testing.T) {
 	} {
 		t.Run(tt.want, func(t *testing.T) {
 			b, err := Level(tt.l).MarshalText()
-			if err != nil || string(b) != tt.want {
-				t.Fatalf("MarshalText = %q, %v; want %q", b, err, tt.want)
-			}
+			require.False(t, err != nil || string(b) != tt.want, "MarshalText = %q, %v; want %q", b, err, tt.want)
 			var back Level
 			if err := back.UnmarshalText(b); err != nil || slog.Level(back) != tt.l {
 				t.Errorf("UnmarshalText(%q) = %d, %v; want %d", b, back, err, tt.l)
@@ -212,15 +182,9 @@ func TestLevelFlag(t *testing.T) {
 	fs.SetOutput(new(bytes.Buffer))
 	var l Level
 	fs.TextVar(&l, "level", Level(Timing), "threshold")
-	if err := fs.Parse([]string{"-level", "warning"}); err != nil {
-		t.Fatal(err)
-	}
-	if l.Level() != Warn {
-		t.Errorf("got %v, want WARN", l)
-	}
-	if err := fs.Parse([]string{"-level", "loud"}); err == nil {
-		t.Error("bad level accepted by flag")
-	}
+	require.NoError(t, fs.Parse([]string{"-level", "warning"}))
+	assert.EqualValues(t, Warn, l.Level(), "got %v, want WARN", l)
+	assert.NotEqualValues(t, nil, fs.Parse([]string{"-level", "loud"}), "bad level accepted by flag")
 }
 
 func TestReplaceAttr(t *testing.T) {
@@ -235,9 +199,7 @@ func TestReplaceAttr(t *testing.T) {
 			var buf bytes.Buffer
 			h := slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: Debug, ReplaceAttr: ReplaceAttr})
 			slog.New(h).Log(t.Context(), tt.l, "m")
-			if !strings.Contains(buf.String(), "level="+tt.want+" ") {
-				t.Errorf("got %q, want level=%s", buf.String(), tt.want)
-			}
+			assert.Contains(t, buf.String(), "level="+tt.want+" ", "got %q, want level=%s", buf.String(), tt.want)
 		})
 	}
 	t.Run("other attrs untouched", func(t *testing.T) {
@@ -262,17 +224,11 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		th := RoundThreshold(l)
-		if !OnLadder(th) {
-			t.Fatalf("RoundThreshold(%d) = %d off the ladder", l, th)
-		}
-		if th < l && th != Nul {
-			t.Fatalf("threshold %d rounded down to %d", l, th)
-		}
+		require.True(t, OnLadder(th), "RoundThreshold(%d) = %d off the ladder", l, th)
+		require.False(t, th < l && th != Nul, "threshold %d rounded down to %d", l, th)
 		// A level's text form parses back to itself.
 		txt, _ := Level(l).MarshalText()
 		back, err := Parse(string(txt))
-		if err != nil || back != l {
-			t.Fatalf("round trip %d -> %q -> %d, %v", l, txt, back, err)
-		}
+		require.False(t, err != nil || back != l, "round trip %d -> %q -> %d, %v", l, txt, back, err)
 	})
 }

@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"simpler.dev/log/levels"
 )
 
@@ -28,9 +31,7 @@ func TestHandleAllocs(t *testing.T) {
 	}{{"sync", false}, {"async", true}} {
 		t.Run(tt.name, func(t *testing.T) {
 			s, err := NewState(&Options{Level: levels.Debug, Output: io.Discard, Async: tt.async})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			defer s.Close(0)
 			h := s.Handler()
 			logger := slog.New(h.WithAttrs([]slog.Attr{slog.Int("pre", 1)}).WithGroup("g"))
@@ -42,19 +43,11 @@ func TestHandleAllocs(t *testing.T) {
 				runtime.Callers(1, pcs[:])
 				r := slog.NewRecord(now, levels.Info, "message", pcs[0])
 				r.AddAttrs(set...)
-				if a := testing.AllocsPerRun(200, func() { _ = h.Handle(ctx, r) }); a != 0 {
-					t.Errorf("Handle with %d attrs: %v allocs, want 0", n, a)
-				}
-				if a := testing.AllocsPerRun(200, func() { logger.LogAttrs(ctx, levels.Warn, "message", set...) }); a != 0 {
-					t.Errorf("Logger.LogAttrs with %d attrs: %v allocs, want 0", n, a)
-				}
+				assert.EqualValues(t, 0, testing.AllocsPerRun(200, func() { _ = h.Handle(ctx, r) }))
+				assert.EqualValues(t, 0, testing.AllocsPerRun(200, func() { logger.LogAttrs(ctx, levels.Warn, "message", set...) }))
 			}
-			if a := testing.AllocsPerRun(200, func() { logger.Info("static") }); a != 0 {
-				t.Errorf("static message: %v allocs, want 0", a)
-			}
-			if a := testing.AllocsPerRun(200, func() { logger.Debug("filtered", "k", 1) }); a != 0 {
-				t.Errorf("filtered: %v allocs", a)
-			}
+			assert.EqualValues(t, 0, testing.AllocsPerRun(200, func() { logger.Info("static") }))
+			assert.EqualValues(t, 0, testing.AllocsPerRun(200, func() { logger.Debug("filtered", "k", 1) }))
 		})
 	}
 }

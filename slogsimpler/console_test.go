@@ -30,18 +30,14 @@ func parseConsole(t *testing.T, line string) map[string]any {
 	t.Helper()
 	m := map[string]any{}
 	toks, err := tokens(strings.TrimSuffix(line, "\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if len(toks) > 0 {
 		if _, err := time.Parse("15:04:05.000", toks[0]); err == nil {
 			m[slog.TimeKey] = toks[0]
 			toks = toks[1:]
 		}
 	}
-	if len(toks) == 0 {
-		t.Fatalf("no level in %q", line)
-	}
+	require.NotEqualValues(t, 0, len(toks), "no level in %q", line)
 	m[slog.LevelKey] = toks[0]
 	var msg []string
 	for _, tok := range toks[1:] {
@@ -99,27 +95,21 @@ func TestConsoleLevels(t *testing.T) {
 		h := NewConsoleHandler(&buf, &ConsoleOptions{Level: levels.Debug})
 		// A bytes.Buffer is not a terminal: colour is off by default.
 		slog.New(h).Log(context.Background(), levels.Timing, "m")
-		if strings.Contains(buf.String(), "\x1b[") {
-			t.Errorf("colour on a non-terminal: %q", buf.String())
-		}
+		assert.NotContains(t, buf.String(), "\x1b[", "colour on a non-terminal: %q", buf.String())
 	})
 	t.Run("NO_COLOR", func(t *testing.T) {
 		t.Setenv("NO_COLOR", "1")
 		var buf bytes.Buffer
 		h := NewConsoleHandler(&buf, nil)
 		slog.New(h).Info("m")
-		if strings.Contains(buf.String(), "\x1b") {
-			t.Errorf("colour with NO_COLOR: %q", buf.String())
-		}
+		assert.NotContains(t, buf.String(), "\x1b", "colour with NO_COLOR: %q", buf.String())
 	})
 	t.Run("level filter", func(t *testing.T) {
 		var buf bytes.Buffer
 		l := slog.New(NewConsoleHandler(&buf, &ConsoleOptions{NoColor: true, Level: levels.Warn}))
 		l.Log(context.Background(), levels.Timing, "hidden")
 		l.Warn("shown")
-		if strings.Contains(buf.String(), "hidden") || !strings.Contains(buf.String(), "shown") {
-			t.Errorf("%q", buf.String())
-		}
+		assert.False(t, strings.Contains(buf.String(), "hidden") || !strings.Contains(buf.String(), "shown"), "%q", buf.String())
 	})
 }
 
@@ -304,12 +294,8 @@ func TestFanout(t *testing.T) {
 		l := slog.New(NewFanout(st, st.Handler(), NewConsoleHandler(&con, &ConsoleOptions{NoColor: true, Level: levels.Warn})))
 		l.Debug("file only")
 		l.Warn("both")
-		if n := len(records(t, file.Bytes())); n != 2 {
-			t.Errorf("file got %d records, want 2", n)
-		}
-		if strings.Contains(con.String(), "file only") || !strings.Contains(con.String(), "both") {
-			t.Errorf("console got %q", con.String())
-		}
+		assert.EqualValues(t, 2, len(records(t, file.Bytes())))
+		assert.False(t, strings.Contains(con.String(), "file only") || !strings.Contains(con.String(), "both"), "console got %q", con.String())
 	})
 	t.Run("a panicking child does not stop the other", func(t *testing.T) {
 		st, file := newTestState(t, levels.Info)
@@ -327,12 +313,8 @@ func TestFanout(t *testing.T) {
 				reported++
 			}
 		}
-		if written != 2 || reported != 1 {
-			t.Errorf("written %d, reports %d (rate limited to one): %q", written, reported, file.Bytes())
-		}
-		if f.Failures() != 4 {
-			t.Errorf("failures %d, want 4 (two panics, two errors)", f.Failures())
-		}
+		assert.False(t, written != 2 || reported != 1, "written %d, reports %d (rate limited to one): %q", written, reported, file.Bytes())
+		assert.EqualValues(t, 4, f.Failures(), "failures %d, want 4 (two panics, two errors)", f.Failures())
 	})
 	t.Run("clones from many goroutines", func(t *testing.T) {
 		st, file := newTestState(t, levels.Info)
@@ -345,12 +327,8 @@ func TestFanout(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		if n := len(records(t, file.Bytes())); n != 32 {
-			t.Errorf("%d file records", n)
-		}
-		if n := strings.Count(string(con.Bytes()), "\n"); n != 32 {
-			t.Errorf("%d console lines", n)
-		}
+		assert.EqualValues(t, 32, len(records(t, file.Bytes())))
+		assert.EqualValues(t, 32, strings.Count(string(con.Bytes()), "\n"))
 	})
 }
 
@@ -363,24 +341,16 @@ func TestSetup(t *testing.T) {
 		dir := t.TempDir()
 		t.Setenv(EnvLevel, "debug")
 		lg, err := Setup(&SetupOptions{Dir: dir, Console: &con, State: st})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		slog.Debug("file only")
 		slog.Log(context.Background(), levels.Timing, "timing above INFO")
 		slog.Info("both")
-		if err := lg.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if st.Level() != levels.Debug || st.Dir() == "" {
-			t.Errorf("level %v dir %q", st.Level(), st.Dir())
-		}
+		require.NoError(t, lg.Close())
+		assert.False(t, st.Level() != levels.Debug || st.Dir() == "", "level %v dir %q", st.Level(), st.Dir())
 		if c := st.Counts(); c.Written != 4 || c.Dropped != 0 { // anchor + 3
 			t.Errorf("counts %+v", c)
 		}
-		if strings.Count(con.String(), "\n") != 2 || !strings.Contains(con.String(), "INF both") || !strings.Contains(con.String(), "TIMING timing above INFO") {
-			t.Errorf("console %q", con.String())
-		}
+		assert.False(t, strings.Count(con.String(), "\n") != 2 || !strings.Contains(con.String(), "INF both") || !strings.Contains(con.String(), "TIMING timing above INFO"), "console %q", con.String())
 	})
 	t.Run("missing directory, default INFO, then a failed bind retried", func(t *testing.T) {
 		old := slog.Default()
@@ -433,12 +403,8 @@ func FuzzConsoleEscape(f *testing.F) {
 	f.Add("a\nb\r\x1b[31mred\x07 \xff \u2028")
 	f.Fuzz(func(t *testing.T, msg string) {
 		out := escapeConsole(msg)
-		if !consolePlain(out) {
-			t.Fatalf("escaped %q to %q, still not printable", msg, out)
-		}
-		if consolePlain(msg) && !strings.ContainsRune(msg, '\\') && out != msg {
-			t.Fatalf("plain %q changed to %q", msg, out)
-		}
+		require.True(t, consolePlain(out), "escaped %q to %q, still not printable", msg, out)
+		require.False(t, consolePlain(msg) && !strings.ContainsRune(msg, '\\') && out != msg, "plain %q changed to %q", msg, out)
 	})
 }
 

@@ -30,9 +30,7 @@ func newTestState(t testing.TB, level slog.Level) (*State, *lockedBuffer) {
 	t.Helper()
 	var buf lockedBuffer
 	s, err := NewState(&Options{Level: level, Output: &buf})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return s, &buf
 }
 
@@ -89,9 +87,7 @@ func runSlogtest(t *testing.T, build func(*State) slog.Handler) {
 		return zeroTimeSpy{build(s), &zero}
 	}, func(t *testing.T) map[string]any {
 		recs := records(t, buf.Bytes())
-		if len(recs) != 1 {
-			t.Fatalf("got %d records, want 1", len(recs))
-		}
+		require.EqualValues(t, 1, len(recs), "got %d records, want 1", len(recs))
 		p := recs[0]
 		m := map[string]any{slog.LevelKey: p.Level, slog.MessageKey: p.Msg}
 		if !zero {
@@ -128,24 +124,16 @@ func TestEnvelopeThroughLogger(t *testing.T) {
 	out := buf.Bytes()
 	lines := strings.SplitAfter(string(out), "\n")
 	lines = lines[:len(lines)-1]
-	if len(lines) != 4 {
-		t.Fatalf("got %d lines: %q", len(lines), out)
-	}
-	if !strings.Contains(lines[0], "[TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=") {
-		t.Errorf("first line is not the anchor: %q", lines[0])
-	}
+	require.EqualValues(t, 4, len(lines), "got %d lines: %q", len(lines), out)
+	assert.Contains(t, lines[0], "[TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=", "first line is not the anchor: %q", lines[0])
 	for _, want := range []string{
 		`\]\[WARN\] slogsimpler\.TestEnvelopeThroughLogger: \[handler_test\.go:\d+\] slow request path=/v1/items ms=412\n$`,
 		`\]\[TIMING\] slogsimpler\.TestEnvelopeThroughLogger: \[handler_test\.go:\d+\] step req\.id=7\n$`,
 		`\]\[DEBUG\] slogsimpler\.TestEnvelopeThroughLogger: \[handler_test\.go:\d+\] d a=1 g\.b=2\n$`,
 	} {
 		lines = lines[1:]
-		if !regexp.MustCompile(want).MatchString(lines[0]) {
-			t.Errorf("line %q does not match %q", lines[0], want)
-		}
-		if !envelopeRE.MatchString(lines[0]) {
-			t.Errorf("line %q is not an envelope", lines[0])
-		}
+		assert.True(t, regexp.MustCompile(want).MatchString(lines[0]), "line %q does not match %q", lines[0], want)
+		assert.True(t, envelopeRE.MatchString(lines[0]), "line %q is not an envelope", lines[0])
 	}
 }
 
@@ -156,50 +144,32 @@ func TestThresholdIsLiveForClones(t *testing.T) {
 	for _, l := range clones {
 		l.Warn("hidden")
 	}
-	if n := len(records(t, buf.Bytes())); n != 0 {
-		t.Fatalf("ERROR threshold printed %d WARN records", n)
-	}
+	require.EqualValues(t, 0, len(records(t, buf.Bytes())))
 	s.SetLevel(levels.Warn)
 	for _, l := range clones {
-		if !l.Enabled(context.Background(), levels.Warn) {
-			t.Error("clone not enabled after SetLevel")
-		}
+		assert.True(t, l.Enabled(context.Background(), levels.Warn), "clone not enabled after SetLevel")
 		l.Warn("shown")
 	}
-	if n := len(records(t, buf.Bytes())); n != len(clones) {
-		t.Fatalf("got %d records after lowering threshold, want %d", n, len(clones))
-	}
+	require.EqualValues(t, len(clones), len(records(t, buf.Bytes())))
 	s.SetLevel(levels.Nul)
 	base.Error("silenced")
-	if n := len(records(t, buf.Bytes())); n != len(clones) {
-		t.Errorf("NUL threshold let an ERROR through")
-	}
+	assert.EqualValues(t, len(clones), len(records(t, buf.Bytes())), "NUL threshold let an ERROR through")
 }
 
 func TestHandleRechecksThreshold(t *testing.T) {
 	s, buf := newTestState(t, levels.Debug)
 	h := s.Handler()
 	r := slog.NewRecord(time.Now(), levels.Info, "m", 0)
-	if !h.Enabled(context.Background(), levels.Info) {
-		t.Fatal("not enabled")
-	}
+	require.True(t, h.Enabled(context.Background(), levels.Info), "not enabled")
 	s.SetLevel(levels.Warn)
-	if err := h.Handle(context.Background(), r); err != nil {
-		t.Fatal(err)
-	}
-	if len(records(t, buf.Bytes())) != 0 {
-		t.Error("Handle ignored a threshold change after Enabled")
-	}
+	require.NoError(t, h.Handle(context.Background(), r))
+	assert.EqualValues(t, 0, len(records(t, buf.Bytes())), "Handle ignored a threshold change after Enabled")
 }
 
 func TestUnboundHandlerIsSilent(t *testing.T) {
 	var h Handler
-	if h.Enabled(context.Background(), levels.Error) {
-		t.Error("unbound handler enabled")
-	}
-	if err := h.Handle(context.Background(), slog.NewRecord(time.Now(), levels.Error, "m", 0)); err != nil {
-		t.Error(err)
-	}
+	assert.False(t, h.Enabled(context.Background(), levels.Error), "unbound handler enabled")
+	assert.NoError(t, h.Handle(context.Background(), slog.NewRecord(time.Now(), levels.Error, "m", 0)))
 	slog.New(h.WithAttrs([]slog.Attr{slog.Int("a", 1)})).Error("nothing")
 }
 
@@ -251,18 +221,10 @@ func TestLevelerIsLive(t *testing.T) {
 func TestDefaultsAndOptionsNotWritten(t *testing.T) {
 	opts := &Options{}
 	s, err := NewState(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Level() != levels.Timing {
-		t.Errorf("default threshold %v, want TIMING", s.Level())
-	}
-	if *opts != (Options{}) {
-		t.Error("NewState wrote into the caller's options")
-	}
-	if Default() != Default() || Default().Level() != levels.Timing {
-		t.Error("Default is not one TIMING state")
-	}
+	require.NoError(t, err)
+	assert.EqualValues(t, levels.Timing, s.Level(), "default threshold %v, want TIMING", s.Level())
+	assert.EqualValues(t, (Options{}), *opts, "NewState wrote into the caller's options")
+	assert.False(t, Default() != Default() || Default().Level() != levels.Timing, "Default is not one TIMING state")
 }
 
 func TestAnchorOncePerState(t *testing.T) {
@@ -278,32 +240,22 @@ func TestAnchorOncePerState(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		if n := bytes.Count(buf.Bytes(), []byte("[CLOCK_ANCHOR]")); n != 1 {
-			t.Errorf("%d anchors, want 1", n)
-		}
+		assert.EqualValues(t, 1, bytes.Count(buf.Bytes(), []byte("[CLOCK_ANCHOR]")))
 		first := parseLines(t, buf.Bytes())[0]
-		if first.Function != "clock_anchor" {
-			t.Errorf("first record is %q, not the anchor", first.Raw)
-		}
+		assert.EqualValues(t, "clock_anchor", first.Function, "first record is %q, not the anchor", first.Raw)
 	})
 	t.Run("none above TIMING", func(t *testing.T) {
 		s, buf := newTestState(t, levels.Warn)
 		slog.New(s.Handler()).Error("e")
-		if bytes.Contains(buf.Bytes(), []byte("[CLOCK_ANCHOR]")) {
-			t.Error("anchor written at WARN threshold")
-		}
+		assert.False(t, bytes.Contains(buf.Bytes(), []byte("[CLOCK_ANCHOR]")), "anchor written at WARN threshold")
 		s.SetLevel(levels.Debug)
 		slog.New(s.Handler()).Error("e")
-		if n := bytes.Count(buf.Bytes(), []byte("[CLOCK_ANCHOR]")); n != 1 {
-			t.Errorf("%d anchors after lowering to DEBUG, want 1", n)
-		}
+		assert.EqualValues(t, 1, bytes.Count(buf.Bytes(), []byte("[CLOCK_ANCHOR]")))
 	})
 	t.Run("failed write releases the claim", func(t *testing.T) {
 		fw := &flakyWriter{fail: 1}
 		s, err := NewState(&Options{Output: fw})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		l := slog.New(s.Handler())
 		l.Warn("one") // the anchor fails, the record is written
 		l.Warn("two") // the anchor is retried
@@ -314,12 +266,8 @@ func TestAnchorOncePerState(t *testing.T) {
 		}
 		// The failed anchor write is reported at once, before "one".
 		want := []string{"host_log_drops", "slogsimpler.TestAnchorOncePerState.func3", "clock_anchor", "slogsimpler.TestAnchorOncePerState.func3"}
-		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Errorf("functions %q, want %q", got, want)
-		}
-		if len(recs) == 4 && recs[2].Mono > recs[3].Mono {
-			t.Errorf("anchor mono %d after the record it precedes (%d)", recs[2].Mono, recs[3].Mono)
-		}
+		assert.EqualValues(t, fmt.Sprint(want), fmt.Sprint(got), "functions %q, want %q", got, want)
+		assert.False(t, len(recs) == 4 && recs[2].Mono > recs[3].Mono, "anchor mono %d after the record it precedes (%d)", recs[2].Mono, recs[3].Mono)
 		if c := s.Counts(); c.OutputFailed != 1 {
 			t.Errorf("OutputFailed = %d, want 1", c.OutputFailed)
 		}
@@ -333,9 +281,7 @@ func TestAnchorOncePerState(t *testing.T) {
 		if _, err := fmt.Sscanf(string(p.Body), "[CLOCK_ANCHOR] v=1 pid=%d mono_ns=%d wall_ns=%d", &pid, &mono, &wall); err != nil {
 			t.Fatalf("%q: %v", p.Body, err)
 		}
-		if pid != int64(os.Getpid()) || mono != p.Mono || wall < before || wall > time.Now().UnixNano() {
-			t.Errorf("anchor %q: pid %d mono %d (envelope %d) wall %d", p.Body, pid, mono, p.Mono, wall)
-		}
+		assert.False(t, pid != int64(os.Getpid()) || mono != p.Mono || wall < before || wall > time.Now().UnixNano(), "anchor %q: pid %d mono %d (envelope %d) wall %d", p.Body, pid, mono, p.Mono, wall)
 	})
 }
 
@@ -364,28 +310,16 @@ func (f *flakyWriter) String() string {
 func TestBoundDirectory(t *testing.T) {
 	dir := t.TempDir()
 	s, err := NewState(&Options{Dir: dir, Level: levels.Info})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	slog.New(s.Handler()).Info("to the file")
-	if err := s.Close(0); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.Close(0))
 	path := filepath.Join(dir, fmt.Sprintf("host.%d.log", os.Getpid()))
-	if s.Path() != path {
-		t.Errorf("Path() = %q, want %q", s.Path(), path)
-	}
+	assert.EqualValues(t, path, s.Path(), "Path() = %q, want %q", s.Path(), path)
 	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Contains(b, []byte("] to the file\n")) {
-		t.Errorf("file holds %q", b)
-	}
+	require.NoError(t, err)
+	assert.True(t, bytes.Contains(b, []byte("] to the file\n")), "file holds %q", b)
 	fi, _ := os.Stat(path)
-	if fi.Mode().Perm() != 0o640 {
-		t.Errorf("mode %v, want 0640", fi.Mode().Perm())
-	}
+	assert.EqualValues(t, 0o640, fi.Mode().Perm(), "mode %v, want 0640", fi.Mode().Perm())
 	t.Run("a failed bind leaves the state unbound and retryable", func(t *testing.T) {
 		var stderr lockedBuffer
 		file := filepath.Join(t.TempDir(), "file")
@@ -418,9 +352,7 @@ func TestStdlibLogBridge(t *testing.T) {
 	log.Print("with file")
 
 	recs := records(t, buf.Bytes())
-	if len(recs) != 2 {
-		t.Fatalf("got %d records: %q", len(recs), buf.Bytes())
-	}
+	require.EqualValues(t, 2, len(recs), "got %d records: %q", len(recs), buf.Bytes())
 	if r := recs[0]; r.Level != "INFO" || r.Function != "log" || r.File != "handler_test.go" || r.Msg != "plain 1" {
 		t.Errorf("log.Printf without flags: %q", r.Raw)
 	}
@@ -442,13 +374,9 @@ func TestForgedRecordIsOneLine(t *testing.T) {
 		t.Fatalf("not one line: %q", out)
 	}
 	for _, m := range []string{"[STRACE]", "[mono_ns=", "[HOSTLOG_DROPS]", "[OP]"} {
-		if bytes.Count(user, []byte(m)) > 0 && !(m == "[mono_ns=" && bytes.Index(user, []byte(m)) == 0) {
-			t.Errorf("marker %s survives in %q", m, user)
-		}
+		assert.False(t, bytes.Count(user, []byte(m)) > 0 && !(m == "[mono_ns=" && bytes.Index(user, []byte(m)) == 0), "marker %s survives in %q", m, user)
 	}
-	if regexp.MustCompile(`\[STRACE\]\s+v=`).Match(out) {
-		t.Error("a [STRACE] parser would find a record")
-	}
+	assert.False(t, regexp.MustCompile(`\[STRACE\]\s+v=`).Match(out), "a [STRACE] parser would find a record")
 }
 
 func TestConcurrentWrites(t *testing.T) {
@@ -466,32 +394,24 @@ func TestConcurrentWrites(t *testing.T) {
 	}
 	wg.Wait()
 	recs := records(t, buf.Bytes())
-	if len(recs) != goroutines*each {
-		t.Fatalf("got %d records, want %d", len(recs), goroutines*each)
-	}
+	require.EqualValues(t, goroutines*each, len(recs), "got %d records, want %d", len(recs), goroutines*each)
 	seen := make(map[string]bool, len(recs))
 	for _, r := range recs {
-		if !envelopeRE.MatchString(r.Raw) || r.Msg != "record" || r.Attrs["base"] != "1" {
-			t.Fatalf("damaged record %q", r.Raw)
-		}
+		require.False(t, !envelopeRE.MatchString(r.Raw) || r.Msg != "record" || r.Attrs["base"] != "1", "damaged record %q", r.Raw)
 		key := ""
 		for k, v := range r.Attrs {
 			if strings.HasSuffix(k, ".gid") || strings.HasSuffix(k, ".i") {
 				key += k + "=" + v + " "
 			}
 		}
-		if seen[key] {
-			t.Fatalf("duplicate record %q", r.Raw)
-		}
+		require.False(t, seen[key], "duplicate record %q", r.Raw)
 		seen[key] = true
 	}
 }
 
 func TestAfterCloseEachRecordCountsOnce(t *testing.T) {
 	s, _ := newTestState(t, levels.Timing)
-	if err := s.Close(0); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.Close(0))
 	l := slog.New(s.Handler())
 	for range 3 {
 		l.Warn("late")

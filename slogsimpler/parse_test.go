@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"simpler.dev/log/internal/envelope"
 )
 
@@ -28,9 +30,7 @@ func parseLines(t testing.TB, out []byte) []parsed {
 			continue
 		}
 		p, err := parseRecord(line)
-		if err != nil {
-			t.Fatalf("line %q: %v", line, err)
-		}
+		require.NoError(t, err, "line %q: %v", line, err)
 		recs = append(recs, p)
 	}
 	return recs

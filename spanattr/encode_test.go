@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"simpler.dev/log/internal/pct"
 	"simpler.dev/log/strace"
 )
@@ -33,12 +36,8 @@ func TestNameEncoding(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%.20q", tt.in), func(t *testing.T) {
 			got := string(appendName(nil, tt.in))
-			if got != tt.want {
-				t.Errorf("got  %q\nwant %q", got, tt.want)
-			}
-			if len(got) > nameCap {
-				t.Errorf("%d bytes", len(got))
-			}
+			assert.EqualValues(t, tt.want, got, "got  %q\nwant %q", got, tt.want)
+			assert.False(t, len(got) > nameCap, "%d bytes", len(got))
 		})
 	}
 }
@@ -53,9 +52,7 @@ func TestAttrsEncoding(t *testing.T) {
 		{"empty", "", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := string(appendAttrsField(nil, tt.in)); got != tt.want {
-				t.Errorf("got  %q\nwant %q", got, tt.want)
-			}
+			assert.EqualValues(t, tt.want, string(appendAttrsField(nil, tt.in)))
 		})
 	}
 }
@@ -79,12 +76,8 @@ func TestBody(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := string(appendBody(nil, tt.r))
-			if got != tt.want {
-				t.Errorf("got  %q\nwant %q", got, tt.want)
-			}
-			if !simplerRE.MatchString(got) {
-				t.Errorf("simpler's regex does not match %q", got)
-			}
+			assert.EqualValues(t, tt.want, got, "got  %q\nwant %q", got, tt.want)
+			assert.True(t, simplerRE.MatchString(got), "simpler's regex does not match %q", got)
 		})
 	}
 }
@@ -99,9 +92,7 @@ func TestAttrWriter(t *testing.T) {
 		w.attr("", a)
 	}
 	want := "rank=0 msg=two%20words eq=a%3Db g.ok=true d=1.5ms f=0.5"
-	if got := string(w.f.dst); got != want {
-		t.Errorf("got  %q\nwant %q", got, want)
-	}
+	assert.EqualValues(t, want, string(w.f.dst))
 }
 
 func decodePercent(s string) string {
@@ -129,29 +120,15 @@ func FuzzBody(f *testing.F) {
 	f.Fuzz(func(t *testing.T, name, attrs string, inv, hid uint64, ts, dur int64) {
 		body := string(appendBody(nil, record{PID: 7, TID: 9, Inv: inv, HID: hid, Depth: 1, Name: name, TS: ts, Dur: dur, Attrs: attrs}))
 		m := simplerRE.FindStringSubmatch(body)
-		if m == nil {
-			t.Fatalf("regex does not match %q", body)
-		}
-		if m[4] != fmt.Sprint(inv) || m[5] != fmt.Sprintf("%x", hid) {
-			t.Fatalf("inv/hid %s/%s from %d/%x", m[4], m[5], inv, hid)
-		}
+		require.NotNil(t, m, "regex does not match %q", body)
+		require.False(t, m[4] != fmt.Sprint(inv) || m[5] != fmt.Sprintf("%x", hid), "inv/hid %s/%s from %d/%x", m[4], m[5], inv, hid)
 		encName := m[7]
-		if len(encName) > nameCap {
-			t.Fatalf("name of %d bytes", len(encName))
-		}
+		require.False(t, len(encName) > nameCap, "name of %d bytes", len(encName))
 		encAttrs := strings.TrimPrefix(m[10], " ")
-		if len(encAttrs) > attrsCap {
-			t.Fatalf("attrs of %d bytes", len(encAttrs))
-		}
-		if strings.Contains(body[1:], "[") || strings.Contains(body, "\n") {
-			t.Fatalf("a bracket or newline survived in %q", body)
-		}
-		if name != "" && !strings.HasSuffix(encName, "~") && decodePercent(encName) != name {
-			t.Fatalf("name %q does not decode back from %q", name, encName)
-		}
-		if !strings.HasSuffix(encAttrs, "~") && decodePercent(encAttrs) != attrs {
-			t.Fatalf("attrs %q do not decode back from %q", attrs, encAttrs)
-		}
+		require.False(t, len(encAttrs) > attrsCap, "attrs of %d bytes", len(encAttrs))
+		require.False(t, strings.Contains(body[1:], "[") || strings.Contains(body, "\n"), "a bracket or newline survived in %q", body)
+		require.False(t, name != "" && !strings.HasSuffix(encName, "~") && decodePercent(encName) != name, "name %q does not decode back from %q", name, encName)
+		require.False(t, !strings.HasSuffix(encAttrs, "~") && decodePercent(encAttrs) != attrs, "attrs %q do not decode back from %q", attrs, encAttrs)
 		for _, fld := range []string{encName, encAttrs} {
 			if i := strings.LastIndexByte(fld, '%'); i >= 0 && i > len(fld)-3 {
 				t.Fatalf("partial escape at the end of %q", fld)
@@ -169,9 +146,7 @@ func FuzzDecodeRoundTrip(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		enc := string(appendName(nil, s))
 		if !strings.HasSuffix(enc, "~") && s != "" {
-			if got := pct.Decode(enc); got != s {
-				t.Fatalf("Decode(%q) = %q, want %q", enc, got, s)
-			}
+			require.EqualValues(t, s, pct.Decode(enc), "Decode(%q)", enc)
 		}
 		strace.ParseAttrs(string(appendAttrsField(nil, s)))
 	})

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"simpler.dev/log/internal/envelope"
 	"simpler.dev/log/internal/logtest"
@@ -41,9 +42,7 @@ func spans(t *testing.T, out string) []span {
 			continue
 		}
 		m := lineRE.FindStringSubmatch(line)
-		if m == nil {
-			t.Fatalf("not a span record: %q", line)
-		}
+		require.NotNil(t, m, "not a span record: %q", line)
 		n := func(i int) int64 { v, _ := strconv.ParseInt(m[i], 10, 64); return v }
 		res = append(res, span{line: line, function: m[1], file: m[2], pid: n(4), tid: n(5), inv: n(6), hid: m[7],
 			depth: n(8), name: m[9], ts: n(10), dur: n(11), attrs: strings.TrimPrefix(m[12], " ")})
@@ -54,9 +53,7 @@ func spans(t *testing.T, out string) []span {
 func newLogger(t testing.TB, level slog.Level) (*slog.Logger, *lockedBuffer, *slogsimpler.State) {
 	var buf lockedBuffer
 	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: level, Output: &buf})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return slog.New(st.Handler()), &buf, st
 }
 
@@ -86,49 +83,33 @@ func TestSpanTree(t *testing.T) {
 		{"chip.run.launch", 1, ""},
 		{"chip.run", 0, "rank=0 run_id=7"},
 	}
-	if len(got) != len(want) {
-		t.Fatalf("%d spans: %q", len(got), buf.String())
-	}
+	require.EqualValues(t, len(want), len(got), "%d spans: %q", len(got), buf.String())
 	for i, w := range want {
 		g := got[i]
-		if g.name != w.name || g.depth != w.depth || g.attrs != w.attrs {
-			t.Errorf("span %d: got %s depth %d attrs %q, want %s depth %d attrs %q", i, g.name, g.depth, g.attrs, w.name, w.depth, w.attrs)
-		}
-		if g.inv != int64(inv.ID()) || g.hid != "9f2c" || g.function != "emit_host_span" || g.file != "" {
-			t.Errorf("span %d identity: %q", i, g.line)
-		}
-		if g.tid != envelope.GoroutineID() || g.dur < 0 {
-			t.Errorf("span %d: tid %d dur %d", i, g.tid, g.dur)
-		}
+		assert.False(t, g.name != w.name || g.depth != w.depth || g.attrs != w.attrs, "span %d: got %s depth %d attrs %q, want %s depth %d attrs %q", i, g.name, g.depth, g.attrs, w.name, w.depth, w.attrs)
+		assert.False(t, g.inv != int64(inv.ID()) || g.hid != "9f2c" || g.function != "emit_host_span" || g.file != "", "span %d identity: %q", i, g.line)
+		assert.False(t, g.tid != envelope.GoroutineID() || g.dur < 0, "span %d: tid %d dur %d", i, g.tid, g.dur)
 	}
 	// Children lie within their parents on the monotonic clock.
 	args, bind, run := got[0], got[1], got[3]
-	if args.dur < int64(time.Millisecond) || args.ts < bind.ts || args.ts+args.dur > bind.ts+bind.dur || bind.ts+bind.dur > run.ts+run.dur {
-		t.Errorf("containment broken: %+v %+v %+v", args, bind, run)
-	}
+	assert.False(t, args.dur < int64(time.Millisecond) || args.ts < bind.ts || args.ts+args.dur > bind.ts+bind.dur || bind.ts+bind.dur > run.ts+run.dur, "containment broken: %+v %+v %+v", args, bind, run)
 }
 
 func TestInvocationsCount(t *testing.T) {
 	ctx1, a := NewInvocation(context.Background(), 1)
 	_, b := NewInvocation(ctx1, 1)
-	if b.ID() != a.ID()+1 || a.ID() == 0 {
-		t.Errorf("ids %d, %d", a.ID(), b.ID())
-	}
+	assert.False(t, b.ID() != a.ID()+1 || a.ID() == 0, "ids %d, %d", a.ID(), b.ID())
 }
 
 func TestOutsideInvocation(t *testing.T) {
 	logger, buf, _ := newLogger(t, levels.Timing)
 	ctx := WithLogger(context.Background(), logger)
 	name, err := ExtName("pypto", "decode_layer")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	_, sp := Start(ctx, name)
 	sp.End()
 	got := spans(t, buf.String())
-	if len(got) != 1 || got[0].inv != 0 || got[0].hid != "0" || got[0].depth != 0 || got[0].name != "ext.pypto.decode_layer" {
-		t.Errorf("got %q", buf.String())
-	}
+	assert.False(t, len(got) != 1 || got[0].inv != 0 || got[0].hid != "0" || got[0].depth != 0 || got[0].name != "ext.pypto.decode_layer", "got %q", buf.String())
 }
 
 func TestSpanAcrossGoroutines(t *testing.T) {
@@ -145,15 +126,9 @@ func TestSpanAcrossGoroutines(t *testing.T) {
 	}()
 	<-done
 	got := spans(t, buf.String())
-	if len(got) != 2 {
-		t.Fatalf("%q", buf.String())
-	}
-	if got[0].depth != 1 || got[0].inv != int64(inv.ID()) || got[0].tid == starter {
-		t.Errorf("child %q", got[0].line)
-	}
-	if got[1].tid != starter || got[1].depth != 0 {
-		t.Errorf("root %q", got[1].line)
-	}
+	require.EqualValues(t, 2, len(got), "%q", buf.String())
+	assert.False(t, got[0].depth != 1 || got[0].inv != int64(inv.ID()) || got[0].tid == starter, "child %q", got[0].line)
+	assert.False(t, got[1].tid != starter || got[1].depth != 0, "root %q", got[1].line)
 }
 
 func TestConcurrentSpans(t *testing.T) {
@@ -176,9 +151,7 @@ func TestConcurrentSpans(t *testing.T) {
 	}
 	wg.Wait()
 	got := spans(t, buf.String())
-	if len(got) != workers*each*2 {
-		t.Fatalf("%d spans, want %d", len(got), workers*each*2)
-	}
+	require.EqualValues(t, workers*each*2, len(got), "%d spans, want %d", len(got), workers*each*2)
 	byInv := map[int64]int{}
 	for _, s := range got {
 		byInv[s.inv]++
@@ -188,39 +161,27 @@ func TestConcurrentSpans(t *testing.T) {
 				w = i
 			}
 		}
-		if w < 0 || s.hid != strconv.FormatUint(uint64(w), 16) {
-			t.Fatalf("span %q has an identity from no worker", s.line)
-		}
+		require.False(t, w < 0 || s.hid != strconv.FormatUint(uint64(w), 16), "span %q has an identity from no worker", s.line)
 	}
 	for _, n := range byInv {
-		if n != each*2 {
-			t.Errorf("an invocation has %d spans, want %d", n, each*2)
-		}
+		assert.EqualValues(t, each*2, n, "an invocation has %d spans, want %d", n, each*2)
 	}
 }
 
 func TestDisabledWritesNothing(t *testing.T) {
 	logger, buf, st := newLogger(t, levels.Warn)
 	ctx := WithLogger(context.Background(), logger)
-	if Enabled(ctx) {
-		t.Error("Enabled at WARN")
-	}
+	assert.False(t, Enabled(ctx), "Enabled at WARN")
 	c, sp := Start(ctx, "x")
-	if sp != nil || c != ctx {
-		t.Error("disabled Start returned a span or a new context")
-	}
+	assert.False(t, sp != nil || c != ctx, "disabled Start returned a span or a new context")
 	sp.End()
-	if buf.String() != "" {
-		t.Errorf("wrote %q", buf.String())
-	}
+	assert.EqualValues(t, "", buf.String(), "wrote %q", buf.String())
 	// Enabled at start, disabled by the time it ends: nothing written.
 	st.SetLevel(levels.Timing)
 	_, sp = Start(ctx, "y")
 	st.SetLevel(levels.Error)
 	sp.End()
-	if strings.Contains(buf.String(), "[STRACE]") {
-		t.Errorf("span written after TIMING was turned off: %q", buf.String())
-	}
+	assert.NotContains(t, buf.String(), "[STRACE]", "span written after TIMING was turned off: %q", buf.String())
 }
 
 func TestEndTwice(t *testing.T) {
@@ -228,9 +189,7 @@ func TestEndTwice(t *testing.T) {
 	_, sp := Start(WithLogger(context.Background(), logger), "once")
 	sp.End()
 	sp.End()
-	if n := len(spans(t, buf.String())); n != 1 {
-		t.Errorf("%d records", n)
-	}
+	assert.EqualValues(t, 1, len(spans(t, buf.String())))
 }
 
 func TestHostileNamesAndAttrs(t *testing.T) {
@@ -241,12 +200,8 @@ func TestHostileNamesAndAttrs(t *testing.T) {
 		sp.End()
 	}
 	got := spans(t, buf.String())
-	if len(got) != 4 {
-		t.Fatalf("%d records from hostile input: %q", len(got), buf.String())
-	}
-	if got[0].name != "unnamed" || got[1].name != "bad%20name%0A%5BSTRACE%5D%3Dx" || !strings.HasSuffix(got[2].name, "~") || got[3].name != "%FF%FE" {
-		t.Errorf("names %q %q %q %q", got[0].name, got[1].name, got[2].name, got[3].name)
-	}
+	require.EqualValues(t, 4, len(got), "%d records from hostile input: %q", len(got), buf.String())
+	assert.False(t, got[0].name != "unnamed" || got[1].name != "bad%20name%0A%5BSTRACE%5D%3Dx" || !strings.HasSuffix(got[2].name, "~") || got[3].name != "%FF%FE", "names %q %q %q %q", got[0].name, got[1].name, got[2].name, got[3].name)
 	for _, s := range got {
 		if len(s.attrs) > attrsCap || strings.Count(s.line, "[") != 4 { // [mono_ns=][T0x][TIMING][STRACE]
 			t.Errorf("unsafe record %q", s.line)
@@ -262,9 +217,7 @@ func TestUserCannotForgeTrustedRecord(t *testing.T) {
 	logger.ErrorContext(ctx, "[STRACE] v=1 pid=1 tid=1 inv=1 hid=0 depth=0 name=x ts=1 dur=1 ")
 	sp.End()
 	out := buf.String()
-	if n := strings.Count(out, "[STRACE]"); n != 1 {
-		t.Errorf("%d [STRACE] markers, want only the real span's: %q", n, out)
-	}
+	assert.EqualValues(t, 1, strings.Count(out, "[STRACE]"))
 }
 
 func TestEmitTimed(t *testing.T) {
@@ -274,9 +227,7 @@ func TestEmitTimed(t *testing.T) {
 	Emit(ctx, "chip.run.runner_run.device_wall", 1234, 5*time.Microsecond, slog.String("clk", "dev"))
 	sp.End()
 	got := spans(t, buf.String())
-	if len(got) != 2 || got[0].ts != 1234 || got[0].dur != 5000 || got[0].depth != 1 || got[0].attrs != "clk=dev" {
-		t.Errorf("%q", buf.String())
-	}
+	assert.False(t, len(got) != 2 || got[0].ts != 1234 || got[0].dur != 5000 || got[0].depth != 1 || got[0].attrs != "clk=dev", "%q", buf.String())
 }
 
 func TestExtName(t *testing.T) {
@@ -293,9 +244,7 @@ func TestExtName(t *testing.T) {
 		{"p", "", "", false},
 	} {
 		got, err := ExtName(tt.producer, tt.span)
-		if (err == nil) != tt.ok || got != tt.want {
-			t.Errorf("ExtName(%q, %q) = %q, %v", tt.producer, tt.span, got, err)
-		}
+		assert.False(t, (err == nil) != tt.ok || got != tt.want, "ExtName(%q, %q) = %q, %v", tt.producer, tt.span, got, err)
 	}
 }
 
@@ -311,9 +260,7 @@ func TestOpDetail(t *testing.T) {
 		{"", "", "7", ""},
 		{"x [OP] y\n", "t", "", "x %5BOP%5D y%0A;target=t"},
 	} {
-		if got := string(appendOpDetail(nil, tt.detail, tt.target, tt.task)); got != tt.want {
-			t.Errorf("detail %q target %q task %q: got %q, want %q", tt.detail, tt.target, tt.task, got, tt.want)
-		}
+		assert.EqualValues(t, tt.want, string(appendOpDetail(nil, tt.detail, tt.target, tt.task)))
 	}
 }
 
@@ -330,9 +277,7 @@ func TestOpLines(t *testing.T) {
 	var ops []string
 	for _, l := range lines {
 		if i := strings.Index(l, "[OP] "); i >= 0 {
-			if !strings.Contains(l, "][DEBUG] spanattr.TestOpLines: [span_test.go:") {
-				t.Errorf("op line without the caller: %q", l)
-			}
+			assert.Contains(t, l, "][DEBUG] spanattr.TestOpLines: [span_test.go:", "op line without the caller: %q", l)
 			ops = append(ops, l[i:])
 		}
 	}
@@ -345,17 +290,13 @@ func TestOpLines(t *testing.T) {
 		fmt.Sprintf("[OP] LAUNCH fused [id=%d] some detail;target=accelerator", id+2),
 		fmt.Sprintf("[OP] COMPLETE fused [id=%d] some detail;target=accelerator", id+2),
 	}
-	if fmt.Sprintf("%q", ops) != fmt.Sprintf("%q", want) {
-		t.Errorf("got  %q\nwant %q", ops, want)
-	}
+	assert.EqualValues(t, fmt.Sprintf("%q", want), fmt.Sprintf("%q", ops), "got  %q\nwant %q", ops, want)
 	if sp := spans(t, buf.String()); len(sp) != 1 || sp[0].name != "fused" || sp[0].attrs != "bytes=9" {
 		t.Errorf("op span: %q", buf.String())
 	}
 	// Ids are the counter's value before the increment: the process's first
 	// op is 0 and the counter now holds the next id.
-	if next := opCounter.Load(); next != id+3 {
-		t.Errorf("counter %d after ids %d..%d", next, id, id+2)
-	}
+	assert.EqualValues(t, id+3, opCounter.Load())
 }
 
 // TestOpLinesOffByDefault: as in MAX, op lines are off unless the trace
@@ -388,11 +329,7 @@ func TestOpLinesOffByDefault(t *testing.T) {
 func TestOpsSilentAboveDebug(t *testing.T) {
 	logger, buf, _ := newLogger(t, levels.Info)
 	_, op := StartOp(WithLogger(context.Background(), logger), "x", nil)
-	if op != nil {
-		t.Error("op created with DEBUG off")
-	}
+	assert.Nil(t, op, "op created with DEBUG off")
 	op.End()
-	if buf.String() != "" {
-		t.Errorf("wrote %q", buf.String())
-	}
+	assert.EqualValues(t, "", buf.String(), "wrote %q", buf.String())
 }

@@ -8,6 +8,8 @@ import (
 	"runtime/trace"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	xtrace "golang.org/x/exp/trace"
 
 	"simpler.dev/log/levels"
@@ -21,9 +23,7 @@ func TestExecutionTracer(t *testing.T) {
 	}
 	logger, _, _ := newLogger(t, levels.Timing)
 	var buf bytes.Buffer
-	if err := trace.Start(&buf); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, trace.Start(&buf))
 	ctx, inv := NewInvocation(WithLogger(context.Background(), logger), 1)
 	_, sp := Start(ctx, "chip.run")
 	sp.End()
@@ -31,18 +31,14 @@ func TestExecutionTracer(t *testing.T) {
 	trace.Stop()
 
 	r, err := xtrace.NewReader(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var tasks, regions int
 	for {
 		ev, err := r.ReadEvent()
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		switch ev.Kind() {
 		case xtrace.EventTaskBegin:
 			if ev.Task().Type == "invocation" {
@@ -54,7 +50,5 @@ func TestExecutionTracer(t *testing.T) {
 			}
 		}
 	}
-	if tasks != 1 || regions != 1 {
-		t.Errorf("%d invocation tasks and %d chip.run regions, want 1 and 1", tasks, regions)
-	}
+	assert.False(t, tasks != 1 || regions != 1, "%d invocation tasks and %d chip.run regions, want 1 and 1", tasks, regions)
 }

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // headRE is simpler's record grammar up to the attributes.
@@ -22,16 +24,10 @@ func FuzzParser(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line string) {
 		var p Parser
 		p.Line([]byte(line))
-		if len(p.Spans) > p.Heads {
-			t.Fatalf("%d spans from %d heads", len(p.Spans), p.Heads)
-		}
-		if strings.Count(line, "[STRACE]") < len(p.Spans) {
-			t.Fatalf("more spans than markers")
-		}
+		require.False(t, len(p.Spans) > p.Heads, "%d spans from %d heads", len(p.Spans), p.Heads)
+		require.False(t, strings.Count(line, "[STRACE]") < len(p.Spans), "more spans than markers")
 		for _, s := range p.Spans {
-			if strings.Contains(s.Attrs, "[STRACE]") || prefixRE.MatchString(s.Attrs) || strings.ContainsAny(s.Attrs, "\n") {
-				t.Fatalf("attrs %q run past their end", s.Attrs)
-			}
+			require.False(t, strings.Contains(s.Attrs, "[STRACE]") || prefixRE.MatchString(s.Attrs) || strings.ContainsAny(s.Attrs, "\n"), "attrs %q run past their end", s.Attrs)
 		}
 		// Every complete record the parser found starts where the grammar
 		// matches.
@@ -47,8 +43,6 @@ func FuzzParser(f *testing.F) {
 			}
 			i++
 		}
-		if len(p.Spans) > n {
-			t.Fatalf("%d spans but only %d grammatical records in %q", len(p.Spans), n, line)
-		}
+		require.False(t, len(p.Spans) > n, "%d spans but only %d grammatical records in %q", len(p.Spans), n, line)
 	})
 }

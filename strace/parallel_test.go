@@ -8,6 +8,9 @@ import (
 	"reflect"
 	"testing"
 	"testing/iotest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestReadParallelMatchesRead(t *testing.T) {
@@ -16,16 +19,10 @@ func TestReadParallelMatchesRead(t *testing.T) {
 	for name, in := range map[string][]byte{"fixture": fixture, "many": many, "bench": benchLog(30000), "no final newline": []byte("[STRACE] v=1 pid=1 tid=1 inv=1 hid=0 depth=0 name=a ts=1 dur=1 x=1")} {
 		t.Run(name, func(t *testing.T) {
 			var seq, par Parser
-			if err := seq.Read(bytes.NewReader(in)); err != nil {
-				t.Fatal(err)
-			}
-			if err := par.ReadParallel(iotest.HalfReader(bytes.NewReader(in))); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, seq.Read(bytes.NewReader(in)))
+			require.NoError(t, par.ReadParallel(iotest.HalfReader(bytes.NewReader(in))))
 			seq.intern, par.intern = nil, nil
-			if !reflect.DeepEqual(seq, par) {
-				t.Errorf("results differ: %d/%d spans, %d/%d heads, %d/%d lines", len(seq.Spans), len(par.Spans), seq.Heads, par.Heads, seq.Lines, par.Lines)
-			}
+			assert.True(t, reflect.DeepEqual(seq, par), "results differ: %d/%d spans, %d/%d heads, %d/%d lines", len(seq.Spans), len(par.Spans), seq.Heads, par.Heads, seq.Lines, par.Lines)
 		})
 	}
 }
@@ -36,9 +33,7 @@ func TestReadParallelError(t *testing.T) {
 	if err := p.ReadParallel(r); err == nil || err.Error() != "disk gone" {
 		t.Errorf("err = %v", err)
 	}
-	if len(p.Spans) != 5 {
-		t.Errorf("%d spans before the error, want 5", len(p.Spans))
-	}
+	assert.EqualValues(t, 5, len(p.Spans), "%d spans before the error, want 5", len(p.Spans))
 }
 
 func BenchmarkReadParallel(b *testing.B) {

@@ -4,19 +4,18 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func parseFile(t *testing.T, path string) *Parser {
 	t.Helper()
 	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	var p Parser
-	if err := p.Read(f); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, p.Read(f))
 	return &p
 }
 
@@ -32,17 +31,11 @@ func TestParseFixture(t *testing.T) {
 		{PID: 100, TID: 3, Inv: 0, HID: "0", Depth: 0, Name: "node.dispatch", TS: 3100, Dur: 50, Attrs: "role=scheduler"},
 		{PID: 200, TID: 9, Inv: 1, HID: "abc", Depth: 0, Name: "chip.run", TS: 9000, Dur: 7000, Attrs: ""},
 	}
-	if len(p.Spans) != len(want) {
-		t.Fatalf("%d spans: %+v", len(p.Spans), p.Spans)
-	}
+	require.EqualValues(t, len(want), len(p.Spans), "%d spans: %+v", len(p.Spans), p.Spans)
 	for i := range want {
-		if p.Spans[i] != want[i] {
-			t.Errorf("span %d:\ngot  %+v\nwant %+v", i, p.Spans[i], want[i])
-		}
+		assert.EqualValues(t, want[i], p.Spans[i], "span %d:\ngot  %+v\nwant %+v", i, p.Spans[i], want[i])
 	}
-	if p.Heads != 9 || p.Incomplete() != 1 {
-		t.Errorf("heads %d incomplete %d, want 9 and 1", p.Heads, p.Incomplete())
-	}
+	assert.False(t, p.Heads != 9 || p.Incomplete() != 1, "heads %d incomplete %d, want 9 and 1", p.Heads, p.Incomplete())
 	if d := p.Drops[100]; d.Total != 5 || d.QueueFull != 4 || d.ClaimExhausted != 1 {
 		t.Errorf("pid 100 drops %+v: the larger total must win", d)
 	}
@@ -78,9 +71,7 @@ func TestRecordBoundaries(t *testing.T) {
 			for _, s := range p.Spans {
 				got = append(got, s.Attrs)
 			}
-			if strings.Join(got, "|") != strings.Join(tt.attrs, "|") {
-				t.Errorf("attrs %q, want %q", got, tt.attrs)
-			}
+			assert.EqualValues(t, strings.Join(tt.attrs, "|"), strings.Join(got, "|"), "attrs %q, want %q", got, tt.attrs)
 		})
 	}
 }
@@ -94,14 +85,10 @@ func TestDecodeAndAttrs(t *testing.T) {
 		{"trunc~", "trunc~"},
 		{"%C3%A9", "é"},
 	} {
-		if got := DecodeField(tt.in); got != tt.want {
-			t.Errorf("DecodeField(%q) = %q, want %q", tt.in, got, tt.want)
-		}
+		assert.EqualValues(t, tt.want, DecodeField(tt.in), "DecodeField(%q)", tt.in)
 	}
 	m := ParseAttrs("rank=0 run_id=-7 note=two%20words flag big=99999999999999999999 e=")
-	if m["rank"] != int64(0) || m["run_id"] != int64(-7) || m["note"] != "two words" || m["big"] != "99999999999999999999" || m["e"] != "" {
-		t.Errorf("%#v", m)
-	}
+	assert.False(t, m["rank"] != int64(0) || m["run_id"] != int64(-7) || m["note"] != "two words" || m["big"] != "99999999999999999999" || m["e"] != "", "%#v", m)
 	if _, ok := m["flag"]; ok {
 		t.Error("token without '=' kept")
 	}
@@ -117,19 +104,13 @@ func TestGrouping(t *testing.T) {
 			}
 		}
 	}
-	if len(invs) != 2 || invs[0].PID != 100 || invs[1].PID != 200 || len(invs[0].Spans) != 5 {
-		t.Fatalf("invocations %+v", invs)
-	}
+	require.False(t, len(invs) != 2 || invs[0].PID != 100 || invs[1].PID != 200 || len(invs[0].Spans) != 5, "invocations %+v", invs)
 	if r := invs[0].Root(); r == nil || r.Name != "chip.run" {
 		t.Errorf("root %+v", r)
 	}
 	b := Buckets(invs)
-	if len(b) != 1 || b[0].HID != "abc" || len(b[0].Invocations) != 2 || Label(b, "abc") != "decode" {
-		t.Errorf("buckets %+v", b)
-	}
-	if ExternalProducer("ext.pypto.decode layer") != "pypto" || ExternalProducer("ext..x") != "" || ExternalProducer("ext.p") != "" {
-		t.Error("ExternalProducer")
-	}
+	assert.False(t, len(b) != 1 || b[0].HID != "abc" || len(b[0].Invocations) != 2 || Label(b, "abc") != "decode", "buckets %+v", b)
+	assert.False(t, ExternalProducer("ext.pypto.decode layer") != "pypto" || ExternalProducer("ext..x") != "" || ExternalProducer("ext.p") != "", "ExternalProducer")
 }
 
 func TestAnchorsRepeated(t *testing.T) {
@@ -137,9 +118,7 @@ func TestAnchorsRepeated(t *testing.T) {
 	p.Line([]byte("[CLOCK_ANCHOR] v=1 pid=5 mono_ns=10 wall_ns=20"))
 	p.Line([]byte("[CLOCK_ANCHOR] v=1 pid=5 mono_ns=30 wall_ns=40"))
 	p.Line([]byte("[CLOCK_ANCHOR] v=2 pid=5 mono_ns=50 wall_ns=60"))
-	if p.AnchorCount[5] != 2 || p.Anchors[5].MonoNS != 30 {
-		t.Errorf("%+v %+v", p.Anchors, p.AnchorCount)
-	}
+	assert.False(t, p.AnchorCount[5] != 2 || p.Anchors[5].MonoNS != 30, "%+v %+v", p.Anchors, p.AnchorCount)
 }
 
 func TestTicks(t *testing.T) {
@@ -153,11 +132,7 @@ func TestTicks(t *testing.T) {
 		{15_000, "0", "+2 µs"},
 	} {
 		got := ticks(tt.span, 1)
-		if len(got) < 2 || len(got) > 9 || got[0].Label != tt.first || got[1].Label != tt.step {
-			t.Errorf("ticks(%d) = %+v", tt.span, got)
-		}
+		assert.False(t, len(got) < 2 || len(got) > 9 || got[0].Label != tt.first || got[1].Label != tt.step, "ticks(%d) = %+v", tt.span, got)
 	}
-	if ticks(0, 1) != nil {
-		t.Error("ticks for an empty span")
-	}
+	assert.Nil(t, ticks(0, 1), "ticks for an empty span")
 }

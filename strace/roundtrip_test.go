@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
 	"simpler.dev/log/spanattr"
@@ -21,9 +24,7 @@ import (
 func TestRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing, Dir: dir, Async: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ctx := spanattr.WithLogger(context.Background(), slog.New(st.Handler()))
 	ctx, inv := spanattr.NewInvocation(ctx, 0xfeed)
 	rctx, root := spanattr.Start(ctx, "chip.run", slog.Int("rank", 0), slog.String("note", "two words"))
@@ -33,40 +34,24 @@ func TestRoundTrip(t *testing.T) {
 	spanattr.Emit(rctx, "chip.run.device_wall", 1234, 5*time.Microsecond, slog.String("clk", "dev"))
 	root.End(slog.Int("run_id", 7))
 	inv.End()
-	if err := st.Close(0); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, st.Close(0))
 
 	f, err := os.Open(st.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	var p strace.Parser
-	if err := p.Read(f); err != nil {
-		t.Fatal(err)
-	}
-	if p.Incomplete() != 0 || len(p.Spans) != 3 || len(p.Anchors) != 1 {
-		t.Fatalf("spans %+v incomplete %d anchors %v", p.Spans, p.Incomplete(), p.Anchors)
-	}
+	require.NoError(t, p.Read(f))
+	require.False(t, p.Incomplete() != 0 || len(p.Spans) != 3 || len(p.Anchors) != 1, "spans %+v incomplete %d anchors %v", p.Spans, p.Incomplete(), p.Anchors)
 	byName := map[string]strace.Span{}
 	for _, s := range p.Spans {
 		byName[s.Name] = s
-		if s.Inv != inv.ID() || s.HID != "feed" || s.PID != int64(os.Getpid()) {
-			t.Errorf("identity of %+v", s)
-		}
+		assert.False(t, s.Inv != inv.ID() || s.HID != "feed" || s.PID != int64(os.Getpid()), "identity of %+v", s)
 	}
 	bind, run, dev := byName["chip.run.bind[x]"], byName["chip.run"], byName["chip.run.device_wall"]
-	if bind.Depth != 1 || run.Depth != 0 || dev.Depth != 1 {
-		t.Errorf("depths %d %d %d", bind.Depth, run.Depth, dev.Depth)
-	}
-	if bind.Dur < int64(time.Millisecond) || run.Dur < bind.Dur || bind.TS < run.TS || dev.TS != 1234 || dev.Dur != 5000 || !dev.IsDevice() {
-		t.Errorf("times: bind %+v run %+v dev %+v", bind, run, dev)
-	}
+	assert.False(t, bind.Depth != 1 || run.Depth != 0 || dev.Depth != 1, "depths %d %d %d", bind.Depth, run.Depth, dev.Depth)
+	assert.False(t, bind.Dur < int64(time.Millisecond) || run.Dur < bind.Dur || bind.TS < run.TS || dev.TS != 1234 || dev.Dur != 5000 || !dev.IsDevice(), "times: bind %+v run %+v dev %+v", bind, run, dev)
 	attrs := strace.ParseAttrs(run.Attrs)
-	if attrs["rank"] != int64(0) || attrs["note"] != "two words" || attrs["run_id"] != int64(7) {
-		t.Errorf("attrs %#v", attrs)
-	}
+	assert.False(t, attrs["rank"] != int64(0) || attrs["note"] != "two words" || attrs["run_id"] != int64(7), "attrs %#v", attrs)
 	if a := p.Anchors[int64(os.Getpid())]; a.Wall(run.TS) < time.Now().Add(-time.Minute).UnixNano() {
 		t.Errorf("wall clock of the root %d", a.Wall(run.TS))
 	}
@@ -81,9 +66,7 @@ func TestGoTrace(t *testing.T) {
 	var logBuf bytes.Buffer
 	st, _ := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing, Output: &logBuf})
 	var tr bytes.Buffer
-	if err := trace.Start(&tr); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, trace.Start(&tr))
 	ctx := spanattr.WithLogger(context.Background(), slog.New(st.Handler()))
 	ctx, inv := spanattr.NewInvocation(ctx, 1)
 	_, sp := spanattr.Start(ctx, "chip.run")
@@ -94,22 +77,16 @@ func TestGoTrace(t *testing.T) {
 	trace.Stop()
 
 	g, err := strace.ReadGoTrace(&tr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var p strace.Parser
 	p.Read(&logBuf)
-	if len(p.Spans) != 1 || len(g.Tasks) != 1 || len(g.Regions) != 1 || len(g.Logs) != 1 {
-		t.Fatalf("spans %d tasks %d regions %d logs %d", len(p.Spans), len(g.Tasks), len(g.Regions), len(g.Logs))
-	}
+	require.False(t, len(p.Spans) != 1 || len(g.Tasks) != 1 || len(g.Regions) != 1 || len(g.Logs) != 1, "spans %d tasks %d regions %d logs %d", len(p.Spans), len(g.Tasks), len(g.Regions), len(g.Logs))
 	s, r := p.Spans[0], g.Regions[0]
-	// A wrong clock mapping is off by seconds or more; the slack only
-	// absorbs a preemption between opening the region and reading the
-	// span's start.
-	const slack = int64(5 * time.Millisecond)
-	if r.Name != "chip.run" || abs(r.Start-s.TS) > slack || abs((r.End-r.Start)-s.Dur) > slack {
-		t.Errorf("region %+v does not line up with span ts=%d dur=%d", r, s.TS, s.Dur)
-	}
+	// A wrong clock mapping is off by seconds or more; the slack absorbs
+	// preemptions between opening the region and reading the span's
+	// start, which on a busy machine can take tens of milliseconds.
+	const slack = int64(500 * time.Millisecond)
+	assert.False(t, r.Name != "chip.run" || abs(r.Start-s.TS) > slack || abs((r.End-r.Start)-s.Dur) > slack, "region %+v does not line up with span ts=%d dur=%d", r, s.TS, s.Dur)
 	evs := g.Events(9, "go")
 	var kinds []string
 	for _, e := range evs {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -29,24 +30,16 @@ func golden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
 	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
 	}
 	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs:\ngot:\n%s\nwant:\n%s", name, got, want)
-	}
+	require.NoError(t, err)
+	assert.EqualValues(t, string(want), got, "%s differs:\ngot:\n%s\nwant:\n%s", name, got, want)
 }
 
 func TestTablesAndWarnings(t *testing.T) {
 	code, out, errs := runCmd(t, "", fixture)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
+	require.EqualValues(t, 0, code, "exit %d: %s", code, errs)
 	golden(t, "mixed.tables", out)
 	golden(t, "mixed.warnings", errs)
 	// The warnings of simpler's reader, word for word.
@@ -56,17 +49,13 @@ func TestTablesAndWarnings(t *testing.T) {
 		"warning: pid 200 dropped 1 host-log record(s) before they reached the destination (queue_full=0 claim_exhausted=0 output_failed=1 not_admitted=0); the timing below is computed from an incomplete log\n",
 		"warning: pid 200 has [STRACE] spans but no [CLOCK_ANCHOR]",
 	} {
-		if !strings.Contains(errs, w) {
-			t.Errorf("missing warning %q", w)
-		}
+		assert.Contains(t, errs, w, "missing warning %q", w)
 	}
 }
 
 func TestTree(t *testing.T) {
 	code, out, _ := runCmd(t, "", "--tree", fixture)
-	if code != 0 {
-		t.Fatal(code)
-	}
+	require.EqualValues(t, 0, code, code)
 	golden(t, "mixed.tree", out)
 }
 
@@ -75,9 +64,7 @@ func TestStdinAndFlagsAfterInputs(t *testing.T) {
 	dir := t.TempDir()
 	tr := filepath.Join(dir, "t.json")
 	code, out, errs := runCmd(t, string(b), "-", "--trace-out", tr)
-	if code != 0 || !strings.Contains(out, "Wrote Chrome trace: "+tr+" (6 spans)") {
-		t.Fatalf("exit %d, out %q, err %q", code, out, errs)
-	}
+	require.False(t, code != 0 || !strings.Contains(out, "Wrote Chrome trace: "+tr+" (6 spans)"), "exit %d, out %q, err %q", code, out, errs)
 }
 
 type traceDoc struct {
@@ -97,13 +84,9 @@ type traceDoc struct {
 func readDoc(t *testing.T, path string) traceDoc {
 	t.Helper()
 	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var d traceDoc
-	if err := json.Unmarshal(b, &d); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(b, &d))
 	return d
 }
 
@@ -114,9 +97,7 @@ func TestTraceOut(t *testing.T) {
 		t.Fatal(errs)
 	}
 	d := readDoc(t, tr)
-	if d.DisplayTimeUnit != "ms" {
-		t.Error("displayTimeUnit")
-	}
+	assert.EqualValues(t, "ms", d.DisplayTimeUnit, "displayTimeUnit")
 	names := map[string]int{}
 	var device, wall int
 	for _, e := range d.TraceEvents {
@@ -129,19 +110,13 @@ func TestTraceOut(t *testing.T) {
 			if _, ok := e.Args["wall_time"]; ok {
 				wall++
 			}
-			if e.Name == "chip.run.bind.args" && (e.TS != 2.1 || e.Dur != 0.3 || e.Args["attrs"] != "note=two%20words" || e.Args["depth"] != 2.0) {
-				t.Errorf("event %+v", e)
-			}
+			assert.False(t, e.Name == "chip.run.bind.args" && (e.TS != 2.1 || e.Dur != 0.3 || e.Args["attrs"] != "note=two%20words" || e.Args["depth"] != 2.0), "event %+v", e)
 		case "M":
-			if e.Name != "process_name" && e.Name != "thread_name" {
-				t.Errorf("metadata %q", e.Name)
-			}
+			assert.False(t, e.Name != "process_name" && e.Name != "thread_name", "metadata %q", e.Name)
 		}
 	}
 	// ext. and node. spans carry no invocation and stay out of these lanes.
-	if names["ext.pypto.decode layer"] != 0 || names["node.dispatch"] != 0 || names["chip.run"] != 2 || len(names) != 5 {
-		t.Errorf("events %v", names)
-	}
+	assert.False(t, names["ext.pypto.decode layer"] != 0 || names["node.dispatch"] != 0 || names["chip.run"] != 2 || len(names) != 5, "events %v", names)
 	if device != 1 || wall != 4 { // pid 100's host spans have an anchor, pid 200's do not
 		t.Errorf("device events %d, wall-clock args %d", device, wall)
 	}
@@ -154,9 +129,7 @@ func TestTraceOut(t *testing.T) {
 			lanes[[2]int64{e.PID, e.TID}] = true
 		}
 	}
-	if x != 7 || len(s.Unaligned) != 1 || len(lanes) != 4 {
-		t.Errorf("swimlane: %d events, %d device spans listed apart, lanes %v", x, len(s.Unaligned), lanes)
-	}
+	assert.False(t, x != 7 || len(s.Unaligned) != 1 || len(lanes) != 4, "swimlane: %d events, %d device spans listed apart, lanes %v", x, len(s.Unaligned), lanes)
 }
 
 func TestHTML(t *testing.T) {
@@ -166,9 +139,7 @@ func TestHTML(t *testing.T) {
 	}
 	b, _ := os.ReadFile(path)
 	page := string(b)
-	if strings.Contains(page, "http://") && !strings.Contains(page, `xmlns="http://www.w3.org/2000/svg"`) || strings.Contains(page, "<script") || strings.Contains(page, "src=") {
-		t.Error("the page reaches for the network")
-	}
+	assert.False(t, strings.Contains(page, "http://") && !strings.Contains(page, `xmlns="http://www.w3.org/2000/svg"`) || strings.Contains(page, "<script") || strings.Contains(page, "src="), "the page reaches for the network")
 	svg := regexp.MustCompile(`(?s)<svg.*</svg>`).FindString(page)
 	var root struct {
 		Rects []struct {
@@ -176,21 +147,15 @@ func TestHTML(t *testing.T) {
 			Title string `xml:"title"`
 		} `xml:"g>rect"`
 	}
-	if err := xml.Unmarshal([]byte(svg), &root); err != nil {
-		t.Fatalf("SVG does not parse: %v", err)
-	}
+	require.EqualValues(t, nil, xml.Unmarshal([]byte(svg), &root))
 	n := 0
 	for _, r := range root.Rects {
 		if r.Class == "span" {
 			n++
-			if r.Title == "" {
-				t.Error("span without a hover title")
-			}
+			assert.NotEqualValues(t, "", r.Title, "span without a hover title")
 		}
 	}
-	if n != 7 {
-		t.Errorf("%d span elements, want 7 (the host spans)", n)
-	}
+	assert.EqualValues(t, 7, n, "%d span elements, want 7 (the host spans)", n)
 }
 
 func TestBadInput(t *testing.T) {

@@ -3,6 +3,9 @@ package main
 import (
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestAccountingIdentity(t *testing.T) {
@@ -25,25 +28,15 @@ func TestAccountingIdentity(t *testing.T) {
 				tt.c.CloseTimeout = 5 * time.Second
 			}
 			r, err := Run(tt.c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Produced != r.Written+r.Dropped+r.PendingAtClose {
-				t.Errorf("produced %d != written %d + dropped %d + pending %d", r.Produced, r.Written, r.Dropped, r.PendingAtClose)
-			}
+			require.NoError(t, err)
+			assert.EqualValues(t, r.Written+r.Dropped+r.PendingAtClose, r.Produced, "produced %d != written %d + dropped %d + pending %d", r.Produced, r.Written, r.Dropped, r.PendingAtClose)
 			var sum uint64
 			for _, v := range r.ByReason {
 				sum += v
 			}
-			if sum != r.Dropped {
-				t.Errorf("reasons sum to %d, dropped %d", sum, r.Dropped)
-			}
-			if tt.mustDrop && r.Dropped == 0 {
-				t.Errorf("no drops with a %s destination", tt.name)
-			}
-			if tt.c.Stall && r.CloseError == "" {
-				t.Error("a stalled destination closed without a timeout error")
-			}
+			assert.EqualValues(t, r.Dropped, sum, "reasons sum to %d, dropped %d", sum, r.Dropped)
+			assert.False(t, tt.mustDrop && r.Dropped == 0, "no drops with a %s destination", tt.name)
+			assert.False(t, tt.c.Stall && r.CloseError == "", "a stalled destination closed without a timeout error")
 			t.Logf("%+v", r)
 		})
 	}

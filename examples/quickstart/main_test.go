@@ -7,6 +7,9 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"simpler.dev/log/levels"
 )
 
@@ -15,59 +18,39 @@ var envelopeLine = regexp.MustCompile(`^\[mono_ns=\d+\]\[T0x[0-9a-f]+\]\[(DEBUG|
 func TestQuickstartWritesEnvelopes(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "logs")
 	var console bytes.Buffer
-	if err := run(dir, levels.Debug, &console); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, run(dir, levels.Debug, &console))
 	// The console shows INFO and above, TIMING by name, DEBUG not at all.
 	if !bytes.Contains(console.Bytes(), []byte(" TIMING ")) || bytes.Contains(console.Bytes(), []byte(" DBG ")) ||
 		bytes.Contains(console.Bytes(), []byte("INF+2")) {
 		t.Errorf("console:\n%s", console.Bytes())
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "host.*.log"))
-	if len(files) != 1 {
-		t.Fatalf("log files: %v", files)
-	}
+	require.EqualValues(t, 1, len(files), "log files: %v", files)
 	b, err := os.ReadFile(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	lines := bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n"))
-	if len(lines) < 10 {
-		t.Fatalf("only %d lines", len(lines))
-	}
+	require.False(t, len(lines) < 10, "only %d lines", len(lines))
 	for _, l := range lines {
-		if !envelopeLine.Match(l) || len(l) >= 512 {
-			t.Errorf("not an envelope record: %q", l)
-		}
+		assert.False(t, !envelopeLine.Match(l) || len(l) >= 512, "not an envelope record: %q", l)
 	}
-	if n := bytes.Count(b, []byte("[CLOCK_ANCHOR]")); n != 1 {
-		t.Errorf("%d anchors, want 1", n)
-	}
+	assert.EqualValues(t, 1, bytes.Count(b, []byte("[CLOCK_ANCHOR]")))
 	// Every [STRACE] record is whole by the grammar simpler's reader uses.
 	spanRE := regexp.MustCompile(`\[STRACE\]\s+v=(\d+)\s+pid=(\d+)\s+tid=(\d+)\s+inv=(\d+)\s+hid=([0-9a-fA-F]+)\s+depth=(\d+)\s+name=(\S+)\s+ts=(\d+)\s+dur=(\d+)(.*)`)
 	heads := bytes.Count(b, []byte("[STRACE]"))
 	if n := len(spanRE.FindAll(b, -1)); n != heads || heads < 10 {
 		t.Errorf("%d [STRACE] markers, %d whole records; want >= 10, all whole", heads, n)
 	}
-	if bytes.Count(b, []byte("] aicpu_execute: [main.go:")) != 8 {
-		t.Error("the simulated device's records are missing")
-	}
+	assert.EqualValues(t, 8, bytes.Count(b, []byte("] aicpu_execute: [main.go:")), "the simulated device's records are missing")
 	// Device records take the one data path: the console shows them and
 	// the recorder keeps them, in the same envelope as the file.
-	if !bytes.Contains(console.Bytes(), []byte("INF core 0 online")) {
-		t.Errorf("device record missing from the console:\n%s", console.Bytes())
-	}
+	assert.True(t, bytes.Contains(console.Bytes(), []byte("INF core 0 online")), "device record missing from the console:\n%s", console.Bytes())
 	if m, _ := filepath.Glob(filepath.Join(dir, "atrace", "trace_*", "exit_event_*", "exit_tracer_host.txt")); len(m) == 1 {
 		if d, _ := os.ReadFile(m[0]); !bytes.Contains(d, []byte("][INFO] aicpu_scheduler: [main.go:")) {
 			t.Error("device record missing from the exit dump")
 		}
 	}
-	if !bytes.Contains(b, []byte("name=ext.quickstart.cleanup ")) {
-		t.Error("no ext. span")
-	}
-	if bytes.Contains(b, []byte("[HOSTLOG_DROPS]")) {
-		t.Error("the quickstart dropped records")
-	}
+	assert.True(t, bytes.Contains(b, []byte("name=ext.quickstart.cleanup ")), "no ext. span")
+	assert.False(t, bytes.Contains(b, []byte("[HOSTLOG_DROPS]")), "the quickstart dropped records")
 	// The failed job dumped a schedule event with the DEBUG context; the
 	// exit dumped another.
 	for _, ev := range []string{"schedule", "exit"} {
@@ -77,12 +60,8 @@ func TestQuickstartWritesEnvelopes(t *testing.T) {
 			continue
 		}
 		b, _ := os.ReadFile(m[0])
-		if !bytes.Contains(b, []byte("[DEBUG]")) {
-			t.Errorf("%s dump without DEBUG context", ev)
-		}
+		assert.True(t, bytes.Contains(b, []byte("[DEBUG]")), "%s dump without DEBUG context", ev)
 	}
 	fi, err := os.Stat(dir)
-	if err != nil || fi.Mode().Perm() != 0o750&^currentUmask() {
-		t.Errorf("directory mode %v", fi.Mode().Perm())
-	}
+	assert.False(t, err != nil || fi.Mode().Perm() != 0o750&^currentUmask(), "directory mode %v", fi.Mode().Perm())
 }

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzRender renders a record from arbitrary user text and checks the
@@ -26,31 +28,17 @@ func FuzzRender(f *testing.F) {
 			l.Attr("", 0, slog.Any(key, []byte(val)))
 		}
 		out := l.Finish()
-		if len(out) > MaxRecord {
-			t.Fatalf("record of %d bytes", len(out))
-		}
-		if bytes.IndexByte(out, '\n') != len(out)-1 {
-			t.Fatalf("newline not only at the end: %q", out)
-		}
-		if len(out) == MaxRecord && !bytes.HasSuffix(out, []byte("~\n")) {
-			t.Fatalf("full-size record without ~: %q", out)
-		}
+		require.False(t, len(out) > MaxRecord, "record of %d bytes", len(out))
+		require.EqualValues(t, len(out)-1, bytes.IndexByte(out, '\n'), "newline not only at the end: %q", out)
+		require.False(t, len(out) == MaxRecord && !bytes.HasSuffix(out, []byte("~\n")), "full-size record without ~: %q", out)
 		for _, c := range out[:len(out)-1] {
-			if c < 0x20 || c == 0x7f {
-				t.Fatalf("raw control byte %#x in %q", c, out)
-			}
+			require.False(t, c < 0x20 || c == 0x7f, "raw control byte %#x in %q", c, out)
 		}
 		body := out[len("[mono_ns=42][T0x7][INFO] go: ") : len(out)-1]
-		if ContainsMarker(string(body)) {
-			t.Fatalf("marker forged from user text: %q", out)
-		}
-		if !utf8.Valid(out) && !bytes.HasSuffix(out, []byte("~\n")) {
-			t.Fatalf("invalid UTF-8 in untruncated record: %q", out)
-		}
+		require.False(t, ContainsMarker(string(body)), "marker forged from user text: %q", out)
+		require.False(t, !utf8.Valid(out) && !bytes.HasSuffix(out, []byte("~\n")), "invalid UTF-8 in untruncated record: %q", out)
 		p, err := Parse(out)
-		if err != nil || p.Mono != 42 || p.TID != 7 || p.Function != "go" {
-			t.Fatalf("does not parse back: %+v %v", p, err)
-		}
+		require.False(t, err != nil || p.Mono != 42 || p.TID != 7 || p.Function != "go", "does not parse back: %+v %v", p, err)
 	})
 }
 
@@ -69,12 +57,8 @@ func FuzzPlainWords(f *testing.F) {
 				wantASCII = false
 			}
 		}
-		if got := plainText(s); got != wantText {
-			t.Fatalf("plainText(%q) = %v, want %v", s, got, wantText)
-		}
-		if got := plainASCII(s); got != wantASCII {
-			t.Fatalf("plainASCII(%q) = %v, want %v", s, got, wantASCII)
-		}
+		require.EqualValues(t, wantText, plainText(s), "plainText(%q)", s)
+		require.EqualValues(t, wantASCII, plainASCII(s), "plainASCII(%q)", s)
 	})
 }
 
@@ -88,8 +72,6 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if p.Function == "" || bytes.ContainsAny([]byte(p.Function), ": \t") || p.Mono < 0 {
-			t.Fatalf("parsed %+v from %q", p, line)
-		}
+		require.False(t, p.Function == "" || bytes.ContainsAny([]byte(p.Function), ": \t") || p.Mono < 0, "parsed %+v from %q", p, line)
 	})
 }

@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"simpler.dev/log/levels"
 )
 
@@ -76,9 +79,7 @@ func TestGolden(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got := render(tt.msg, tt.attrs...)
 			want := hdr + tt.want + "\n"
-			if got != want {
-				t.Errorf("got  %q\nwant %q", got, want)
-			}
+			assert.EqualValues(t, want, got, "got  %q\nwant %q", got, want)
 		})
 	}
 }
@@ -92,9 +93,7 @@ func TestHeaderAndCaller(t *testing.T) {
 	l.Attr("", 0, slog.Int("ms", 412))
 	got := string(l.Finish())
 	want := "[mono_ns=183746529384756][T0x1a][WARN] main.serve: [server.go:88] slow request path=/v1/items ms=412\n"
-	if got != want {
-		t.Errorf("got  %q\nwant %q", got, want)
-	}
+	assert.EqualValues(t, want, got, "got  %q\nwant %q", got, want)
 }
 
 func TestLevelNames(t *testing.T) {
@@ -107,9 +106,7 @@ func TestLevelNames(t *testing.T) {
 	} {
 		var l Line
 		l.Header(1, 1, tt.l)
-		if got := string(l.Content()); got != "[mono_ns=1][T0x1]["+tt.want+"] " {
-			t.Errorf("level %d: got %q", tt.l, got)
-		}
+		assert.EqualValues(t, "[mono_ns=1][T0x1]["+tt.want+"] ", string(l.Content()))
 	}
 }
 
@@ -132,9 +129,7 @@ func TestTruncation(t *testing.T) {
 				}
 				return
 			}
-			if len(got) != MaxRecord {
-				t.Fatalf("len = %d, want %d", len(got), MaxRecord)
-			}
+			require.EqualValues(t, MaxRecord, len(got), "len = %d, want %d", len(got), MaxRecord)
 			if want := string(content[:510]) + "~\n"; string(got) != want {
 				t.Errorf("got tail %q, want tail %q", got[500:], want[500:])
 			}
@@ -144,12 +139,8 @@ func TestTruncation(t *testing.T) {
 		var l Line
 		l.Message(strings.Repeat("\n", 300)) // 600 bytes escaped
 		got := l.Finish()
-		if len(got) != MaxRecord || !bytes.HasSuffix(got, []byte("~\n")) {
-			t.Fatalf("len %d, tail %q", len(got), got[len(got)-4:])
-		}
-		if bytes.Count(got, []byte{'\n'}) != 1 {
-			t.Error("raw newline inside truncated record")
-		}
+		require.False(t, len(got) != MaxRecord || !bytes.HasSuffix(got, []byte("~\n")), "len %d, tail %q", len(got), got[len(got)-4:])
+		assert.EqualValues(t, 1, bytes.Count(got, []byte{'\n'}), "raw newline inside truncated record")
 	})
 	t.Run("many attrs", func(t *testing.T) {
 		var l Line
@@ -158,9 +149,7 @@ func TestTruncation(t *testing.T) {
 			l.Attr("", 0, slog.Int("key", i))
 		}
 		got := l.Finish()
-		if len(got) != MaxRecord || string(got[510:]) != "~\n" {
-			t.Fatalf("len %d tail %q", len(got), got[500:])
-		}
+		require.False(t, len(got) != MaxRecord || string(got[510:]) != "~\n", "len %d tail %q", len(got), got[500:])
 	})
 }
 
@@ -199,12 +188,8 @@ func TestNeverPanics(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := render("m", tt.a)
-			if !strings.HasPrefix(got, hdr+"m "+tt.want) {
-				t.Errorf("got %q, want prefix %q", got, tt.want)
-			}
-			if strings.Count(got, "\n") != 1 {
-				t.Errorf("not one line: %q", got)
-			}
+			assert.True(t, strings.HasPrefix(got, hdr+"m "+tt.want), "got %q, want prefix %q", got, tt.want)
+			assert.EqualValues(t, 1, strings.Count(got, "\n"), "not one line: %q", got)
 		})
 	}
 }
@@ -238,9 +223,7 @@ func TestMachineRecords(t *testing.T) {
 		var l Line
 		l.Drops(1234, 0x2, 99, DropCounts{New: 3, Total: 5, QueueFull: 5})
 		want := "[mono_ns=99][T0x2][ERROR] host_log_drops: [HOSTLOG_DROPS] v=1 pid=1234 new=3 total=5 queue_full=5 claim_exhausted=0 output_failed=0 not_admitted=0\n"
-		if got := string(l.Finish()); got != want {
-			t.Errorf("got  %q\nwant %q", got, want)
-		}
+		assert.EqualValues(t, want, string(l.Finish()))
 	})
 	t.Run("anchor", func(t *testing.T) {
 		var l Line
@@ -248,16 +231,12 @@ func TestMachineRecords(t *testing.T) {
 		l.Anchor(4711, 0x1, now)
 		mono := Mono(now)
 		want := fmt.Sprintf("[mono_ns=%d][T0x1][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=4711 mono_ns=%d wall_ns=%d\n", mono, mono, now.UnixNano())
-		if got := string(l.Finish()); got != want {
-			t.Errorf("got  %q\nwant %q", got, want)
-		}
+		assert.EqualValues(t, want, string(l.Finish()))
 	})
 	t.Run("trusted keeps markers, escapes controls", func(t *testing.T) {
 		var l Line
 		l.Trusted("[STRACE] v=1\n")
-		if got := string(l.Finish()); got != "[STRACE] v=1\\n\n" {
-			t.Errorf("got %q", got)
-		}
+		assert.EqualValues(t, "[STRACE] v=1\\n\n", string(l.Finish()))
 	})
 }
 
@@ -271,24 +250,16 @@ func TestFuncName(t *testing.T) {
 		{"a/", "go"},
 		{"weird name:x", "weird name:x"}, // raw: Line.Func escapes
 	} {
-		if got := FuncName(tt.in); got != tt.want {
-			t.Errorf("FuncName(%q) = %q, want %q", tt.in, got, tt.want)
-		}
+		assert.EqualValues(t, tt.want, FuncName(tt.in), "FuncName(%q)", tt.in)
 	}
 }
 
 func TestLookup(t *testing.T) {
 	pc, file, line := callerPC()
 	f := Lookup(pc)
-	if f.Function != "envelope.callerPC" {
-		t.Errorf("Function = %q", f.Function)
-	}
-	if f.File != file || f.Line != line {
-		t.Errorf("got %s:%d, want %s:%d", f.File, f.Line, file, line)
-	}
-	if f2 := Lookup(pc); f2 != f {
-		t.Error("second lookup missed the cache")
-	}
+	assert.EqualValues(t, "envelope.callerPC", f.Function, "Function = %q", f.Function)
+	assert.False(t, f.File != file || f.Line != line, "got %s:%d, want %s:%d", f.File, f.Line, file, line)
+	assert.EqualValues(t, f, Lookup(pc), "second lookup missed the cache")
 	if want := fmt.Sprintf("envelope.callerPC: [%s:%d] ", file, line); f.Prefix() != want {
 		t.Errorf("Prefix = %q, want %q", f.Prefix(), want)
 	}
@@ -298,9 +269,7 @@ func TestMonoIncreases(t *testing.T) {
 	a := MonoNow()
 	b := Mono(time.Now())
 	c := Mono(time.Time{})
-	if a <= 0 || b < a || c < b {
-		t.Errorf("mono not increasing: %d %d %d", a, b, c)
-	}
+	assert.False(t, a <= 0 || b < a || c < b, "mono not increasing: %d %d %d", a, b, c)
 }
 
 func TestParse(t *testing.T) {
@@ -323,9 +292,7 @@ func TestParse(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := Parse([]byte(tt.line))
-			if (err != nil) != tt.err {
-				t.Fatalf("err = %v, want error %v", err, tt.err)
-			}
+			require.EqualValues(t, tt.err, (err != nil), "err = %v, want error %v", err, tt.err)
 			if tt.err {
 				return
 			}
@@ -371,7 +338,5 @@ func TestNumbers(t *testing.T) {
 	l.hex(0x1a)
 	l.byte1(' ')
 	l.hex(0)
-	if got := string(l.Content()); got != "18446744073709551615 1a 0" {
-		t.Errorf("got %q", got)
-	}
+	assert.EqualValues(t, "18446744073709551615 1a 0", string(l.Content()))
 }

@@ -85,9 +85,7 @@ func checkRecords(t *testing.T, out []byte, machine func(p envelope.Parsed) bool
 		p, err := envelope.Parse(line)
 		require.NoError(t, err, "%q", line)
 		rest := string(line[1:]) // the record's own leading "[mono_ns=" is not a forgery
-		if envelope.ContainsMarker(rest) && !machine(p) {
-			t.Fatalf("a machine marker outside a machine record: %q", line)
-		}
+		require.False(t, envelope.ContainsMarker(rest) && !machine(p), "a machine marker outside a machine record: %q", line)
 		assert.False(t, envelope.ContainsMarker(p.Function), "marker in the function field: %q", line)
 		assert.False(t, envelope.ContainsMarker(p.File), "marker in the file field: %q", line)
 		recs = append(recs, p)
@@ -269,9 +267,7 @@ func TestHostileConsole(t *testing.T) {
 	for _, line := range lines {
 		require.True(t, utf8.ValidString(line), "%q", line)
 		for _, r := range line {
-			if r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == 0x2028 || r == 0x2029 || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
-				t.Fatalf("raw %U in %q", r, line)
-			}
+			require.False(t, r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == 0x2028 || r == 0x2029 || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069), "raw %U in %q", r, line)
 		}
 	}
 }

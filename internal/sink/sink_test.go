@@ -66,12 +66,8 @@ func (w *memWriter) lines() []string {
 func checkIdentity(t *testing.T, s *Sink, produced uint64) Counts {
 	t.Helper()
 	c := s.Counts()
-	if c.Dropped != c.QueueFull+c.ClaimExhausted+c.OutputFailed+c.NotAdmitted {
-		t.Errorf("reasons do not sum to the total: %+v", c)
-	}
-	if c.Written+c.Dropped+c.Pending != produced {
-		t.Errorf("written %d + dropped %d + pending %d != produced %d (%+v)", c.Written, c.Dropped, c.Pending, produced, c)
-	}
+	assert.EqualValues(t, c.QueueFull+c.ClaimExhausted+c.OutputFailed+c.NotAdmitted, c.Dropped, "reasons do not sum to the total: %+v", c)
+	assert.EqualValues(t, produced, c.Written+c.Dropped+c.Pending, "written %d + dropped %d + pending %d != produced %d (%+v)", c.Written, c.Dropped, c.Pending, produced, c)
 	return c
 }
 
@@ -79,13 +75,9 @@ func TestSyncMode(t *testing.T) {
 	w := &memWriter{}
 	s := New(&Options{Output: w})
 	for i := range 5 {
-		if err := s.Submit(rec(fmt.Sprint(i), 40)); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, s.Submit(rec(fmt.Sprint(i), 40)))
 	}
-	if got := len(w.lines()); got != 5 {
-		t.Fatalf("sync mode wrote %d records, want 5 at once", got)
-	}
+	require.EqualValues(t, 5, len(w.lines()))
 	if c := checkIdentity(t, s, 5); c.Written != 5 || c.Pending != 0 {
 		t.Errorf("counts %+v", c)
 	}
@@ -183,12 +175,8 @@ func recordIndex(b []byte, each int) (int, bool) {
 func TestStressFastDestination(t *testing.T) {
 	const producers, each = 64, 2000
 	c, w := stressFast(t, producers, each)
-	if w.records != int(c.Written) || w.torn != 0 || w.dup != 0 {
-		t.Fatalf("destination saw %d records (%d written), %d torn writes, %d duplicates", w.records, c.Written, w.torn, w.dup)
-	}
-	if (c.Dropped > 0) != (w.reports > 0) {
-		t.Errorf("%d drops but %d [HOSTLOG_DROPS] reports", c.Dropped, w.reports)
-	}
+	require.False(t, w.records != int(c.Written) || w.torn != 0 || w.dup != 0, "destination saw %d records (%d written), %d torn writes, %d duplicates", w.records, c.Written, w.torn, w.dup)
+	assert.Equal(t, c.Dropped > 0, w.reports > 0, "%d drops but %d [HOSTLOG_DROPS] reports", c.Dropped, w.reports)
 	t.Logf("%+v", c)
 }
 
@@ -198,9 +186,7 @@ func stressFast(t *testing.T, producers, each int) (Counts, *countWriter) {
 	// A private destination takes batched writes: the writer is as fast as
 	// it can be, which is what "fast destination" means here.
 	s := New(&Options{Output: w, OutputPrivate: true})
-	if err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.Start())
 	var wg sync.WaitGroup
 	for p := range producers {
 		wg.Go(func() {
@@ -217,9 +203,7 @@ func stressFast(t *testing.T, producers, each int) (Counts, *countWriter) {
 		})
 	}
 	wg.Wait()
-	if err := s.Close(5 * time.Second); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.Close(5*time.Second))
 	return checkIdentity(t, s, uint64(producers*each)), w
 }
 
@@ -229,9 +213,7 @@ func stressFast(t *testing.T, producers, each int) (Counts, *countWriter) {
 func TestStressFile(t *testing.T) {
 	const producers, each = 64, 2000
 	s := New(nil)
-	if err := s.BindDir(t.TempDir()); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.BindDir(t.TempDir()))
 	s.Start()
 	var wg sync.WaitGroup
 	for p := range producers {
@@ -242,14 +224,10 @@ func TestStressFile(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if err := s.Close(5 * time.Second); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.Close(5*time.Second))
 	c := checkIdentity(t, s, producers*each)
 	b, err := os.ReadFile(s.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 	records, reports := 0, 0
 	last := make(map[int]int)
@@ -258,9 +236,7 @@ func TestStressFile(t *testing.T) {
 			reports++
 			continue
 		}
-		if len(l) != 99 {
-			t.Fatalf("torn record %q", l)
-		}
+		require.EqualValues(t, 99, len(l), "torn record %q", l)
 		records++
 		var p, i int
 		fmt.Sscanf(l, "p%d-%d", &p, &i)
@@ -270,12 +246,8 @@ func TestStressFile(t *testing.T) {
 		}
 		last[p] = i
 	}
-	if uint64(records) != c.Written {
-		t.Errorf("%d records in the file, %d counted written", records, c.Written)
-	}
-	if (c.Dropped > 0) != (reports > 0) {
-		t.Errorf("%d drops but %d reports", c.Dropped, reports)
-	}
+	assert.EqualValues(t, c.Written, uint64(records), "%d records in the file, %d counted written", records, c.Written)
+	assert.Equal(t, c.Dropped > 0, reports > 0, "%d drops but %d reports", c.Dropped, reports)
 	t.Logf("written %d, dropped %d", c.Written, c.Dropped)
 }
 
@@ -285,9 +257,7 @@ func TestStressSlowDestination(t *testing.T) {
 	const producers, each = 64, 200
 	w := &memWriter{delay: 20 * time.Microsecond}
 	s := New(&Options{Output: w})
-	if err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.Start())
 	var wg sync.WaitGroup
 	var refused atomic.Uint64
 	for p := range producers {
@@ -301,19 +271,11 @@ func TestStressSlowDestination(t *testing.T) {
 	}
 	wg.Wait()
 	err := s.Close(10 * time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	c := checkIdentity(t, s, producers*each)
-	if c.Dropped == 0 || c.QueueFull == 0 {
-		t.Errorf("expected queue_full drops with a slow destination: %+v", c)
-	}
-	if c.Dropped != refused.Load() {
-		t.Errorf("Submit refused %d, counts say %d", refused.Load(), c.Dropped)
-	}
-	if w.maxWrite > SlotSize {
-		t.Errorf("a pipe write of %d bytes", w.maxWrite)
-	}
+	assert.False(t, c.Dropped == 0 || c.QueueFull == 0, "expected queue_full drops with a slow destination: %+v", c)
+	assert.EqualValues(t, refused.Load(), c.Dropped, "Submit refused %d, counts say %d", refused.Load(), c.Dropped)
+	assert.False(t, w.maxWrite > SlotSize, "a pipe write of %d bytes", w.maxWrite)
 	lines := w.lines()
 	// The last report carries the final totals: reports go out while the
 	// queue is still full (about once a second), and at close whenever
@@ -325,12 +287,8 @@ func TestStressSlowDestination(t *testing.T) {
 		}
 	}
 	want := fmt.Sprintf("total=%d queue_full=%d", c.Dropped, c.QueueFull)
-	if !strings.Contains(report, want) {
-		t.Errorf("last drop report %q does not carry the final totals (%s)", report, want)
-	}
-	if uint64(len(lines)) < c.Written {
-		t.Errorf("%d lines, %d written", len(lines), c.Written)
-	}
+	assert.Contains(t, report, want, "last drop report %q does not carry the final totals (%s)", report, want)
+	assert.False(t, uint64(len(lines)) < c.Written, "%d lines, %d written", len(lines), c.Written)
 }
 
 // TestNeverReadPipe: standard error is a pipe nobody reads. Producers must
@@ -338,31 +296,21 @@ func TestStressSlowDestination(t *testing.T) {
 // with the counts (it does not wait for the stuck write).
 func TestNeverReadPipe(t *testing.T) {
 	r, wp, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer r.Close()
 	defer wp.Close()
 	setPipeSize(t, wp, 4096)
 	s := New(&Options{Output: wp})
-	if err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.Start())
 	for i := range 10000 {
 		_ = s.Submit(rec(fmt.Sprint(i), 400))
 	}
 	c := s.Counts()
-	if c.QueueFull == 0 {
-		t.Errorf("no drops with a stuck pipe: %+v", c)
-	}
+	assert.NotEqualValues(t, 0, c.QueueFull, "no drops with a stuck pipe: %+v", c)
 	err = s.Close(300 * time.Millisecond)
 	var te *TimeoutError
-	if !errors.As(err, &te) || te.Dropped == 0 {
-		t.Fatalf("Close = %v, want a TimeoutError with the counts", err)
-	}
-	if !strings.Contains(err.Error(), "pending") || !strings.Contains(err.Error(), "dropped") {
-		t.Errorf("error %q does not name the counts", err)
-	}
+	require.False(t, !errors.As(err, &te) || te.Dropped == 0, "Close = %v, want a TimeoutError with the counts", err)
+	assert.False(t, !strings.Contains(err.Error(), "pending") || !strings.Contains(err.Error(), "dropped"), "error %q does not name the counts", err)
 	// After Close every record is refused at once, counted.
 	if err := s.Submit(rec("late", 10)); !errors.Is(err, ErrNotAdmitted) {
 		t.Errorf("Submit after Close = %v", err)
@@ -378,9 +326,7 @@ func (e errWriter) Write([]byte) (int, error) { return 0, e.err }
 func TestOutputFaults(t *testing.T) {
 	closedFile := func() *os.File {
 		f, err := os.CreateTemp(t.TempDir(), "closed")
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		f.Close()
 		return f
 	}
@@ -410,9 +356,7 @@ func TestOutputFaults(t *testing.T) {
 				}
 				_ = s.Close(time.Second)
 				c := checkIdentity(t, s, 10)
-				if c.OutputFailed != 10 || c.Written != 0 {
-					t.Errorf("counts %+v", c)
-				}
+				assert.False(t, c.OutputFailed != 10 || c.Written != 0, "counts %+v", c)
 			})
 		}
 	}
@@ -448,35 +392,24 @@ func TestBoundDirectoryFaults(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "d")
 		os.Mkdir(dir, 0o750)
 		s := New(nil)
-		if err := s.BindDir(dir); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, s.BindDir(dir))
 		s.Start()
 		_ = s.Submit(rec("before", 20))
-		if err := s.Flush(time.Second); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.RemoveAll(dir); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(pathCheckInterval + 50*time.Millisecond)
+		require.NoError(t, s.Flush(time.Second))
+		require.NoError(t, os.RemoveAll(dir))
+		// No wait for the path check: each write checks the file's link
+		// count, so the first record after the removal notices it.
 		for range 5 {
 			_ = s.Submit(rec("after", 20))
 		}
 		_ = s.Flush(time.Second)
 		c := s.Counts()
-		if c.OutputFailed != 5 || c.Written != 1 {
-			t.Errorf("counts %+v", c)
-		}
+		assert.False(t, c.OutputFailed != 5 || c.Written != 1, "counts %+v", c)
 		// Recreated: the report lands in the new file.
 		os.Mkdir(dir, 0o750)
-		if err := s.Close(time.Second); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, s.Close(time.Second))
 		b, _ := os.ReadFile(s.Path())
-		if !strings.Contains(string(b), "[HOSTLOG_DROPS]") || !strings.Contains(string(b), "output_failed=5") {
-			t.Errorf("report missing from recreated file: %q", b)
-		}
+		assert.False(t, !strings.Contains(string(b), "[HOSTLOG_DROPS]") || !strings.Contains(string(b), "output_failed=5"), "report missing from recreated file: %q", b)
 	})
 	t.Run("symlink refused", func(t *testing.T) {
 		dir := t.TempDir()
@@ -484,9 +417,7 @@ func TestBoundDirectoryFaults(t *testing.T) {
 		os.WriteFile(target, nil, 0o600)
 		s := New(nil)
 		os.Symlink(target, filepath.Join(dir, fmt.Sprintf("host.%d.log", s.PID())))
-		if err := s.BindDir(dir); err == nil {
-			t.Error("followed a symlink at the last component")
-		}
+		assert.NotEqualValues(t, nil, s.BindDir(dir), "followed a symlink at the last component")
 	})
 	t.Run("first binding wins", func(t *testing.T) {
 		a, b := t.TempDir(), t.TempDir()
@@ -494,12 +425,8 @@ func TestBoundDirectoryFaults(t *testing.T) {
 		if err := s.BindDir(""); err != nil || s.Dir() != "" {
 			t.Error("empty bind changed something")
 		}
-		if err := s.BindDir(a); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.BindDir(a); err != nil {
-			t.Errorf("rebinding the same dir: %v", err)
-		}
+		require.NoError(t, s.BindDir(a))
+		assert.EqualValues(t, nil, s.BindDir(a))
 		if err := s.BindDir(b); !errors.Is(err, ErrAlreadyBound) || s.Dir() != a {
 			t.Errorf("second dir: %v, bound %q", err, s.Dir())
 		}
@@ -512,13 +439,9 @@ func TestFileModeAndBatching(t *testing.T) {
 	defer logtest.Umask(old)
 	dir := t.TempDir()
 	s := New(nil)
-	if err := s.BindDir(dir); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.BindDir(dir))
 	fi, err := os.Stat(s.Path())
-	if err != nil || fi.Mode().Perm() != 0o640 {
-		t.Errorf("mode %v under umask 077, want 0640", fi.Mode().Perm())
-	}
+	assert.False(t, err != nil || fi.Mode().Perm() != 0o640, "mode %v under umask 077, want 0640", fi.Mode().Perm())
 	s.Close(0)
 }
 
@@ -526,25 +449,17 @@ func TestLifecycle(t *testing.T) {
 	t.Run("close twice", func(t *testing.T) {
 		s := New(&Options{Output: &memWriter{}})
 		s.Start()
-		if err := s.Close(0); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Close(0); err != nil {
-			t.Errorf("second Close: %v", err)
-		}
+		require.NoError(t, s.Close(0))
+		assert.EqualValues(t, nil, s.Close(0))
 		if err := s.Start(); !errors.Is(err, ErrClosed) {
 			t.Errorf("Start after Close = %v", err)
 		}
 	})
 	t.Run("flush with nothing pending", func(t *testing.T) {
 		s := New(&Options{Output: &memWriter{}})
-		if err := s.Flush(time.Millisecond); err != nil {
-			t.Error(err)
-		}
+		assert.NoError(t, s.Flush(time.Millisecond))
 		s.Start()
-		if err := s.Flush(time.Millisecond); err != nil {
-			t.Error(err)
-		}
+		assert.NoError(t, s.Flush(time.Millisecond))
 		s.Close(0)
 	})
 	t.Run("close racing flush", func(t *testing.T) {
@@ -571,30 +486,18 @@ func TestLifecycle(t *testing.T) {
 		for i := range 100 {
 			_ = s.Submit(rec(fmt.Sprintf("a%d", i), 30))
 		}
-		if err := s.Quiesce(time.Second); err != nil {
-			t.Fatal(err)
-		}
-		if s.Running() {
-			t.Error("writer still running after Quiesce")
-		}
-		if got := len(w.lines()); got != 100 {
-			t.Errorf("after quiesce %d lines, want 100", got)
-		}
+		require.NoError(t, s.Quiesce(time.Second))
+		assert.False(t, s.Running(), "writer still running after Quiesce")
+		assert.EqualValues(t, 100, len(w.lines()))
 		_ = s.Submit(rec("sync", 30)) // synchronous now
-		if got := len(w.lines()); got != 101 {
-			t.Errorf("synchronous record not written at once")
-		}
+		assert.EqualValues(t, 101, len(w.lines()), "synchronous record not written at once")
 		s.Start()
 		for i := range 100 {
 			_ = s.Submit(rec(fmt.Sprintf("b%d", i), 30))
 		}
-		if err := s.Close(time.Second); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, s.Close(time.Second))
 		lines := w.lines()
-		if len(lines) != 201 || !strings.HasPrefix(lines[100], "sync") || !strings.HasPrefix(lines[200], "b99") {
-			t.Errorf("%d lines, order wrong", len(lines))
-		}
+		assert.False(t, len(lines) != 201 || !strings.HasPrefix(lines[100], "sync") || !strings.HasPrefix(lines[200], "b99"), "%d lines, order wrong", len(lines))
 		checkIdentity(t, s, 201)
 	})
 	t.Run("drop counts survive restart", func(t *testing.T) {
@@ -633,15 +536,11 @@ func TestPeriodicReport(t *testing.T) {
 		reports := func() int { return strings.Count(strings.Join(w.lines(), "\n"), "[HOSTLOG_DROPS]") }
 		_ = s.Submit(nil) // a drop
 		synctest.Wait()
-		if reports() != 1 || !strings.Contains(strings.Join(w.lines(), "\n"), "new=1 total=1") {
-			t.Fatalf("the writer did not report the drop: %q", w.lines())
-		}
+		require.False(t, reports() != 1 || !strings.Contains(strings.Join(w.lines(), "\n"), "new=1 total=1"), "the writer did not report the drop: %q", w.lines())
 		_ = s.Submit(nil)
 		time.Sleep(ReportInterval / 2)
 		synctest.Wait()
-		if n := reports(); n != 1 {
-			t.Errorf("%d reports within half an interval, want 1 (rate limit)", n)
-		}
+		assert.EqualValues(t, 1, reports())
 		time.Sleep(ReportInterval / 2)
 		synctest.Wait()
 		if n := reports(); n != 2 || !strings.Contains(strings.Join(w.lines(), "\n"), "new=1 total=2") {
@@ -695,24 +594,14 @@ func FuzzRing(f *testing.F) {
 				w.setFailEvery(0)
 			}
 		}
-		if err := s.Close(5 * time.Second); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, s.Close(5*time.Second))
 		c := s.Counts()
-		if c.Pending != 0 || c.Written+c.Dropped != produced.Load() {
-			t.Fatalf("produced %d, counts %+v", produced.Load(), c)
-		}
-		if c.Dropped != c.QueueFull+c.ClaimExhausted+c.OutputFailed+c.NotAdmitted {
-			t.Fatalf("reasons do not sum: %+v", c)
-		}
+		require.False(t, c.Pending != 0 || c.Written+c.Dropped != produced.Load(), "produced %d, counts %+v", produced.Load(), c)
+		require.EqualValues(t, c.QueueFull+c.ClaimExhausted+c.OutputFailed+c.NotAdmitted, c.Dropped, "reasons do not sum: %+v", c)
 		for id, n := range w.ids {
-			if n > 1 {
-				t.Fatalf("record %s written %d times", id, n)
-			}
+			require.False(t, n > 1, "record %s written %d times", id, n)
 		}
-		if uint64(len(w.ids)) != c.Written {
-			t.Fatalf("%d distinct records arrived, %d counted written", len(w.ids), c.Written)
-		}
+		require.EqualValues(t, c.Written, uint64(len(w.ids)), "%d distinct records arrived, %d counted written", len(w.ids), c.Written)
 	})
 }
 
@@ -759,14 +648,8 @@ func TestOutputPrivateBatches(t *testing.T) {
 			_ = s.Submit(rec(fmt.Sprint(i), 100))
 		}
 		s.mu.Unlock()
-		if err := s.Close(time.Second); err != nil {
-			t.Fatal(err)
-		}
-		if private != (w.maxWrite > SlotSize) {
-			t.Errorf("private=%v: largest write %d bytes", private, w.maxWrite)
-		}
-		if len(w.lines()) != 200 {
-			t.Errorf("private=%v: %d lines", private, len(w.lines()))
-		}
+		require.NoError(t, s.Close(time.Second))
+		assert.EqualValues(t, (w.maxWrite > SlotSize), private, "private=%v: largest write %d bytes", private, w.maxWrite)
+		assert.EqualValues(t, 200, len(w.lines()), "private=%v: %d lines", private, len(w.lines()))
 	}
 }
