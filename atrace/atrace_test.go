@@ -114,9 +114,8 @@ func TestAging(t *testing.T) {
 		require.NoError(t, err)
 		dirs = append(dirs, d)
 	}
-	if _, err := os.Stat(dirs[0]); !os.IsNotExist(err) {
-		t.Error("the oldest dump survived the 11th")
-	}
+	_, err := os.Stat(dirs[0])
+	assert.True(t, os.IsNotExist(err), "the oldest dump survived the 11th")
 	ents, _ := os.ReadDir(r.Dir())
 	assert.EqualValues(t, 10, len(ents), "%d directories, want 10", len(ents))
 	// Only exit is exempt from aging (CANN's TraceRecorderSaveNode):
@@ -136,9 +135,8 @@ func TestAging(t *testing.T) {
 		r.Dump(EventSchedule)
 	}
 	for _, d := range []string{ex, dev} {
-		if _, err := os.Stat(d); err != nil {
-			t.Errorf("%s was aged out: %v", filepath.Base(d), err)
-		}
+		_, err := os.Stat(d)
+		assert.NoError(t, err, "%s was aged out: %v", filepath.Base(d), err)
 	}
 	_, err = os.Stat(sc)
 	assert.True(t, os.IsNotExist(err), "the stackcore dump was not aged: %v", err)
@@ -164,9 +162,8 @@ func TestAging(t *testing.T) {
 		for range 15 {
 			r.Dump(EventSchedule)
 		}
-		if ents, _ := os.ReadDir(r.Dir()); len(ents) != 12 {
-			t.Errorf("%d directories, want 12", len(ents))
-		}
+		ents, _ := os.ReadDir(r.Dir())
+		assert.EqualValues(t, 12, len(ents), "%d directories, want 12", len(ents))
 	})
 	t.Run("unset means 10, said at INFO", func(t *testing.T) {
 		r, out := newRecorder(t, nil, nil)
@@ -191,14 +188,12 @@ func TestRemovalFailureWarnsAndContinues(t *testing.T) {
 	defer func() { removeAll = os.RemoveAll }()
 	r, warnings := newRecorder(t, nil, nil)
 	for range 11 {
-		if _, err := r.Dump(EventSchedule); err != nil {
-			t.Fatal(err)
-		}
+		_, err := r.Dump(EventSchedule)
+		require.NoError(t, err)
 	}
 	assert.Contains(t, warnings.String(), "could not remove old trace directory", "no warning: %q", warnings.String())
-	if ents, _ := os.ReadDir(r.Dir()); len(ents) != 11 {
-		t.Errorf("%d directories: the 11th dump did not happen", len(ents))
-	}
+	ents, _ := os.ReadDir(r.Dir())
+	assert.EqualValues(t, 11, len(ents), "%d directories: the 11th dump did not happen", len(ents))
 }
 
 func TestModes(t *testing.T) {
@@ -211,13 +206,11 @@ func TestModes(t *testing.T) {
 			d, err := r.Dump(EventExit)
 			require.NoError(t, err)
 			for _, p := range []string{work, filepath.Dir(work), filepath.Join(work, "atrace"), r.Dir(), d} {
-				if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o750 {
-					t.Errorf("%s: %v %v", p, fi.Mode().Perm(), err)
-				}
+				fi, err := os.Stat(p)
+				assert.False(t, err != nil || fi.Mode().Perm() != 0o750, "%s: %v %v", p, fi.Mode().Perm(), err)
 			}
-			if fi, err := os.Stat(filepath.Join(d, "exit_tracer_host.txt")); err != nil || fi.Mode().Perm() != 0o640 {
-				t.Errorf("file mode %v %v", fi.Mode().Perm(), err)
-			}
+			fi, err := os.Stat(filepath.Join(d, "exit_tracer_host.txt"))
+			assert.False(t, err != nil || fi.Mode().Perm() != 0o640, "file mode %v %v", fi.Mode().Perm(), err)
 		})
 	}
 }
@@ -339,9 +332,8 @@ func TestLevelsAndClose(t *testing.T) {
 	log.Warn("triggers")
 	require.NoError(t, r.Close())
 	assert.EqualValues(t, nil, r.Close())
-	if _, err := r.Dump(EventSchedule); !errors.Is(err, ErrClosed) {
-		t.Errorf("dump after Close: %v", err)
-	}
+	_, err := r.Dump(EventSchedule)
+	assert.True(t, errors.Is(err, ErrClosed), "dump after Close: %v", err)
 	ents, _ := os.ReadDir(r.Dir())
 	require.EqualValues(t, 2, len(ents), "%v", ents)
 	b, _ := os.ReadFile(filepath.Join(r.Dir(), ents[0].Name(), "exit_tracer_host.txt"))

@@ -57,13 +57,11 @@ func TestSimFollowsHostThreshold(t *testing.T) {
 	require.False(t, len(lines) != 1 || !regexp.MustCompile(`^\[mono_ns=\d+\]\[T0x[0-9a-f]+\]\[ERROR\] run_kernel: \[bridge_test\.go:\d+\] block 4 failed$`).MatchString(lines[0]), "lines %q", lines)
 	st.SetLevel(levels.Warn) // on the host, no re-bind
 	dev.Warnf("run_kernel", "block %d slow", 5)
-	if lines := buf.lines(); len(lines) != 2 || !strings.HasSuffix(lines[1], "block 5 slow") || !strings.Contains(lines[1], "[WARN] run_kernel:") {
-		t.Errorf("lines %q", lines)
-	}
+	lines = buf.lines()
+	assert.False(t, len(lines) != 2 || !strings.HasSuffix(lines[1], "block 5 slow") || !strings.Contains(lines[1], "[WARN] run_kernel:"), "lines %q", lines)
 	assert.False(t, !dev.Enabled(levels.Warn) || dev.Enabled(levels.Info), "Enabled does not follow the host")
-	if _, err := NewSim(nil); !errors.Is(err, ErrNilState) {
-		t.Errorf("NewSim(nil) = %v", err)
-	}
+	_, err = NewSim(nil)
+	assert.True(t, errors.Is(err, ErrNilState), "NewSim(nil) = %v", err)
 }
 
 func TestSimHostileText(t *testing.T) {
@@ -138,22 +136,18 @@ func TestForward(t *testing.T) {
 		r := io.MultiReader(strings.NewReader("[INFO] f: first\n[INFO] f: partial"), iotest.ErrReader(errors.New("pipe broke")))
 		n, err := Forward(r, st)
 		assert.False(t, err == nil || err.Error() != "pipe broke" || n != 2, "Forward = %d, %v", n, err)
-		if l := buf.lines(); len(l) != 2 || !strings.HasSuffix(l[1], "partial") {
-			t.Errorf("lines %q", l)
-		}
+		l := buf.lines()
+		assert.False(t, len(l) != 2 || !strings.HasSuffix(l[1], "partial"), "lines %q", l)
 	})
 	t.Run("one byte at a time", func(t *testing.T) {
 		st, buf := newState(t, levels.Info)
-		if _, err := Forward(iotest.OneByteReader(strings.NewReader("[INFO] f: a\n[WARN] g: b\n")), st); err != nil {
-			t.Fatal(err)
-		}
-		if l := buf.lines(); len(l) != 2 {
-			t.Errorf("lines %q", l)
-		}
+		_, err := Forward(iotest.OneByteReader(strings.NewReader("[INFO] f: a\n[WARN] g: b\n")), st)
+		require.NoError(t, err)
+		l := buf.lines()
+		assert.EqualValues(t, 2, len(l), "lines %q", l)
 	})
-	if _, err := Forward(strings.NewReader(""), nil); !errors.Is(err, ErrNilState) {
-		t.Errorf("Forward(nil state) = %v", err)
-	}
+	_, err = Forward(strings.NewReader(""), nil)
+	assert.True(t, errors.Is(err, ErrNilState), "Forward(nil state) = %v", err)
 }
 
 // TestForwardRefusesForgery: a simulator's output never yields a machine
@@ -274,9 +268,8 @@ func TestLatch(t *testing.T) {
 			assert.False(t, !d.FromEnv || d.Level != tt.level || d.Timing != tt.timing, "env %q: %+v", tt.env, d)
 		}
 	})
-	if _, err := InitDevice(nil, 0, nil); !errors.Is(err, ErrNilState) {
-		t.Errorf("InitDevice(nil) = %v", err)
-	}
+	_, err := InitDevice(nil, 0, nil)
+	assert.True(t, errors.Is(err, ErrNilState), "InitDevice(nil) = %v", err)
 }
 
 func mustWriter(t *testing.T, w io.Writer) *Writer {
@@ -348,9 +341,8 @@ func TestWriterDestinations(t *testing.T) {
 			assert.False(t, (w.out == os.Stdout) != tt.stdout || w.Dir() != tt.dir, "stdout %v dir %q", w.out == os.Stdout, w.Dir())
 		})
 	}
-	if _, err := NewWriter(&WriterOptions{LookupEnv: env(nil)}); err == nil {
-		t.Error("no error without any log directory")
-	}
+	_, err := NewWriter(&WriterOptions{LookupEnv: env(nil)})
+	assert.Error(t, err, "no error without any log directory")
 }
 
 func TestWriterFilesAndRotation(t *testing.T) {
@@ -382,9 +374,8 @@ func TestWriterFilesAndRotation(t *testing.T) {
 	assert.Contains(t, string(b), "[k.cpp:59]", "newest file lacks the last record:\n%s", b)
 	b, _ = os.ReadFile(filepath.Join(dir, ents[0].Name()))
 	assert.NotContains(t, string(b), "[k.cpp:0]", "the oldest file was kept")
-	if fi, _ := os.Stat(dir); fi.Mode().Perm() != 0o750 {
-		t.Errorf("dir mode %v", fi.Mode().Perm())
-	}
+	fi, _ := os.Stat(dir)
+	assert.EqualValues(t, 0o750, fi.Mode().Perm(), "dir mode %v", fi.Mode().Perm())
 }
 
 // TestWriterRefusesPlantedLink: a symbolic link planted at

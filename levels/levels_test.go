@@ -170,9 +170,8 @@ func TestLevelText(t *testing.T) {
 			b, err := Level(tt.l).MarshalText()
 			require.False(t, err != nil || string(b) != tt.want, "MarshalText = %q, %v; want %q", b, err, tt.want)
 			var back Level
-			if err := back.UnmarshalText(b); err != nil || slog.Level(back) != tt.l {
-				t.Errorf("UnmarshalText(%q) = %d, %v; want %d", b, back, err, tt.l)
-			}
+			err = back.UnmarshalText(b)
+			assert.False(t, err != nil || slog.Level(back) != tt.l, "UnmarshalText(%q) = %d, %v; want %d", b, back, err, tt.l)
 		})
 	}
 }
@@ -204,13 +203,11 @@ func TestReplaceAttr(t *testing.T) {
 	}
 	t.Run("other attrs untouched", func(t *testing.T) {
 		a := slog.Int("level", 3)
-		if got := ReplaceAttr(nil, a); !got.Equal(a) {
-			t.Errorf("got %v, want %v", got, a)
-		}
+		got := ReplaceAttr(nil, a)
+		assert.True(t, got.Equal(a), "got %v, want %v", got, a)
 		a = slog.Any(slog.LevelKey, Warn)
-		if got := ReplaceAttr([]string{"g"}, a); !got.Equal(a) {
-			t.Errorf("grouped level key changed: %v", got)
-		}
+		got = ReplaceAttr([]string{"g"}, a)
+		assert.True(t, got.Equal(a), "grouped level key changed: %v", got)
 	})
 }
 

@@ -85,9 +85,8 @@ func TestConsoleLevels(t *testing.T) {
 			l := slog.New(NewConsoleHandler(&buf, &ConsoleOptions{NoColor: true, Level: levels.Debug}))
 			l.Log(context.Background(), tt.level, "m", "k", 1)
 			got := buf.String()
-			if f := strings.Fields(got); len(f) != 4 || f[1] != tt.want || f[2] != "m" || f[3] != "k=1" {
-				t.Errorf("level %d: %q, want level %s", tt.level, got, tt.want)
-			}
+			f := strings.Fields(got)
+			assert.False(t, len(f) != 4 || f[1] != tt.want || f[2] != "m" || f[3] != "k=1", "level %d: %q, want level %s", tt.level, got, tt.want)
 		})
 	}
 	t.Run("colours", func(t *testing.T) {
@@ -269,9 +268,8 @@ func TestConsoleClonesRaceFree(t *testing.T) {
 	wg.Wait()
 	for _, line := range strings.Split(strings.TrimSpace(string(buf.Bytes())), "\n") {
 		var i, k int
-		if _, err := fmt.Sscanf(line[strings.Index(line, "x.y.a.g"):], "x.y.a.g%d.i=%d x.y.a.g%d.k=", &i, &k, &k); err != nil {
-			t.Errorf("line %q: %v", line, err)
-		}
+		_, err := fmt.Sscanf(line[strings.Index(line, "x.y.a.g"):], "x.y.a.g%d.i=%d x.y.a.g%d.k=", &i, &k, &k)
+		assert.NoError(t, err, "line %q: %v", line, err)
 	}
 }
 
@@ -390,9 +388,8 @@ func TestSetup(t *testing.T) {
 	t.Run("bad level in the environment", func(t *testing.T) {
 		st, _ := NewState(nil)
 		t.Setenv(EnvLevel, "loud")
-		if _, err := Setup(&SetupOptions{State: st}); err == nil || !strings.Contains(err.Error(), "timing") {
-			t.Errorf("err = %v", err)
-		}
+		_, err := Setup(&SetupOptions{State: st})
+		assert.False(t, err == nil || !strings.Contains(err.Error(), "timing"), "err = %v", err)
 	})
 }
 

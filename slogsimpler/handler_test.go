@@ -268,9 +268,8 @@ func TestAnchorOncePerState(t *testing.T) {
 		want := []string{"host_log_drops", "slogsimpler.TestAnchorOncePerState.func3", "clock_anchor", "slogsimpler.TestAnchorOncePerState.func3"}
 		assert.EqualValues(t, fmt.Sprint(want), fmt.Sprint(got), "functions %q, want %q", got, want)
 		assert.False(t, len(recs) == 4 && recs[2].Mono > recs[3].Mono, "anchor mono %d after the record it precedes (%d)", recs[2].Mono, recs[3].Mono)
-		if c := s.Counts(); c.OutputFailed != 1 {
-			t.Errorf("OutputFailed = %d, want 1", c.OutputFailed)
-		}
+		c := s.Counts()
+		assert.EqualValues(t, 1, c.OutputFailed, "OutputFailed = %d, want 1", c.OutputFailed)
 	})
 	t.Run("anchor wall and mono agree", func(t *testing.T) {
 		s, buf := newTestState(t, levels.Timing)
@@ -278,9 +277,8 @@ func TestAnchorOncePerState(t *testing.T) {
 		slog.New(s.Handler()).Warn("w")
 		p := parseLines(t, buf.Bytes())[0]
 		var pid, mono, wall int64
-		if _, err := fmt.Sscanf(string(p.Body), "[CLOCK_ANCHOR] v=1 pid=%d mono_ns=%d wall_ns=%d", &pid, &mono, &wall); err != nil {
-			t.Fatalf("%q: %v", p.Body, err)
-		}
+		_, err := fmt.Sscanf(string(p.Body), "[CLOCK_ANCHOR] v=1 pid=%d mono_ns=%d wall_ns=%d", &pid, &mono, &wall)
+		require.NoError(t, err, "%q: %v", p.Body, err)
 		assert.False(t, pid != int64(os.Getpid()) || mono != p.Mono || wall < before || wall > time.Now().UnixNano(), "anchor %q: pid %d mono %d (envelope %d) wall %d", p.Body, pid, mono, p.Mono, wall)
 	})
 }
@@ -353,14 +351,12 @@ func TestStdlibLogBridge(t *testing.T) {
 
 	recs := records(t, buf.Bytes())
 	require.EqualValues(t, 2, len(recs), "got %d records: %q", len(recs), buf.Bytes())
-	if r := recs[0]; r.Level != "INFO" || r.Function != "log" || r.File != "handler_test.go" || r.Msg != "plain 1" {
-		t.Errorf("log.Printf without flags: %q", r.Raw)
-	}
+	r := recs[0]
+	assert.False(t, r.Level != "INFO" || r.Function != "log" || r.File != "handler_test.go" || r.Msg != "plain 1", "log.Printf without flags: %q", r.Raw)
 	// With Lshortfile the log package puts its own "file:line: " in front
 	// of the text (and slog may supply the PC).
-	if r := recs[1]; (r.Function != "log" && r.Function != "slogsimpler.TestStdlibLogBridge") || r.File != "handler_test.go" || !strings.HasSuffix(r.Msg, ": with file") {
-		t.Errorf("log.Print with Lshortfile: %q", r.Raw)
-	}
+	r = recs[1]
+	assert.False(t, (r.Function != "log" && r.Function != "slogsimpler.TestStdlibLogBridge") || r.File != "handler_test.go" || !strings.HasSuffix(r.Msg, ": with file"), "log.Print with Lshortfile: %q", r.Raw)
 }
 
 func TestForgedRecordIsOneLine(t *testing.T) {
@@ -417,7 +413,6 @@ func TestAfterCloseEachRecordCountsOnce(t *testing.T) {
 		l.Warn("late")
 	}
 	// The anchor is refused once; then only the three records count.
-	if c := s.Counts(); c.NotAdmitted != 4 || c.Dropped != 4 {
-		t.Errorf("counts %+v, want 4 not admitted (one anchor, three records)", c)
-	}
+	c := s.Counts()
+	assert.False(t, c.NotAdmitted != 4 || c.Dropped != 4, "counts %+v, want 4 not admitted (one anchor, three records)", c)
 }

@@ -291,9 +291,8 @@ func TestOpLines(t *testing.T) {
 		fmt.Sprintf("[OP] COMPLETE fused [id=%d] some detail;target=accelerator", id+2),
 	}
 	assert.EqualValues(t, fmt.Sprintf("%q", want), fmt.Sprintf("%q", ops), "got  %q\nwant %q", ops, want)
-	if sp := spans(t, buf.String()); len(sp) != 1 || sp[0].name != "fused" || sp[0].attrs != "bytes=9" {
-		t.Errorf("op span: %q", buf.String())
-	}
+	sp := spans(t, buf.String())
+	assert.False(t, len(sp) != 1 || sp[0].name != "fused" || sp[0].attrs != "bytes=9", "op span: %q", buf.String())
 	// Ids are the counter's value before the increment: the process's first
 	// op is 0 and the counter now holds the next id.
 	assert.EqualValues(t, id+3, opCounter.Load())

@@ -30,9 +30,8 @@ func TestReadParallelMatchesRead(t *testing.T) {
 func TestReadParallelError(t *testing.T) {
 	var p Parser
 	r := io.MultiReader(bytes.NewReader(benchLog(10)), iotest.ErrReader(errors.New("disk gone")))
-	if err := p.ReadParallel(r); err == nil || err.Error() != "disk gone" {
-		t.Errorf("err = %v", err)
-	}
+	err := p.ReadParallel(r)
+	assert.False(t, err == nil || err.Error() != "disk gone", "err = %v", err)
 	assert.EqualValues(t, 5, len(p.Spans), "%d spans before the error, want 5", len(p.Spans))
 }
 

@@ -36,18 +36,14 @@ func TestParseFixture(t *testing.T) {
 		assert.EqualValues(t, want[i], p.Spans[i], "span %d:\ngot  %+v\nwant %+v", i, p.Spans[i], want[i])
 	}
 	assert.False(t, p.Heads != 9 || p.Incomplete() != 1, "heads %d incomplete %d, want 9 and 1", p.Heads, p.Incomplete())
-	if d := p.Drops[100]; d.Total != 5 || d.QueueFull != 4 || d.ClaimExhausted != 1 {
-		t.Errorf("pid 100 drops %+v: the larger total must win", d)
-	}
-	if d := p.Drops[200]; d.Total != 1 || d.OutputFailed != 1 {
-		t.Errorf("pid 200 drops %+v", d)
-	}
-	if a := p.Anchors[100]; a.MonoNS != 1000 || a.Wall(2000) != 1780000000000001000 {
-		t.Errorf("anchor %+v", a)
-	}
-	if _, ok := p.Anchors[200]; ok {
-		t.Error("pid 200 has no anchor")
-	}
+	d := p.Drops[100]
+	assert.False(t, d.Total != 5 || d.QueueFull != 4 || d.ClaimExhausted != 1, "pid 100 drops %+v: the larger total must win", d)
+	d = p.Drops[200]
+	assert.False(t, d.Total != 1 || d.OutputFailed != 1, "pid 200 drops %+v", d)
+	a := p.Anchors[100]
+	assert.False(t, a.MonoNS != 1000 || a.Wall(2000) != 1780000000000001000, "anchor %+v", a)
+	_, ok := p.Anchors[200]
+	assert.False(t, ok, "pid 200 has no anchor")
 }
 
 func TestRecordBoundaries(t *testing.T) {
@@ -89,9 +85,8 @@ func TestDecodeAndAttrs(t *testing.T) {
 	}
 	m := ParseAttrs("rank=0 run_id=-7 note=two%20words flag big=99999999999999999999 e=")
 	assert.False(t, m["rank"] != int64(0) || m["run_id"] != int64(-7) || m["note"] != "two words" || m["big"] != "99999999999999999999" || m["e"] != "", "%#v", m)
-	if _, ok := m["flag"]; ok {
-		t.Error("token without '=' kept")
-	}
+	_, ok := m["flag"]
+	assert.False(t, ok, "token without '=' kept")
 }
 
 func TestGrouping(t *testing.T) {
@@ -99,15 +94,13 @@ func TestGrouping(t *testing.T) {
 	invs := Group(p.Spans, InInvocation)
 	for _, iv := range invs {
 		for _, s := range iv.Spans {
-			if f := Family(s.Name); f == "node" || f == "external" {
-				t.Errorf("%s kept in invocation views", s.Name)
-			}
+			f := Family(s.Name)
+			assert.False(t, f == "node" || f == "external", "%s kept in invocation views", s.Name)
 		}
 	}
 	require.False(t, len(invs) != 2 || invs[0].PID != 100 || invs[1].PID != 200 || len(invs[0].Spans) != 5, "invocations %+v", invs)
-	if r := invs[0].Root(); r == nil || r.Name != "chip.run" {
-		t.Errorf("root %+v", r)
-	}
+	r := invs[0].Root()
+	assert.False(t, r == nil || r.Name != "chip.run", "root %+v", r)
 	b := Buckets(invs)
 	assert.False(t, len(b) != 1 || b[0].HID != "abc" || len(b[0].Invocations) != 2 || Label(b, "abc") != "decode", "buckets %+v", b)
 	assert.False(t, ExternalProducer("ext.pypto.decode layer") != "pypto" || ExternalProducer("ext..x") != "" || ExternalProducer("ext.p") != "", "ExternalProducer")

@@ -52,9 +52,8 @@ func TestRoundTrip(t *testing.T) {
 	assert.False(t, bind.Dur < int64(time.Millisecond) || run.Dur < bind.Dur || bind.TS < run.TS || dev.TS != 1234 || dev.Dur != 5000 || !dev.IsDevice(), "times: bind %+v run %+v dev %+v", bind, run, dev)
 	attrs := strace.ParseAttrs(run.Attrs)
 	assert.False(t, attrs["rank"] != int64(0) || attrs["note"] != "two words" || attrs["run_id"] != int64(7), "attrs %#v", attrs)
-	if a := p.Anchors[int64(os.Getpid())]; a.Wall(run.TS) < time.Now().Add(-time.Minute).UnixNano() {
-		t.Errorf("wall clock of the root %d", a.Wall(run.TS))
-	}
+	a := p.Anchors[int64(os.Getpid())]
+	assert.False(t, a.Wall(run.TS) < time.Now().Add(-time.Minute).UnixNano(), "wall clock of the root %d", a.Wall(run.TS))
 }
 
 // TestGoTrace merges a Go execution trace: its task and region line up
@@ -92,9 +91,8 @@ func TestGoTrace(t *testing.T) {
 	for _, e := range evs {
 		kinds = append(kinds, e.Ph)
 	}
-	if got := strings.Join(kinds, ""); strings.Count(got, "X") != 2 || strings.Count(got, "i") != 1 {
-		t.Errorf("event kinds %q", got)
-	}
+	got := strings.Join(kinds, "")
+	assert.False(t, strings.Count(got, "X") != 2 || strings.Count(got, "i") != 1, "event kinds %q", got)
 }
 
 func abs(x int64) int64 {

@@ -93,9 +93,8 @@ func readDoc(t *testing.T, path string) traceDoc {
 func TestTraceOut(t *testing.T) {
 	dir := t.TempDir()
 	tr, sw := filepath.Join(dir, "t.json"), filepath.Join(dir, "s.json")
-	if code, _, errs := runCmd(t, "", fixture, "--trace-out", tr, "--swimlane", sw); code != 0 {
-		t.Fatal(errs)
-	}
+	code, _, errs := runCmd(t, "", fixture, "--trace-out", tr, "--swimlane", sw)
+	require.EqualValues(t, 0, code, errs)
 	d := readDoc(t, tr)
 	assert.EqualValues(t, "ms", d.DisplayTimeUnit, "displayTimeUnit")
 	names := map[string]int{}
@@ -134,9 +133,8 @@ func TestTraceOut(t *testing.T) {
 
 func TestHTML(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.html")
-	if code, _, errs := runCmd(t, "", fixture, "--html", path); code != 0 {
-		t.Fatal(errs)
-	}
+	code, _, errs := runCmd(t, "", fixture, "--html", path)
+	require.EqualValues(t, 0, code, errs)
 	b, _ := os.ReadFile(path)
 	page := string(b)
 	assert.False(t, strings.Contains(page, "http://") && !strings.Contains(page, `xmlns="http://www.w3.org/2000/svg"`) || strings.Contains(page, "<script") || strings.Contains(page, "src="), "the page reaches for the network")

@@ -37,17 +37,15 @@ func TestQuickstartWritesEnvelopes(t *testing.T) {
 	// Every [STRACE] record is whole by the grammar simpler's reader uses.
 	spanRE := regexp.MustCompile(`\[STRACE\]\s+v=(\d+)\s+pid=(\d+)\s+tid=(\d+)\s+inv=(\d+)\s+hid=([0-9a-fA-F]+)\s+depth=(\d+)\s+name=(\S+)\s+ts=(\d+)\s+dur=(\d+)(.*)`)
 	heads := bytes.Count(b, []byte("[STRACE]"))
-	if n := len(spanRE.FindAll(b, -1)); n != heads || heads < 10 {
-		t.Errorf("%d [STRACE] markers, %d whole records; want >= 10, all whole", heads, n)
-	}
+	n := len(spanRE.FindAll(b, -1))
+	assert.False(t, n != heads || heads < 10, "%d [STRACE] markers, %d whole records; want >= 10, all whole", heads, n)
 	assert.EqualValues(t, 8, bytes.Count(b, []byte("] aicpu_execute: [main.go:")), "the simulated device's records are missing")
 	// Device records take the one data path: the console shows them and
 	// the recorder keeps them, in the same envelope as the file.
 	assert.True(t, bytes.Contains(console.Bytes(), []byte("INF core 0 online")), "device record missing from the console:\n%s", console.Bytes())
 	if m, _ := filepath.Glob(filepath.Join(dir, "atrace", "trace_*", "exit_event_*", "exit_tracer_host.txt")); len(m) == 1 {
-		if d, _ := os.ReadFile(m[0]); !bytes.Contains(d, []byte("][INFO] aicpu_scheduler: [main.go:")) {
-			t.Error("device record missing from the exit dump")
-		}
+		d, _ := os.ReadFile(m[0])
+		assert.True(t, bytes.Contains(d, []byte("][INFO] aicpu_scheduler: [main.go:")), "device record missing from the exit dump")
 	}
 	assert.True(t, bytes.Contains(b, []byte("name=ext.quickstart.cleanup ")), "no ext. span")
 	assert.False(t, bytes.Contains(b, []byte("[HOSTLOG_DROPS]")), "the quickstart dropped records")

@@ -124,15 +124,13 @@ func TestTruncation(t *testing.T) {
 			l.Trusted(string(content))
 			got := l.Finish()
 			if total <= 511 {
-				if want := string(content) + "\n"; string(got) != want {
-					t.Fatalf("untouched record changed: len %d, want %d", len(got), len(want))
-				}
+				want := string(content) + "\n"
+				require.EqualValues(t, want, string(got), "untouched record changed: len %d, want %d", len(got), len(want))
 				return
 			}
 			require.EqualValues(t, MaxRecord, len(got), "len = %d, want %d", len(got), MaxRecord)
-			if want := string(content[:510]) + "~\n"; string(got) != want {
-				t.Errorf("got tail %q, want tail %q", got[500:], want[500:])
-			}
+			want := string(content[:510]) + "~\n"
+			assert.EqualValues(t, want, string(got), "got tail %q, want tail %q", got[500:], want[500:])
 		})
 	}
 	t.Run("bound hit by escapes", func(t *testing.T) {
@@ -201,9 +199,8 @@ func TestAppendDuration(t *testing.T) {
 		time.Hour, time.Hour + time.Nanosecond, 100 * time.Hour, -1, -time.Hour - 5,
 		math.MaxInt64, math.MinInt64,
 	} {
-		if got, want := string(AppendDuration(nil, d)), d.String(); got != want {
-			t.Errorf("AppendDuration(%d) = %q, want %q", int64(d), got, want)
-		}
+		got, want := string(AppendDuration(nil, d)), d.String()
+		assert.EqualValues(t, want, got, "AppendDuration(%d) = %q, want %q", int64(d), got, want)
 	}
 }
 
@@ -212,9 +209,8 @@ func FuzzAppendDuration(f *testing.F) {
 	f.Add(int64(-3723000000001))
 	f.Fuzz(func(t *testing.T, n int64) {
 		d := time.Duration(n)
-		if got, want := string(AppendDuration(nil, d)), d.String(); got != want {
-			t.Fatalf("AppendDuration(%d) = %q, want %q", n, got, want)
-		}
+		got, want := string(AppendDuration(nil, d)), d.String()
+		require.EqualValues(t, want, got, "AppendDuration(%d) = %q, want %q", n, got, want)
 	})
 }
 
@@ -260,9 +256,8 @@ func TestLookup(t *testing.T) {
 	assert.EqualValues(t, "envelope.callerPC", f.Function, "Function = %q", f.Function)
 	assert.False(t, f.File != file || f.Line != line, "got %s:%d, want %s:%d", f.File, f.Line, file, line)
 	assert.EqualValues(t, f, Lookup(pc), "second lookup missed the cache")
-	if want := fmt.Sprintf("envelope.callerPC: [%s:%d] ", file, line); f.Prefix() != want {
-		t.Errorf("Prefix = %q, want %q", f.Prefix(), want)
-	}
+	want := fmt.Sprintf("envelope.callerPC: [%s:%d] ", file, line)
+	assert.EqualValues(t, want, f.Prefix(), "Prefix = %q, want %q", f.Prefix(), want)
 }
 
 func TestMonoIncreases(t *testing.T) {
@@ -317,9 +312,8 @@ func TestAppendTime(t *testing.T) {
 	} {
 		for _, loc := range locs {
 			in := tm.In(loc)
-			if got, want := string(AppendTime(nil, in)), in.Format("2006-01-02T15:04:05.000Z07:00"); got != want {
-				t.Errorf("AppendTime(%v) = %q, want %q", in, got, want)
-			}
+			got, want := string(AppendTime(nil, in)), in.Format("2006-01-02T15:04:05.000Z07:00")
+			assert.EqualValues(t, want, got, "AppendTime(%v) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -328,9 +322,8 @@ func TestNumbers(t *testing.T) {
 	for _, v := range []int64{0, 1, 9, 10, 99, 100, 101, 12345, 183746529384756, math.MaxInt64, -1, -100, math.MinInt64} {
 		var l Line
 		l.int64(v)
-		if got, want := string(l.Content()), fmt.Sprint(v); got != want {
-			t.Errorf("int64(%d) = %q", v, got)
-		}
+		got, want := string(l.Content()), fmt.Sprint(v)
+		assert.EqualValues(t, want, got, "int64(%d) = %q", v, got)
 	}
 	var l Line
 	l.uint64(math.MaxUint64)

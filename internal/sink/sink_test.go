@@ -78,27 +78,23 @@ func TestSyncMode(t *testing.T) {
 		require.NoError(t, s.Submit(rec(fmt.Sprint(i), 40)))
 	}
 	require.EqualValues(t, 5, len(w.lines()))
-	if c := checkIdentity(t, s, 5); c.Written != 5 || c.Pending != 0 {
-		t.Errorf("counts %+v", c)
-	}
+	c := checkIdentity(t, s, 5)
+	assert.False(t, c.Written != 5 || c.Pending != 0, "counts %+v", c)
 }
 
 func TestInvalidRecordsNotAdmitted(t *testing.T) {
 	w := &memWriter{}
 	s := New(&Options{Output: w})
 	for _, r := range [][]byte{nil, {}, make([]byte, SlotSize+1)} {
-		if err := s.Submit(r); !errors.Is(err, ErrNotAdmitted) {
-			t.Errorf("Submit(%d bytes) = %v, want ErrNotAdmitted", len(r), err)
-		}
+		err := s.Submit(r)
+		assert.True(t, errors.Is(err, ErrNotAdmitted), "Submit(%d bytes) = %v, want ErrNotAdmitted", len(r), err)
 	}
-	if c := checkIdentity(t, s, 3); c.NotAdmitted != 3 {
-		t.Errorf("counts %+v", c)
-	}
+	c := checkIdentity(t, s, 3)
+	assert.EqualValues(t, 3, c.NotAdmitted, "counts %+v", c)
 	// The next successful write reports the drops in the log itself.
 	_ = s.Submit(rec("ok", 10))
-	if out := strings.Join(w.lines(), "\n"); !strings.Contains(out, "[HOSTLOG_DROPS] v=1 pid=") || !strings.Contains(out, "new=3 total=3 queue_full=0 claim_exhausted=0 output_failed=0 not_admitted=3") {
-		t.Errorf("no drop report in %q", out)
-	}
+	out := strings.Join(w.lines(), "\n")
+	assert.False(t, !strings.Contains(out, "[HOSTLOG_DROPS] v=1 pid=") || !strings.Contains(out, "new=3 total=3 queue_full=0 claim_exhausted=0 output_failed=0 not_admitted=3"), "no drop report in %q", out)
 }
 
 // countWriter is a destination that never stalls: it checks that each
@@ -241,9 +237,8 @@ func TestStressFile(t *testing.T) {
 		var p, i int
 		fmt.Sscanf(l, "p%d-%d", &p, &i)
 		// One producer's records keep their order (claim order).
-		if prev, ok := last[p]; ok && i <= prev {
-			t.Fatalf("producer %d: record %d after %d", p, i, prev)
-		}
+		prev, ok := last[p]
+		require.False(t, ok && i <= prev, "producer %d: record %d after %d", p, i, prev)
 		last[p] = i
 	}
 	assert.EqualValues(t, c.Written, uint64(records), "%d records in the file, %d counted written", records, c.Written)
@@ -312,9 +307,8 @@ func TestNeverReadPipe(t *testing.T) {
 	require.False(t, !errors.As(err, &te) || te.Dropped == 0, "Close = %v, want a TimeoutError with the counts", err)
 	assert.False(t, !strings.Contains(err.Error(), "pending") || !strings.Contains(err.Error(), "dropped"), "error %q does not name the counts", err)
 	// After Close every record is refused at once, counted.
-	if err := s.Submit(rec("late", 10)); !errors.Is(err, ErrNotAdmitted) {
-		t.Errorf("Submit after Close = %v", err)
-	}
+	err = s.Submit(rec("late", 10))
+	assert.True(t, errors.Is(err, ErrNotAdmitted), "Submit after Close = %v", err)
 	checkIdentity(t, s, 10001)
 	r.Close() // unblock the writer: its write fails with EPIPE, counted
 }
@@ -422,14 +416,12 @@ func TestBoundDirectoryFaults(t *testing.T) {
 	t.Run("first binding wins", func(t *testing.T) {
 		a, b := t.TempDir(), t.TempDir()
 		s := New(nil)
-		if err := s.BindDir(""); err != nil || s.Dir() != "" {
-			t.Error("empty bind changed something")
-		}
+		err := s.BindDir("")
+		assert.False(t, err != nil || s.Dir() != "", "empty bind changed something")
 		require.NoError(t, s.BindDir(a))
 		assert.EqualValues(t, nil, s.BindDir(a))
-		if err := s.BindDir(b); !errors.Is(err, ErrAlreadyBound) || s.Dir() != a {
-			t.Errorf("second dir: %v, bound %q", err, s.Dir())
-		}
+		err = s.BindDir(b)
+		assert.False(t, !errors.Is(err, ErrAlreadyBound) || s.Dir() != a, "second dir: %v, bound %q", err, s.Dir())
 		s.Close(0)
 	})
 }
@@ -451,9 +443,8 @@ func TestLifecycle(t *testing.T) {
 		s.Start()
 		require.NoError(t, s.Close(0))
 		assert.EqualValues(t, nil, s.Close(0))
-		if err := s.Start(); !errors.Is(err, ErrClosed) {
-			t.Errorf("Start after Close = %v", err)
-		}
+		err := s.Start()
+		assert.True(t, errors.Is(err, ErrClosed), "Start after Close = %v", err)
 	})
 	t.Run("flush with nothing pending", func(t *testing.T) {
 		s := New(&Options{Output: &memWriter{}})
@@ -508,9 +499,8 @@ func TestLifecycle(t *testing.T) {
 		s.Start()
 		_ = s.Submit(rec("y", 10))
 		s.Close(time.Second)
-		if c := s.Counts(); c.OutputFailed != 2 {
-			t.Errorf("counts %+v", c)
-		}
+		c := s.Counts()
+		assert.EqualValues(t, 2, c.OutputFailed, "counts %+v", c)
 	})
 	t.Run("no goroutine left after close", func(t *testing.T) {
 		s := New(&Options{Output: &memWriter{}})
@@ -543,9 +533,8 @@ func TestPeriodicReport(t *testing.T) {
 		assert.EqualValues(t, 1, reports())
 		time.Sleep(ReportInterval / 2)
 		synctest.Wait()
-		if n := reports(); n != 2 || !strings.Contains(strings.Join(w.lines(), "\n"), "new=1 total=2") {
-			t.Errorf("second report missing after the interval: %q", w.lines())
-		}
+		n := reports()
+		assert.False(t, n != 2 || !strings.Contains(strings.Join(w.lines(), "\n"), "new=1 total=2"), "second report missing after the interval: %q", w.lines())
 	})
 }
 
