@@ -299,10 +299,10 @@ func TestCANNLines(t *testing.T) {
 	st, _ := newState(t, levels.Timing)
 	d, err := InitDevice(st, 0, &DeviceOptions{LookupEnv: noEnv, Writer: mustWriter(t, out)})
 	require.NoError(t, err)
-	d.Log(levels.Timing, "kernel.cpp", 88, 4712, "run", "step done")
-	d.Log(levels.Info, "kernel.cpp", 90, 4712, "run", "hidden at WARNING")
-	d.Log(levels.Error, "kernel.cpp", 91, 4712, "run", "two\nlines")
-	d.Log(levels.Warn, "kernel.cpp", 92, 4712, "run", "warned")
+	d.Log(levels.Timing, slogsimpler.Source{Function: "run", File: "kernel.cpp", Line: 88}, 4712, "step done")
+	d.Log(levels.Info, slogsimpler.Source{Function: "run", File: "kernel.cpp", Line: 90}, 4712, "hidden at WARNING")
+	d.Log(levels.Error, slogsimpler.Source{Function: "run", File: "kernel.cpp", Line: 91}, 4712, "two\nlines")
+	d.Log(levels.Warn, slogsimpler.Source{Function: "run", File: "kernel.cpp", Line: 92}, 4712, "warned")
 	// What simpler's device_log.cpp hands to dlog: "%lu %s\n\"%s\"".
 	want := "[WARNING] AICPU(4711,python3):2026-06-01-10:00:00.123.456 [kernel.cpp:88]4712 run [TIMING]\n\"step done\"\n" +
 		"[ERROR] AICPU(4711,python3):2026-06-01-10:00:00.123.456 [kernel.cpp:91]4712 run\n\"two\\nlines\"\n" +
@@ -313,7 +313,7 @@ func TestCANNLines(t *testing.T) {
 		var out bytes.Buffer
 		st, _ := newState(t, levels.Warn)
 		d, _ := InitDevice(st, 0, &DeviceOptions{LookupEnv: noEnv, Writer: mustWriter(t, &out)})
-		d.Log(levels.Timing, "k.cpp", 1, 1, "f", "x")
+		d.Log(levels.Timing, slogsimpler.Source{Function: "f", File: "k.cpp", Line: 1}, 1, "x")
 		assert.EqualValues(t, 0, out.Len(), "%q", out.String())
 	})
 }

@@ -150,14 +150,14 @@ func (d *Device) Enabled(level slog.Level) bool {
 }
 
 // Log writes one device record: at the CANN level for level (TIMING at
-// WARNING with a [TIMING] tag), from source file:line, thread tid and
-// function fn. It does nothing when the latched level excludes it.
-func (d *Device) Log(level slog.Level, file string, line int, tid int64, fn, msg string) error {
+// WARNING with a [TIMING] tag), from src (function, file and line), on
+// thread tid. It does nothing when the latched level excludes it.
+func (d *Device) Log(level slog.Level, src slogsimpler.Source, tid int64, msg string) error {
 	if !d.Enabled(level) {
 		return nil
 	}
 	c, timing := cannLevel(level)
-	return d.w.WriteRecord(CANNRecord{Level: c, Timing: timing, File: file, Line: line, TID: tid, Func: fn, Msg: msg})
+	return d.w.WriteRecord(CANNRecord{Level: c, Timing: timing, File: src.File, Line: src.Line, TID: tid, Func: src.Function, Msg: msg})
 }
 
 // Close closes the device's writer.
