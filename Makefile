@@ -34,7 +34,7 @@ race:
 # The sink's stress tests once more without the race detector, at full
 # speed (they check accounting and integrity, never timing).
 stress:
-	$(GO) test -count=1 -run 'TestStress' ./sink
+	$(GO) test -count=1 -run 'TestStress' ./internal/sink
 
 # The comparison with slog, zap, zerolog, phuslu and tint (bench/, its own
 # module, so the peers stay out of the library's go.mod): raw results in

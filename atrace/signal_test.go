@@ -85,7 +85,11 @@ func runSignalChild(t *testing.T, test, scenario string, act func(p *os.Process)
 	cmd.Stderr = &stderr
 	require.NoError(t, cmd.Start())
 	line, err := bufio.NewReader(out).ReadString('\n')
-	require.NoError(t, err, "child said %q; stderr %s", line, stderr.String())
+	if err != nil {
+		// Only now is stderr safe to read: the child has exited.
+		_ = cmd.Wait()
+		t.Fatalf("child said %q (%v); stderr %s", line, err, stderr.String())
+	}
 	require.Equal(t, "ready\n", line)
 	if act != nil {
 		act(cmd.Process)
