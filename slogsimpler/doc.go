@@ -66,9 +66,11 @@
 // programs with unusual needs make their own with [NewState]. A [Handler]
 // bound to no state is silent.
 //
-// The first record written while TIMING is enabled is preceded by a
-// [CLOCK_ANCHOR] record pairing the monotonic clock with Unix time, from
-// which readers recover wall-clock times.
+// When the state is bound to a directory or started with TIMING enabled
+// (or, failing that, before the first record written while TIMING is
+// enabled), it writes one [CLOCK_ANCHOR] record pairing the monotonic clock
+// with Unix time, from which readers recover wall-clock times; written
+// that early, it precedes every span that can begin afterwards.
 //
 // # Destination and the writer
 //

@@ -416,3 +416,32 @@ func TestAfterCloseEachRecordCountsOnce(t *testing.T) {
 	c := s.Counts()
 	assert.False(t, c.NotAdmitted != 4 || c.Dropped != 4, "counts %+v, want 4 not admitted (one anchor, three records)", c)
 }
+
+// TestAnchorAtBindAndStart: the anchor is written when the state is bound
+// or started with TIMING enabled, before any span can begin, so the first
+// span of a run gets a wall-clock time too; above TIMING none is written.
+func TestAnchorAtBindAndStart(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		level  slog.Level
+		anchor bool
+	}{{"TIMING", levels.Timing, true}, {"DEBUG", levels.Debug, true}, {"WARN", levels.Warn, false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s, err := NewState(&Options{Level: tt.level, Dir: dir})
+			require.NoError(t, err)
+			b, err := os.ReadFile(s.Path())
+			require.NoError(t, err)
+			assert.Equal(t, tt.anchor, bytes.Contains(b, []byte("[CLOCK_ANCHOR]")), "after BindDir: %q", b)
+			require.NoError(t, s.Close(0))
+			var buf lockedBuffer
+			s2, err := NewState(&Options{Level: tt.level, Output: &buf, OutputPrivate: true})
+			require.NoError(t, err)
+			assert.Empty(t, buf.Bytes(), "nothing before Start")
+			require.NoError(t, s2.Start())
+			require.NoError(t, s2.Flush(0))
+			assert.Equal(t, tt.anchor, bytes.Contains(buf.Bytes(), []byte("[CLOCK_ANCHOR]")), "after Start")
+			require.NoError(t, s2.Close(0))
+		})
+	}
+}

@@ -266,7 +266,23 @@ func (s *State) SetOpLines(on bool) { s.ops.Store(on) }
 // s unbound, so it can be retried. Once bound, the first directory wins;
 // binding it again is a no-op, another directory is an error wrapping
 // ErrAlreadyBound.
-func (s *State) BindDir(dir string) error { return s.sink.BindDir(dir) }
+func (s *State) BindDir(dir string) error {
+	if err := s.sink.BindDir(dir); err != nil {
+		return err
+	}
+	s.anchorNow()
+	return nil
+}
+
+// anchorNow writes the [CLOCK_ANCHOR] record now, if TIMING is enabled and
+// no record has written it yet: as simpler does when its state is bound or
+// its writer started, so the anchor precedes every span that can begin
+// afterwards and a reader gives each of them a wall-clock time.
+func (s *State) anchorNow() {
+	if s.Enabled(levels.Timing) && s.anchor.Load() != int64(s.pid) {
+		s.ensureAnchor(time.Time{})
+	}
+}
 
 // Dir returns the bound directory, or "".
 func (s *State) Dir() string { return s.sink.Dir() }
@@ -281,7 +297,13 @@ func (s *State) PID() int { return s.pid }
 // Start starts the writer goroutine: from then on logging calls queue
 // their records and return without I/O. Call Close (or Quiesce) before the
 // program exits so queued records are written.
-func (s *State) Start() error { return s.sink.Start() }
+func (s *State) Start() error {
+	if err := s.sink.Start(); err != nil {
+		return err
+	}
+	s.anchorNow()
+	return nil
+}
 
 // Counts returns the sink's accounting: written, pending, and drops by
 // reason.

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -30,6 +31,27 @@ type Document struct {
 	TraceEvents     []Event          `json:"traceEvents"`
 	DisplayTimeUnit string           `json:"displayTimeUnit"`
 	Unaligned       []map[string]any `json:"unalignedDeviceSpans,omitempty"`
+	// ClockAnchors lists every process's anchor, by pid, its numbers as
+	// decimal strings: a JSON number above 2^53 is not exact in a
+	// JavaScript viewer.
+	ClockAnchors []AnchorJSON `json:"clockAnchors,omitempty"`
+}
+
+// AnchorJSON is one clockAnchors entry.
+type AnchorJSON struct {
+	PID    int64  `json:"pid"`
+	MonoNS string `json:"mono_ns"`
+	WallNS string `json:"wall_ns"`
+}
+
+// anchorList is the clockAnchors list: by pid, numbers as strings.
+func anchorList(anchors map[int64]Anchor) []AnchorJSON {
+	var out []AnchorJSON
+	for _, pid := range slices.Sorted(maps.Keys(anchors)) {
+		a := anchors[pid]
+		out = append(out, AnchorJSON{PID: pid, MonoNS: strconv.FormatInt(a.MonoNS, 10), WallNS: strconv.FormatInt(a.WallNS, 10)})
+	}
+	return out
 }
 
 func micros(ns int64) *float64 { v := float64(ns) / 1000; return &v }
@@ -39,16 +61,30 @@ func meta(kind string, pid, tid int64, name string) Event {
 }
 
 // wallArgs adds wall-clock arguments to a host span whose pid has an
-// anchor.
+// anchor written no later than the span began: wall_ts_ns as a decimal
+// string (exact in a JavaScript viewer) and wall_time in UTC with all
+// nine fraction digits. A span that began before its process's anchor gets
+// none.
 func wallArgs(args map[string]any, s *Span, anchors map[int64]Anchor) {
 	if s.IsDevice() {
 		return
 	}
-	if a, ok := anchors[s.PID]; ok {
-		w := a.Wall(s.TS)
-		args["wall_ns"] = w
-		args["wall_time"] = time.Unix(0, w).UTC().Format(time.RFC3339Nano)
+	a, ok := anchors[s.PID]
+	if !ok || a.MonoNS > s.TS {
+		return
 	}
+	w := a.Wall(s.TS)
+	args["wall_ts_ns"] = strconv.FormatInt(w, 10)
+	args["wall_time"] = formatWall(w)
+}
+
+// formatWall writes Unix ns as 2006-01-02T15:04:05.000000000Z.
+func formatWall(ns int64) string {
+	sec, frac := ns/1e9, ns%1e9
+	if frac < 0 {
+		sec, frac = sec-1, frac+1e9
+	}
+	return time.Unix(sec, 0).UTC().Format("2006-01-02T15:04:05") + fmt.Sprintf(".%09dZ", frac)
 }
 
 // ChromeTrace builds the per-invocation view: one process lane per (pid,
@@ -57,7 +93,7 @@ func wallArgs(args map[string]any, s *Span, anchors map[int64]Anchor) {
 // a time line. Give it invocations grouped with InInvocation. Spans of pids
 // with an anchor carry wall_ns and wall_time arguments.
 func ChromeTrace(invs []*Invocation, buckets []Bucket, anchors map[int64]Anchor) Document {
-	doc := Document{DisplayTimeUnit: "ms", TraceEvents: []Event{}}
+	doc := Document{DisplayTimeUnit: "ms", TraceEvents: []Event{}, ClockAnchors: anchorList(anchors)}
 	for lane, iv := range invs {
 		pid := int64(lane + 1)
 		label := iv.HID[:min(8, len(iv.HID))]
@@ -85,7 +121,7 @@ func ChromeTrace(invs []*Invocation, buckets []Bucket, anchors map[int64]Anchor)
 // per (pid, tid), host spans only, in time order. Device (clk=dev) spans
 // are on another clock and are listed under unalignedDeviceSpans instead.
 func Swimlane(spans []Span, anchors map[int64]Anchor) Document {
-	doc := Document{DisplayTimeUnit: "ms", TraceEvents: []Event{}}
+	doc := Document{DisplayTimeUnit: "ms", TraceEvents: []Event{}, ClockAnchors: anchorList(anchors)}
 	host, dev := SplitDevice(spans)
 	byPID := map[int64][]Span{}
 	for _, s := range spans {

@@ -17,7 +17,7 @@ func ExampleParser() {
 	_ = p.Read(strings.NewReader(log))
 	strace.WriteTables(os.Stdout, strace.Buckets(strace.Group(p.Spans, strace.InInvocation)))
 	// Output:
-	// callable hid=9f (prefill) — 1 invocation(s)
-	//   chip.run: n=1 mean=5.0us min=5.0us max=5.0us
-	//       chip.run.bind: n=1 mean=2.0us min=2.0us max=2.0us
+	// callable hid=9f — 1 invocation(s)
+	//   chip.run: mean=5.0us min=5.0us max=5.0us
+	//       chip.run.bind: mean=2.0us (n=1)
 }

@@ -118,20 +118,25 @@ type Bucket struct {
 	Invocations []*Invocation
 }
 
-// Buckets groups invocations by hid, busiest first (ties by hid).
+// Buckets groups invocations by hid, busiest first; buckets with as many
+// invocations keep the order in which their hid first appears in invs
+// (which Group sorts by pid, then inv), as simpler's reader orders them.
 func Buckets(invs []*Invocation) []Bucket {
-	m := map[string][]*Invocation{}
-	for _, iv := range invs {
-		m[iv.HID] = append(m[iv.HID], iv)
-	}
+	index := map[string]int{}
 	var out []Bucket
-	for hid, list := range m {
-		slices.SortFunc(list, func(a, b *Invocation) int { return cmp.Compare(a.Inv, b.Inv) })
-		out = append(out, Bucket{HID: hid, Invocations: list})
+	for _, iv := range invs {
+		i, ok := index[iv.HID]
+		if !ok {
+			i = len(out)
+			index[iv.HID] = i
+			out = append(out, Bucket{HID: iv.HID})
+		}
+		out[i].Invocations = append(out[i].Invocations, iv)
 	}
-	slices.SortFunc(out, func(a, b Bucket) int {
-		return cmp.Or(cmp.Compare(len(b.Invocations), len(a.Invocations)), cmp.Compare(a.HID, b.HID))
-	})
+	for _, b := range out {
+		slices.SortStableFunc(b.Invocations, func(a, b *Invocation) int { return cmp.Compare(a.Inv, b.Inv) })
+	}
+	slices.SortStableFunc(out, func(a, b Bucket) int { return cmp.Compare(len(b.Invocations), len(a.Invocations)) })
 	return out
 }
 

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"io"
 	"math"
+	"regexp"
 	"slices"
+	"strconv"
 )
 
 // A Span is one complete [STRACE] record.
@@ -393,29 +395,35 @@ func prefixAt(b []byte) bool {
 	return c.spaces()
 }
 
-// anchors reads "[CLOCK_ANCHOR] v=1 pid=P mono_ns=M wall_ns=W".
+// anchorRE is the reference's anchor grammar: a whole anchor record,
+// envelope prefix included, at TIMING from function clock_anchor, with
+// nothing after wall_ns but blanks to the end of the line. An anchor
+// payload quoted inside another record's message, or followed by more
+// text, is not an anchor.
+var anchorRE = regexp.MustCompile(`\[mono_ns=\d+\]\[T0x[0-9a-fA-F]+\]\[TIMING\]\s+clock_anchor:\s+` +
+	`\[CLOCK_ANCHOR\]\s+v=(\d+)\s+pid=(\d+)\s+mono_ns=(\d+)\s+wall_ns=(\d+)[ \t]*\r?$`)
+
+// anchors reads "[CLOCK_ANCHOR] v=1 pid=P mono_ns=M wall_ns=W" records.
+// Lines reach it only when they hold the marker, so the regular
+// expression costs nothing on the others.
 func (p *Parser) anchors(line []byte) {
-	for i := 0; ; {
-		j := bytes.Index(line[i:], markAnchor)
-		if j < 0 {
-			return
-		}
-		i += j + len(markAnchor)
-		c := cursor{b: line, i: i}
-		v, ok1 := c.num("v=")
-		pid, ok2 := c.num("pid=")
-		mono, ok3 := c.num("mono_ns=")
-		wall, ok4 := c.num("wall_ns=")
-		if !ok1 || !ok2 || !ok3 || !ok4 || v != 1 || pid > math.MaxInt64 || mono > math.MaxInt64 || wall > math.MaxInt64 {
-			continue
-		}
-		a := Anchor{PID: int64(pid), MonoNS: int64(mono), WallNS: int64(wall)}
-		if p.Anchors == nil {
-			p.Anchors, p.AnchorCount = map[int64]Anchor{}, map[int64]int{}
-		}
-		p.Anchors[a.PID] = a
-		p.AnchorCount[a.PID]++
+	m := anchorRE.FindSubmatch(line)
+	if m == nil {
+		return
 	}
+	v, err1 := strconv.ParseUint(string(m[1]), 10, 64)
+	pid, err2 := strconv.ParseInt(string(m[2]), 10, 64)
+	mono, err3 := strconv.ParseInt(string(m[3]), 10, 64)
+	wall, err4 := strconv.ParseInt(string(m[4]), 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || v != 1 {
+		return
+	}
+	a := Anchor{PID: pid, MonoNS: mono, WallNS: wall}
+	if p.Anchors == nil {
+		p.Anchors, p.AnchorCount = map[int64]Anchor{}, map[int64]int{}
+	}
+	p.Anchors[a.PID] = a
+	p.AnchorCount[a.PID]++
 }
 
 // drops reads "[HOSTLOG_DROPS] v=1 pid=.. new=.. total=.. queue_full=..

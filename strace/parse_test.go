@@ -108,10 +108,29 @@ func TestGrouping(t *testing.T) {
 
 func TestAnchorsRepeated(t *testing.T) {
 	var p Parser
-	p.Line([]byte("[CLOCK_ANCHOR] v=1 pid=5 mono_ns=10 wall_ns=20"))
-	p.Line([]byte("[CLOCK_ANCHOR] v=1 pid=5 mono_ns=30 wall_ns=40"))
-	p.Line([]byte("[CLOCK_ANCHOR] v=2 pid=5 mono_ns=50 wall_ns=60"))
-	assert.False(t, p.AnchorCount[5] != 2 || p.Anchors[5].MonoNS != 30, "%+v %+v", p.Anchors, p.AnchorCount)
+	p.Line([]byte("[mono_ns=10][T0x1][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=5 mono_ns=10 wall_ns=20"))
+	p.Line([]byte("[mono_ns=30][T0x1][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=5 mono_ns=30 wall_ns=40 \t\r"))
+	p.Line([]byte("[mono_ns=50][T0x1][TIMING] clock_anchor: [CLOCK_ANCHOR] v=2 pid=5 mono_ns=50 wall_ns=60"))
+	assert.Equal(t, 2, p.AnchorCount[5])
+	assert.Equal(t, int64(30), p.Anchors[5].MonoNS)
+}
+
+// TestAnchorsStrict: only a whole anchor record is an anchor, as in the
+// reference's pattern.
+func TestAnchorsStrict(t *testing.T) {
+	for _, tt := range []struct{ name, line string }{
+		{"bare payload", "[CLOCK_ANCHOR] v=1 pid=5 mono_ns=10 wall_ns=20"},
+		{"quoted in a message", "[mono_ns=1][T0x1][INFO] f: said [CLOCK_ANCHOR] v=1 pid=5 mono_ns=10 wall_ns=20"},
+		{"trailing text", "[mono_ns=1][T0x1][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=5 mono_ns=10 wall_ns=20 extra=1"},
+		{"wrong level", "[mono_ns=1][T0x1][INFO] clock_anchor: [CLOCK_ANCHOR] v=1 pid=5 mono_ns=10 wall_ns=20"},
+		{"wrong function", "[mono_ns=1][T0x1][TIMING] other: [CLOCK_ANCHOR] v=1 pid=5 mono_ns=10 wall_ns=20"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var p Parser
+			p.Line([]byte(tt.line))
+			assert.Empty(t, p.Anchors)
+		})
+	}
 }
 
 func TestTicks(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -37,23 +38,23 @@ func Summarize(durs []int64) Stats {
 
 func us(ns float64) string { return fmt.Sprintf("%.1f", ns/1000) }
 
-// WriteTables prints one table per callable (busiest first): the root
-// span's mean/min/max over its invocations, then every other span name
-// with count, mean, min and max, in µs, indented by nesting.
+// WriteTables prints simpler's per-callable TPOT table (busiest callable
+// first): a header with the hid and the invocation count, the root span's
+// mean, min and max over its invocations as "chip.run", then every other
+// span name with its mean and count, most frequent first, indented by
+// nesting, in µs with one decimal, exactly as strace_timing.py prints it.
 func WriteTables(w io.Writer, buckets []Bucket) {
 	if len(buckets) == 0 {
 		fmt.Fprintln(w, "No [STRACE] markers found.")
 		return
 	}
 	for _, b := range buckets {
-		fmt.Fprintf(w, "callable hid=%s (%s) — %d invocation(s)\n", b.HID, Label(buckets, b.HID), len(b.Invocations))
+		fmt.Fprintf(w, "callable hid=%s — %d invocation(s)\n", b.HID, len(b.Invocations))
 		var roots []int64
-		rootName := ""
 		stages := map[string][]int64{}
 		for _, iv := range b.Invocations {
 			if r := iv.Root(); r != nil {
 				roots = append(roots, r.Dur)
-				rootName = r.Name
 			}
 			for name, s := range iv.ByName() {
 				if s.Depth != 0 {
@@ -62,8 +63,7 @@ func WriteTables(w io.Writer, buckets []Bucket) {
 			}
 		}
 		if len(roots) > 0 {
-			st := Summarize(roots)
-			fmt.Fprintf(w, "  %s: n=%d mean=%sus min=%sus max=%sus\n", rootName, st.N, us(st.Mean), us(st.Min), us(st.Max))
+			fmt.Fprintf(w, "  chip.run: mean=%sus min=%sus max=%sus\n", fmtUS(meanNS(roots)), fmtUS(slices.Min(roots)), fmtUS(slices.Max(roots)))
 		}
 		names := make([]string, 0, len(stages))
 		for n := range stages {
@@ -73,13 +73,24 @@ func WriteTables(w io.Writer, buckets []Bucket) {
 			return cmp.Or(cmp.Compare(len(stages[b]), len(stages[a])), cmp.Compare(a, b))
 		})
 		for _, n := range names {
-			st := Summarize(stages[n])
 			indent := "  " + strings.Repeat("  ", strings.Count(n, "."))
-			fmt.Fprintf(w, "%s%s: n=%d mean=%sus min=%sus max=%sus\n", indent, n, st.N, us(st.Mean), us(st.Min), us(st.Max))
+			fmt.Fprintf(w, "%s%s: mean=%sus (n=%d)\n", indent, n, fmtUS(meanNS(stages[n])), len(stages[n]))
 		}
 		fmt.Fprintln(w)
 	}
 }
+
+// meanNS is the mean of ds truncated to whole ns, as int(sum/len) is.
+func meanNS(ds []int64) int64 {
+	var sum float64
+	for _, d := range ds {
+		sum += float64(d)
+	}
+	return int64(sum / float64(len(ds)))
+}
+
+// fmtUS writes ns as µs with one decimal, as f"{ns / 1000.0:.1f}" does.
+func fmtUS(ns int64) string { return strconv.FormatFloat(float64(ns)/1000, 'f', 1, 64) }
 
 // WriteTree prints each callable's spans nested by dotted name (a.b.c
 // under a.b), each with its median duration across invocations in µs;

@@ -182,7 +182,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // warn prints, before any table, every way the log is incomplete: torn
 // records, drops reported by the writer, and pids whose spans cannot be
 // placed in wall-clock time.
+// warn prints the reference's warnings in its order and words (several
+// anchors for one pid, then torn records), then ours: the drop reports.
 func warn(w io.Writer, p *strace.Parser) {
+	for _, pid := range slices.Sorted(maps.Keys(p.AnchorCount)) {
+		if n := p.AnchorCount[pid]; n > 1 {
+			fmt.Fprintf(w, "warning: multiple [CLOCK_ANCHOR] records found for pid %d (%d records); using the last one\n", pid, n)
+		}
+	}
 	if k := p.Incomplete(); k > 0 {
 		fmt.Fprintf(w, "warning: %d of %d [STRACE] records are incomplete and are excluded from the timing below\n", k, p.Heads)
 	}
@@ -191,22 +198,6 @@ func warn(w io.Writer, p *strace.Parser) {
 		fmt.Fprintf(w, "warning: pid %d dropped %d host-log record(s) before they reached the destination "+
 			"(queue_full=%d claim_exhausted=%d output_failed=%d not_admitted=%d); the timing below is computed from an incomplete log\n",
 			pid, d.Total, d.QueueFull, d.ClaimExhausted, d.OutputFailed, d.NotAdmitted)
-	}
-	withSpans := map[int64]bool{}
-	for i := range p.Spans {
-		if !p.Spans[i].IsDevice() {
-			withSpans[p.Spans[i].PID] = true
-		}
-	}
-	for _, pid := range slices.Sorted(maps.Keys(withSpans)) {
-		if _, ok := p.Anchors[pid]; !ok {
-			fmt.Fprintf(w, "warning: pid %d has [STRACE] spans but no [CLOCK_ANCHOR]; its spans have no wall-clock time\n", pid)
-		}
-	}
-	for _, pid := range slices.Sorted(maps.Keys(p.AnchorCount)) {
-		if n := p.AnchorCount[pid]; n > 1 {
-			fmt.Fprintf(w, "warning: pid %d wrote %d [CLOCK_ANCHOR] records; using the last\n", pid, n)
-		}
 	}
 }
 

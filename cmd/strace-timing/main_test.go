@@ -47,7 +47,6 @@ func TestTablesAndWarnings(t *testing.T) {
 		"warning: 1 of 9 [STRACE] records are incomplete and are excluded from the timing below\n",
 		"warning: pid 100 dropped 5 host-log record(s) before they reached the destination (queue_full=4 claim_exhausted=1 output_failed=0 not_admitted=0); the timing below is computed from an incomplete log\n",
 		"warning: pid 200 dropped 1 host-log record(s) before they reached the destination (queue_full=0 claim_exhausted=0 output_failed=1 not_admitted=0); the timing below is computed from an incomplete log\n",
-		"warning: pid 200 has [STRACE] spans but no [CLOCK_ANCHOR]",
 	} {
 		assert.Contains(t, errs, w, "missing warning %q", w)
 	}
@@ -118,6 +117,27 @@ func TestTraceOut(t *testing.T) {
 	assert.False(t, names["ext.pypto.decode layer"] != 0 || names["node.dispatch"] != 0 || names["chip.run"] != 2 || len(names) != 5, "events %v", names)
 	if device != 1 || wall != 4 { // pid 100's host spans have an anchor, pid 200's do not
 		t.Errorf("device events %d, wall-clock args %d", device, wall)
+	}
+	// As the generation of simpler's reader that reads anchors writes them:
+	// wall_ts_ns a decimal string, wall_time with nine fraction digits, and
+	// the anchors themselves at the top level.
+	raw, err := os.ReadFile(tr)
+	require.NoError(t, err)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(raw, &doc))
+	require.Contains(t, doc, "clockAnchors")
+	for _, a := range doc["clockAnchors"].([]any) {
+		am := a.(map[string]any)
+		assert.IsType(t, "", am["mono_ns"])
+		assert.IsType(t, "", am["wall_ns"])
+	}
+	for _, e := range doc["traceEvents"].([]any) {
+		args, _ := e.(map[string]any)["args"].(map[string]any)
+		if w, ok := args["wall_ts_ns"]; ok {
+			assert.IsType(t, "", w)
+			assert.Regexp(t, `^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$`, args["wall_time"])
+		}
+		assert.NotContains(t, args, "wall_ns")
 	}
 	s := readDoc(t, sw)
 	var x int

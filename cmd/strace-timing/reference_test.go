@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"simpler.dev/log/levels"
+	"simpler.dev/log/slogsimpler"
+	"simpler.dev/log/spanattr"
+)
+
+// referenceScript finds simpler's own strace_timing.py: $SIMPLER_STRACE_TIMING_PY,
+// else the snapshot a developer fetched (never committed). The tests that
+// compare with it skip when it, or python3, is absent.
+func referenceScript(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	if p := os.Getenv("SIMPLER_STRACE_TIMING_PY"); p != "" {
+		return p
+	}
+	repo := "/work/.mirror/hw-native-sys+simpler/repo"
+	src, err := exec.Command("git", "-C", repo, "show", "HEAD:simpler_setup/tools/strace_timing.py").Output()
+	if err != nil {
+		t.Skip("simpler's strace_timing.py is not here (set SIMPLER_STRACE_TIMING_PY)")
+	}
+	p := filepath.Join(t.TempDir(), "strace_timing.py")
+	require.NoError(t, os.WriteFile(p, src, 0o600))
+	return p
+}
+
+// TestMatchesReference runs simpler's reader and ours on the same logs:
+// stdout and the Chrome trace must be identical, stderr too except for our
+// drop-report warnings (an extension: simpler's reader has none).
+func TestMatchesReference(t *testing.T) {
+	script := referenceScript(t)
+	for _, log := range []string{fixture, writtenLog(t)} {
+		t.Run(filepath.Base(log), func(t *testing.T) {
+			dir := t.TempDir()
+			refJSON, ourJSON := filepath.Join(dir, "ref.json"), filepath.Join(dir, "our.json")
+			cmd := exec.Command("python3", script, log, "--trace-out", refJSON)
+			var refOut, refErr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &refOut, &refErr
+			require.NoError(t, cmd.Run(), refErr.String())
+			code, out, errs := runCmd(t, "", log, "--trace-out", ourJSON)
+			require.Equal(t, 0, code, errs)
+			assert.Equal(t, strings.ReplaceAll(refOut.String(), refJSON, "PATH"), strings.ReplaceAll(out, ourJSON, "PATH"))
+			var ours []string
+			for _, l := range strings.SplitAfter(errs, "\n") {
+				if !strings.Contains(l, "host-log record(s) before they reached the destination") {
+					ours = append(ours, l)
+				}
+			}
+			assert.Equal(t, refErr.String(), strings.Join(ours, ""))
+			var a, b any
+			require.NoError(t, json.Unmarshal(mustRead(t, refJSON), &a))
+			require.NoError(t, json.Unmarshal(mustRead(t, ourJSON), &b))
+			assert.Equal(t, a, b, "Chrome trace differs from the reference's")
+		})
+	}
+}
+
+// writtenLog is a log this library writes: an anchor, nested spans over
+// several invocations of two callables, a device span and an ext. span.
+func writtenLog(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing, Dir: dir, Async: true})
+	require.NoError(t, err)
+	ctx := spanattr.WithLogger(context.Background(), slog.New(st.Handler()))
+	for i := range 4 {
+		hid := uint64(0xd0d0)
+		if i == 3 {
+			hid = 0xbeef
+		}
+		ictx, inv := spanattr.NewInvocation(ctx, hid)
+		rctx, run := spanattr.Start(ictx, "chip.run", slog.Int("rank", 0))
+		_, bind := spanattr.Start(rctx, "chip.run.bind", slog.String("note", "two words"))
+		bind.End(slog.Int("bytes", 4096))
+		spanattr.Emit(rctx, "chip.run.runner_run.device_wall", 1000, 5*time.Microsecond, slog.String("clk", "dev"))
+		run.End(slog.Int("run_id", i))
+		inv.End()
+	}
+	name, err := spanattr.ExtName("tool", "cleanup")
+	require.NoError(t, err)
+	_, ext := spanattr.Start(ctx, name)
+	ext.End()
+	require.NoError(t, st.Close(0))
+	return st.Path()
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return b
+}
