@@ -107,46 +107,90 @@ func WriteTree(w io.Writer, buckets []Bucket) {
 			suffix = fmt.Sprintf(" — median of %d invocation(s)", n)
 		}
 		fmt.Fprintf(w, "callable hid=%s (%s)%s\n", b.HID, Label(buckets, b.HID), suffix)
-		samples := map[string][]int64{}
-		for _, iv := range b.Invocations {
-			for name, s := range iv.ByName() {
-				samples[name] = append(samples[name], s.Dur)
-			}
-		}
-		ref := b.Invocations[n-1] // structure from the last invocation
-		byName := ref.ByName()
-		children := map[string][]*Span{}
-		var roots []*Span
-		for _, s := range byName {
-			parent, _, ok := cutLast(s.Name)
-			if _, has := byName[parent]; ok && has {
-				children[parent] = append(children[parent], s)
-			} else {
-				roots = append(roots, s)
-			}
-		}
-		var emit func(s *Span, depth int)
-		emit = func(s *Span, depth int) {
-			tag := ""
-			if s.IsDevice() {
-				tag = " [dev]"
-			}
-			_, leaf, ok := cutLast(s.Name)
-			if !ok {
-				leaf = s.Name
-			}
-			fmt.Fprintf(w, "%s%-22s%6s  %12s us\n", strings.Repeat("  ", depth), leaf, tag, us(Summarize(samples[s.Name]).Median))
-			kids := children[s.Name]
-			slices.SortFunc(kids, func(a, b *Span) int { return cmp.Or(cmp.Compare(a.TS, b.TS), cmp.Compare(a.Name, b.Name)) })
-			for _, k := range kids {
-				emit(k, depth+1)
-			}
-		}
-		slices.SortFunc(roots, func(a, b *Span) int { return cmp.Or(cmp.Compare(a.TS, b.TS), cmp.Compare(a.Name, b.Name)) })
-		for _, r := range roots {
-			emit(r, 0)
-		}
+		writeAggTree(w, b.Invocations)
 		fmt.Fprintln(w)
+	}
+}
+
+// writeAggTree prints one callable's tree as simpler's reader does. The
+// structure is the last invocation's spans, every one of them (a span name
+// repeated in it is a row each), nested by dotted name, siblings in start
+// order; each row shows the median, across invocations, of that name's
+// earliest span. Under a span whose children include orch and sched (they
+// run concurrently), one "Effective" row shows the median merged window
+// orch ∪ sched and the next line the two side by side.
+func writeAggTree(w io.Writer, invs []*Invocation) {
+	byNames := make([]map[string]*Span, len(invs))
+	samples := map[string][]int64{}
+	for i, iv := range invs {
+		byNames[i] = iv.ByName()
+		for name, s := range byNames[i] {
+			samples[name] = append(samples[name], s.Dur)
+		}
+	}
+	med := func(name string) float64 { return Summarize(samples[name]).Median / 1000 }
+	ref := invs[len(invs)-1]
+	present := map[string]bool{}
+	for _, s := range ref.Spans {
+		present[s.Name] = true
+	}
+	children := map[string][]*Span{}
+	var roots []*Span
+	for _, s := range ref.Spans {
+		if parent, _, ok := cutLast(s.Name); ok && present[parent] {
+			children[parent] = append(children[parent], s)
+		} else {
+			roots = append(roots, s)
+		}
+	}
+	byTS := func(a, b *Span) int { return cmp.Compare(a.TS, b.TS) }
+	var emit func(s *Span, indent int)
+	emit = func(s *Span, indent int) {
+		tag := ""
+		if s.IsDevice() {
+			tag = " [dev]"
+		}
+		_, leaf, _ := cutLast(s.Name)
+		fmt.Fprintf(w, "%s%-22s%6s  %12.1f us\n", strings.Repeat("  ", indent), leaf, tag, med(s.Name))
+		kids := slices.Clone(children[s.Name])
+		slices.SortStableFunc(kids, byTS)
+		var orch, sched *Span
+		for _, k := range kids {
+			switch _, l, _ := cutLast(k.Name); l {
+			case "orch":
+				if orch == nil {
+					orch = k
+				}
+			case "sched":
+				if sched == nil {
+					sched = k
+				}
+			}
+		}
+		for _, c := range kids {
+			_, cleaf, _ := cutLast(c.Name)
+			switch {
+			case cleaf == "orch" && sched != nil:
+				var effs []int64
+				for _, bn := range byNames {
+					o, sc := bn[c.Name], bn[sched.Name]
+					if o != nil && sc != nil {
+						effs = append(effs, max(o.End(), sc.End())-min(o.TS, sc.TS))
+					}
+				}
+				base := strings.Repeat("  ", indent+1)
+				fmt.Fprintf(w, "%s%-22s [dev]  %12.1f us\n", base, "Effective", Summarize(effs).Median/1000)
+				fmt.Fprintf(w, "%s  orch %.1f  ∥  sched %.1f   (concurrent)\n", base, med(c.Name), med(sched.Name))
+			case cleaf == "sched" && orch != nil:
+				// shown beside orch on the Effective line above
+			default:
+				emit(c, indent+1)
+			}
+		}
+	}
+	slices.SortStableFunc(roots, byTS)
+	for _, r := range roots {
+		emit(r, 0)
 	}
 }
 

@@ -68,6 +68,14 @@ func TestMatchesReference(t *testing.T) {
 			require.NoError(t, json.Unmarshal(mustRead(t, refJSON), &a))
 			require.NoError(t, json.Unmarshal(mustRead(t, ourJSON), &b))
 			assert.Equal(t, a, b, "Chrome trace differs from the reference's")
+			for _, mode := range [][]string{{"--tree"}} {
+				cmd := exec.Command("python3", append([]string{script, log}, mode...)...)
+				ref, err := cmd.Output()
+				require.NoError(t, err)
+				code, out, _ := runCmd(t, "", append([]string{log}, mode...)...)
+				require.Equal(t, 0, code)
+				assert.Equal(t, string(ref), out, "%v", mode)
+			}
 		})
 	}
 }
@@ -90,6 +98,8 @@ func writtenLog(t *testing.T) string {
 		_, bind := spanattr.Start(rctx, "chip.run.bind", slog.String("note", "two words"))
 		bind.End(slog.Int("bytes", 4096))
 		spanattr.Emit(rctx, "chip.run.runner_run.device_wall", 1000, 5*time.Microsecond, slog.String("clk", "dev"))
+		spanattr.Emit(rctx, "chip.run.runner_run.device_wall.orch", 1100, time.Duration(2000+100*i), slog.String("clk", "dev"))
+		spanattr.Emit(rctx, "chip.run.runner_run.device_wall.sched", 1500, time.Duration(3000+50*i), slog.String("clk", "dev"))
 		run.End(slog.Int("run_id", i))
 		inv.End()
 	}
