@@ -43,12 +43,12 @@ func main() {
 }
 
 type config struct {
-	tree                           bool
+	tree, rounds                   bool
 	traceOut, swimlane, html, goTr string
 	inputs                         []string
 }
 
-const usageLine = "usage: strace-timing [-h] [--tree] [--trace-out PATH] [--swimlane PATH] [--html PATH] [--go-trace FILE] LOG [LOG ...]"
+const usageLine = "usage: strace-timing [-h] [--rounds-table] [--tree] [--trace-out PATH] [--swimlane PATH] [--html PATH] [--go-trace FILE] LOG [LOG ...]"
 
 // usageError is a command line the tool cannot run: it prints the usage
 // and exits 2, as argparse does.
@@ -64,7 +64,8 @@ func parseArgs(args []string, help io.Writer) (config, error) {
 	fs := flag.NewFlagSet("strace-timing", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	fs.BoolVar(&c.tree, "tree", false, "print a nested tree per callable")
+	fs.BoolVar(&c.tree, "tree", false, "print an indented nested span tree per callable (device_wall → sub-phases), instead of the per-callable TPOT table")
+	fs.BoolVar(&c.rounds, "rounds-table", false, "print a per-round Host/Device/Orch/Sched table (the format tools/benchmark_rounds.sh parses) instead of the per-callable TPOT table")
 	fs.StringVar(&c.traceOut, "trace-out", "", "write Chrome trace JSON here")
 	fs.StringVar(&c.swimlane, "swimlane", "", "write a real-lane Chrome trace JSON here")
 	fs.StringVar(&c.html, "html", "", "write an HTML timeline here")
@@ -139,9 +140,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		keyed += len(iv.Spans)
 	}
 	buckets := strace.Buckets(invs)
-	if c.tree {
+	switch {
+	case c.rounds:
+		strace.WriteRounds(stdout, buckets)
+	case c.tree:
 		strace.WriteTree(stdout, buckets)
-	} else {
+	default:
 		strace.WriteTables(stdout, buckets)
 	}
 	if c.traceOut != "" {

@@ -68,7 +68,7 @@ func TestMatchesReference(t *testing.T) {
 			require.NoError(t, json.Unmarshal(mustRead(t, refJSON), &a))
 			require.NoError(t, json.Unmarshal(mustRead(t, ourJSON), &b))
 			assert.Equal(t, a, b, "Chrome trace differs from the reference's")
-			for _, mode := range [][]string{{"--tree"}} {
+			for _, mode := range [][]string{{"--tree"}, {"--rounds-table"}} {
 				cmd := exec.Command("python3", append([]string{script, log}, mode...)...)
 				ref, err := cmd.Output()
 				require.NoError(t, err)
@@ -88,9 +88,9 @@ func writtenLog(t *testing.T) string {
 	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing, Dir: dir, Async: true})
 	require.NoError(t, err)
 	ctx := spanattr.WithLogger(context.Background(), slog.New(st.Handler()))
-	for i := range 4 {
+	for i := range 25 { // past 20 rounds the rounds table also trims
 		hid := uint64(0xd0d0)
-		if i == 3 {
+		if i == 24 {
 			hid = 0xbeef
 		}
 		ictx, inv := spanattr.NewInvocation(ctx, hid)
