@@ -43,12 +43,12 @@ func main() {
 }
 
 type config struct {
-	tree, rounds                   bool
+	tree, rounds, overlap, hidden  bool
 	traceOut, swimlane, html, goTr string
 	inputs                         []string
 }
 
-const usageLine = "usage: strace-timing [-h] [--rounds-table] [--tree] [--trace-out PATH] [--swimlane PATH] [--html PATH] [--go-trace FILE] LOG [LOG ...]"
+const usageLine = "usage: strace-timing [-h] [--assert-native-overlap] [--require-hidden-prepare] [--rounds-table] [--tree] [--trace-out PATH] [--swimlane PATH] [--html PATH] [--go-trace FILE] LOG [LOG ...]"
 
 // usageError is a command line the tool cannot run: it prints the usage
 // and exits 2, as argparse does.
@@ -65,6 +65,8 @@ func parseArgs(args []string, help io.Writer) (config, error) {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	fs.BoolVar(&c.tree, "tree", false, "print an indented nested span tree per callable (device_wall → sub-phases), instead of the per-callable TPOT table")
+	fs.BoolVar(&c.overlap, "assert-native-overlap", false, "fail unless adjacent dispatches prove prepare(N+1) overlaps device(N) and preserve ordered launch")
+	fs.BoolVar(&c.hidden, "require-hidden-prepare", false, "with --assert-native-overlap, also require prepare(N+1) to finish inside device(N) (fully hidden, not merely overlapping — sensitive to host scheduling)")
 	fs.BoolVar(&c.rounds, "rounds-table", false, "print a per-round Host/Device/Orch/Sched table (the format tools/benchmark_rounds.sh parses) instead of the per-callable TPOT table")
 	fs.StringVar(&c.traceOut, "trace-out", "", "write Chrome trace JSON here")
 	fs.StringVar(&c.swimlane, "swimlane", "", "write a real-lane Chrome trace JSON here")
@@ -141,6 +143,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	buckets := strace.Buckets(invs)
 	switch {
+	case c.overlap:
+		n, err := strace.CheckNativeOverlap(p.Spans, c.hidden)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 2
+		}
+		fmt.Fprintf(stdout, "Native overlap verified for %d adjacent dispatch pair(s).\n", n)
 	case c.rounds:
 		strace.WriteRounds(stdout, buckets)
 	case c.tree:

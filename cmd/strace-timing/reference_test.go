@@ -46,7 +46,7 @@ func referenceScript(t *testing.T) string {
 // drop-report warnings (an extension: simpler's reader has none).
 func TestMatchesReference(t *testing.T) {
 	script := referenceScript(t)
-	for _, log := range []string{fixture, writtenLog(t)} {
+	for _, log := range []string{fixture, writtenLog(t), "../../strace/testdata/overlap_ok.log", "../../strace/testdata/overlap_bad.log"} {
 		t.Run(filepath.Base(log), func(t *testing.T) {
 			dir := t.TempDir()
 			refJSON, ourJSON := filepath.Join(dir, "ref.json"), filepath.Join(dir, "our.json")
@@ -57,24 +57,20 @@ func TestMatchesReference(t *testing.T) {
 			code, out, errs := runCmd(t, "", log, "--trace-out", ourJSON)
 			require.Equal(t, 0, code, errs)
 			assert.Equal(t, strings.ReplaceAll(refOut.String(), refJSON, "PATH"), strings.ReplaceAll(out, ourJSON, "PATH"))
-			var ours []string
-			for _, l := range strings.SplitAfter(errs, "\n") {
-				if !strings.Contains(l, "host-log record(s) before they reached the destination") {
-					ours = append(ours, l)
-				}
-			}
-			assert.Equal(t, refErr.String(), strings.Join(ours, ""))
+			assert.Equal(t, refErr.String(), withoutDropWarnings(errs))
 			var a, b any
 			require.NoError(t, json.Unmarshal(mustRead(t, refJSON), &a))
 			require.NoError(t, json.Unmarshal(mustRead(t, ourJSON), &b))
 			assert.Equal(t, a, b, "Chrome trace differs from the reference's")
-			for _, mode := range [][]string{{"--tree"}, {"--rounds-table"}} {
+			for _, mode := range [][]string{{"--tree"}, {"--rounds-table"}, {"--assert-native-overlap"}, {"--assert-native-overlap", "--require-hidden-prepare"}} {
 				cmd := exec.Command("python3", append([]string{script, log}, mode...)...)
-				ref, err := cmd.Output()
-				require.NoError(t, err)
-				code, out, _ := runCmd(t, "", append([]string{log}, mode...)...)
-				require.Equal(t, 0, code)
-				assert.Equal(t, string(ref), out, "%v", mode)
+				var ref, refErr bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &ref, &refErr
+				_ = cmd.Run()
+				code, out, errs := runCmd(t, "", append([]string{log}, mode...)...)
+				assert.Equal(t, cmd.ProcessState.ExitCode(), code, "%v: exit code", mode)
+				assert.Equal(t, ref.String(), out, "%v: stdout", mode)
+				assert.Equal(t, refErr.String(), withoutDropWarnings(errs), "%v: stderr", mode)
 			}
 		})
 	}
@@ -109,6 +105,18 @@ func writtenLog(t *testing.T) string {
 	ext.End()
 	require.NoError(t, st.Close(0))
 	return st.Path()
+}
+
+// withoutDropWarnings removes our drop-report warnings, an extension
+// simpler's reader does not have, from stderr.
+func withoutDropWarnings(errs string) string {
+	var kept []string
+	for _, l := range strings.SplitAfter(errs, "\n") {
+		if !strings.Contains(l, "host-log record(s) before they reached the destination") {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "")
 }
 
 func mustRead(t *testing.T, path string) []byte {
