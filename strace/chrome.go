@@ -1,15 +1,12 @@
 package strace
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
-	"sort"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -22,15 +19,20 @@ type Event struct {
 	Dur  *float64       `json:"dur,omitempty"` // µs
 	PID  int64          `json:"pid"`
 	TID  int64          `json:"tid"`
-	S    string         `json:"s,omitempty"` // instant scope
+	S    string         `json:"s,omitempty"`   // instant scope
+	Cat  string         `json:"cat,omitempty"` // flow category
+	ID   int            `json:"id,omitempty"`  // flow id
 	Args map[string]any `json:"args,omitempty"`
 }
 
 // Document is a Chrome trace file.
 type Document struct {
-	TraceEvents     []Event          `json:"traceEvents"`
-	DisplayTimeUnit string           `json:"displayTimeUnit"`
-	Unaligned       []map[string]any `json:"unalignedDeviceSpans,omitempty"`
+	TraceEvents     []Event `json:"traceEvents"`
+	DisplayTimeUnit string  `json:"displayTimeUnit"`
+	// Unaligned lists the device (clk=dev) spans a swimlane cannot place
+	// on its host time axis; always present in a swimlane, absent
+	// elsewhere.
+	Unaligned *[]map[string]any `json:"unalignedDeviceSpans,omitempty"`
 	// ClockAnchors lists every process's anchor, by pid, its numbers as
 	// decimal strings: a JSON number above 2^53 is not exact in a
 	// JavaScript viewer.
@@ -117,58 +119,6 @@ func ChromeTrace(invs []*Invocation, buckets []Bucket, anchors map[int64]Anchor)
 	return doc
 }
 
-// Swimlane builds the real-lane view: one process per pid and one thread
-// per (pid, tid), host spans only, in time order. Device (clk=dev) spans
-// are on another clock and are listed under unalignedDeviceSpans instead.
-func Swimlane(spans []Span, anchors map[int64]Anchor) Document {
-	doc := Document{DisplayTimeUnit: "ms", TraceEvents: []Event{}, ClockAnchors: anchorList(anchors)}
-	host, dev := SplitDevice(spans)
-	byPID := map[int64][]Span{}
-	for _, s := range spans {
-		byPID[s.PID] = append(byPID[s.PID], s)
-	}
-	for _, pid := range slices.Sorted(maps.Keys(byPID)) {
-		doc.TraceEvents = append(doc.TraceEvents, meta("process_name", pid, 0, ProcessLabel(pid, byPID[pid])))
-	}
-	lanes := map[[2]int64][]Span{}
-	for _, s := range host {
-		k := [2]int64{s.PID, s.TID}
-		lanes[k] = append(lanes[k], s)
-	}
-	keys := slices.Collect(maps.Keys(lanes))
-	slices.SortFunc(keys, func(a, b [2]int64) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
-	for _, k := range keys {
-		doc.TraceEvents = append(doc.TraceEvents, meta("thread_name", k[0], k[1], LaneName(k[1], lanes[k])))
-	}
-	sort.SliceStable(host, func(i, j int) bool {
-		a, b := host[i], host[j]
-		return cmp.Or(cmp.Compare(a.TS, b.TS), cmp.Compare(a.PID, b.PID), cmp.Compare(a.TID, b.TID), cmp.Compare(a.Name, b.Name)) < 0
-	})
-	for i := range host {
-		s := &host[i]
-		args := map[string]any{"inv": s.Inv, "hid": s.HID, "depth": s.Depth, "attrs": s.Attrs, "os_tid": s.TID}
-		for k, v := range ParseAttrs(s.Attrs) {
-			if _, taken := args[k]; !taken {
-				args[k] = v
-			}
-		}
-		wallArgs(args, s, anchors)
-		doc.TraceEvents = append(doc.TraceEvents, Event{Name: s.Name, Ph: "X", TS: micros(s.TS), Dur: micros(s.Dur), PID: s.PID, TID: s.TID, Args: args})
-	}
-	slices.SortStableFunc(dev, func(a, b Span) int {
-		return cmp.Or(cmp.Compare(a.PID, b.PID), cmp.Compare(a.Inv, b.Inv), cmp.Compare(a.TS, b.TS), cmp.Compare(a.TID, b.TID), cmp.Compare(a.Name, b.Name))
-	})
-	for _, s := range dev {
-		attrs := ParseAttrs(s.Attrs)
-		attrs["raw"] = s.Attrs
-		doc.Unaligned = append(doc.Unaligned, map[string]any{
-			"name": s.Name, "ts_ns": s.TS, "dur_ns": s.Dur, "pid": s.PID, "tid": s.TID,
-			"inv": s.Inv, "hid": s.HID, "depth": s.Depth, "attrs": attrs,
-		})
-	}
-	return doc
-}
-
 // SplitDevice separates host spans from device (clk=dev) spans, which are
 // on another clock.
 func SplitDevice(spans []Span) (host, device []Span) {
@@ -182,54 +132,6 @@ func SplitDevice(spans []Span) (host, device []Span) {
 	return host, device
 }
 
-// ProcessLabel names a process from the families of its spans.
-func ProcessLabel(pid int64, spans []Span) string {
-	fams := map[string]bool{}
-	producers := map[string]bool{}
-	for _, s := range spans {
-		fams[Family(s.Name)] = true
-		if p := ExternalProducer(s.Name); p != "" {
-			producers[p] = true
-		}
-	}
-	switch {
-	case fams["node"]:
-		return fmt.Sprintf("simpler node (pid=%d)", pid)
-	case len(fams) == 1 && fams["external"]:
-		named := strings.Join(slices.Sorted(maps.Keys(producers)), "/")
-		if named == "" {
-			named = "unattributed"
-		}
-		return fmt.Sprintf("external producer %s (pid=%d)", named, pid)
-	}
-	return fmt.Sprintf("simpler chip child (pid=%d)", pid)
-}
-
-// LaneName names one thread's lane from its spans.
-func LaneName(tid int64, spans []Span) string {
-	producers := map[string]bool{}
-	external, chip := 0, false
-	for _, s := range spans {
-		switch Family(s.Name) {
-		case "external":
-			external++
-			if p := ExternalProducer(s.Name); p != "" {
-				producers[p] = true
-			}
-		case "chip":
-			chip = true
-		}
-	}
-	switch {
-	case chip:
-		return "chip child"
-	case external == len(spans) && len(producers) > 0:
-		return "ext " + strings.Join(slices.Sorted(maps.Keys(producers)), "/")
-	}
-	return fmt.Sprintf("tid %d", tid)
-}
-
-// WriteJSON writes doc as JSON.
 func WriteJSON(w io.Writer, doc Document) error {
 	enc := json.NewEncoder(w)
 	return enc.Encode(doc)

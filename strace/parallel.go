@@ -102,6 +102,7 @@ func (p *Parser) ReadParallel(r io.Reader) error {
 func (p *Parser) absorb(q *Parser) {
 	p.Lines += q.Lines
 	p.Heads += q.Heads
+	p.BindPhases = append(p.BindPhases, q.BindPhases...)
 	for i := range q.Spans {
 		s := q.Spans[i]
 		// One copy of each repeated string across blocks too.

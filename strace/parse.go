@@ -84,6 +84,9 @@ type Parser struct {
 	Drops map[int64]Drops
 	// Lines counts the lines read.
 	Lines int
+	// BindPhases holds the "bind phase=" lines of a runtime with a host
+	// prepare path, for the swimlane.
+	BindPhases []BindPhase
 
 	// intern keeps one copy of each hid and name: a log repeats a few of
 	// them many times.
@@ -116,6 +119,8 @@ var (
 	markStrace = []byte("[STRACE]")
 	markAnchor = []byte("[CLOCK_ANCHOR]")
 	markDrops  = []byte("[HOSTLOG_DROPS]")
+	// markBindPhase finds a host prepare path's timing lines.
+	markBindPhase = []byte("bind phase=")
 )
 
 // maxLine bounds the part of one line that is parsed; longer lines are cut
@@ -169,6 +174,9 @@ func (p *Parser) Line(line []byte) {
 	}
 	if bytes.Contains(line, markDrops) {
 		p.drops(line)
+	}
+	if bytes.Contains(line, markBindPhase) {
+		p.bindPhases(line)
 	}
 }
 

@@ -31,6 +31,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"strings"
 
 	"simpler.dev/log/strace"
 )
@@ -46,9 +47,22 @@ type config struct {
 	tree, rounds, overlap, hidden  bool
 	traceOut, swimlane, html, goTr string
 	inputs                         []string
+	phaseRecords                   []string
 }
 
-const usageLine = "usage: strace-timing [-h] [--assert-native-overlap] [--require-hidden-prepare] [--rounds-table] [--tree] [--trace-out PATH] [--swimlane PATH] [--html PATH] [--go-trace FILE] LOG [LOG ...]"
+// repeated collects a flag given several times.
+type repeated struct{ list *[]string }
+
+func (r repeated) String() string {
+	if r.list == nil {
+		return ""
+	}
+	return strings.Join(*r.list, ",")
+}
+
+func (r repeated) Set(v string) error { *r.list = append(*r.list, v); return nil }
+
+const usageLine = "usage: strace-timing [-h] [--assert-native-overlap] [--require-hidden-prepare] [--rounds-table] [--tree] [--trace-out PATH] [--swimlane PATH] [--host-phase-records PATH] [--html PATH] [--go-trace FILE] LOG [LOG ...]"
 
 // usageError is a command line the tool cannot run: it prints the usage
 // and exits 2, as argparse does.
@@ -69,7 +83,8 @@ func parseArgs(args []string, help io.Writer) (config, error) {
 	fs.BoolVar(&c.hidden, "require-hidden-prepare", false, "with --assert-native-overlap, also require prepare(N+1) to finish inside device(N) (fully hidden, not merely overlapping — sensitive to host scheduling)")
 	fs.BoolVar(&c.rounds, "rounds-table", false, "print a per-round Host/Device/Orch/Sched table (the format tools/benchmark_rounds.sh parses) instead of the per-callable TPOT table")
 	fs.StringVar(&c.traceOut, "trace-out", "", "write Chrome trace JSON here")
-	fs.StringVar(&c.swimlane, "swimlane", "", "write a real-lane Chrome trace JSON here")
+	fs.StringVar(&c.swimlane, "swimlane", "", "write a real-pid/tid L3/L4 host swimlane JSON here (load in chrome://tracing or perfetto)")
+	fs.Var(repeated{&c.phaseRecords}, "host-phase-records", "a host_phase_records.jsonl from the same run; its per-event bind segments and orchestrator operations are drawn inside the matching chip.run.bind. Repeatable. Only affects --swimlane")
 	fs.StringVar(&c.html, "html", "", "write an HTML timeline here")
 	fs.StringVar(&c.goTr, "go-trace", "", "merge this Go execution trace")
 	for {
@@ -168,7 +183,23 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "Wrote Chrome trace: %s (%d spans)\n", c.traceOut, keyed)
 	}
 	if c.swimlane != "" {
-		doc := strace.Swimlane(p.Spans, p.Anchors)
+		lane := p.Spans
+		var records int
+		var covered map[[2]int64]bool
+		if len(c.phaseRecords) > 0 {
+			passes, err := strace.LoadHostPhaseRecords(c.phaseRecords)
+			if err != nil {
+				return fail(err)
+			}
+			extra, orphaned, cov := strace.HostRecordSpans(p.Spans, passes)
+			lane, records, covered = append(slices.Clip(lane), extra...), len(extra), cov
+			if orphaned > 0 {
+				fmt.Fprintf(stderr, "warning: %d phase-record pass(es) had no matching chip.run.bind span in this log and were dropped — is the log from the same run as the artifact?\n", orphaned)
+			}
+		}
+		phases := strace.BindPhaseSpans(p.BindPhases, p.Spans, covered)
+		lane = append(slices.Clip(lane), phases...)
+		doc := strace.Swimlane(lane, p.Anchors)
 		if gt != nil {
 			doc.TraceEvents = append(doc.TraceEvents, gt.Events(0, "Go execution trace")...)
 		}
@@ -181,7 +212,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				host++
 			}
 		}
-		fmt.Fprintf(stdout, "Wrote host swimlane: %s (%d host spans, %d unaligned device spans)\n", c.swimlane, host, len(p.Spans)-host)
+		var extras []string
+		if len(phases) > 0 {
+			extras = append(extras, fmt.Sprintf("%d bind phases", len(phases)))
+		}
+		if records > 0 {
+			extras = append(extras, fmt.Sprintf("%d host phase records", records))
+		}
+		suffix := ""
+		if len(extras) > 0 {
+			suffix = ", " + strings.Join(extras, ", ")
+		}
+		fmt.Fprintf(stdout, "Wrote host swimlane: %s (%d host spans, %d unaligned device spans%s)\n", c.swimlane, host, len(p.Spans)-host, suffix)
 	}
 	if c.html != "" {
 		if err := writeFile(c.html, func(w io.Writer) error { return strace.WriteHTML(w, "strace-timing", p.Spans) }); err != nil {

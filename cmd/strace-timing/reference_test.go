@@ -46,22 +46,32 @@ func referenceScript(t *testing.T) string {
 // drop-report warnings (an extension: simpler's reader has none).
 func TestMatchesReference(t *testing.T) {
 	script := referenceScript(t)
-	for _, log := range []string{fixture, writtenLog(t), "../../strace/testdata/overlap_ok.log", "../../strace/testdata/overlap_bad.log"} {
+	for _, log := range []string{fixture, writtenLog(t), "../../strace/testdata/overlap_ok.log", "../../strace/testdata/overlap_bad.log", "../../strace/testdata/swimlane.log"} {
+		var extra []string
+		if strings.HasSuffix(log, "swimlane.log") {
+			extra = []string{"--host-phase-records", "../../strace/testdata/host_phase_records.jsonl"}
+		}
 		t.Run(filepath.Base(log), func(t *testing.T) {
 			dir := t.TempDir()
 			refJSON, ourJSON := filepath.Join(dir, "ref.json"), filepath.Join(dir, "our.json")
-			cmd := exec.Command("python3", script, log, "--trace-out", refJSON)
+			refSwim, ourSwim := filepath.Join(dir, "ref.swim.json"), filepath.Join(dir, "our.swim.json")
+			cmd := exec.Command("python3", append([]string{script, log, "--trace-out", refJSON, "--swimlane", refSwim}, extra...)...)
 			var refOut, refErr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &refOut, &refErr
 			require.NoError(t, cmd.Run(), refErr.String())
-			code, out, errs := runCmd(t, "", log, "--trace-out", ourJSON)
+			code, out, errs := runCmd(t, "", append([]string{log, "--trace-out", ourJSON, "--swimlane", ourSwim}, extra...)...)
 			require.Equal(t, 0, code, errs)
-			assert.Equal(t, strings.ReplaceAll(refOut.String(), refJSON, "PATH"), strings.ReplaceAll(out, ourJSON, "PATH"))
+			paths := strings.NewReplacer(refJSON, "PATH", ourJSON, "PATH", refSwim, "SWIM", ourSwim, "SWIM")
+			assert.Equal(t, paths.Replace(refOut.String()), paths.Replace(out))
 			assert.Equal(t, refErr.String(), withoutDropWarnings(errs))
 			var a, b any
 			require.NoError(t, json.Unmarshal(mustRead(t, refJSON), &a))
 			require.NoError(t, json.Unmarshal(mustRead(t, ourJSON), &b))
 			assert.Equal(t, a, b, "Chrome trace differs from the reference's")
+			var sa, sb any
+			require.NoError(t, json.Unmarshal(mustRead(t, refSwim), &sa))
+			require.NoError(t, json.Unmarshal(mustRead(t, ourSwim), &sb))
+			assert.Equal(t, sa, sb, "swimlane differs from the reference's")
 			for _, mode := range [][]string{{"--tree"}, {"--rounds-table"}, {"--assert-native-overlap"}, {"--assert-native-overlap", "--require-hidden-prepare"}} {
 				cmd := exec.Command("python3", append([]string{script, log}, mode...)...)
 				var ref, refErr bytes.Buffer

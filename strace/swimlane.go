@@ -1,0 +1,610 @@
+package strace
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The swimlane is simpler's real-pid/tid host view, ported from
+// strace_timing.py's to_host_swimlane so its JSON is the reference's, event
+// for event: one process per pid, one lane per OS thread named by the role
+// its spans show (a thread that interleaved runs is split into one lane
+// per pipeline slot), host spans on the shared monotonic axis, a flow from
+// each submit to the dispatch it caused, and device (clk=dev) spans kept
+// aside as unalignedDeviceSpans.
+
+// entry is a span with its parsed attributes.
+type entry struct {
+	s     *Span
+	attrs map[string]any
+}
+
+// NodeLeaf returns the part of a node-family span name after its level
+// word ("submit" for node.submit or network1.submit), or "" when the name
+// is not of the node family.
+func NodeLeaf(name string) (string, bool) {
+	if Family(name) != "node" {
+		return "", false
+	}
+	_, leaf, _ := strings.Cut(name, ".")
+	return leaf, true
+}
+
+// rootsOverlap reports whether two runs were in flight at once on a
+// thread: two of its depth-0 spans overlap.
+func rootsOverlap(es []entry) bool {
+	var roots [][2]int64
+	for _, e := range es {
+		if e.s.Depth == 0 {
+			roots = append(roots, [2]int64{e.s.TS, e.s.End()})
+		}
+	}
+	slices.SortFunc(roots, func(a, b [2]int64) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
+	for i := 1; i < len(roots); i++ {
+		if roots[i-1][1] > roots[i][0] {
+			return true
+		}
+	}
+	return false
+}
+
+type pidInv struct {
+	pid int64
+	inv uint64
+}
+
+// slotByInvocation maps (pid, inv) to the pipeline slot its root carries.
+func slotByInvocation(es []entry) map[pidInv]any {
+	m := map[pidInv]any{}
+	for _, e := range es {
+		if v, ok := e.attrs["slot_id"]; ok {
+			m[pidInv{e.s.PID, e.s.Inv}] = v
+		}
+	}
+	return m
+}
+
+type slotGroup struct {
+	slot any
+	es   []entry
+}
+
+// slotLanes splits a thread's spans by pipeline slot, or returns nil to
+// leave it on its tid: only a thread whose runs overlapped is split, only
+// when every run has a slot, there are two slots or more, and the runs of
+// each slot do not overlap.
+func slotLanes(es []entry, slots map[pidInv]any) []slotGroup {
+	if !rootsOverlap(es) {
+		return nil
+	}
+	var groups []slotGroup
+	index := map[string]int{}
+	for _, e := range es {
+		slot, ok := slots[pidInv{e.s.PID, e.s.Inv}]
+		if !ok {
+			return nil
+		}
+		k := fmt.Sprint(slot)
+		i, ok := index[k]
+		if !ok {
+			i = len(groups)
+			index[k] = i
+			groups = append(groups, slotGroup{slot: slot})
+		}
+		groups[i].es = append(groups[i].es, e)
+	}
+	if len(groups) < 2 {
+		return nil
+	}
+	for _, g := range groups {
+		if rootsOverlap(g.es) {
+			return nil
+		}
+	}
+	slices.SortStableFunc(groups, func(a, b slotGroup) int { return compareAny(a.slot, b.slot) })
+	return groups
+}
+
+// compareAny orders attribute values as Python orders ints and strings of
+// one kind.
+func compareAny(a, b any) int {
+	ai, aok := a.(int64)
+	bi, bok := b.(int64)
+	if aok && bok {
+		return cmp.Compare(ai, bi)
+	}
+	return cmp.Compare(fmt.Sprint(a), fmt.Sprint(b))
+}
+
+// laneName names one OS thread's lane from every span it emitted: a host
+// phase thread, else the highest role its own spans show (facade,
+// scheduler, worker), else "chip child", an external producer, or the tid.
+func laneName(es []entry) string {
+	phase := map[any]bool{}
+	for _, e := range es {
+		phase[e.attrs["host_phase_thread"]] = true
+	}
+	if phase["graph_record_worker"] {
+		return "graph record worker"
+	}
+	if phase["graph_submit_main"] {
+		return "graph submit main"
+	}
+	roles := map[string]bool{}
+	workerIDs := map[string]bool{}
+	var external []entry
+	for _, e := range es {
+		if Family(e.s.Name) == "external" {
+			external = append(external, e)
+			continue
+		}
+		role, _ := e.attrs["role"].(string)
+		leaf, isNode := NodeLeaf(e.s.Name)
+		switch {
+		case role == "facade" || isNode && (leaf == "graph_build" || leaf == "submit"):
+			roles["facade"] = true
+		case role == "scheduler" || role == "worker":
+			roles[role] = true
+		case isNode:
+			roles["worker"] = true
+		}
+		if role == "worker" {
+			id, ok := e.attrs["worker_id"]
+			if ok {
+				workerIDs[fmt.Sprint(id)] = true
+			} else {
+				workerIDs["\\x00none"] = true
+			}
+		}
+	}
+	switch {
+	case roles["facade"]:
+		return "orchestrator / facade"
+	case roles["scheduler"]:
+		return "scheduler"
+	case roles["worker"]:
+		if len(workerIDs) == 1 {
+			for id := range workerIDs {
+				if id != "\\x00none" {
+					return "worker " + id
+				}
+			}
+		}
+		return "worker"
+	}
+	for _, e := range es {
+		if Family(e.s.Name) == "chip" {
+			return "chip child"
+		}
+	}
+	if len(external) == len(es) {
+		producers := map[string]bool{}
+		for _, e := range external {
+			if p := ExternalProducer(e.s.Name); p != "" {
+				producers[p] = true
+			}
+		}
+		if len(producers) > 0 {
+			return "ext " + strings.Join(slices.Sorted(maps.Keys(producers)), "/")
+		}
+	}
+	return fmt.Sprintf("tid %d", es[0].s.TID)
+}
+
+type laneKey struct{ pid, tid int64 }
+
+// assignLanes chooses a lane per span and a name per lane. A thread that
+// interleaved runs is split by pipeline slot into lanes numbered past every
+// observed tid; only our own spans decide the split, external ones stay on
+// the real tid.
+func assignLanes(es []entry, threads []laneKey) (map[*Span]int64, map[laneKey]string) {
+	laneOf := map[*Span]int64{}
+	names := map[laneKey]string{}
+	next := int64(0)
+	for _, t := range threads {
+		next = max(next, t.tid+1)
+	}
+	var ours []entry
+	for _, e := range es {
+		if Family(e.s.Name) != "external" {
+			ours = append(ours, e)
+		}
+	}
+	slots := slotByInvocation(ours)
+	for _, t := range threads {
+		var on, oursOn, extOn []entry
+		for _, e := range es {
+			if e.s.PID == t.pid && e.s.TID == t.tid {
+				on = append(on, e)
+				if Family(e.s.Name) == "external" {
+					extOn = append(extOn, e)
+				} else {
+					oursOn = append(oursOn, e)
+				}
+			}
+		}
+		groups := slotLanes(oursOn, slots)
+		if groups == nil {
+			names[t] = laneName(on)
+			for _, e := range on {
+				laneOf[e.s] = t.tid
+			}
+			continue
+		}
+		if len(extOn) > 0 {
+			names[t] = laneName(extOn)
+			for _, e := range extOn {
+				laneOf[e.s] = t.tid
+			}
+		}
+		for _, g := range groups {
+			names[laneKey{t.pid, next}] = fmt.Sprintf("pipeline slot %v (tid %d)", g.slot, t.tid)
+			for _, e := range g.es {
+				laneOf[e.s] = next
+			}
+			next++
+		}
+	}
+	return laneOf, names
+}
+
+// ProcessLabel names a process from the families of every span it emitted
+// (device spans included): a node-family span makes it a simpler node,
+// only external spans an external producer's, anything else a simpler
+// chip child.
+func ProcessLabel(pid int64, spans []*Span) string {
+	fams := map[string]bool{}
+	producers := map[string]bool{}
+	for _, s := range spans {
+		fams[Family(s.Name)] = true
+		if p := ExternalProducer(s.Name); p != "" {
+			producers[p] = true
+		}
+	}
+	switch {
+	case fams["node"]:
+		return fmt.Sprintf("simpler node (pid=%d)", pid)
+	case len(fams) == 1 && fams["external"]:
+		named := strings.Join(slices.Sorted(maps.Keys(producers)), "/")
+		if named == "" {
+			named = "unattributed"
+		}
+		return fmt.Sprintf("external producer %s (pid=%d)", named, pid)
+	}
+	return fmt.Sprintf("simpler chip child (pid=%d)", pid)
+}
+
+// flowKey is what pairs a submit with the dispatch it caused: (pid, run_id,
+// task slot), or false when a span lacks one of them.
+func flowKey(s *Span, attrs map[string]any) (string, bool) {
+	runID, ok1 := attrs["run_id"]
+	slot, ok2 := attrs["task_slot"]
+	if !ok2 {
+		slot, ok2 = attrs["slot"]
+	}
+	if !ok1 || !ok2 {
+		return "", false
+	}
+	return fmt.Sprintf("%d\\x00%v\\x00%v", s.PID, pyStr(runID), pyStr(slot)), true
+}
+
+// pyStr writes an attribute value as Python's str() would.
+func pyStr(v any) string { return fmt.Sprint(v) }
+
+func get(attrs map[string]any, k string, def any) any {
+	if v, ok := attrs[k]; ok {
+		return v
+	}
+	return def
+}
+
+// Swimlane builds the real-lane view of spans (see the top of this file),
+// with wall-clock arguments from anchors.
+func Swimlane(spans []Span, anchors map[int64]Anchor) Document {
+	unaligned := []map[string]any{}
+	doc := Document{DisplayTimeUnit: "ms", TraceEvents: []Event{}, ClockAnchors: anchorList(anchors), Unaligned: &unaligned}
+	var host, device []entry
+	byPID := map[int64][]*Span{}
+	threadSet := map[laneKey]bool{}
+	for i := range spans {
+		s := &spans[i]
+		e := entry{s, ParseAttrs(s.Attrs)}
+		byPID[s.PID] = append(byPID[s.PID], s)
+		if s.IsDevice() {
+			device = append(device, e)
+			continue
+		}
+		host = append(host, e)
+		threadSet[laneKey{s.PID, s.TID}] = true
+	}
+	threads := slices.SortedFunc(maps.Keys(threadSet), func(a, b laneKey) int { return cmp.Or(cmp.Compare(a.pid, b.pid), cmp.Compare(a.tid, b.tid)) })
+	laneOf, names := assignLanes(host, threads)
+	var pids []int64
+	for _, t := range threads {
+		if len(pids) == 0 || pids[len(pids)-1] != t.pid {
+			pids = append(pids, t.pid)
+		}
+	}
+	for _, pid := range pids {
+		doc.TraceEvents = append(doc.TraceEvents, meta("process_name", pid, 0, ProcessLabel(pid, byPID[pid])))
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(names), func(a, b laneKey) int { return cmp.Or(cmp.Compare(a.pid, b.pid), cmp.Compare(a.tid, b.tid)) }) {
+		doc.TraceEvents = append(doc.TraceEvents, meta("thread_name", k.pid, k.tid, names[k]))
+	}
+	ordered := slices.Clone(host)
+	slices.SortStableFunc(ordered, func(a, b entry) int {
+		return cmp.Or(cmp.Compare(a.s.TS, b.s.TS), cmp.Compare(a.s.PID, b.s.PID), cmp.Compare(a.s.TID, b.s.TID), cmp.Compare(a.s.Name, b.s.Name))
+	})
+	for _, e := range ordered {
+		s := e.s
+		args := map[string]any{"inv": s.Inv, "hid": s.HID, "depth": s.Depth, "attrs": s.Attrs, "os_tid": s.TID}
+		maps.Copy(args, e.attrs) // the span's own attributes win, as in the reference
+		wallArgs(args, s, anchors)
+		doc.TraceEvents = append(doc.TraceEvents, Event{Name: s.Name, Ph: "X", TS: micros(s.TS), Dur: micros(s.Dur), PID: s.PID, TID: laneOf[s], Args: args})
+	}
+	doc.TraceEvents = append(doc.TraceEvents, flows(host, laneOf, anchors)...)
+	slices.SortStableFunc(device, func(a, b entry) int {
+		return cmp.Or(cmp.Compare(a.s.PID, b.s.PID), cmp.Compare(a.s.Inv, b.s.Inv), cmp.Compare(a.s.TS, b.s.TS), cmp.Compare(a.s.TID, b.s.TID), cmp.Compare(a.s.Name, b.s.Name))
+	})
+	for _, e := range device {
+		s := e.s
+		attrs := map[string]any{"raw": s.Attrs}
+		maps.Copy(attrs, e.attrs)
+		unaligned = append(unaligned, map[string]any{
+			"name": s.Name, "ts_ns": s.TS, "dur_ns": s.Dur, "pid": s.PID, "tid": s.TID,
+			"inv": s.Inv, "hid": s.HID, "depth": s.Depth, "attrs": attrs,
+		})
+	}
+	return doc
+}
+
+// flows pairs each dispatch with the latest submit of the same flow key
+// that began no later than it, and draws a flow ("s" at the submit's end,
+// or the dispatch's start if earlier; "f" at the dispatch), numbered in
+// dispatch order.
+func flows(host []entry, laneOf map[*Span]int64, anchors map[int64]Anchor) []Event {
+	submits := map[string][]*Span{}
+	for _, e := range host {
+		if leaf, ok := NodeLeaf(e.s.Name); ok && leaf == "submit" {
+			if k, ok := flowKey(e.s, e.attrs); ok {
+				submits[k] = append(submits[k], e.s)
+			}
+		}
+	}
+	for _, c := range submits {
+		slices.SortStableFunc(c, func(a, b *Span) int { return cmp.Compare(a.TS, b.TS) })
+	}
+	type pair struct {
+		src, dst *Span
+		attrs    map[string]any
+	}
+	var pairs []pair
+	for _, e := range host {
+		if leaf, ok := NodeLeaf(e.s.Name); !ok || leaf != "dispatch" {
+			continue
+		}
+		k, ok := flowKey(e.s, e.attrs)
+		if !ok {
+			continue
+		}
+		var src *Span
+		for _, c := range submits[k] {
+			if c.TS > e.s.TS {
+				break
+			}
+			src = c
+		}
+		if src != nil {
+			pairs = append(pairs, pair{src, e.s, e.attrs})
+		}
+	}
+	slices.SortStableFunc(pairs, func(a, b pair) int { return cmp.Compare(a.dst.TS, b.dst.TS) })
+	var out []Event
+	for i, p := range pairs {
+		id := i + 1
+		key := fmt.Sprintf("dispatch:%d:%s:%s:%s:%s:%s", p.src.PID, pyStr(p.attrs["run_id"]),
+			pyStr(get(p.attrs, "task_slot", p.attrs["slot"])), pyStr(get(p.attrs, "group_index", int64(-1))),
+			pyStr(get(p.attrs, "worker_id", int64(-1))), pyStr(get(p.attrs, "dispatch_id", int64(0))))
+		srcTS := min(p.src.End(), p.dst.TS)
+		srcArgs := map[string]any{"dispatch_key": key}
+		wallArgs(srcArgs, &Span{PID: p.src.PID, TS: srcTS}, anchors)
+		dstArgs := map[string]any{"dispatch_key": key}
+		wallArgs(dstArgs, &Span{PID: p.dst.PID, TS: p.dst.TS}, anchors)
+		out = append(out,
+			Event{Name: "task dispatch", Cat: "host.scheduler", Ph: "s", ID: id, TS: micros(srcTS), PID: p.src.PID, TID: laneOf[p.src], Args: srcArgs},
+			Event{Name: "task dispatch", Cat: "host.scheduler", Ph: "f", ID: id, TS: micros(p.dst.TS), PID: p.dst.PID, TID: laneOf[p.dst], Args: dstArgs})
+	}
+	return out
+}
+
+// BindPhase is a "bind phase=<name> start_ns=<ns> dur_ns=<ns>" line of a
+// runtime with a host prepare path: one segment of chip.run.bind.
+type BindPhase struct {
+	TIDHex, Phase string
+	Start, Dur    int64
+	Attrs         string
+}
+
+var bindPhaseRE = regexp.MustCompile(`\[mono_ns=\d+\]\[T0x([0-9a-fA-F]+)\]\[TIMING\]\s+\S+:\s+\[[^\]]*\]\s+bind phase=(\w+)\s+start_ns=(\d+)\s+dur_ns=(\d+)([^\r\n]*)`)
+
+func (p *Parser) bindPhases(line []byte) {
+	for _, m := range bindPhaseRE.FindAllSubmatch(line, -1) {
+		start, err1 := strconv.ParseInt(string(m[3]), 10, 64)
+		dur, err2 := strconv.ParseInt(string(m[4]), 10, 64)
+		if err1 == nil && err2 == nil {
+			p.BindPhases = append(p.BindPhases, BindPhase{TIDHex: string(m[1]), Phase: string(m[2]), Start: start, Dur: dur, Attrs: string(m[5])})
+		}
+	}
+}
+
+// BindPhaseSpans turns bind phase lines into spans nested under the
+// chip.run.bind of their thread that contains them (a phase outside every
+// bind is dropped), skipping the (pid, inv) a host phase record file
+// already covered.
+func BindPhaseSpans(phases []BindPhase, spans []Span, skip map[[2]int64]bool) []Span {
+	var binds []*Span
+	for i := range spans {
+		if spans[i].Name == prepareSpan && !spans[i].IsDevice() {
+			binds = append(binds, &spans[i])
+		}
+	}
+	var out []Span
+	for _, ph := range phases {
+		var parent *Span
+		for _, b := range binds {
+			if b.TS <= ph.Start && ph.Start+ph.Dur <= b.End() {
+				parent = b
+				break
+			}
+		}
+		if parent == nil || skip[[2]int64{parent.PID, int64(parent.Inv)}] {
+			continue
+		}
+		out = append(out, Span{PID: parent.PID, TID: parent.TID, Inv: parent.Inv, HID: parent.HID, Depth: parent.Depth + 1,
+			Name: prepareSpan + "." + ph.Phase, TS: ph.Start, Dur: ph.Dur,
+			Attrs: strings.TrimSpace(strings.TrimSpace(ph.Attrs) + " log_thread=0x" + ph.TIDHex + " src=bind_phase")})
+	}
+	return out
+}
+
+// bindPhaseNames are the bind stage's own segments; every other phase a
+// record file carries is an orchestrator operation inside host_orch.
+var bindPhaseNames = map[string]bool{
+	"args": true, "arena_build": true, "static_arena": true, "gm_heap": true, "shared_mem": true, "runtime_init": true,
+	"host_orch": true, "graph_upload": true, "relocate": true, "sm_h2d": true, "arena_h2d": true, "host_view_close": true,
+}
+
+// LoadHostPhaseRecords reads host_phase_records.jsonl files: one JSON
+// object per prepare pass. Lines that do not parse, are not objects, or
+// whose records is not a list are skipped (a file written while a run is
+// in flight can end in a torn line).
+func LoadHostPhaseRecords(paths []string) ([]map[string]any, error) {
+	var passes []map[string]any
+	for _, path := range paths {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 64<<10), 64<<20)
+		for sc.Scan() {
+			line := strings.TrimSpace(sc.Text())
+			if line == "" {
+				continue
+			}
+			var pass map[string]any
+			dec := json.NewDecoder(strings.NewReader(line))
+			dec.UseNumber()
+			if dec.Decode(&pass) != nil || dec.More() {
+				continue
+			}
+			if r, ok := pass["records"]; ok {
+				if _, isList := r.([]any); !isList {
+					continue
+				}
+			}
+			passes = append(passes, pass)
+		}
+		err = sc.Err()
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	return passes, nil
+}
+
+// jsonInt reads a JSON number or numeric string as an integer, as int()
+// would.
+func jsonInt(v any) (int64, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		n, err := strconv.ParseInt(x.String(), 10, 64)
+		return n, err == nil
+	case string:
+		n, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
+		return n, err == nil
+	case bool:
+		if x {
+			return 1, true
+		}
+		return 0, true
+	}
+	return 0, false
+}
+
+// HostRecordSpans turns host phase records into spans nested under their
+// pass's chip.run.bind: bind segments directly under it, orchestrator
+// operations under its host_orch segment. It returns the spans, the passes
+// with no matching bind, and the (pid, inv) the records covered.
+func HostRecordSpans(spans []Span, passes []map[string]any) ([]Span, int, map[[2]int64]bool) {
+	binds := map[[2]int64]*Span{}
+	for i := range spans {
+		if s := &spans[i]; s.Name == prepareSpan && !s.IsDevice() {
+			binds[[2]int64{s.PID, int64(s.Inv)}] = s
+		}
+	}
+	var out []Span
+	dropped := 0
+	covered := map[[2]int64]bool{}
+	for _, pass := range passes {
+		pid, ok1 := jsonInt(pass["pid"])
+		inv, ok2 := jsonInt(pass["inv"])
+		key := [2]int64{pid, inv}
+		parent := binds[key]
+		if !ok1 || !ok2 || parent == nil {
+			dropped++
+			continue
+		}
+		records, _ := pass["records"].([]any)
+		for _, r := range records {
+			rec, ok := r.(map[string]any)
+			if !ok {
+				continue
+			}
+			start, ok1 := jsonInt(rec["start_ns"])
+			end, ok2 := jsonInt(rec["end_ns"])
+			phaseV, ok3 := rec["phase"]
+			if !ok1 || !ok2 || !ok3 || phaseV == nil {
+				continue
+			}
+			phase := fmt.Sprint(phaseV)
+			tid := parent.TID
+			rawTID, hasTID := rec["tid"]
+			if hasTID {
+				if t, ok := jsonInt(rawTID); ok && t > 0 {
+					tid = t
+				}
+			}
+			recordWorker := hasTID && tid != parent.TID
+			var name, thread string
+			depth := parent.Depth + 2
+			switch {
+			case bindPhaseNames[phase]:
+				name, depth, tid, thread = prepareSpan+"."+phase, parent.Depth+1, parent.TID, "host_main"
+				covered[key] = true
+			case (phase == "record_node" || phase == "build_definition") && recordWorker:
+				name, thread = prepareSpan+".host_orch."+phase, "graph_record_worker"
+			case phase == "graph_submit":
+				name, thread = prepareSpan+".host_orch."+phase, "graph_submit_main"
+			default:
+				name, thread = prepareSpan+".host_orch."+phase, "host_main"
+			}
+			detail := any(int64(0))
+			if d, ok := rec["detail"]; ok {
+				detail = d
+			}
+			out = append(out, Span{PID: parent.PID, TID: tid, Inv: parent.Inv, HID: parent.HID, Depth: depth, Name: name,
+				TS: start, Dur: max(0, end-start), Attrs: fmt.Sprintf("detail=%v src=host_phase_records host_phase_thread=%s", detail, thread)})
+		}
+	}
+	return out, dropped, covered
+}
