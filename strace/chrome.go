@@ -1,13 +1,16 @@
 package strace
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // Event is one Chrome trace event (the JSON Perfetto and chrome://tracing
@@ -95,7 +98,11 @@ func formatWall(ns int64) string {
 // a time line. Give it invocations grouped with InInvocation. Spans of pids
 // with an anchor carry wall_ns and wall_time arguments.
 func ChromeTrace(invs []*Invocation, buckets []Bucket, anchors map[int64]Anchor) Document {
-	doc := Document{DisplayTimeUnit: "ms", TraceEvents: []Event{}, ClockAnchors: anchorList(anchors)}
+	n := 0
+	for _, iv := range invs {
+		n += 3 + len(iv.Spans)
+	}
+	doc := Document{DisplayTimeUnit: "ms", TraceEvents: make([]Event, 0, n), ClockAnchors: anchorList(anchors)}
 	for lane, iv := range invs {
 		pid := int64(lane + 1)
 		label := iv.HID[:min(8, len(iv.HID))]
@@ -132,7 +139,198 @@ func SplitDevice(spans []Span) (host, device []Span) {
 	return host, device
 }
 
+// WriteJSON writes doc as JSON. It streams the events through one
+// buffer instead of reflecting over them (encoding/json took most of the
+// time of a million-span trace); the output parses to what encoding/json
+// writes for doc, and strings are escaped as JSON requires without HTML
+// escaping, as Python's json.dump writes them.
 func WriteJSON(w io.Writer, doc Document) error {
-	enc := json.NewEncoder(w)
-	return enc.Encode(doc)
+	bw := bufio.NewWriterSize(w, 256<<10)
+	b := make([]byte, 0, 4096)
+	b = append(b, `{"traceEvents":[`...)
+	for i := range doc.TraceEvents {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendEvent(b, &doc.TraceEvents[i])
+		if len(b) > 64<<10 {
+			if _, err := bw.Write(b); err != nil {
+				return err
+			}
+			b = b[:0]
+		}
+	}
+	b = append(b, `],"displayTimeUnit":`...)
+	b = appendJSONString(b, doc.DisplayTimeUnit)
+	if doc.Unaligned != nil {
+		b = append(b, `,"unalignedDeviceSpans":[`...)
+		for i, m := range *doc.Unaligned {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONValue(b, m)
+		}
+		b = append(b, ']')
+	}
+	if len(doc.ClockAnchors) > 0 {
+		b = append(b, `,"clockAnchors":[`...)
+		for i, a := range doc.ClockAnchors {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"pid":`...)
+			b = strconv.AppendInt(b, a.PID, 10)
+			b = append(b, `,"mono_ns":`...)
+			b = appendJSONString(b, a.MonoNS)
+			b = append(b, `,"wall_ns":`...)
+			b = appendJSONString(b, a.WallNS)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	b = append(b, "}\n"...)
+	if _, err := bw.Write(b); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
+
+func appendEvent(b []byte, e *Event) []byte {
+	b = append(b, `{"name":`...)
+	b = appendJSONString(b, e.Name)
+	b = append(b, `,"ph":`...)
+	b = appendJSONString(b, e.Ph)
+	if e.TS != nil {
+		b = append(b, `,"ts":`...)
+		b = appendJSONFloat(b, *e.TS)
+	}
+	if e.Dur != nil {
+		b = append(b, `,"dur":`...)
+		b = appendJSONFloat(b, *e.Dur)
+	}
+	b = append(b, `,"pid":`...)
+	b = strconv.AppendInt(b, e.PID, 10)
+	b = append(b, `,"tid":`...)
+	b = strconv.AppendInt(b, e.TID, 10)
+	if e.S != "" {
+		b = append(b, `,"s":`...)
+		b = appendJSONString(b, e.S)
+	}
+	if e.Cat != "" {
+		b = append(b, `,"cat":`...)
+		b = appendJSONString(b, e.Cat)
+	}
+	if e.ID != 0 {
+		b = append(b, `,"id":`...)
+		b = strconv.AppendInt(b, int64(e.ID), 10)
+	}
+	if len(e.Args) > 0 {
+		b = append(b, `,"args":`...)
+		b = appendJSONValue(b, e.Args)
+	}
+	return append(b, '}')
+}
+
+// appendJSONValue writes the values events carry: strings, integers,
+// floats, booleans, nil and maps of them (keys sorted, as encoding/json
+// sorts them); anything else through encoding/json.
+func appendJSONValue(b []byte, v any) []byte {
+	switch x := v.(type) {
+	case string:
+		return appendJSONString(b, x)
+	case int:
+		return strconv.AppendInt(b, int64(x), 10)
+	case int64:
+		return strconv.AppendInt(b, x, 10)
+	case uint64:
+		return strconv.AppendUint(b, x, 10)
+	case float64:
+		return appendJSONFloat(b, x)
+	case bool:
+		return strconv.AppendBool(b, x)
+	case nil:
+		return append(b, "null"...)
+	case map[string]any:
+		b = append(b, '{')
+		for i, k := range slices.Sorted(maps.Keys(x)) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, k)
+			b = append(b, ':')
+			b = appendJSONValue(b, x[k])
+		}
+		return append(b, '}')
+	}
+	j, err := json.Marshal(v)
+	if err != nil {
+		return append(b, "null"...)
+	}
+	return append(b, j...)
+}
+
+// appendJSONFloat writes f as encoding/json does (NaN and infinities,
+// which JSON cannot carry, as null).
+func appendJSONFloat(b []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(b, "null"...)
+	}
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		return strconv.AppendFloat(b, f, 'e', -1, 64)
+	}
+	return strconv.AppendFloat(b, f, 'f', -1, 64)
+}
+
+// appendJSONString writes s quoted: '"', '\\' and control bytes escaped,
+// invalid UTF-8 as U+FFFD (as encoding/json does), nothing else.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				b = append(b, s[start:i]...)
+				b = append(b, `\ufffd`...)
+				i++
+				start = i
+				continue
+			}
+			if r == '\u2028' || r == '\u2029' {
+				b = append(b, s[start:i]...)
+				b = append(b, `\u202`...)
+				b = append(b, hexDigit(byte(r&0xf)))
+				i += size
+				start = i
+				continue
+			}
+			i += size
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\n':
+			b = append(b, `\n`...)
+		case '\r':
+			b = append(b, `\r`...)
+		case '\t':
+			b = append(b, `\t`...)
+		default:
+			b = append(b, `\u00`...)
+			b = append(b, hexDigit(c>>4), hexDigit(c&0xf))
+		}
+		i++
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+func hexDigit(c byte) byte { return "0123456789abcdef"[c] }
