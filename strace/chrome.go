@@ -40,6 +40,9 @@ type Document struct {
 	// decimal strings: a JSON number above 2^53 is not exact in a
 	// JavaScript viewer.
 	ClockAnchors []AnchorJSON `json:"clockAnchors,omitempty"`
+	// UnalignedSpans lists, with --hosts, the spans that could not be
+	// placed on the shared wall-clock axis, and why.
+	UnalignedSpans []UnalignedSpan `json:"unalignedSpans,omitempty"`
 }
 
 // AnchorJSON is one clockAnchors entry.
@@ -171,6 +174,14 @@ func WriteJSON(w io.Writer, doc Document) error {
 			b = appendJSONValue(b, m)
 		}
 		b = append(b, ']')
+	}
+	if len(doc.UnalignedSpans) > 0 {
+		b = append(b, `,"unalignedSpans":`...)
+		j, err := json.Marshal(doc.UnalignedSpans)
+		if err != nil {
+			return err
+		}
+		b = append(b, j...)
 	}
 	if len(doc.ClockAnchors) > 0 {
 		b = append(b, `,"clockAnchors":[`...)

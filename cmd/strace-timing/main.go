@@ -48,6 +48,8 @@ type config struct {
 	traceOut, swimlane, html, goTr string
 	inputs                         []string
 	phaseRecords                   []string
+	hosts                          bool
+	labels                         []string
 }
 
 // repeated collects a flag given several times.
@@ -62,7 +64,7 @@ func (r repeated) String() string {
 
 func (r repeated) Set(v string) error { *r.list = append(*r.list, v); return nil }
 
-const usageLine = "usage: strace-timing [-h] [--assert-native-overlap] [--require-hidden-prepare] [--rounds-table] [--tree] [--trace-out PATH] [--swimlane PATH] [--host-phase-records PATH] [--html PATH] [--go-trace FILE] LOG [LOG ...]"
+const usageLine = "usage: strace-timing [-h] [--assert-native-overlap] [--require-hidden-prepare] [--rounds-table] [--tree] [--trace-out PATH] [--swimlane PATH] [--host-phase-records PATH] [--hosts [--label NAME ...]] [--html PATH] [--go-trace FILE] LOG [LOG ...]"
 
 // usageError is a command line the tool cannot run: it prints the usage
 // and exits 2, as argparse does.
@@ -84,6 +86,8 @@ func parseArgs(args []string, help io.Writer) (config, error) {
 	fs.BoolVar(&c.rounds, "rounds-table", false, "print a per-round Host/Device/Orch/Sched table (the format tools/benchmark_rounds.sh parses) instead of the per-callable TPOT table")
 	fs.StringVar(&c.traceOut, "trace-out", "", "write Chrome trace JSON here")
 	fs.StringVar(&c.swimlane, "swimlane", "", "write a real-pid/tid L3/L4 host swimlane JSON here (load in chrome://tracing or perfetto)")
+	fs.BoolVar(&c.hosts, "hosts", false, "each LOG is another host: processes are keyed by (LOG, pid) and placed on one wall-clock timeline through their [CLOCK_ANCHOR]; spans that cannot be placed are listed as unalignedSpans (an extension: without it, LOGs are read as one log, as simpler's reader does)")
+	fs.Var(repeated{&c.labels}, "label", "with --hosts, the name of a LOG's host, in the order of the LOGs (repeatable; empty or missing: the LOG's directory or file name)")
 	fs.Var(repeated{&c.phaseRecords}, "host-phase-records", "a host_phase_records.jsonl from the same run; its per-event bind segments and orchestrator operations are drawn inside the matching chip.run.bind. Repeatable. Only affects --swimlane")
 	fs.StringVar(&c.html, "html", "", "write an HTML timeline here")
 	fs.StringVar(&c.goTr, "go-trace", "", "merge this Go execution trace")
@@ -131,9 +135,37 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	var p strace.Parser
-	for _, in := range c.inputs {
-		if err := readInput(&p, in, stdin); err != nil {
-			return fail(err)
+	var aligned *strace.Aligned
+	if c.hosts {
+		if len(c.labels) > len(c.inputs) {
+			fmt.Fprintln(stderr, usageLine)
+			fmt.Fprintln(stderr, "strace-timing: error: more --label than LOG")
+			return 2
+		}
+		var hosts []strace.HostLog
+		for i, in := range c.inputs {
+			hp := &strace.Parser{}
+			if err := readInput(hp, in, stdin); err != nil {
+				return fail(err)
+			}
+			label := hostLabel(in)
+			if i < len(c.labels) && c.labels[i] != "" {
+				label = c.labels[i]
+			}
+			warn(stderr, hp)
+			hosts = append(hosts, strace.HostLog{Label: label, Parser: hp})
+		}
+		a := strace.AlignHosts(hosts)
+		for _, hp := range a.Unanchored {
+			fmt.Fprintf(stderr, "warning: host %s pid %d has no [CLOCK_ANCHOR]; its spans are listed under unalignedSpans, not placed on the timeline\n", hp.Label, hp.PID)
+		}
+		aligned = &a
+		p.Spans, p.Anchors = a.Spans, a.Anchors
+	} else {
+		for _, in := range c.inputs {
+			if err := readInput(&p, in, stdin); err != nil {
+				return fail(err)
+			}
 		}
 	}
 	var gt *strace.GoTrace
@@ -150,7 +182,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		gt = &g
 	}
 
-	warn(stderr, &p)
+	if aligned == nil {
+		warn(stderr, &p)
+	}
 	invs := strace.Group(p.Spans, strace.InInvocation)
 	keyed := 0
 	for _, iv := range invs {
@@ -174,6 +208,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if c.traceOut != "" {
 		doc := strace.ChromeTrace(invs, buckets, p.Anchors)
+		hostsDoc(aligned, &doc)
 		if gt != nil {
 			doc.TraceEvents = append(doc.TraceEvents, gt.Events(int64(len(invs)+1), "Go execution trace")...)
 		}
@@ -200,6 +235,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		phases := strace.BindPhaseSpans(p.BindPhases, p.Spans, covered)
 		lane = append(slices.Clip(lane), phases...)
 		doc := strace.Swimlane(lane, p.Anchors)
+		hostsDoc(aligned, &doc)
 		if gt != nil {
 			doc.TraceEvents = append(doc.TraceEvents, gt.Events(0, "Go execution trace")...)
 		}
@@ -254,6 +290,32 @@ func warn(w io.Writer, p *strace.Parser) {
 			"(queue_full=%d claim_exhausted=%d output_failed=%d not_admitted=%d); the timing below is computed from an incomplete log\n",
 			pid, d.Total, d.QueueFull, d.ClaimExhausted, d.OutputFailed, d.NotAdmitted)
 	}
+}
+
+// hostsDoc, with --hosts, names each process by its host and original pid
+// and lists the spans that could not be placed.
+func hostsDoc(a *strace.Aligned, doc *strace.Document) {
+	if a == nil {
+		return
+	}
+	a.RelabelProcesses(doc)
+	doc.UnalignedSpans = a.Unaligned
+}
+
+// hostLabel names a host after its LOG: a directory's name, a file's
+// directory's name, or for a file in the current directory its name.
+func hostLabel(in string) string {
+	if in == "-" {
+		return "stdin"
+	}
+	clean := filepath.Clean(in)
+	if fi, err := os.Stat(clean); err == nil && fi.IsDir() {
+		return filepath.Base(clean)
+	}
+	if dir := filepath.Base(filepath.Dir(clean)); dir != "." && dir != string(filepath.Separator) {
+		return dir
+	}
+	return filepath.Base(clean)
 }
 
 func readInput(p *strace.Parser, in string, stdin io.Reader) error {

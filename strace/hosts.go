@@ -1,0 +1,136 @@
+package strace
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+)
+
+// Several hosts on one clock. Each host's monotonic clock starts at its
+// own boot, so host spans from different machines share no time line; but
+// every process writes one [CLOCK_ANCHOR] pairing its monotonic clock with
+// wall-clock time, and wall-clock time is shared (to NTP's accuracy).
+// AlignHosts places every anchored process's spans on one wall-clock axis,
+// keyed by (host, pid) since pids collide across machines, and lists what
+// it cannot place instead of placing it at a wrong time.
+
+// A HostLog is what one host's logs held, with the label its processes
+// carry.
+type HostLog struct {
+	Label  string
+	Parser *Parser
+}
+
+// A HostPID is the host and original pid behind a pid AlignHosts assigned.
+type HostPID struct {
+	Label string
+	PID   int64
+}
+
+// An UnalignedSpan is a span AlignHosts could not place: its process has
+// no anchor, it began before its process's anchor, or it is on a device's
+// clock.
+type UnalignedSpan struct {
+	Host   string `json:"host"`
+	PID    int64  `json:"pid"`
+	Name   string `json:"name"`
+	TSNS   int64  `json:"ts_ns"`
+	DurNS  int64  `json:"dur_ns"`
+	Reason string `json:"reason"`
+}
+
+// Aligned is the result of AlignHosts: spans with new pids and times in ns
+// since Origin (a wall-clock instant), an anchor per new pid that maps those
+// times back to wall time, and what could not be placed.
+type Aligned struct {
+	Spans     []Span
+	Anchors   map[int64]Anchor
+	Hosts     map[int64]HostPID
+	Unaligned []UnalignedSpan
+	Origin    int64 // wall ns of ts 0
+	// Unanchored lists, per host, the pids with spans and no anchor.
+	Unanchored []HostPID
+}
+
+// AlignHosts merges several hosts' spans onto one wall-clock time line.
+func AlignHosts(hosts []HostLog) Aligned {
+	type key struct {
+		host int
+		pid  int64
+	}
+	out := Aligned{Anchors: map[int64]Anchor{}, Hosts: map[int64]HostPID{}}
+	ids := map[key]int64{}
+	origin, first := int64(0), true
+	for _, h := range hosts {
+		for i := range h.Parser.Spans {
+			s := &h.Parser.Spans[i]
+			if a, ok := h.Parser.Anchors[s.PID]; ok && !s.IsDevice() && s.TS >= a.MonoNS {
+				if w := a.Wall(s.TS); first || w < origin {
+					origin, first = w, false
+				}
+			}
+		}
+	}
+	out.Origin = origin
+	unanchored := map[key]bool{}
+	for hi, h := range hosts {
+		for i := range h.Parser.Spans {
+			s := h.Parser.Spans[i]
+			k := key{hi, s.PID}
+			a, anchored := h.Parser.Anchors[s.PID]
+			reason := ""
+			switch {
+			case s.IsDevice():
+				reason = "device clock"
+			case !anchored:
+				reason = "no [CLOCK_ANCHOR] for its process"
+				if !unanchored[k] {
+					unanchored[k] = true
+					out.Unanchored = append(out.Unanchored, HostPID{h.Label, s.PID})
+				}
+			case s.TS < a.MonoNS:
+				reason = "began before its process's [CLOCK_ANCHOR]"
+			}
+			if reason != "" {
+				out.Unaligned = append(out.Unaligned, UnalignedSpan{Host: h.Label, PID: s.PID, Name: s.Name, TSNS: s.TS, DurNS: s.Dur, Reason: reason})
+				continue
+			}
+			id, ok := ids[k]
+			if !ok {
+				id = int64(len(ids) + 1)
+				ids[k] = id
+				out.Hosts[id] = HostPID{h.Label, s.PID}
+				// Times below are ns since origin; this anchor maps them
+				// back to wall time for the wall_ts_ns arguments.
+				out.Anchors[id] = Anchor{PID: id, MonoNS: 0, WallNS: origin}
+			}
+			s.PID = id
+			s.TS = satSub(a.Wall(s.TS), origin)
+			out.Spans = append(out.Spans, s)
+		}
+	}
+	return out
+}
+
+var pidLabel = regexp.MustCompile(`\(pid=(\d+)\)`)
+
+// RelabelProcesses rewrites the "(pid=N)" of process names to the host and
+// original pid behind the assigned N, and drops the anchor list (the
+// aligned times are since Origin, not each process's monotonic clock).
+func (a *Aligned) RelabelProcesses(doc *Document) {
+	for i := range doc.TraceEvents {
+		e := &doc.TraceEvents[i]
+		if e.Ph != "M" || e.Name != "process_name" {
+			continue
+		}
+		name, _ := e.Args["name"].(string)
+		e.Args["name"] = pidLabel.ReplaceAllStringFunc(name, func(m string) string {
+			n, _ := strconv.ParseInt(m[len("(pid="):len(m)-1], 10, 64)
+			if hp, ok := a.Hosts[n]; ok {
+				return fmt.Sprintf("(host=%s pid=%d)", hp.Label, hp.PID)
+			}
+			return m
+		})
+	}
+	doc.ClockAnchors = nil
+}
