@@ -1,0 +1,105 @@
+package strace
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The cases of simpler's tests/ut/py/test_strace_timing.py about reading
+// records, ported: their inputs and expected outputs are facts about the
+// format. (The swimlane, native-overlap and wall-time cases are in
+// swimlane_test.go, overlap_test.go and wall_test.go.)
+
+func anchorRecord(pid, mono, wall int64) string {
+	return fmt.Sprintf("[mono_ns=%d][T0x%d][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=%d mono_ns=%d wall_ns=%d\n", mono, pid, pid, mono, wall)
+}
+
+type gotSpan struct {
+	pid   int64
+	inv   uint64
+	name  string
+	attrs string
+}
+
+func TestReferenceParseCases(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		in   string
+		want []gotSpan
+	}{
+		{"finds adjacent records on one physical line",
+			record(1, 1, "chip.run", "rank=0", 0, 100, 20) + record(2, 2, "chip.run.runner_run.device_wall", "clk=dev rank=1", 0, 100, 20) + "\n",
+			[]gotSpan{{1, 1, "chip.run", "rank=0"}, {2, 2, "chip.run.runner_run.device_wall", "clk=dev rank=1"}}},
+		{"keeps every record of a multi-line blob",
+			record(1, 1, "chip.run", "rank=0", 0, 100, 20) + "\n" + record(2, 2, "chip.run.bind", "rank=1", 0, 100, 20) + "\n",
+			[]gotSpan{{1, 1, "chip.run", "rank=0"}, {2, 2, "chip.run.bind", "rank=1"}}},
+		{"splits two records sharing one physical line",
+			record(1, 1, "chip.run", "rank=0", 0, 100, 20) + record(2, 2, "chip.run.bind", "rank=1", 0, 100, 20),
+			[]gotSpan{{1, 1, "chip.run", "rank=0"}, {2, 2, "chip.run.bind", "rank=1"}}},
+		{"preserves a 64-bit invocation id",
+			record(41, 1<<32+7, "chip.run", "", 0, 100, 20),
+			[]gotSpan{{41, 1<<32 + 7, "chip.run", ""}}},
+		{"decodes percent-escaped name and attribute values",
+			"[STRACE] v=1 pid=1 tid=1 inv=1 hid=abc depth=0 name=bad%20name%0A%5BSTRACE%5D ts=1 dur=2 note=two%20words\n",
+			[]gotSpan{{1, 1, "bad name\n[STRACE]", "note=two%20words"}}},
+		{"a torn record is dropped",
+			"[STRACE] v=1 pid=1 tid=1 inv=1 hid=abc depth=0 name=x ts=1\n",
+			nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var p Parser
+			require.NoError(t, p.Read(strings.NewReader(tt.in)))
+			var got []gotSpan
+			for _, s := range p.Spans {
+				got = append(got, gotSpan{s.PID, s.Inv, s.Name, s.Attrs})
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+	t.Run("counts a torn record's head that the spans drop", func(t *testing.T) {
+		var p Parser
+		require.NoError(t, p.Read(strings.NewReader(record(1, 1, "chip.run", "", 0, 100, 20)+"\n[STRACE] v=1 pid=1 tid=1 inv=1 hid=abc depth=0 name=x ts=1\n")))
+		assert.Equal(t, 2, p.Heads)
+		assert.Equal(t, 1, p.Incomplete())
+	})
+	t.Run("an anchor maps monotonic to wall time, whatever precedes it", func(t *testing.T) {
+		var p Parser
+		p.Line([]byte("worker-3: [mono_ns=1005][T0x1][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=41 mono_ns=1000 wall_ns=1700000000000000000"))
+		require.Contains(t, p.Anchors, int64(41))
+		assert.Equal(t, int64(1_700_000_000_000_000_250), p.Anchors[41].Wall(1250))
+	})
+	t.Run("each pid's wall time uses its own anchor", func(t *testing.T) {
+		var p Parser
+		require.NoError(t, p.Read(strings.NewReader(anchorRecord(41, 1000, 1_700_000_000_000_000_000)+anchorRecord(52, 1000, 1_900_000_000_000_000_000))))
+		assert.Equal(t, int64(1_700_000_000_000_000_010), p.Anchors[41].Wall(1010))
+		assert.Equal(t, int64(1_900_000_000_000_000_010), p.Anchors[52].Wall(1010))
+	})
+	t.Run("by name keeps the earliest span, not the first read", func(t *testing.T) {
+		iv := &Invocation{Spans: []*Span{{Name: "a", TS: 20}, {Name: "a", TS: 10}}}
+		assert.Equal(t, int64(10), iv.ByName()["a"].TS)
+	})
+}
+
+func TestReferenceFamilies(t *testing.T) {
+	for _, tt := range []struct{ name, family, producer string }{
+		{"chip.run", "chip", ""}, {"core.exec", "core", ""},
+		{"node.dispatch", "node", ""}, {"network1.submit", "node", ""}, {"network2.x", "node", ""}, {"network3.x", "node", ""},
+		{"ext.pypto.decode_layer", "external", "pypto"}, {"ext.foo", "external", ""}, {"ext..foo", "external", ""}, {"ext.pypto.", "external", ""},
+		{"host.foo", "unknown", ""}, {"chipper.x", "unknown", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.family, Family(tt.name))
+			assert.Equal(t, tt.producer, ExternalProducer(tt.name))
+		})
+	}
+	t.Run("ext and node spans stay out of the invocation views", func(t *testing.T) {
+		assert.False(t, InInvocation(&Span{Name: "ext.pypto.x"}))
+		assert.False(t, InInvocation(&Span{Name: "node.dispatch"}))
+		assert.True(t, InInvocation(&Span{Name: "chip.prewarm.build"}), "an unfamiliar chip name stays")
+		assert.True(t, InInvocation(&Span{Name: "host.foo"}), "an unknown family stays")
+	})
+}
