@@ -111,16 +111,31 @@ func (s *Sink) waitWritten(target uint64, op string, timeout time.Duration) erro
 			return nil
 		}
 	}
-	deadline := time.Now().Add(timeout)
-	for wait := 20 * time.Microsecond; s.tail.Load() < target; wait = min(wait*2, time.Millisecond) {
-		left := time.Until(deadline)
-		if left <= 0 {
-			return s.timeoutErr(op, timeout)
+	written := func() bool {
+		if s.tail.Load() >= target {
+			return true
 		}
 		s.poke()
-		time.Sleep(min(wait, left))
+		return false
+	}
+	if !backoff(time.Now().Add(timeout), written) {
+		return s.timeoutErr(op, timeout)
 	}
 	return nil
+}
+
+// backoff looks at done until it reports true (then true) or deadline
+// passes (then false), sleeping between looks 20 µs at first, doubling up
+// to 1 ms, so a long wait costs no CPU and a short one little latency.
+func backoff(deadline time.Time, done func() bool) bool {
+	for wait := 20 * time.Microsecond; !done(); wait = min(wait*2, time.Millisecond) {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return false
+		}
+		time.Sleep(min(wait, left))
+	}
+	return true
 }
 
 // Quiesce stops admission to the queue, lets the writer drain it, write a
@@ -163,20 +178,10 @@ func (s *Sink) quiesceLocked(deadline time.Time, timeout time.Duration) error {
 
 // lockBy takes mu, giving up at deadline: a synchronous write stalled on
 // the destination holds mu, and Close must still return in time.
-func (s *Sink) lockBy(deadline time.Time) bool {
-	for wait := 20 * time.Microsecond; !s.mu.TryLock(); wait = min(wait*2, time.Millisecond) {
-		left := time.Until(deadline)
-		if left <= 0 {
-			return false
-		}
-		time.Sleep(min(wait, left))
-	}
-	return true
-}
+func (s *Sink) lockBy(deadline time.Time) bool { return backoff(deadline, s.mu.TryLock) }
 
 // Close quiesces the sink, writes a final drop report, and closes the log
-// file. Every record submitted
-// afterwards is counted as not_admitted. It returns within timeout (zero
+// file. Every record submitted afterwards is counted as not_admitted. It returns within timeout (zero
 // means DefaultTimeout) in every mode: when the destination is stalled it
 // returns a *TimeoutError with the records still pending (they are written,
 // and the file closed, by whoever holds the stalled write if it ever
