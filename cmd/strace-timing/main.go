@@ -96,7 +96,12 @@ func parseArgs(args []string, help io.Writer) (config, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				fmt.Fprintln(help, usageLine)
 				fmt.Fprintln(help, "\nPer-span timing tables from simpler host logs ([STRACE] records), and")
-				fmt.Fprintln(help, "Chrome trace, swimlane and HTML timelines.")
+				fmt.Fprintln(help, "Chrome trace, swimlane and HTML timelines. A drop-in for simpler's")
+				fmt.Fprintln(help, "strace_timing.py, with these differences: several LOGs and directories")
+				fmt.Fprintln(help, "(their host.*.log) are read as one log; %XX escapes in names and values")
+				fmt.Fprintln(help, "decode as UTF-8 where the reference maps each byte to one character; a")
+				fmt.Fprintln(help, "warning follows the reference's for every [HOSTLOG_DROPS] report; and")
+				fmt.Fprintln(help, "--hosts, --label, --html and --go-trace are ours.")
 				fmt.Fprintln(help, "\npositional arguments:\n  LOG\thost log files, - for standard input, or directories (their host.*.log)")
 				fmt.Fprintln(help, "\noptions:\n  -h, --help\n    \tshow this help and exit")
 				fs.SetOutput(help)
