@@ -98,7 +98,7 @@ func parseArgs(args []string, help io.Writer) (config, error) {
 				fmt.Fprintln(help, "\nPer-span timing tables from simpler host logs ([STRACE] records), and")
 				fmt.Fprintln(help, "Chrome trace, swimlane and HTML timelines. A drop-in for simpler's")
 				fmt.Fprintln(help, "strace_timing.py, with these differences: several LOGs and directories")
-				fmt.Fprintln(help, "(their host.*.log) are read as one log; %XX escapes in names and values")
+				io.WriteString(help, "(their host.*.log) are read as one log; %XX escapes in names and values\n")
 				fmt.Fprintln(help, "decode as UTF-8 where the reference maps each byte to one character; a")
 				fmt.Fprintln(help, "warning follows the reference's for every [HOSTLOG_DROPS] report; and")
 				fmt.Fprintln(help, "--hosts, --label, --html and --go-trace are ours.")
