@@ -160,7 +160,7 @@ func TestHTML(t *testing.T) {
 	for _, bad := range []string{"src=", "href=", "fetch(", "XMLHttpRequest", "import(", "https:"} {
 		assert.NotContains(t, page, bad, "the page reaches for the network")
 	}
-	assert.Equal(t, 1, strings.Count(page, "http://"), "only the SVG namespace")
+	assert.Equal(t, 2, strings.Count(page, "http://"), "only the SVG namespace, on the view and the overview")
 	spans := regexp.MustCompile(`<rect class="span"[^>]*><title>[^<]+</title></rect>`).FindAllString(page, -1)
 	assert.Len(t, spans, 7, "7 host spans, each with a hover title")
 	assert.Equal(t, 4, strings.Count(page, `<rect class="lane"`), "one lane per (pid, tid)")
