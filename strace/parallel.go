@@ -29,21 +29,8 @@ func (p *Parser) ReadParallel(r io.Reader) error {
 	jobs := make(chan job, workers)
 	var (
 		mu      sync.Mutex
-		results = map[int]*Parser{}
-		next    int
+		results []*Parser // by block number; merged once every block is in
 	)
-	// merge folds finished results into p in input order.
-	merge := func() {
-		for {
-			q, ok := results[next]
-			if !ok {
-				return
-			}
-			delete(results, next)
-			next++
-			p.absorb(q)
-		}
-	}
 	var wg sync.WaitGroup
 	pool := sync.Pool{New: func() any { b := make([]byte, 0, blockSize+4096); return &b }}
 	for range workers {
@@ -56,8 +43,10 @@ func (p *Parser) ReadParallel(r io.Reader) error {
 				b := j.buf[:0]
 				pool.Put(&b)
 				mu.Lock()
+				if j.seq >= len(results) {
+					results = append(results, make([]*Parser, j.seq+1-len(results))...)
+				}
 				results[j.seq] = q
-				merge()
 				mu.Unlock()
 			}
 		})
@@ -95,9 +84,21 @@ func (p *Parser) ReadParallel(r io.Reader) error {
 	}
 	close(jobs)
 	wg.Wait()
-	mu.Lock()
-	merge()
-	mu.Unlock()
+	// One allocation of the exact size, then bulk copies: growing p.Spans
+	// block by block copied a million spans many times over, under the
+	// lock the workers wait on.
+	n := len(p.Spans)
+	for _, q := range results {
+		if q != nil {
+			n += len(q.Spans)
+		}
+	}
+	p.Spans = slices.Grow(p.Spans, n-len(p.Spans))
+	for _, q := range results {
+		if q != nil {
+			p.absorb(q)
+		}
+	}
 	return rerr
 }
 
@@ -106,19 +107,10 @@ func (p *Parser) absorb(q *Parser) {
 	p.Lines += q.Lines
 	p.Heads += q.Heads
 	p.BindPhases = append(p.BindPhases, q.BindPhases...)
-	// Grow by doubling: append grows a large slice by about 1.25 at a
-	// time, which for a million 96-byte spans (holding pointers, so copied
-	// with write barriers) cost more than parsing them.
-	if free := cap(p.Spans) - len(p.Spans); free < len(q.Spans) {
-		p.Spans = slices.Grow(p.Spans, max(len(q.Spans), len(p.Spans)))
-	}
-	for i := range q.Spans {
-		s := q.Spans[i]
-		// One copy of each repeated string across blocks too.
-		s.HID = p.internString(s.HID)
-		s.Name = p.internString(s.Name)
-		p.Spans = append(p.Spans, s)
-	}
+	// Each block interned its own names and hids; a name repeated across
+	// blocks keeps one copy per block (a few hundred for a million spans),
+	// which is cheaper than two map lookups per span here.
+	p.Spans = append(p.Spans, q.Spans...)
 	for pid, a := range q.Anchors {
 		if p.Anchors == nil {
 			p.Anchors, p.AnchorCount = map[int64]Anchor{}, map[int64]int{}
@@ -134,17 +126,4 @@ func (p *Parser) absorb(q *Parser) {
 			p.Drops[pid] = d
 		}
 	}
-}
-
-func (p *Parser) internString(s string) string {
-	if v, ok := p.intern[s]; ok {
-		return v
-	}
-	if p.intern == nil {
-		p.intern = map[string]string{}
-	}
-	if len(p.intern) < 1<<16 {
-		p.intern[s] = s
-	}
-	return s
 }
