@@ -20,24 +20,34 @@ import (
 	"simpler.dev/log/spanattr"
 )
 
-// referenceScript finds simpler's own strace_timing.py: $SIMPLER_STRACE_TIMING_PY,
-// else the snapshot a developer fetched (never committed). The tests that
-// compare with it skip when it, or python3, is absent.
-func referenceScript(t *testing.T) string {
-	t.Helper()
+// findReference returns simpler's own strace_timing.py, or "" when it or
+// python3 is not here: $SIMPLER_STRACE_TIMING_PY, else the snapshot a
+// developer fetched (never committed), copied into dir.
+func findReference(dir string) string {
 	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("no python3")
+		return ""
 	}
 	if p := os.Getenv("SIMPLER_STRACE_TIMING_PY"); p != "" {
 		return p
 	}
-	repo := "/work/.mirror/hw-native-sys+simpler/repo"
-	src, err := exec.Command("git", "-C", repo, "show", "HEAD:simpler_setup/tools/strace_timing.py").Output()
+	src, err := exec.Command("git", "-C", "/work/.mirror/hw-native-sys+simpler/repo", "show", "HEAD:simpler_setup/tools/strace_timing.py").Output()
 	if err != nil {
-		t.Skip("simpler's strace_timing.py is not here (set SIMPLER_STRACE_TIMING_PY)")
+		return ""
 	}
-	p := filepath.Join(t.TempDir(), "strace_timing.py")
-	require.NoError(t, os.WriteFile(p, src, 0o600))
+	p := filepath.Join(dir, "strace_timing.py")
+	if os.WriteFile(p, src, 0o600) != nil {
+		return ""
+	}
+	return p
+}
+
+// referenceScript is findReference for a test, which skips without it.
+func referenceScript(t *testing.T) string {
+	t.Helper()
+	p := findReference(t.TempDir())
+	if p == "" {
+		t.Skip("simpler's strace_timing.py or python3 is not here (set SIMPLER_STRACE_TIMING_PY)")
+	}
 	return p
 }
 
