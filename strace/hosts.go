@@ -124,13 +124,19 @@ func (a *Aligned) RelabelProcesses(doc *Document) {
 			continue
 		}
 		name, _ := e.Args["name"].(string)
-		e.Args["name"] = pidLabel.ReplaceAllStringFunc(name, func(m string) string {
-			n, _ := strconv.ParseInt(m[len("(pid="):len(m)-1], 10, 64)
-			if hp, ok := a.Hosts[n]; ok {
-				return fmt.Sprintf("(host=%s pid=%d)", hp.Label, hp.PID)
-			}
-			return m
-		})
+		e.Args["name"] = a.Relabel(name)
 	}
 	doc.ClockAnchors = nil
+}
+
+// Relabel rewrites each "(pid=N)" in a process name to the host and
+// original pid behind the assigned N.
+func (a *Aligned) Relabel(name string) string {
+	return pidLabel.ReplaceAllStringFunc(name, func(m string) string {
+		n, _ := strconv.ParseInt(m[len("(pid="):len(m)-1], 10, 64)
+		if hp, ok := a.Hosts[n]; ok {
+			return fmt.Sprintf("(host=%s pid=%d)", hp.Label, hp.PID)
+		}
+		return m
+	})
 }

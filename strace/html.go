@@ -164,7 +164,10 @@ var palette = [...]string{"#8ecae6", "#ffb703", "#90be6d", "#f28482", "#cdb4db",
 // lane per thread, nested by depth, on a time axis relative to the first
 // span's start, with zoom and pan, and each span's name, duration and
 // attributes on hover; device spans are listed in a table below.
-func WriteHTML(w io.Writer, title string, spans []Span) error {
+//
+// relabel, when not nil, rewrites each process's name (strace-timing
+// --hosts names processes by host and original pid with it).
+func WriteHTML(w io.Writer, title string, spans []Span, relabel func(string) string) error {
 	host, dev := SplitDevice(spans)
 	page := htmlPage{Title: title, Width: htmlWidth, LabelW: htmlLabelW, PlotW: htmlWidth - htmlLabelW, AxisH: htmlRowH, Device: dev, SpanCount: len(host)}
 	lanes := map[[2]int64][]Span{}
@@ -189,7 +192,11 @@ func WriteHTML(w io.Writer, title string, spans []Span) error {
 	y := htmlRowH + 4 // below the axis labels
 	colors := map[string]string{}
 	for gi, pid := range slices.Sorted(maps.Keys(byPID)) {
-		group := htmlGroup{Y: y, Label: ProcessLabel(pid, byPID[pid]), Odd: gi%2 == 1, Spans: len(byPID[pid])}
+		label := ProcessLabel(pid, byPID[pid])
+		if relabel != nil {
+			label = relabel(label)
+		}
+		group := htmlGroup{Y: y, Label: label, Odd: gi%2 == 1, Spans: len(byPID[pid])}
 		for i, s := range byPID[pid] {
 			a, b := float64(satSub(s.TS, t0))*scale, float64(satSub(s.End(), t0))*scale
 			if i == 0 || a < group.X0 {

@@ -44,7 +44,7 @@ func TestHostileTimesEnd(t *testing.T) {
 	require.NoError(t, p.Read(strings.NewReader(log)))
 	require.NotEmpty(t, p.Spans)
 	var html bytes.Buffer
-	require.NoError(t, WriteHTML(&html, "t", p.Spans))
+	require.NoError(t, WriteHTML(&html, "t", p.Spans, nil))
 	assert.Contains(t, html.String(), "<svg")
 	ts := ticks(math.MaxInt64, 1e-12)
 	assert.LessOrEqual(t, len(ts), 10)

@@ -80,6 +80,14 @@ func TestHostsOnOneClock(t *testing.T) {
 	assert.Equal(t, "hostC", doc.UnalignedSpans[0]["host"])
 	assert.Contains(t, doc.UnalignedSpans[0]["reason"], "no [CLOCK_ANCHOR]")
 
+	t.Run("the HTML view names processes by host too", func(t *testing.T) {
+		page := filepath.Join(root, "t.html")
+		code, _, errs := runCmd(t, "", "--hosts", a, b, "--html", page)
+		require.Equal(t, 0, code, errs)
+		raw := string(mustRead(t, page))
+		assert.Contains(t, raw, "(host=hostA pid=100)")
+		assert.Contains(t, raw, "(host=hostB pid=100)")
+	})
 	t.Run("labels name the hosts in order", func(t *testing.T) {
 		code, _, errs := runCmd(t, "", "--hosts", "--label", "east", "--label", "", a, b, "--trace-out", trace)
 		require.Equal(t, 0, code, errs)

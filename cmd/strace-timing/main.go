@@ -266,8 +266,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "Wrote host swimlane: %s (%d host spans, %d unaligned device spans%s)\n", c.swimlane, host, len(p.Spans)-host, suffix)
 	}
+	var relabel func(string) string
+	if aligned != nil {
+		relabel = aligned.Relabel
+	}
 	if c.html != "" {
-		if err := writeFile(c.html, func(w io.Writer) error { return strace.WriteHTML(w, "strace-timing", p.Spans) }); err != nil {
+		if err := writeFile(c.html, func(w io.Writer) error { return strace.WriteHTML(w, "strace-timing", p.Spans, relabel) }); err != nil {
 			return fail(err)
 		}
 		fmt.Fprintf(stdout, "Wrote HTML timeline: %s\n", c.html)
