@@ -19,15 +19,15 @@ func record(pid, inv int, name, attrs string, depth int, ts, dur int64) string {
 type window struct{ ts, dur int64 }
 
 type run struct {
-	epoch, runID, dispatchID int
-	prepare, device          window
-	release                  int64
+	epoch, runID, dispatchID, slot int
+	prepare, device                window
+	release                        int64
 }
 
 // runRecords is one phased native run's spans: the root carries the
 // identity and encloses the children (the reference tests' _run_records).
 func runRecords(r run) []string {
-	id := fmt.Sprintf("run_id=%d dispatch_id=%d slot_id=0 generation=1 run_epoch=%d", r.runID, r.dispatchID, r.epoch)
+	id := fmt.Sprintf("run_id=%d dispatch_id=%d slot_id=%d generation=1 run_epoch=%d", r.runID, r.dispatchID, r.slot, r.epoch)
 	return []string{
 		record(7, r.epoch, "chip.run.bind", "", 1, r.prepare.ts, r.prepare.dur),
 		record(7, r.epoch, "chip.run.runner_run", "", 1, r.device.ts, r.device.dur),

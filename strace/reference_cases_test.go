@@ -12,7 +12,9 @@ import (
 // The cases of simpler's tests/ut/py/test_strace_timing.py about reading
 // records, ported: their inputs and expected outputs are facts about the
 // format. (The swimlane, native-overlap and wall-time cases are in
-// swimlane_test.go, overlap_test.go and wall_test.go.)
+// swimlane_test.go, overlap_test.go and wall_test.go; host phase records,
+// the ext. namespace and the invocation views in reference_lanes_test.go;
+// the CLI cases in cmd/strace-timing/reference_cli_test.go.)
 
 func anchorRecord(pid, mono, wall int64) string {
 	return fmt.Sprintf("[mono_ns=%d][T0x%d][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=%d mono_ns=%d wall_ns=%d\n", mono, pid, pid, mono, wall)

@@ -500,10 +500,16 @@ func LoadHostPhaseRecords(paths []string) ([]map[string]any, error) {
 			if line == "" {
 				continue
 			}
-			var pass map[string]any
+			// Decoded as any first: "null" decodes into a map without
+			// error, as a nil map, and is no pass.
+			var v any
 			dec := json.NewDecoder(strings.NewReader(line))
 			dec.UseNumber()
-			if dec.Decode(&pass) != nil || dec.More() {
+			if dec.Decode(&v) != nil || dec.More() {
+				continue
+			}
+			pass, isObject := v.(map[string]any)
+			if !isObject {
 				continue
 			}
 			if r, ok := pass["records"]; ok {
@@ -523,12 +529,23 @@ func LoadHostPhaseRecords(paths []string) ([]map[string]any, error) {
 }
 
 // jsonInt reads a JSON number or numeric string as an integer, as int()
-// would.
+// would: a fractional number truncates toward zero. It takes the numbers
+// of encoding/json either way, json.Number or float64, so passes a caller
+// built by hand read like loaded ones.
 func jsonInt(v any) (int64, bool) {
 	switch x := v.(type) {
 	case json.Number:
-		n, err := strconv.ParseInt(x.String(), 10, 64)
-		return n, err == nil
+		if n, err := strconv.ParseInt(x.String(), 10, 64); err == nil {
+			return n, true
+		}
+		f, err := x.Float64()
+		return floatInt(f, err == nil)
+	case float64:
+		return floatInt(x, true)
+	case int:
+		return int64(x), true
+	case int64:
+		return x, true
 	case string:
 		n, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
 		return n, err == nil
@@ -539,6 +556,15 @@ func jsonInt(v any) (int64, bool) {
 		return 0, true
 	}
 	return 0, false
+}
+
+// floatInt truncates f as int() does, refusing what int() refuses (NaN,
+// infinities) and what an int64 cannot hold.
+func floatInt(f float64, ok bool) (int64, bool) {
+	if !ok || f != f || f >= 1<<63 || f < -(1<<63) {
+		return 0, false
+	}
+	return int64(f), true
 }
 
 // HostRecordSpans turns host phase records into spans nested under their
