@@ -4,8 +4,9 @@ PKGS    ?= ./...
 FUZZTIME ?= 10s
 BENCHCOUNT ?= 5
 BENCHTIME ?= 200ms
+BENCH ?= .
 
-.PHONY: test fmt-check vet cross race stress bench bench-lib fuzz cover
+.PHONY: test fmt-check vet cross race stress bench bench-compare bench-lib fuzz cover
 
 # Every platform the library supports: it must build and vet on each
 # (tests run on this machine's).
@@ -41,7 +42,18 @@ stress:
 # bench/bench.txt, then a table of medians with ratios to nop and to the
 # fastest peer.
 bench:
-	cd bench && $(GO) test -run NONE -bench . -benchmem -count $(BENCHCOUNT) -benchtime $(BENCHTIME) . | tee bench.txt | $(GO) run ./cmd/benchtable
+	cd bench && $(GO) test -run NONE -bench '$(BENCH)' -benchmem -count $(BENCHCOUNT) -benchtime $(BENCHTIME) . | tee bench.txt | $(GO) run ./cmd/benchtable
+
+# Two commits side by side: the comparison benchmarks at OLD (a git ref)
+# and at the working tree, each BENCHCOUNT times, then benchstat's deltas
+# (benchstat is a tool dependency of bench/: `go tool benchstat`).
+OLD ?= HEAD
+bench-compare:
+	@set -e; tmp=$$(mktemp -d); trap 'git worktree remove --force '"$$tmp"'/old >/dev/null 2>&1 || true; rm -rf '"$$tmp" EXIT; \
+	git worktree add --detach -q $$tmp/old $(OLD); \
+	echo "== $(OLD)"; (cd $$tmp/old/bench && $(GO) test -run NONE -bench '$(BENCH)' -benchmem -count $(BENCHCOUNT) -benchtime $(BENCHTIME) .) > $$tmp/old.txt; \
+	echo "== working tree"; (cd bench && $(GO) test -run NONE -bench '$(BENCH)' -benchmem -count $(BENCHCOUNT) -benchtime $(BENCHTIME) .) > $$tmp/new.txt; \
+	cd bench && $(GO) tool benchstat old=$$tmp/old.txt new=$$tmp/new.txt
 
 # The library's own micro-benchmarks.
 bench-lib:

@@ -120,11 +120,17 @@ func BenchmarkParallel(b *testing.B) {
 		b.Run(h.name, func(b *testing.B) {
 			l := slog.New(h.h)
 			b.ReportAllocs()
+			cpu0, ok := processCPU()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					logAttrs10(l, slog.LevelInfo)
 				}
 			})
+			// What a busy service pays per record: every core's time,
+			// an asynchronous handler's writer goroutine included.
+			if cpu1, ok1 := processCPU(); ok && ok1 && b.N > 0 {
+				b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
+			}
 		})
 	}
 }

@@ -2,37 +2,50 @@ package main
 
 import (
 	"bytes"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestTable(t *testing.T) {
 	in := `goos: linux
+cpu: Test CPU @ 1GHz
 BenchmarkStatic/nop-2   	1000	200.0 ns/op	0 B/op	0 allocs/op
 BenchmarkStatic/nop-2   	1000	210.0 ns/op	0 B/op	0 allocs/op
 BenchmarkStatic/nop-2   	1000	190.0 ns/op	0 B/op	0 allocs/op
 BenchmarkStatic/slogsimpler-2	1000	300.0 ns/op	0 B/op	0 allocs/op
 BenchmarkStatic/zerolog-2	1000	400.0 ns/op	0 B/op	0 allocs/op
 BenchmarkStatic/text-2	1000	1200.0 ns/op	360 B/op	5 allocs/op
+BenchmarkDisabled/nop-2	1000	300.0 ns/op	0 B/op	1 allocs/op
+BenchmarkDisabled/slogsimpler-2	1000	20.0 ns/op	0 B/op	0 allocs/op
+BenchmarkDisabled/zerolog-2	1000	25.0 ns/op	0 B/op	0 allocs/op
+BenchmarkParallel/slogsimpler-2	1000	500.0 ns/op	0 B/op	0 allocs/op	1100 cpu-ns/op
 BenchmarkSaturation-2	1	200000000 ns/op	0.5 drop_%	2500000 records/s
 PASS
 `
 	var out bytes.Buffer
-	if err := run(strings.NewReader(in), &out); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, run(strings.NewReader(in), &out))
 	got := out.String()
-	for _, want := range []string{
-		"| Static | nop | 200.0 | 0 | 1.00 | 0.50 (zerolog) |  |",
-		"| Static | slogsimpler | 300.0 | 0 | 1.50 | 0.75 (zerolog) |  |",
-		"| Static | text | 1200.0 | 5 | 6.00 | 3.00 (zerolog) |  |",
-		"| Saturation | - | 200000000.0 | 0 |  |  | drop_%=0.5 records/s=2.5e+06 |",
+	for _, tt := range []struct{ name, want string }{
+		{"environment above the table", "cpu: Test CPU @ 1GHz, GOMAXPROCS=2, " + runtime.Version() + "\n"},
+		{"nop has no own cost", "| Static | nop | 200.0 | 0 |  |  |  |  |"},
+		{"own cost against the fastest peer's", "| Static | slogsimpler | 300.0 | 0 | 1.50 | 100 | 0.50 (zerolog) |  |"},
+		{"a slower peer", "| Static | text | 1200.0 | 5 | 6.00 | 1000 | 5.00 (zerolog) |  |"},
+		{"no floor: whole calls compared", "| Disabled | slogsimpler | 20.0 | 0 |  |  | 0.80 (zerolog, whole call) |  |"},
+		{"custom metrics", "| Parallel | slogsimpler | 500.0 | 0 |  |  |  | cpu-ns/op=1100 |"},
+		{"no scenario handler", "| Saturation | - | 200000000.0 | 0 |  |  |  | drop_%=0.5 records/s=2.5e+06 |"},
 	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("missing %q in\n%s", want, got)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Contains(t, got, tt.want)
+		})
 	}
-	if err := run(strings.NewReader("nothing"), &out); err == nil {
-		t.Error("no error on empty input")
-	}
+	t.Run("no nop row under Disabled", func(t *testing.T) {
+		assert.NotContains(t, got, "| Disabled | nop |")
+	})
+	t.Run("empty input is an error", func(t *testing.T) {
+		assert.Error(t, run(strings.NewReader("nothing"), &out))
+	})
 }
