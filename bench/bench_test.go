@@ -185,6 +185,35 @@ func BenchmarkSpan(b *testing.B) {
 			}
 		})
 	}
+	// The lazy idiom of the package doc: attributes are built only when
+	// a span would be written.
+	b.Run("slogsimpler-disabled-lazy", func(b *testing.B) {
+		st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Warn, Output: io.Discard})
+		if err != nil {
+			b.Fatal(err)
+		}
+		c, _ := spanattr.NewInvocation(spanattr.WithLogger(ctx, slog.New(st.Handler())), 0x9f)
+		b.ReportAllocs()
+		for b.Loop() {
+			if spanattr.Enabled(c) {
+				_, sp := spanattr.Start(c, "chip.run.bind", slog.Int("rank", 0), slog.Int("run_id", 7), slog.String("phase", "bind"))
+				sp.End()
+			}
+		}
+	})
+	// What a span is measured against: one record with the same three
+	// attributes.
+	b.Run("slogsimpler-logattrs3", func(b *testing.B) {
+		st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing, Output: io.Discard})
+		if err != nil {
+			b.Fatal(err)
+		}
+		l := slog.New(st.Handler())
+		b.ReportAllocs()
+		for b.Loop() {
+			l.LogAttrs(ctx, levels.Timing, "chip.run.bind", slog.Int("rank", 0), slog.Int("run_id", 7), slog.String("phase", "bind"))
+		}
+	})
 }
 
 // BenchmarkSaturation floods a real file through slogsimpler from

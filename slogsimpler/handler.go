@@ -7,6 +7,7 @@ import (
 	"simpler.dev/log/internal/envelope"
 	"simpler.dev/log/internal/render"
 	"simpler.dev/log/internal/sink"
+	"simpler.dev/log/internal/trusted"
 	"simpler.dev/log/levels"
 )
 
@@ -20,7 +21,13 @@ import (
 type Handler struct {
 	state *State
 	r     render.Renderer
+	// Handle renders into a stack line and submits a copy: it keeps
+	// nothing of a record, so spans may reuse their buffers after it.
+	// (Embedded through an unexported alias: the field stays private.)
+	transient
 }
+
+type transient = trusted.Transient
 
 var _ slog.Handler = (*Handler)(nil)
 

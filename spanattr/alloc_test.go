@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+
 	"simpler.dev/log/levels"
 )
 
@@ -25,4 +27,16 @@ func TestDisabledSpansAllocateNothing(t *testing.T) {
 	}); a != 0 {
 		t.Errorf("disabled op: %v allocs", a)
 	}
+}
+
+// TestEnabledSpanAllocatesOnlyItself: with our own handler, a written
+// span costs one allocation, the Span (which is also its children's
+// context); its buffers come back from the pool.
+func TestEnabledSpanAllocatesOnlyItself(t *testing.T) {
+	logger, _, _ := newLogger(t, levels.Timing)
+	ctx, _ := NewInvocation(WithLogger(context.Background(), logger), 1)
+	assert.EqualValues(t, 1, testing.AllocsPerRun(1000, func() {
+		_, sp := Start(ctx, "chip.run", slog.Int("rank", 0), slog.String("k", "v"), slog.Bool("b", true))
+		sp.End(slog.Int("n", 1))
+	}))
 }

@@ -30,8 +30,18 @@
 //
 // While the logger in use does not admit TIMING, [Start] and [Span.End]
 // allocate nothing and cost a few nanoseconds; [Enabled] lets a hot call
-// site skip building attributes altogether. The handler checks the level
-// again before writing.
+// site skip building attributes altogether, which brings a disabled span
+// down to one context lookup and one atomic load (about 10 ns):
+//
+//	if spanattr.Enabled(ctx) {
+//		_, sp := spanattr.Start(ctx, "chip.run.bind", slog.Int("rank", rank))
+//		defer sp.End()
+//	}
+//
+// (A deferred End inside the if runs when the function returns, as
+// intended.) The handler checks the level again before writing. A written
+// span with slogsimpler's own handler costs one allocation, the Span,
+// which also serves as its children's context; its buffers are pooled.
 //
 // # Fields and bad input
 //

@@ -144,12 +144,24 @@ func (w *attrWriter) attr(prefix string, a slog.Attr) {
 	w.f.bytesIn(a.Key, &safeName)
 	w.f.unit([]byte{'='})
 	var scratch [64]byte
+	// Digits are always safe: a number that fits whole is appended in
+	// place, with no scan.
+	const maxDigits = 20
+	roomy := !w.f.full && w.f.used()+maxDigits <= w.f.cap
 	switch v.Kind() {
 	case slog.KindString:
 		w.f.bytesIn(v.String(), &safeName)
 	case slog.KindInt64:
+		if roomy {
+			w.f.dst = strconv.AppendInt(w.f.dst, v.Int64(), 10)
+			return
+		}
 		w.f.bytesIn(string(strconv.AppendInt(scratch[:0], v.Int64(), 10)), &safeName)
 	case slog.KindUint64:
+		if roomy {
+			w.f.dst = strconv.AppendUint(w.f.dst, v.Uint64(), 10)
+			return
+		}
 		w.f.bytesIn(string(strconv.AppendUint(scratch[:0], v.Uint64(), 10)), &safeName)
 	case slog.KindFloat64:
 		w.f.bytesIn(string(strconv.AppendFloat(scratch[:0], v.Float64(), 'g', -1, 64)), &safeName)

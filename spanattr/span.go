@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/trace"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -113,22 +114,52 @@ type Span struct {
 	node   node // identity; also the context value for children
 	logger *slog.Logger
 	tid    int64
-	start  time.Time
+	start  int64 // CLOCK_MONOTONIC ns, envelope.MonoNow's time line
 	name   string
 	region *trace.Region
 	ended  atomic.Bool
+	// ctx is the context Start returns, the span as its children's
+	// parent. It lives in the Span, so starting a span is one allocation.
+	ctx spanCtx
 	// emit is the context passed to Handle: the Start context plus the
 	// trusted mark. It lives in the Span so writing the record costs no
 	// allocation, and it is never handed to user code, so user records can
 	// never carry the mark.
 	emit markCtx
-	// attrs holds the encoded attribute field; body the record body.
-	// Written by Start and End only; body is never written after End has
-	// built it, which is what lets the record's message alias it.
-	attrs [attrsCap]byte
+	// buf holds the encoded attributes and the record body, written by
+	// Start and End only. The record's message aliases buf.body, so buf
+	// goes back to the pool only when the handler keeps nothing of a
+	// record past Handle (trusted.KeepsNothing); otherwise it is left to
+	// the garbage collector and never written again. Nil once written.
+	buf   *spanBuf
 	nattr int
 	npair int
+}
+
+// spanBuf is a span's pointer-free part, pooled: half a kilobyte the
+// garbage collector never scans, and for our own handler never allocated
+// again after warm-up, so starting a span allocates only the small Span.
+type spanBuf struct {
+	attrs [attrsCap]byte
 	body  [envelope.MaxRecord]byte
+}
+
+var bufPool = sync.Pool{New: func() any { return new(spanBuf) }}
+
+// spanCtx is ctx with a span as the innermost node: what
+// context.WithValue(ctx, ctxKey{}, n) would be, without its allocation.
+// Everything but the node (deadline, cancellation, other values) is the
+// parent's.
+type spanCtx struct {
+	context.Context
+	n *node
+}
+
+func (c *spanCtx) Value(key any) any {
+	if key == (ctxKey{}) {
+		return c.n
+	}
+	return c.Context.Value(key)
 }
 
 // markCtx answers the trusted mark and defers everything else to the
@@ -162,11 +193,14 @@ func Start(ctx context.Context, name string, attrs ...slog.Attr) (context.Contex
 	if sp == nil {
 		return ctx, nil
 	}
-	child := context.WithValue(ctx, ctxKey{}, &sp.node)
+	sp.ctx = spanCtx{Context: ctx, n: &sp.node}
+	child := context.Context(&sp.ctx)
 	if trace.IsEnabled() {
 		sp.region = trace.StartRegion(ctx, name)
 	}
-	sp.start = time.Now()
+	// Only the monotonic clock: a span's start is never shown as wall
+	// time, and reading it alone costs half of time.Now.
+	sp.start = envelope.MonoNow()
 	return child, sp
 }
 
@@ -174,8 +208,8 @@ func (sp *Span) addAttrs(attrs []slog.Attr) {
 	if len(attrs) == 0 {
 		return
 	}
-	w := attrWriter{f: field{dst: sp.attrs[:sp.nattr], cap: attrsCap}, n: sp.npair}
-	if sp.nattr > 0 && sp.attrs[sp.nattr-1] == '~' {
+	w := attrWriter{f: field{dst: sp.buf.attrs[:sp.nattr], cap: attrsCap}, n: sp.npair}
+	if sp.nattr > 0 && sp.buf.attrs[sp.nattr-1] == '~' {
 		return // already truncated
 	}
 	for _, a := range attrs {
@@ -198,22 +232,31 @@ func (sp *Span) End(attrs ...slog.Attr) {
 		sp.region.End()
 	}
 	if !sp.logger.Enabled(sp.emit.Context, levels.Timing) {
+		bufPool.Put(sp.buf) // nothing was made from it
+		sp.buf = nil
 		return
 	}
 	sp.addAttrs(attrs)
-	sp.write(now, envelope.Mono(sp.start), int64(now.Sub(sp.start)))
+	sp.write(now, sp.start, envelope.Mono(now)-sp.start)
 }
 
 // write renders the body and hands the record to the logger's handler
 // with the trusted mark.
 func (sp *Span) write(now time.Time, ts, dur int64) {
-	b := appendHead(sp.body[:0], pid, sp.tid, sp.node.inv, sp.node.hid, sp.node.depth, sp.name, ts, dur)
-	b = append(b, sp.attrs[:sp.nattr]...)
-	// The message aliases sp.body, which nothing writes again (a span is
-	// written once and never reused).
+	buf := sp.buf
+	sp.buf = nil
+	b := appendHead(buf.body[:0], pid, sp.tid, sp.node.inv, sp.node.hid, sp.node.depth, sp.name, ts, dur)
+	b = append(b, buf.attrs[:sp.nattr]...)
+	// The message aliases buf.body: nothing writes it again unless the
+	// handler keeps nothing of the record, and then only after Handle.
 	msg := unsafe.String(unsafe.SliceData(b), len(b))
 	sp.emit.mark = trusted.Mark{Func: envelope.FuncSpan, Machine: true, Bare: true, Msg: msg}
-	_ = sp.logger.Handler().Handle(&sp.emit, slog.NewRecord(now, levels.Timing, msg, 0))
+	h := sp.logger.Handler()
+	_ = h.Handle(&sp.emit, slog.NewRecord(now, levels.Timing, msg, 0))
+	if trusted.KeepsNothing(h) {
+		sp.emit.mark = trusted.Mark{}
+		bufPool.Put(buf)
+	}
 }
 
 // Emit writes a span whose start and duration are already known, such as a
@@ -239,7 +282,7 @@ func newSpan(ctx context.Context, name string, attrs []slog.Attr) *Span {
 	if !logger.Enabled(ctx, levels.Timing) {
 		return nil
 	}
-	sp := &Span{logger: logger, tid: envelope.GoroutineID(), name: name}
+	sp := &Span{logger: logger, tid: envelope.GoroutineID(), name: name, buf: bufPool.Get().(*spanBuf)}
 	if parent != nil {
 		sp.node = *parent
 		sp.node.depth = parent.depth + 1

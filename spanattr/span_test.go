@@ -16,6 +16,7 @@ import (
 
 	"simpler.dev/log/internal/envelope"
 	"simpler.dev/log/internal/logtest"
+	"simpler.dev/log/internal/trusted"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
 )
@@ -331,4 +332,45 @@ func TestOpsSilentAboveDebug(t *testing.T) {
 	assert.Nil(t, op, "op created with DEBUG off")
 	op.End()
 	assert.EqualValues(t, "", buf.String(), "wrote %q", buf.String())
+}
+
+// keeper is a handler that keeps every record, as a test capture or a
+// buffering handler may: the messages it keeps must never change.
+type keeper struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (k *keeper) Enabled(context.Context, slog.Level) bool { return true }
+func (k *keeper) Handle(_ context.Context, r slog.Record) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.msgs = append(k.msgs, r.Message)
+	return nil
+}
+func (k *keeper) WithAttrs([]slog.Attr) slog.Handler { return k }
+func (k *keeper) WithGroup(string) slog.Handler      { return k }
+
+// TestSpanBuffersOnlyReusedForOurHandler: span bodies are pooled only
+// behind a handler that keeps nothing of a record; a handler that keeps
+// records keeps intact messages however many spans follow.
+func TestSpanBuffersOnlyReusedForOurHandler(t *testing.T) {
+	t.Run("a handler that keeps records keeps them intact", func(t *testing.T) {
+		k := &keeper{}
+		ctx := WithLogger(context.Background(), slog.New(k))
+		for i := range 50 {
+			_, sp := Start(ctx, fmt.Sprintf("chip.run.n%d", i))
+			sp.End()
+		}
+		require.Len(t, k.msgs, 50)
+		for i, m := range k.msgs {
+			assert.Contains(t, m, fmt.Sprintf(" name=chip.run.n%d ", i))
+		}
+	})
+	t.Run("our handler and its clones keep nothing", func(t *testing.T) {
+		logger, _, _ := newLogger(t, levels.Timing)
+		assert.True(t, trusted.KeepsNothing(logger.Handler()))
+		assert.True(t, trusted.KeepsNothing(logger.With("k", 1).WithGroup("g").Handler()))
+		assert.False(t, trusted.KeepsNothing(&keeper{}))
+	})
 }

@@ -90,3 +90,19 @@ func Send(h slog.Handler, level slog.Level, m *Mark, attrs []slog.Attr) bool {
 	r.AddAttrs(attrs...)
 	return h.Handle(ctx, r) == nil
 }
+
+// Transient is embedded in handlers that keep nothing of a record past
+// Handle: they render it and copy the bytes before returning. Only for
+// such a handler may a caller reuse the buffer a record's message aliases
+// as soon as Handle returns (a span's record body, pooled). Its one method
+// is unexported, so the mark adds nothing to the embedding type's API and
+// nothing outside this module can claim it.
+type Transient struct{}
+
+func (Transient) keepsNothing() {}
+
+// KeepsNothing reports whether h embeds [Transient].
+func KeepsNothing(h slog.Handler) bool {
+	_, ok := h.(interface{ keepsNothing() })
+	return ok
+}
