@@ -51,7 +51,34 @@ func (l *Line) groupPath(g *group) {
 // are resolved. User text is escaped as [Line.Message] describes, and keys
 // and string values are quoted as slog's TextHandler quotes them.
 func (l *Line) Attr(prefix string, depth int, a slog.Attr) {
+	// The common case, a top-level attribute with a plain key and a
+	// scalar value, skips the group walk.
+	if k := a.Value.Kind(); prefix == "" && k != slog.KindGroup && k != slog.KindLogValuer {
+		if l.n+len(a.Key)+2 < maxContent && plainKey(a.Key) {
+			l.buf[l.n] = ' '
+			l.n++
+			l.n += copy(l.buf[l.n:], a.Key)
+			l.buf[l.n] = '='
+			l.n++
+			l.value(k, a.Value)
+			return
+		}
+	}
 	l.attr(prefix, depth, nil, a, 0)
+}
+
+// plainKey reports whether key is non-empty and every byte of it can be
+// written unquoted (safeToken).
+func plainKey(key string) bool {
+	if key == "" {
+		return false
+	}
+	for i := 0; i < len(key); i++ {
+		if !safeToken[key[i]] {
+			return false
+		}
+	}
+	return true
 }
 
 func (l *Line) attr(prefix string, base int, g *group, a slog.Attr, descent int) {
@@ -122,9 +149,17 @@ func (l *Line) value(k slog.Kind, v slog.Value) {
 	case slog.KindString:
 		l.token(v.String())
 	case slog.KindInt64:
-		l.int64(v.Int64())
+		if n := v.Int64(); n >= 0 && l.n+20 <= maxContent {
+			l.n = len(appendDecimal(l.buf[:l.n], uint64(n)))
+		} else {
+			l.int64(n)
+		}
 	case slog.KindUint64:
-		l.uint64(v.Uint64())
+		if l.n+20 <= maxContent {
+			l.n = len(appendDecimal(l.buf[:l.n], v.Uint64()))
+		} else {
+			l.uint64(v.Uint64())
+		}
 	case slog.KindFloat64:
 		var s [32]byte
 		l.rawBytes(strconv.AppendFloat(s[:0], v.Float64(), 'g', -1, 64))

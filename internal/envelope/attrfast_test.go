@@ -1,0 +1,40 @@
+package envelope
+
+import (
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestAttrFastPath: the shortcut Attr takes for top-level scalar
+// attributes writes exactly what the general walk writes, at every fill
+// level of the line (so near the bound too).
+func TestAttrFastPath(t *testing.T) {
+	attrs := []slog.Attr{
+		slog.Int("n", -42), slog.Int64("big", 1<<62), slog.Uint64("u", 1<<63), slog.Int("zero", 0),
+		slog.String("s", "two words"), slog.String("k", ""), slog.String("m", "[STRACE] x"),
+		slog.Float64("f", 0.25), slog.Bool("b", true), slog.Duration("d", 1500*time.Microsecond),
+		slog.Time("t", time.Date(2026, 6, 1, 10, 0, 0, 123456789, time.UTC)),
+		slog.Any("err", errors.New("boom")), slog.Any("nil", nil),
+		slog.Int("key with space", 1), slog.Int("", 7), slog.Int("k=v", 1), slog.Int("ключ", 1),
+	}
+	for _, a := range attrs {
+		t.Run(a.Key+"="+a.Value.String(), func(t *testing.T) {
+			for fill := 0; fill <= maxContent; fill += 7 {
+				var fast, slow Line
+				pad := strings.Repeat("x", fill)
+				fast.raw(pad)
+				slow.raw(pad)
+				fast.Attr("", 0, a)
+				slow.attr("", 0, nil, a, 0)
+				if !assert.Equal(t, string(slow.Finish()), string(fast.Finish()), "fill %d", fill) {
+					return
+				}
+			}
+		})
+	}
+}
