@@ -35,6 +35,7 @@ func TestHandleAllocs(t *testing.T) {
 			defer s.Close(0)
 			h := s.Handler()
 			logger := slog.New(h.WithAttrs([]slog.Attr{slog.Int("pre", 1)}).WithGroup("g"))
+			plain := slog.New(h)
 			ctx := context.Background()
 			for n := 0; n <= 5; n++ {
 				// Each window of 5 attrs covers every kind listed above.
@@ -45,6 +46,8 @@ func TestHandleAllocs(t *testing.T) {
 				r.AddAttrs(set...)
 				assert.EqualValues(t, 0, testing.AllocsPerRun(200, func() { _ = h.Handle(ctx, r) }))
 				assert.EqualValues(t, 0, testing.AllocsPerRun(200, func() { logger.LogAttrs(ctx, levels.Warn, "message", set...) }))
+				// Without a group: the top-level shortcut.
+				assert.EqualValues(t, 0, testing.AllocsPerRun(200, func() { plain.LogAttrs(ctx, levels.Warn, "message", set...) }))
 			}
 			assert.EqualValues(t, 0, testing.AllocsPerRun(200, func() { logger.Info("static") }))
 			assert.EqualValues(t, 0, testing.AllocsPerRun(200, func() { logger.Debug("filtered", "k", 1) }))

@@ -3,6 +3,7 @@ package envelope
 import (
 	"errors"
 	"log/slog"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -36,5 +37,20 @@ func TestAttrFastPath(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAppendDecimal holds every path of appendDecimal to strconv's
+// digits, around each power of ten.
+func TestAppendDecimal(t *testing.T) {
+	vals := []uint64{0, 1, 9, 99, 100, 1<<63 - 1, 1 << 63, ^uint64(0)}
+	for p := uint64(1); p <= 1e19; p *= 10 {
+		vals = append(vals, p-1, p, p+1, p*3+7)
+		if p == 1e19 {
+			break
+		}
+	}
+	for _, v := range vals {
+		assert.Equal(t, strconv.FormatUint(v, 10), string(appendDecimal(nil, v)), "%d", v)
 	}
 }
