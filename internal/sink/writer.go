@@ -234,9 +234,8 @@ func (s *Sink) run(done chan struct{}) {
 				// Producers are slow: let records accumulate before the
 				// next look. Every look reads the slot a producer is
 				// about to write, and costs that producer a cache miss;
-				// so wait a little, but without yielding the processor,
-				// which under many producers would put the writer behind
-				// all of them.
+				// so wait a little. (Many producers never get here: their
+				// drains are large.)
 				pause(drainPause)
 			}
 			continue
@@ -300,11 +299,22 @@ const (
 	drainPause = 2 * time.Microsecond
 )
 
-// pause spins for about d without touching shared memory or giving up the
-// processor. The iteration bound keeps it finite where time stands still
-// (a testing/synctest bubble).
+// pause waits about d without touching shared memory: one yield, then a
+// spin on the clock. On a machine with an idle core the yield returns at
+// once and this is the short spin it always was; on a busy one the
+// runnable producers go first, and the writer's next look finds a larger
+// batch. Measured on two cores (make bench): with the spin alone, two
+// saturating producers ran 1.3x slower than the synchronous path, a
+// single producer was bimodal (235 or 385 ns a record, run to run), and
+// the saturation benchmark dropped 0.2-1.5 % at 3 M records/s; with the
+// yield first, 1.2x, a steady 235-250 ns, and 0 % in nearly every run at
+// 4.9 M records/s. (Yielding on every look instead made a single producer
+// into a file bimodal again: the scheduler's work on each yield.) The
+// iteration bound keeps the spin finite where time stands still (a
+// testing/synctest bubble).
 func pause(d time.Duration) {
 	start := time.Now()
+	runtime.Gosched()
 	for i := 0; i < 1000 && time.Since(start) < d; i++ {
 	}
 }
