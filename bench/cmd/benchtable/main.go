@@ -27,6 +27,11 @@ import (
 // shown for reference but not taken as "fastest peer".
 var peers = map[string]bool{"text": true, "json": true, "tint": true, "zapslog": true, "zerolog": true, "phuslu": true}
 
+// floors are the rows that are not handlers doing the work: nop (enabled,
+// does nothing) and discard (disabled: the cost of skipping). They get no
+// own cost.
+var floors = map[string]bool{"nop": true, "discard": true}
+
 type sample struct {
 	ns      []float64
 	allocs  []float64
@@ -120,7 +125,7 @@ func run(in io.Reader, out io.Writer) error {
 			s := hs[h]
 			m := median(s.ns)
 			vsNop, own, vsPeer := "", "", ""
-			if nop > 0 && m > 0 && h != "nop" {
+			if nop > 0 && m > 0 && !floors[h] {
 				vsNop = fmt.Sprintf("%.2f", m/nop)
 				own = fmt.Sprintf("%.0f", m-nop)
 				if peerOwn := fastest - nop; fastest > 0 && peerOwn > 0 {

@@ -19,6 +19,7 @@ BenchmarkStatic/nop-2   	1000	190.0 ns/op	0 B/op	0 allocs/op
 BenchmarkStatic/slogsimpler-2	1000	300.0 ns/op	0 B/op	0 allocs/op
 BenchmarkStatic/zerolog-2	1000	400.0 ns/op	0 B/op	0 allocs/op
 BenchmarkStatic/text-2	1000	1200.0 ns/op	360 B/op	5 allocs/op
+BenchmarkStatic/discard-2	1000	4.0 ns/op	0 B/op	0 allocs/op
 BenchmarkDisabled/nop-2	1000	300.0 ns/op	0 B/op	1 allocs/op
 BenchmarkDisabled/slogsimpler-2	1000	20.0 ns/op	0 B/op	0 allocs/op
 BenchmarkDisabled/zerolog-2	1000	25.0 ns/op	0 B/op	0 allocs/op
@@ -33,6 +34,7 @@ PASS
 		{"environment above the table", "cpu: Test CPU @ 1GHz, GOMAXPROCS=2, " + runtime.Version() + "\n"},
 		{"nop has no own cost", "| Static | nop | 200.0 | 0 |  |  |  |  |"},
 		{"own cost against the fastest peer's", "| Static | slogsimpler | 300.0 | 0 | 1.50 | 100 | 0.50 (zerolog) |  |"},
+		{"discard, disabled, has no own cost", "| Static | discard | 4.0 | 0 |  |  |  |  |"},
 		{"a slower peer", "| Static | text | 1200.0 | 5 | 6.00 | 1000 | 5.00 (zerolog) |  |"},
 		{"no floor: whole calls compared", "| Disabled | slogsimpler | 20.0 | 0 |  |  | 0.80 (zerolog, whole call) |  |"},
 		{"custom metrics", "| Parallel | slogsimpler | 500.0 | 0 |  |  |  | cpu-ns/op=1100 |"},
