@@ -167,48 +167,46 @@ func natives(b *testing.B) {
 	})
 }
 
+// spanLogger is a synchronous slogsimpler logger at level, writing to
+// io.Discard.
+func spanLogger(b *testing.B, level slog.Level) *slog.Logger {
+	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: level, Output: io.Discard})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return slog.New(st.Handler())
+}
+
+// startEnd is one span with three attributes, started and ended.
+func startEnd(c context.Context) {
+	_, sp := spanattr.Start(c, "chip.run.bind", slog.Int("rank", 0), slog.Int("run_id", 7), slog.String("phase", "bind"))
+	sp.End()
+}
+
 func BenchmarkSpan(b *testing.B) {
 	for _, tt := range []struct {
 		name  string
 		level slog.Level
-	}{{"slogsimpler-enabled", levels.Timing}, {"slogsimpler-disabled", levels.Warn}} {
+		lazy  bool // the package doc's idiom: attributes built only when a span would be written
+	}{
+		{"slogsimpler-enabled", levels.Timing, false},
+		{"slogsimpler-disabled", levels.Warn, false},
+		{"slogsimpler-disabled-lazy", levels.Warn, true},
+	} {
 		b.Run(tt.name, func(b *testing.B) {
-			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: tt.level, Output: io.Discard})
-			if err != nil {
-				b.Fatal(err)
-			}
-			c, _ := spanattr.NewInvocation(spanattr.WithLogger(ctx, slog.New(st.Handler())), 0x9f)
+			c, _ := spanattr.NewInvocation(spanattr.WithLogger(ctx, spanLogger(b, tt.level)), 0x9f)
 			b.ReportAllocs()
 			for b.Loop() {
-				_, sp := spanattr.Start(c, "chip.run.bind", slog.Int("rank", 0), slog.Int("run_id", 7), slog.String("phase", "bind"))
-				sp.End()
+				if !tt.lazy || spanattr.Enabled(c) {
+					startEnd(c)
+				}
 			}
 		})
 	}
-	// The lazy idiom of the package doc: attributes are built only when
-	// a span would be written.
-	b.Run("slogsimpler-disabled-lazy", func(b *testing.B) {
-		st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Warn, Output: io.Discard})
-		if err != nil {
-			b.Fatal(err)
-		}
-		c, _ := spanattr.NewInvocation(spanattr.WithLogger(ctx, slog.New(st.Handler())), 0x9f)
-		b.ReportAllocs()
-		for b.Loop() {
-			if spanattr.Enabled(c) {
-				_, sp := spanattr.Start(c, "chip.run.bind", slog.Int("rank", 0), slog.Int("run_id", 7), slog.String("phase", "bind"))
-				sp.End()
-			}
-		}
-	})
 	// What a span is measured against: one record with the same three
 	// attributes.
 	b.Run("slogsimpler-logattrs3", func(b *testing.B) {
-		st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing, Output: io.Discard})
-		if err != nil {
-			b.Fatal(err)
-		}
-		l := slog.New(st.Handler())
+		l := spanLogger(b, levels.Timing)
 		b.ReportAllocs()
 		for b.Loop() {
 			l.LogAttrs(ctx, levels.Timing, "chip.run.bind", slog.Int("rank", 0), slog.Int("run_id", 7), slog.String("phase", "bind"))

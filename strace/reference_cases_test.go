@@ -1,12 +1,13 @@
 package strace
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"simpler.dev/log/internal/logtest"
 )
 
 // The cases of simpler's tests/ut/py/test_strace_timing.py about reading
@@ -15,10 +16,6 @@ import (
 // swimlane_test.go, overlap_test.go and wall_test.go; host phase records,
 // the ext. namespace and the invocation views in reference_lanes_test.go;
 // the CLI cases in cmd/strace-timing/reference_cli_test.go.)
-
-func anchorRecord(pid, mono, wall int64) string {
-	return fmt.Sprintf("[mono_ns=%d][T0x%d][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=%d mono_ns=%d wall_ns=%d\n", mono, pid, pid, mono, wall)
-}
 
 type gotSpan struct {
 	pid   int64
@@ -76,7 +73,7 @@ func TestReferenceParseCases(t *testing.T) {
 	})
 	t.Run("each pid's wall time uses its own anchor", func(t *testing.T) {
 		var p Parser
-		require.NoError(t, p.Read(strings.NewReader(anchorRecord(41, 1000, 1_700_000_000_000_000_000)+anchorRecord(52, 1000, 1_900_000_000_000_000_000))))
+		require.NoError(t, p.Read(strings.NewReader(logtest.AnchorRecord(41, 1000, 1_700_000_000_000_000_000)+logtest.AnchorRecord(52, 1000, 1_900_000_000_000_000_000))))
 		assert.Equal(t, int64(1_700_000_000_000_000_010), p.Anchors[41].Wall(1010))
 		assert.Equal(t, int64(1_900_000_000_000_000_010), p.Anchors[52].Wall(1010))
 	})

@@ -3,7 +3,6 @@ package strace
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,17 +10,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"simpler.dev/log/internal/logtest"
 )
 
 // The reference's cases about host phase records and the ext. namespace
 // (the contract an external producer codes to), ported. Each one says
 // what a producer cannot do to our views, so each is a named subtest.
-
-// spanRecord is a bare [STRACE] record with its own tid (the reference
-// tests' _span_record).
-func spanRecord(pid, tid int64, inv uint64, name string, ts, dur int64, attrs string, depth int) string {
-	return fmt.Sprintf("[STRACE] v=1 pid=%d tid=%d inv=%d hid=abc depth=%d name=%s ts=%d dur=%d %s\n", pid, tid, inv, depth, name, ts, dur, attrs)
-}
 
 func parseText(t *testing.T, text string) []Span {
 	t.Helper()
@@ -83,7 +78,7 @@ func TestReferenceHostPhaseRecords(t *testing.T) {
 	})
 
 	bind := func(ts int64) []Span {
-		return parseText(t, spanRecord(9, 9, 5, "chip.run.bind", ts, 500, "", 0))
+		return parseText(t, logtest.SpanRecord(9, 9, 5, "chip.run.bind", ts, 500, "", 0))
 	}
 	t.Run("a record's kind decides its depth and lane", func(t *testing.T) {
 		spans := bind(1_000)
@@ -158,9 +153,9 @@ func TestReferenceExternalProducers(t *testing.T) {
 	})
 	t.Run("ext spans stay out of the invocation views", func(t *testing.T) {
 		spans := parseText(t,
-			spanRecord(41, 410, 7, "chip.run", 100, 500, "run_id=7 slot_id=0", 0)+
-				spanRecord(41, 410, 0, "ext.pypto.decode_layer", 120, 80, "", 0)+
-				spanRecord(41, 410, 0, "ext.pypto.attention", 140, 20, "", 0))
+			logtest.SpanRecord(41, 410, 7, "chip.run", 100, 500, "run_id=7 slot_id=0", 0)+
+				logtest.SpanRecord(41, 410, 0, "ext.pypto.decode_layer", 120, 80, "", 0)+
+				logtest.SpanRecord(41, 410, 0, "ext.pypto.attention", 140, 20, "", 0))
 		invs := Group(spans, InInvocation)
 		require.Len(t, invs, 1)
 		assert.Equal(t, [2]any{int64(41), uint64(7)}, [2]any{invs[0].PID, invs[0].Inv})
@@ -171,30 +166,30 @@ func TestReferenceExternalProducers(t *testing.T) {
 	})
 	t.Run("an ext-only process is the producer's, on its own lane", func(t *testing.T) {
 		doc := Swimlane(parseText(t,
-			spanRecord(90, 900, 0, "ext.pypto.decode_layer", 100, 80, "", 0)+
-				spanRecord(90, 900, 0, "ext.pypto.attention", 110, 20, "", 0)), nil)
+			logtest.SpanRecord(90, 900, 0, "ext.pypto.decode_layer", 100, 80, "", 0)+
+				logtest.SpanRecord(90, 900, 0, "ext.pypto.attention", 110, 20, "", 0)), nil)
 		assert.Equal(t, map[string]bool{"ext.pypto.decode_layer": true, "ext.pypto.attention": true}, sliceNames(doc))
 		assert.Equal(t, []string{"external producer pypto (pid=90)"}, metadata(doc, "process_name"))
 		assert.Equal(t, []string{"ext pypto"}, metadata(doc, "thread_name"))
 	})
 	t.Run("a shared process stays ours", func(t *testing.T) {
 		doc := Swimlane(parseText(t,
-			spanRecord(41, 410, 7, "node.graph_build", 100, 200, "run_id=7 role=facade", 0)+
-				spanRecord(41, 411, 0, "ext.pypto.decode_layer", 120, 60, "", 0)), nil)
+			logtest.SpanRecord(41, 410, 7, "node.graph_build", 100, 200, "run_id=7 role=facade", 0)+
+				logtest.SpanRecord(41, 411, 0, "ext.pypto.decode_layer", 120, 60, "", 0)), nil)
 		assert.Equal(t, []string{"simpler node (pid=41)"}, metadata(doc, "process_name"))
 		assert.Equal(t, map[int64]string{410: "orchestrator / facade", 411: "ext pypto"}, lanes(doc))
 	})
 	t.Run("a device-clock span still proves the process is ours", func(t *testing.T) {
 		doc := Swimlane(parseText(t,
-			spanRecord(41, 410, 0, "ext.pypto.decode_layer", 120, 60, "", 0)+
-				spanRecord(41, 410, 7, "chip.run.runner_run.device_wall", 300, 40, "clk=dev", 1)), nil)
+			logtest.SpanRecord(41, 410, 0, "ext.pypto.decode_layer", 120, 60, "", 0)+
+				logtest.SpanRecord(41, 410, 7, "chip.run.runner_run.device_wall", 300, 40, "clk=dev", 1)), nil)
 		assert.Equal(t, []string{"simpler chip child (pid=41)"}, metadata(doc, "process_name"))
 		assert.Equal(t, map[string]bool{"ext.pypto.decode_layer": true}, sliceNames(doc))
 	})
 	t.Run("ext attributes cannot take one of our lane names", func(t *testing.T) {
 		doc := Swimlane(parseText(t,
-			spanRecord(90, 900, 0, "ext.pypto.decode_layer", 100, 80, "role=facade", 0)+
-				spanRecord(90, 901, 0, "ext.pypto.step", 100, 80, "role=scheduler worker_id=3", 0)), nil)
+			logtest.SpanRecord(90, 900, 0, "ext.pypto.decode_layer", 100, 80, "role=facade", 0)+
+				logtest.SpanRecord(90, 901, 0, "ext.pypto.step", 100, 80, "role=scheduler worker_id=3", 0)), nil)
 		assert.Equal(t, map[int64]string{900: "ext pypto", 901: "ext pypto"}, lanes(doc))
 	})
 	t.Run("ext spans cannot reshape our slot lanes or dispatch flows", func(t *testing.T) {
@@ -203,7 +198,7 @@ func TestReferenceExternalProducers(t *testing.T) {
 		lines = append(lines, runRecords(run{epoch: 2, slot: 1, prepare: window{150, 30}, device: window{240, 100}, release: 340})...)
 		lines = append(lines, runRecords(run{epoch: 3, slot: 0, prepare: window{300, 30}, device: window{380, 100}, release: 480})...)
 		baseline := Swimlane(parseLines(t, lines), nil)
-		lines = append(lines, strings.TrimSuffix(spanRecord(7, 7, 0, "ext.pypto.decode_layer", 60, 400, "run_id=0 task_slot=12 slot_id=99 role=facade", 0), "\n"))
+		lines = append(lines, strings.TrimSuffix(logtest.SpanRecord(7, 7, 0, "ext.pypto.decode_layer", 60, 400, "run_id=0 task_slot=12 slot_id=99 role=facade", 0), "\n"))
 		mixed := Swimlane(parseLines(t, lines), nil)
 
 		flows := func(doc Document) []Event {
@@ -280,10 +275,10 @@ func TestJSONInt(t *testing.T) {
 
 func TestReferenceInvocationViews(t *testing.T) {
 	t.Run("scheduler spans leave the invocation views unchanged", func(t *testing.T) {
-		old := spanRecord(61, 610, 3, "chip.run", 1_000, 500, "", 0) +
-			spanRecord(61, 610, 3, "chip.run.bind", 1_100, 50, "", 1) +
-			spanRecord(61, 610, 4, "chip.prewarm.build", 1_200, 75, "", 0)
-		mixed := old + spanRecord(61, 611, 9, "node.dispatch", 900, 20, "run_id=9 task_slot=4 group_index=0 worker_id=0 dispatch_id=1", 0)
+		old := logtest.SpanRecord(61, 610, 3, "chip.run", 1_000, 500, "", 0) +
+			logtest.SpanRecord(61, 610, 3, "chip.run.bind", 1_100, 50, "", 1) +
+			logtest.SpanRecord(61, 610, 4, "chip.prewarm.build", 1_200, 75, "", 0)
+		mixed := old + logtest.SpanRecord(61, 611, 9, "node.dispatch", 900, 20, "run_id=9 task_slot=4 group_index=0 worker_id=0 dispatch_id=1", 0)
 		trace := func(text string) Document {
 			invs := Group(parseText(t, text), InInvocation)
 			return ChromeTrace(invs, Buckets(invs), nil)

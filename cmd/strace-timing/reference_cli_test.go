@@ -2,24 +2,17 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"simpler.dev/log/internal/logtest"
 )
 
 // The CLI cases of simpler's tests/ut/py/test_strace_timing.py, ported.
-
-func cliAnchor(pid, mono, wall int64) string {
-	return fmt.Sprintf("[mono_ns=%d][T0x%d][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=%d mono_ns=%d wall_ns=%d\n", mono, pid, pid, mono, wall)
-}
-
-func cliSpan(pid, tid, inv int64, name string, ts, dur int64, attrs string) string {
-	return fmt.Sprintf("[STRACE] v=1 pid=%d tid=%d inv=%d hid=abc depth=0 name=%s ts=%d dur=%d %s\n", pid, tid, inv, name, ts, dur, attrs)
-}
 
 // traceNames reads a written trace and returns its events' names.
 func traceNames(t *testing.T, path string) map[string]map[string]any {
@@ -47,8 +40,8 @@ func TestReferenceCLICases(t *testing.T) {
 		return path
 	}
 	t.Run("the swimlane carries wall time as a decimal string", func(t *testing.T) {
-		log := write("wall.log", cliAnchor(71, 50, 1_700_000_000_000_000_000)+
-			cliSpan(71, 710, 2, "node.graph_build", 100, 25, "run_id=2 role=facade"))
+		log := write("wall.log", logtest.AnchorRecord(71, 50, 1_700_000_000_000_000_000)+
+			logtest.SpanRecord(71, 710, 2, "node.graph_build", 100, 25, "run_id=2 role=facade", 0))
 		out := filepath.Join(dir, "wall_swimlane.json")
 		code, _, errs := runCmd(t, "", log, "--swimlane", out)
 		require.EqualValues(t, 0, code, errs)
@@ -57,16 +50,16 @@ func TestReferenceCLICases(t *testing.T) {
 		assert.Equal(t, "1700000000000000050", ev["args"].(map[string]any)["wall_ts_ns"])
 	})
 	t.Run("two anchors for one pid warn", func(t *testing.T) {
-		log := write("anchors.log", cliAnchor(71, 50, 1_700_000_000_000_000_000)+
-			cliAnchor(71, 75, 1_700_000_000_000_000_025)+
-			cliSpan(71, 710, 2, "chip.run", 100, 25, ""))
+		log := write("anchors.log", logtest.AnchorRecord(71, 50, 1_700_000_000_000_000_000)+
+			logtest.AnchorRecord(71, 75, 1_700_000_000_000_000_025)+
+			logtest.SpanRecord(71, 710, 2, "chip.run", 100, 25, "", 0))
 		code, _, errs := runCmd(t, "", log)
 		require.EqualValues(t, 0, code, errs)
 		assert.Contains(t, errs, "warning: multiple [CLOCK_ANCHOR] records found for pid 71")
 	})
 	t.Run("ext spans reach the swimlane but not the trace", func(t *testing.T) {
-		log := write("ext.log", cliSpan(41, 410, 7, "chip.run", 100, 500, "run_id=7 slot_id=0")+
-			cliSpan(41, 411, 0, "ext.pypto.decode_layer", 120, 80, ""))
+		log := write("ext.log", logtest.SpanRecord(41, 410, 7, "chip.run", 100, 500, "run_id=7 slot_id=0", 0)+
+			logtest.SpanRecord(41, 411, 0, "ext.pypto.decode_layer", 120, 80, "", 0))
 		swim, trace := filepath.Join(dir, "ext_swimlane.json"), filepath.Join(dir, "ext_trace.json")
 		code, _, errs := runCmd(t, "", log, "--swimlane", swim, "--trace-out", trace)
 		require.EqualValues(t, 0, code, errs)
