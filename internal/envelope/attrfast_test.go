@@ -3,6 +3,7 @@ package envelope
 import (
 	"errors"
 	"log/slog"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -53,4 +54,24 @@ func TestAppendDecimal(t *testing.T) {
 	for _, v := range vals {
 		assert.Equal(t, strconv.FormatUint(v, 10), string(appendDecimal(nil, v)), "%d", v)
 	}
+}
+
+// FuzzAppendTime holds AppendTime to time.Format for any instant and any
+// zone offset, years outside 0–9999 and offsets with seconds included.
+func FuzzAppendTime(f *testing.F) {
+	f.Add(int64(0), int64(0), 0)
+	f.Add(int64(1780308000), int64(123456789), 19800)
+	f.Add(int64(-62167219200), int64(0), -37)
+	f.Add(int64(1780308000), int64(0), -37) // a negative offset under a minute: +00:00
+	f.Add(int64(253402300799), int64(999999999), 50400)
+	f.Add(int64(math.MaxInt64), int64(999999999), 0)
+	f.Add(int64(math.MinInt64), int64(0), -50400)
+	f.Fuzz(func(t *testing.T, sec, nsec int64, off int) {
+		off %= 26 * 3600
+		tm := time.Unix(sec, nsec%1e9).In(time.FixedZone("z", off))
+		want := tm.Format("2006-01-02T15:04:05.000Z07:00")
+		if got := string(AppendTime(nil, tm)); got != want {
+			t.Fatalf("AppendTime(%d, %d, %d) = %q, want %q", sec, nsec, off, got, want)
+		}
+	})
 }

@@ -309,11 +309,12 @@ func AppendTime(b []byte, t time.Time) []byte {
 	if off == 0 {
 		return append(b, 'Z')
 	}
-	sign := byte('+')
-	if off < 0 {
-		sign, off = '-', -off
+	// As time.Format: whole minutes, truncated toward zero, signed by
+	// them (an offset of -37 s is written +00:00).
+	zone, sign := off/60, byte('+')
+	if zone < 0 {
+		sign, zone = '-', -zone
 	}
-	off /= 60
-	h, m := off/60, off%60
+	h, m := zone/60, zone%60
 	return append(b, sign, byte('0'+h/10), byte('0'+h%10), ':', byte('0'+m/10), byte('0'+m%10))
 }
