@@ -12,9 +12,12 @@
 //   - KV10: the same as key-value pairs;
 //   - With10: the ten attributes added with With, then a static message;
 //   - Disabled: a Debug call on an INFO logger, attributes built;
-//   - Parallel: Attrs10 under b.RunParallel;
+//   - Parallel: Attrs10 under b.RunParallel, also reporting cpu-ns/op,
+//     the whole process's CPU time per record (an asynchronous handler's
+//     writer goroutine included: what a busy service pays);
 //   - Span: a span with three attributes started and ended, TIMING on and
-//     off (slogsimpler only);
+//     off, off with the lazy spanattr.Enabled idiom, and one LogAttrs with
+//     the same attributes to measure a span against (slogsimpler only);
 //   - Saturation: 2×GOMAXPROCS producers for a fixed time into a real file
 //     through slogsimpler, reporting the share of records dropped and the
 //     records written per second.
@@ -28,13 +31,15 @@
 // zerolog-native and phuslu-native with the same ten fields. Peers write to
 // io.Discard, at INFO.
 //
-// Run it and print the table of medians with two ratios per row (against
-// nop, and against the fastest peer in the scenario):
+// Run it and print the table of medians (cmd/benchtable): the run's CPU,
+// GOMAXPROCS and Go version above it; per row the ratio to nop, the
+// handler's own cost (ns/op minus nop's in the same run) and that own cost
+// against the fastest peer's:
 //
 //	make bench
 //
-// To compare two commits, save the raw output of each and use benchstat:
+// To compare two commits side by side (benchstat is a tool dependency of
+// this module):
 //
-//	cd bench && go test -run NONE -bench . -benchmem -count 10 > new.txt
-//	go run golang.org/x/perf/cmd/benchstat@latest old.txt new.txt
+//	make bench-compare OLD=<git ref> [BENCH=<regexp>] [BENCHCOUNT=10]
 package bench
