@@ -28,7 +28,6 @@ import (
 	"io"
 	"maps"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -150,10 +149,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		var hosts []strace.HostLog
 		for i, in := range c.inputs {
 			hp := &strace.Parser{}
-			if err := readInput(hp, in, stdin); err != nil {
+			if err := strace.ReadInput(hp, in, stdin); err != nil {
 				return fail(err)
 			}
-			label := hostLabel(in)
+			label := strace.HostLabel(in)
 			if i < len(c.labels) && c.labels[i] != "" {
 				label = c.labels[i]
 			}
@@ -168,7 +167,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		p.Spans, p.Anchors = a.Spans, a.Anchors
 	} else {
 		for _, in := range c.inputs {
-			if err := readInput(&p, in, stdin); err != nil {
+			if err := strace.ReadInput(&p, in, stdin); err != nil {
 				return fail(err)
 			}
 		}
@@ -311,61 +310,7 @@ func hostsDoc(a *strace.Aligned, doc *strace.Document) {
 	doc.UnalignedSpans = a.Unaligned
 }
 
-// hostLabel names a host after its LOG: a directory's name, a file's
-// directory's name, or for a file in the current directory its name.
-func hostLabel(in string) string {
-	if in == "-" {
-		return "stdin"
-	}
-	clean := filepath.Clean(in)
-	if fi, err := os.Stat(clean); err == nil && fi.IsDir() {
-		return filepath.Base(clean)
-	}
-	if dir := filepath.Base(filepath.Dir(clean)); dir != "." && dir != string(filepath.Separator) {
-		return dir
-	}
-	return filepath.Base(clean)
-}
 
-func readInput(p *strace.Parser, in string, stdin io.Reader) error {
-	if in == "-" {
-		return p.Read(stdin)
-	}
-	fi, err := os.Stat(in)
-	if err != nil {
-		return err
-	}
-	paths := []string{in}
-	if fi.IsDir() {
-		paths, err = filepath.Glob(filepath.Join(in, "host.*.log"))
-		if err != nil {
-			return err
-		}
-		if len(paths) == 0 {
-			return fmt.Errorf("%s is a directory but holds no host.*.log files", in)
-		}
-		slices.Sort(paths)
-	}
-	for _, path := range paths {
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-			// A guess from the size (a span record is ~300 bytes),
-			// capped: a sparse or junk file must not reserve memory for
-			// spans it does not hold. Past the cap, memory grows with
-			// the spans actually read.
-			p.Grow(int(min(fi.Size()/300, 1<<16)))
-		}
-		err = p.ReadParallel(f)
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-	}
-	return nil
-}
 
 func writeFile(path string, write func(io.Writer) error) error {
 	f, err := os.Create(path)
