@@ -310,8 +310,6 @@ func hostsDoc(a *strace.Aligned, doc *strace.Document) {
 	doc.UnalignedSpans = a.Unaligned
 }
 
-
-
 func writeFile(path string, write func(io.Writer) error) error {
 	f, err := os.Create(path)
 	if err != nil {
