@@ -6,13 +6,13 @@ BENCHCOUNT ?= 5
 BENCHTIME ?= 200ms
 BENCH ?= .
 
-.PHONY: test fmt-check vet cross race stress bench bench-compare bench-lib fuzz cover
+.PHONY: test fmt-check vet cross race stress otel bench bench-compare bench-lib fuzz cover
 
 # Every platform the library supports: it must build and vet on each
 # (tests run on this machine's).
 TARGETS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 freebsd/amd64 windows/amd64
 
-test: fmt-check vet cross race stress
+test: fmt-check vet cross race stress otel
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -36,6 +36,12 @@ race:
 # speed (they check accounting and integrity, never timing).
 stress:
 	$(GO) test -count=1 -run 'TestStress' ./internal/sink
+
+# The OpenTelemetry module (otel/, its own module, so the SDK stays out of
+# the library's go.mod): strace-otlp against the Collector's own OTLP
+# receiver, started in the test process on loopback ports.
+otel:
+	cd otel && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 
 # The comparison with slog, zap, zerolog, phuslu and tint (bench/, its own
 # module, so the peers stay out of the library's go.mod): raw results in

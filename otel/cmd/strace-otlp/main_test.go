@@ -1,0 +1,234 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/receiver/otlpreceiver"
+	"go.opentelemetry.io/collector/receiver/receivertest"
+)
+
+// freeAddr returns a loopback address nothing listens on yet.
+func freeAddr(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	return addr
+}
+
+// receiver starts the OpenTelemetry Collector's own OTLP receiver in this
+// process, on loopback ports, with a sink that keeps what arrives.
+func receiver(t testing.TB) (httpURL, grpcURL string, sink *consumertest.TracesSink) {
+	t.Helper()
+	f := otlpreceiver.NewFactory()
+	cfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
+	httpAddr, grpcAddr := freeAddr(t), freeAddr(t)
+	cfg.Protocols.HTTP.GetOrInsertDefault().ServerConfig.NetAddr.Endpoint = httpAddr
+	cfg.Protocols.GRPC.GetOrInsertDefault().NetAddr.Endpoint = grpcAddr
+	sink = new(consumertest.TracesSink)
+	r, err := f.CreateTraces(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, sink)
+	require.NoError(t, err)
+	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { _ = r.Shutdown(context.Background()) })
+	return "http://" + httpAddr, "grpc://" + grpcAddr, sink
+}
+
+const anchorWall = 1_700_000_000_000_000_000
+
+// testLog is one process's log: an anchor at mono 1000, an invocation of
+// three nested spans, a device-clock span, and a span of a second process
+// with no anchor.
+func testLog() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[mono_ns=1000][T0x1][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=41 mono_ns=1000 wall_ns=%d\n", int64(anchorWall))
+	rec := func(pid, tid, inv int, depth int, name string, ts, dur int64, attrs string) {
+		fmt.Fprintf(&b, "[mono_ns=%d][T0x%x][TIMING] emit_host_span: [STRACE] v=1 pid=%d tid=%d inv=%d hid=9f2c depth=%d name=%s ts=%d dur=%d %s\n",
+			ts+dur, tid, pid, tid, inv, depth, name, ts, dur, attrs)
+	}
+	rec(41, 7, 3, 2, "chip.run.bind.args", 2_100, 50, "bytes=4096 ratio=0.25 cached=true phase=args")
+	rec(41, 7, 3, 1, "chip.run.bind", 2_000, 300, "")
+	rec(41, 7, 3, 2, "chip.run.runner_run.device_wall", 5, 40, "clk=dev")
+	rec(41, 7, 3, 0, "chip.run", 1_500, 1_000, "rank=0")
+	rec(41, 8, 0, 0, "ext.pypto.decode_layer", 1_200, 100, "")
+	rec(52, 9, 1, 0, "chip.run", 10, 20, "")
+	return b.String()
+}
+
+func writeLog(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "node-a")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	path := filepath.Join(dir, "host.41.log")
+	require.NoError(t, os.WriteFile(path, []byte(testLog()), 0o644))
+	return path
+}
+
+type gotSpan struct {
+	name          string
+	start, end    int64
+	traceID       pcommon.TraceID
+	id, parent    pcommon.SpanID
+	attrs         map[string]any
+	host, service string
+	pid           int64
+}
+
+func collect(sink *consumertest.TracesSink) map[string]gotSpan {
+	out := map[string]gotSpan{}
+	for _, td := range sink.AllTraces() {
+		for i := 0; i < td.ResourceSpans().Len(); i++ {
+			rs := td.ResourceSpans().At(i)
+			res := rs.Resource().Attributes()
+			host, _ := res.Get("host.name")
+			svc, _ := res.Get("service.name")
+			pid, _ := res.Get("process.pid")
+			for j := 0; j < rs.ScopeSpans().Len(); j++ {
+				ss := rs.ScopeSpans().At(j).Spans()
+				for k := 0; k < ss.Len(); k++ {
+					s := ss.At(k)
+					out[s.Name()] = gotSpan{
+						name: s.Name(), start: int64(s.StartTimestamp()), end: int64(s.EndTimestamp()),
+						traceID: s.TraceID(), id: s.SpanID(), parent: s.ParentSpanID(),
+						attrs: s.Attributes().AsRaw(), host: host.Str(), service: svc.Str(), pid: pid.Int(),
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+func TestSendToCollector(t *testing.T) {
+	httpURL, grpcURL, sink := receiver(t)
+	for _, tt := range []struct{ name, endpoint string }{{"OTLP/HTTP", httpURL}, {"OTLP/gRPC", grpcURL}} {
+		t.Run(tt.name, func(t *testing.T) {
+			sink.Reset()
+			var out, errb bytes.Buffer
+			code := run([]string{"--endpoint", tt.endpoint, "--service-name", "test", writeLog(t)}, nil, &out, &errb)
+			require.Equal(t, 0, code, errb.String())
+			assert.Contains(t, out.String(), "Sent 6 spans to "+tt.endpoint+" (2 not sent)")
+			assert.Contains(t, errb.String(), "warning: 1 span(s) not sent: device clock")
+			assert.Contains(t, errb.String(), "warning: 1 span(s) not sent: no [CLOCK_ANCHOR] for its process")
+
+			got := collect(sink)
+			require.Len(t, got, 6, "%v", got)
+			root, run, bind, args := got["invocation 3"], got["chip.run"], got["chip.run.bind"], got["chip.run.bind.args"]
+			t.Run("one trace per invocation, the invocation its root", func(t *testing.T) {
+				assert.Equal(t, root.traceID, run.traceID)
+				assert.Equal(t, root.traceID, args.traceID)
+				assert.True(t, root.parent.IsEmpty())
+				assert.Equal(t, int64(3), root.attrs["simpler.inv"])
+				assert.Equal(t, "9f2c", root.attrs["simpler.hid"])
+				assert.NotEqual(t, root.traceID, got["no invocation"].traceID)
+			})
+			t.Run("parents from the nesting", func(t *testing.T) {
+				assert.Equal(t, root.id, run.parent)
+				assert.Equal(t, run.id, bind.parent)
+				assert.Equal(t, bind.id, args.parent)
+				assert.Equal(t, got["no invocation"].id, got["ext.pypto.decode_layer"].parent)
+			})
+			t.Run("wall times exact to the ns", func(t *testing.T) {
+				assert.Equal(t, int64(anchorWall+500), run.start)
+				assert.Equal(t, int64(anchorWall+1500), run.end)
+				assert.Equal(t, int64(anchorWall+1100), args.start)
+				assert.Equal(t, int64(50), args.end-args.start)
+				assert.Equal(t, run.start, root.start)
+				assert.Equal(t, run.end, root.end)
+			})
+			t.Run("attributes typed", func(t *testing.T) {
+				assert.Equal(t, int64(4096), args.attrs["bytes"])
+				assert.Equal(t, 0.25, args.attrs["ratio"])
+				assert.Equal(t, true, args.attrs["cached"])
+				assert.Equal(t, "args", args.attrs["phase"])
+				assert.Equal(t, int64(2), args.attrs["simpler.depth"])
+				assert.Equal(t, int64(7), args.attrs["thread.id"])
+				assert.Equal(t, "pypto", got["ext.pypto.decode_layer"].attrs["simpler.producer"])
+			})
+			t.Run("resource", func(t *testing.T) {
+				assert.Equal(t, "node-a", run.host)
+				assert.Equal(t, "test", run.service)
+				assert.Equal(t, int64(41), run.pid)
+			})
+		})
+	}
+}
+
+// TestSendTwiceSameIDs: ids come from host, pid, inv and position, so a
+// store that deduplicates by id keeps one copy of a log sent twice.
+func TestSendTwiceSameIDs(t *testing.T) {
+	httpURL, _, sink := receiver(t)
+	log := writeLog(t)
+	ids := func() map[string]pcommon.SpanID {
+		sink.Reset()
+		var out, errb bytes.Buffer
+		require.Equal(t, 0, run([]string{"--endpoint", httpURL, log}, nil, &out, &errb), errb.String())
+		m := map[string]pcommon.SpanID{}
+		for name, s := range collect(sink) {
+			m[name] = s.id
+		}
+		return m
+	}
+	first, second := ids(), ids()
+	require.Len(t, first, 6)
+	assert.Equal(t, first, second)
+}
+
+func TestAssumeWall(t *testing.T) {
+	httpURL, _, sink := receiver(t)
+	var out, errb bytes.Buffer
+	require.Equal(t, 0, run([]string{"--endpoint", httpURL, "--assume-wall", writeLog(t)}, nil, &out, &errb), errb.String())
+	assert.Contains(t, out.String(), "Sent 9 spans")
+	got := collect(sink)
+	assert.Equal(t, int64(10), got["invocation 1"].start, "pid 52's ts taken as Unix ns")
+	assert.Equal(t, "device", got["chip.run.runner_run.device_wall"].attrs["simpler.clock"])
+}
+
+// TestCollectorDown: nothing listens; the command says how many spans were
+// sent and exits 1, within its timeout.
+func TestCollectorDown(t *testing.T) {
+	for _, endpoint := range []string{"http://" + freeAddr(t), "grpc://" + freeAddr(t)} {
+		t.Run(endpoint[:strings.Index(endpoint, ":")], func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run([]string{"--endpoint", endpoint, "--timeout", "5s", writeLog(t)}, nil, &out, &errb)
+			assert.Equal(t, 1, code)
+			assert.Contains(t, errb.String(), "0 of 6 spans sent to "+endpoint+" before:")
+		})
+	}
+}
+
+func TestUsage(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no endpoint", []string{"x.log"}, "--endpoint is required"},
+		{"no log", []string{"--endpoint", "http://127.0.0.1:1"}, "no LOG given"},
+		{"bad scheme", []string{"--endpoint", "ftp://h:1", "x.log"}, `scheme "ftp"`},
+		{"too many labels", []string{"--endpoint", "http://127.0.0.1:1", "--label", "a", "--label", "b", "x.log"}, "more --label than LOG"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			assert.Equal(t, 2, run(tt.args, nil, &out, &errb))
+			assert.Contains(t, errb.String(), tt.want)
+		})
+	}
+	t.Run("help", func(t *testing.T) {
+		var out, errb bytes.Buffer
+		assert.Equal(t, 0, run([]string{"-h"}, nil, &out, &errb))
+		assert.Contains(t, out.String(), "-assume-wall")
+	})
+}

@@ -1,0 +1,284 @@
+package simplerotel
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/instrumentation"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
+
+	"simpler.dev/log/strace"
+)
+
+// Scope is the instrumentation scope of every span this package makes.
+const Scope = "simpler.dev/log/otel"
+
+// Options configure [FromLogs]. The zero value and nil mean defaults.
+type Options struct {
+	// ServiceName is the resource's service.name; "" means "simpler".
+	ServiceName string
+	// AssumeWall places the spans of a process without a [CLOCK_ANCHOR]
+	// (and device-clock spans) by taking their ts as Unix nanoseconds. Off
+	// by default: such spans are returned as skipped, never sent at a
+	// time that may be wrong.
+	AssumeWall bool
+}
+
+// A Skipped span could not be placed on the wall clock.
+type Skipped struct {
+	Host, Name string
+	PID        int64
+	Reason     string
+}
+
+// FromLogs turns the spans of one or more hosts' logs into OpenTelemetry
+// spans, ready for any sdktrace.SpanExporter:
+//
+//   - one trace per invocation, keyed by (host, pid, inv): a root span
+//     named "invocation <inv>" (or "no invocation" for inv 0) covers its
+//     spans and carries simpler.inv and simpler.hid;
+//   - parents from the nesting the log records: a span's parent is the
+//     innermost span of depth one less that encloses it, else the root;
+//   - wall-clock start and end from each process's anchor, exact to the
+//     nanosecond;
+//   - attributes typed (integers, floats and booleans stay numbers and
+//     booleans), plus simpler.depth, thread.id, simpler.clock=device for
+//     clk=dev spans and simpler.producer for ext.<producer>.* names;
+//   - a resource per process: service.name, host.name (the host's label)
+//     and process.pid.
+//
+// Trace and span ids are derived from the host label, pid, inv and the
+// span's position among its invocation's spans in the log, so sending the
+// same log twice yields the same ids and a store that deduplicates by id
+// keeps one copy.
+func FromLogs(hosts []strace.HostLog, opts *Options) ([]sdktrace.ReadOnlySpan, []Skipped) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.ServiceName == "" {
+		o.ServiceName = "simpler"
+	}
+	type key struct {
+		host int
+		pid  int64
+		inv  uint64
+	}
+	var out []sdktrace.ReadOnlySpan
+	var skipped []Skipped
+	for hi, h := range hosts {
+		groups := map[key][]*strace.Span{}
+		var order []key
+		for i := range h.Parser.Spans {
+			s := &h.Parser.Spans[i]
+			k := key{hi, s.PID, s.Inv}
+			if _, ok := groups[k]; !ok {
+				order = append(order, k)
+			}
+			groups[k] = append(groups[k], s)
+		}
+		resources := map[int64]*resource.Resource{}
+		for _, k := range order {
+			spans := groups[k]
+			anchor, anchored := h.Parser.Anchors[k.pid]
+			wall := func(s *strace.Span) (int64, string) {
+				switch {
+				case o.AssumeWall && (!anchored || s.IsDevice()):
+					return s.TS, ""
+				case s.IsDevice():
+					return 0, "device clock"
+				case !anchored:
+					return 0, "no [CLOCK_ANCHOR] for its process"
+				case s.TS < anchor.MonoNS:
+					return 0, "began before its process's [CLOCK_ANCHOR]"
+				}
+				return anchor.Wall(s.TS), ""
+			}
+			res := resources[k.pid]
+			if res == nil {
+				res = resource.NewWithAttributes(semconv.SchemaURL,
+					semconv.ServiceName(o.ServiceName), semconv.HostName(h.Label), semconv.ProcessPID(int(k.pid)))
+				resources[k.pid] = res
+			}
+			out, skipped = appendInvocation(out, skipped, h.Label, k.pid, k.inv, spans, wall, res)
+		}
+	}
+	return out, skipped
+}
+
+// placed is a span with its wall-clock times and ids.
+type placed struct {
+	s          *strace.Span
+	start, end int64
+	id         trace.SpanID
+	parent     trace.SpanID
+}
+
+func appendInvocation(out []sdktrace.ReadOnlySpan, skipped []Skipped, host string, pid int64, inv uint64,
+	spans []*strace.Span, wall func(*strace.Span) (int64, string), res *resource.Resource) ([]sdktrace.ReadOnlySpan, []Skipped) {
+	traceID := trace.TraceID(digest(host, pid, inv, -1))
+	rootID := spanID(host, pid, inv, -1)
+	var ps []*placed
+	for pos, s := range spans {
+		start, why := wall(s)
+		if why != "" {
+			skipped = append(skipped, Skipped{Host: host, Name: s.Name, PID: pid, Reason: why})
+			continue
+		}
+		ps = append(ps, &placed{s: s, start: start, end: satAdd(start, max(s.Dur, 0)), id: spanID(host, pid, inv, pos)})
+	}
+	if len(ps) == 0 {
+		return out, skipped
+	}
+	// Parents: sorted by start (outer before inner at equal starts), a
+	// stack of open spans; a span's parent is the innermost open span of
+	// depth one less that encloses it.
+	sorted := slices.Clone(ps)
+	slices.SortStableFunc(sorted, func(a, b *placed) int {
+		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.s.Depth, b.s.Depth), cmp.Compare(b.end, a.end))
+	})
+	var stack []*placed
+	for _, p := range sorted {
+		for len(stack) > 0 && stack[len(stack)-1].end < p.end {
+			stack = stack[:len(stack)-1]
+		}
+		p.parent = rootID
+		for i := len(stack) - 1; i >= 0; i-- {
+			if q := stack[i]; q.s.Depth == p.s.Depth-1 && q.start <= p.start && p.end <= q.end {
+				p.parent = q.id
+				break
+			}
+		}
+		stack = append(stack, p)
+	}
+	first, last := ps[0].start, ps[0].end
+	for _, p := range ps {
+		first, last = min(first, p.start), max(last, p.end)
+	}
+	scope := instrumentation.Scope{Name: Scope}
+	ctx := func(id trace.SpanID) trace.SpanContext {
+		return trace.NewSpanContext(trace.SpanContextConfig{TraceID: traceID, SpanID: id, TraceFlags: trace.FlagsSampled})
+	}
+	name := "no invocation"
+	if inv != 0 {
+		name = "invocation " + strconv.FormatUint(inv, 10)
+	}
+	root := tracetest.SpanStub{
+		Name:        name,
+		SpanContext: ctx(rootID),
+		SpanKind:    trace.SpanKindInternal,
+		StartTime:   time.Unix(0, first),
+		EndTime:     time.Unix(0, last),
+		Attributes: []attribute.KeyValue{
+			attribute.Int64("simpler.inv", int64(inv)),
+			attribute.String("simpler.hid", ps[0].s.HID),
+		},
+		Resource:             res,
+		InstrumentationScope: scope,
+	}
+	out = append(out, root.Snapshot())
+	for _, p := range ps {
+		stub := tracetest.SpanStub{
+			Name:                 p.s.Name,
+			SpanContext:          ctx(p.id),
+			Parent:               ctx(p.parent),
+			SpanKind:             trace.SpanKindInternal,
+			StartTime:            time.Unix(0, p.start),
+			EndTime:              time.Unix(0, p.end),
+			Attributes:           spanAttributes(p.s),
+			Resource:             res,
+			InstrumentationScope: scope,
+		}
+		out = append(out, stub.Snapshot())
+	}
+	return out, skipped
+}
+
+// spanAttributes types a span's attributes: integers as int64, other
+// numbers as float64, true and false as booleans, the rest as strings.
+func spanAttributes(s *strace.Span) []attribute.KeyValue {
+	m := strace.ParseAttrs(s.Attrs)
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	kv := []attribute.KeyValue{
+		attribute.Int("simpler.depth", s.Depth),
+		attribute.Int64("thread.id", s.TID),
+	}
+	if s.IsDevice() {
+		kv = append(kv, attribute.String("simpler.clock", "device"))
+	}
+	if p := strace.ExternalProducer(s.Name); p != "" {
+		kv = append(kv, attribute.String("simpler.producer", p))
+	}
+	for _, k := range keys {
+		switch v := m[k].(type) {
+		case int64:
+			kv = append(kv, attribute.Int64(k, v))
+		case string:
+			kv = append(kv, typed(k, v))
+		}
+	}
+	return kv
+}
+
+func typed(k, v string) attribute.KeyValue {
+	switch v {
+	case "true":
+		return attribute.Bool(k, true)
+	case "false":
+		return attribute.Bool(k, false)
+	}
+	if f, err := strconv.ParseFloat(v, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+		return attribute.Float64(k, f)
+	}
+	return attribute.String(k, v)
+}
+
+// digest is the 16-byte id of (host, pid, inv, position): SHA-256, first
+// half. Position -1 is the invocation itself.
+func digest(host string, pid int64, inv uint64, pos int) [16]byte {
+	h := sha256.New()
+	fmt.Fprintf(h, "%d:%s", len(host), host)
+	var b [24]byte
+	binary.BigEndian.PutUint64(b[0:], uint64(pid))
+	binary.BigEndian.PutUint64(b[8:], inv)
+	binary.BigEndian.PutUint64(b[16:], uint64(int64(pos)))
+	h.Write(b[:])
+	var out [16]byte
+	copy(out[:], h.Sum(nil))
+	return out
+}
+
+func spanID(host string, pid int64, inv uint64, pos int) trace.SpanID {
+	d := digest(host, pid, inv, pos)
+	var id trace.SpanID
+	copy(id[:], d[8:])
+	if !id.IsValid() { // all zero: invalid in OpenTelemetry
+		id[7] = 1
+	}
+	return id
+}
+
+func satAdd(a, b int64) int64 {
+	if c := a + b; (c > a) == (b > 0) {
+		return c
+	}
+	if b > 0 {
+		return math.MaxInt64
+	}
+	return math.MinInt64
+}

@@ -1,0 +1,91 @@
+package simplerotel
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/trace"
+
+	"simpler.dev/log/strace"
+)
+
+func hostsOf(t testing.TB, logs ...string) []strace.HostLog {
+	var hosts []strace.HostLog
+	for i, text := range logs {
+		p := &strace.Parser{}
+		require.NoError(t, p.Read(strings.NewReader(text)))
+		hosts = append(hosts, strace.HostLog{Label: fmt.Sprintf("h%d", i), Parser: p})
+	}
+	return hosts
+}
+
+func span(pid, inv, depth int, name string, ts, dur int64) string {
+	return fmt.Sprintf("[STRACE] v=1 pid=%d tid=%d inv=%d hid=1 depth=%d name=%s ts=%d dur=%d\n", pid, pid, inv, depth, name, ts, dur)
+}
+
+func anchor(pid int, mono, wall int64) string {
+	return fmt.Sprintf("[mono_ns=%d][T0x1][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=%d mono_ns=%d wall_ns=%d\n", mono, pid, mono, wall)
+}
+
+func TestFromLogs(t *testing.T) {
+	t.Run("colliding pids on two hosts are two traces", func(t *testing.T) {
+		log := anchor(7, 0, 1e18) + span(7, 1, 0, "chip.run", 10, 5)
+		spans, skipped := FromLogs(hostsOf(t, log, log), nil)
+		require.Empty(t, skipped)
+		require.Len(t, spans, 4)
+		assert.NotEqual(t, spans[0].SpanContext().TraceID(), spans[2].SpanContext().TraceID())
+	})
+	t.Run("a sibling of equal depth is never a parent", func(t *testing.T) {
+		log := anchor(7, 0, 1e18) + span(7, 1, 1, "a", 10, 100) + span(7, 1, 1, "b", 20, 10) + span(7, 1, 0, "root", 0, 200)
+		spans, _ := FromLogs(hostsOf(t, log), nil)
+		parent := map[string]trace.SpanID{}
+		id := map[string]trace.SpanID{}
+		for _, s := range spans {
+			parent[s.Name()], id[s.Name()] = s.Parent().SpanID(), s.SpanContext().SpanID()
+		}
+		assert.Equal(t, id["root"], parent["a"])
+		assert.Equal(t, id["root"], parent["b"])
+	})
+	t.Run("a span before its anchor is skipped, not misplaced", func(t *testing.T) {
+		spans, skipped := FromLogs(hostsOf(t, anchor(7, 1000, 1e18)+span(7, 1, 0, "early", 10, 5)), nil)
+		assert.Empty(t, spans)
+		require.Len(t, skipped, 1)
+		assert.Equal(t, "began before its process's [CLOCK_ANCHOR]", skipped[0].Reason)
+	})
+}
+
+// FuzzFromLogs: whatever a log holds, every span FromLogs makes has a
+// valid, unique id, ends no earlier than it starts, and has its parent in
+// its own trace.
+func FuzzFromLogs(f *testing.F) {
+	f.Add(anchor(7, 0, 1e18) + span(7, 1, 0, "chip.run", 10, 5) + span(7, 1, 1, "chip.run.bind", 11, 2))
+	f.Add(span(7, 0, 3, "x", -5, -1) + anchor(7, 9223372036854775807, 9223372036854775807) + span(7, 0, 0, "y", 9223372036854775807, 9223372036854775807))
+	f.Fuzz(func(t *testing.T, text string) {
+		p := &strace.Parser{}
+		if p.Read(strings.NewReader(text)) != nil {
+			return
+		}
+		for _, wall := range []bool{false, true} {
+			spans, _ := FromLogs([]strace.HostLog{{Label: "h", Parser: p}}, &Options{AssumeWall: wall})
+			ids := map[trace.SpanID]trace.TraceID{}
+			for _, s := range spans {
+				sc := s.SpanContext()
+				require.True(t, sc.IsValid())
+				_, dup := ids[sc.SpanID()]
+				require.False(t, dup, "duplicate span id")
+				ids[sc.SpanID()] = sc.TraceID()
+				require.False(t, s.EndTime().Before(s.StartTime()), "%s ends before it starts", s.Name())
+			}
+			for _, s := range spans {
+				if ps := s.Parent(); ps.IsValid() {
+					tid, ok := ids[ps.SpanID()]
+					require.True(t, ok, "%s: parent not sent", s.Name())
+					require.Equal(t, s.SpanContext().TraceID(), tid)
+				}
+			}
+		}
+	})
+}
