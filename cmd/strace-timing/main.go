@@ -32,6 +32,7 @@ import (
 	"slices"
 	"strings"
 
+	"simpler.dev/log/internal/cli"
 	"simpler.dev/log/strace"
 )
 
@@ -50,18 +51,6 @@ type config struct {
 	hosts                          bool
 	labels                         []string
 }
-
-// repeated collects a flag given several times.
-type repeated struct{ list *[]string }
-
-func (r repeated) String() string {
-	if r.list == nil {
-		return ""
-	}
-	return strings.Join(*r.list, ",")
-}
-
-func (r repeated) Set(v string) error { *r.list = append(*r.list, v); return nil }
 
 const usageLine = "usage: strace-timing [-h] [--assert-native-overlap] [--require-hidden-prepare] [--rounds-table] [--tree] [--trace-out PATH] [--swimlane PATH] [--host-phase-records PATH] [--hosts [--label NAME ...]] [--html PATH] [--go-trace FILE] LOG [LOG ...]"
 
@@ -86,8 +75,8 @@ func parseArgs(args []string, help io.Writer) (config, error) {
 	fs.StringVar(&c.traceOut, "trace-out", "", "write Chrome trace JSON here")
 	fs.StringVar(&c.swimlane, "swimlane", "", "write a real-pid/tid L3/L4 host swimlane JSON here (load in chrome://tracing or perfetto)")
 	fs.BoolVar(&c.hosts, "hosts", false, "each LOG is another host: processes are keyed by (LOG, pid) and placed on one wall-clock timeline through their [CLOCK_ANCHOR]; spans that cannot be placed are listed as unalignedSpans (an extension: without it, LOGs are read as one log, as simpler's reader does)")
-	fs.Var(repeated{&c.labels}, "label", "with --hosts, the name of a LOG's host, in the order of the LOGs (repeatable; empty or missing: the LOG's directory or file name)")
-	fs.Var(repeated{&c.phaseRecords}, "host-phase-records", "a host_phase_records.jsonl from the same run; its per-event bind segments and orchestrator operations are drawn inside the matching chip.run.bind. Repeatable. Only affects --swimlane")
+	fs.Var(cli.Repeated{List: &c.labels}, "label", "with --hosts, the name of a LOG's host, in the order of the LOGs (repeatable; empty or missing: the LOG's directory or file name)")
+	fs.Var(cli.Repeated{List: &c.phaseRecords}, "host-phase-records", "a host_phase_records.jsonl from the same run; its per-event bind segments and orchestrator operations are drawn inside the matching chip.run.bind. Repeatable. Only affects --swimlane")
 	fs.StringVar(&c.html, "html", "", "write an HTML timeline here")
 	fs.StringVar(&c.goTr, "go-trace", "", "merge this Go execution trace")
 	for {

@@ -25,28 +25,18 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
+	"simpler.dev/log/internal/cli"
 	simplerotel "simpler.dev/log/otel"
 	"simpler.dev/log/strace"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
-
-type repeated struct{ list *[]string }
-
-func (r repeated) String() string {
-	if r.list == nil {
-		return ""
-	}
-	return strings.Join(*r.list, ",")
-}
-func (r repeated) Set(v string) error { *r.list = append(*r.list, v); return nil }
 
 const usage = "usage: strace-otlp --endpoint URL [--label NAME ...] [--service-name NAME] [--assume-wall] [--timeout D] LOG [LOG ...]"
 
@@ -63,7 +53,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		timeout           time.Duration
 	)
 	fs.StringVar(&endpoint, "endpoint", "", "the collector: http://host:4318 or https://... for OTLP/HTTP (/v1/traces is added to a URL without a path), grpc://host:4317 (plain) or grpcs://... for OTLP/gRPC")
-	fs.Var(repeated{&labels}, "label", "the host name of each LOG, in order (repeatable; default: the LOG's directory or file name)")
+	fs.Var(cli.Repeated{List: &labels}, "label", "the host name of each LOG, in order (repeatable; default: the LOG's directory or file name)")
 	fs.StringVar(&service, "service-name", "simpler", "the resource's service.name")
 	fs.BoolVar(&assumeWall, "assume-wall", false, "send spans of processes without a [CLOCK_ANCHOR], and device-clock spans, taking their ts as Unix nanoseconds")
 	fs.DurationVar(&timeout, "timeout", 30*time.Second, "how long the whole export may take")
