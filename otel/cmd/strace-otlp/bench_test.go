@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"simpler.dev/log/internal/logtest"
 )
 
 // BenchmarkMillionLines sends a 10^6-span log (10^5 invocations of ten
@@ -21,7 +23,7 @@ func BenchmarkMillionLines(b *testing.B) {
 		b.Fatal(err)
 	}
 	w := bufio.NewWriter(f)
-	fmt.Fprintf(w, "[mono_ns=1][T0x1][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=41 mono_ns=1 wall_ns=%d\n", int64(anchorWall))
+	w.WriteString(logtest.AnchorRecord(41, 1, anchorWall))
 	const lines = 1_000_000
 	for i := range lines {
 		inv, d := i/10+1, i%10

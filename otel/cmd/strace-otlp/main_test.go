@@ -17,6 +17,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
 	"go.opentelemetry.io/collector/receiver/receivertest"
+
+	"simpler.dev/log/internal/logtest"
 )
 
 // freeAddr returns a loopback address nothing listens on yet.
@@ -53,7 +55,7 @@ const anchorWall = 1_700_000_000_000_000_000
 // with no anchor.
 func testLog() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[mono_ns=1000][T0x1][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=41 mono_ns=1000 wall_ns=%d\n", int64(anchorWall))
+	b.WriteString(logtest.AnchorRecord(41, 1000, anchorWall))
 	rec := func(pid, tid, inv int, depth int, name string, ts, dur int64, attrs string) {
 		fmt.Fprintf(&b, "[mono_ns=%d][T0x%x][TIMING] emit_host_span: [STRACE] v=1 pid=%d tid=%d inv=%d hid=9f2c depth=%d name=%s ts=%d dur=%d %s\n",
 			ts+dur, tid, pid, tid, inv, depth, name, ts, dur, attrs)
