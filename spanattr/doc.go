@@ -86,6 +86,15 @@
 // ([OpOptions.Category], default MAX), kept on the op and, as in MAX, not
 // printed.
 //
+// # Observers
+//
+// An exporter sees every invocation and span start and end through an
+// [Observer] set with [Observe] (simpler.dev/log/otel's live exporter is
+// one). Unset, it costs a span one atomic load. The observer's token for
+// a span travels in its context, so children know their parent from the
+// nesting itself, and [Observed] lets a handler find the span a record was
+// logged in.
+//
 // # Other producers
 //
 // Spans from producers other than simpler are named ext.<producer>.<span>

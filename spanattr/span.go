@@ -28,6 +28,10 @@ type node struct {
 	inv    uint64
 	hid    uint64
 	depth  int // the span's depth; -1 for an invocation or logger root, so children start at 0
+	// obs and token are the observer this invocation or span started
+	// under and the token it gave (see Observe); nil when none was set.
+	obs   *observerBox
+	token any
 }
 
 type ctxKey struct{}
@@ -61,8 +65,12 @@ func (n *node) log() *slog.Logger {
 // An Invocation is one unit of work, a request or a run: every span started
 // under its context carries its id (inv) and callable hash (hid).
 type Invocation struct {
-	id   uint64
-	task *trace.Task
+	id    uint64
+	task  *trace.Task
+	node  *node // for the observer; nil when none was set
+	tid   int64
+	start int64
+	ended atomic.Bool
 }
 
 // NewInvocation opens an invocation with a new id from the process-wide
@@ -80,8 +88,14 @@ func NewInvocation(ctx context.Context, hid uint64) (context.Context, *Invocatio
 		ctx, inv.task = trace.NewTask(ctx, "invocation")
 	}
 	n := &node{inv: inv.id, hid: hid, depth: -1}
-	if p := nodeFrom(ctx); p != nil {
+	p := nodeFrom(ctx)
+	if p != nil {
 		n.logger = p.logger
+	}
+	if observer.Load() != nil {
+		inv.tid, inv.start = envelope.GoroutineID(), envelope.MonoNow()
+		observe(n, p, "", inv.tid, inv.start)
+		inv.node = n
 	}
 	return context.WithValue(ctx, ctxKey{}, n), inv
 }
@@ -89,11 +103,17 @@ func NewInvocation(ctx context.Context, hid uint64) (context.Context, *Invocatio
 // ID returns the invocation id.
 func (i *Invocation) ID() uint64 { return i.id }
 
-// End ends the invocation's trace task, if any. Safe to call twice.
+// End ends the invocation: its trace task, if any, and for an
+// [Observer] the invocation itself. Calls after the first do nothing.
 func (i *Invocation) End() {
-	if i != nil && i.task != nil {
+	if i == nil || i.ended.Swap(true) {
+		return
+	}
+	if i.task != nil {
 		i.task.End()
-		i.task = nil
+	}
+	if n := i.node; n != nil {
+		n.ended("", i.tid, i.start, envelope.MonoNow()-i.start, nil)
 	}
 }
 
@@ -201,6 +221,7 @@ func Start(ctx context.Context, name string, attrs ...slog.Attr) (context.Contex
 	// Only the monotonic clock: a span's start is never shown as wall
 	// time, and reading it alone costs half of time.Now.
 	sp.start = envelope.MonoNow()
+	observe(&sp.node, nodeFrom(ctx), name, sp.tid, sp.start)
 	return child, sp
 }
 
@@ -231,13 +252,18 @@ func (sp *Span) End(attrs ...slog.Attr) {
 	if sp.region != nil && envelope.GoroutineID() == sp.tid {
 		sp.region.End()
 	}
-	if !sp.logger.Enabled(sp.emit.Context, levels.Timing) {
+	dur := envelope.Mono(now) - sp.start
+	enabled := sp.logger.Enabled(sp.emit.Context, levels.Timing)
+	if enabled || sp.node.obs != nil {
+		sp.addAttrs(attrs)
+	}
+	sp.node.ended(sp.name, sp.tid, sp.start, dur, sp.buf.attrs[:sp.nattr])
+	if !enabled {
 		bufPool.Put(sp.buf) // nothing was made from it
 		sp.buf = nil
 		return
 	}
-	sp.addAttrs(attrs)
-	sp.write(now, sp.start, envelope.Mono(now)-sp.start)
+	sp.write(now, sp.start, dur)
 }
 
 // write renders the body and hands the record to the logger's handler
@@ -269,6 +295,10 @@ func Emit(ctx context.Context, name string, ts int64, dur time.Duration, attrs .
 		ctx = context.Background()
 	}
 	if sp := newSpan(ctx, name, attrs); sp != nil {
+		if observer.Load() != nil {
+			observe(&sp.node, nodeFrom(ctx), name, sp.tid, ts)
+			sp.node.ended(name, sp.tid, ts, int64(dur), sp.buf.attrs[:sp.nattr])
+		}
 		sp.write(time.Now(), ts, int64(dur))
 	}
 }
@@ -286,6 +316,7 @@ func newSpan(ctx context.Context, name string, attrs []slog.Attr) *Span {
 	if parent != nil {
 		sp.node = *parent
 		sp.node.depth = parent.depth + 1
+		sp.node.obs, sp.node.token = nil, nil // observe sets the span's own
 	}
 	sp.emit.Context = ctx
 	sp.addAttrs(attrs)

@@ -1,0 +1,103 @@
+package spanattr
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+)
+
+// An Observer sees every invocation and span of the process start and end,
+// for an exporter such as simpler.dev/log/otel's. It is called on the
+// goroutine that starts or ends the span, inside the logging call, so it
+// must return quickly and never block: hand the work to a goroutine of its
+// own.
+type Observer interface {
+	// Start is called when an invocation or a span starts, before
+	// NewInvocation, Start or Emit returns. parent is the token Start
+	// returned for the innermost invocation or span of the context it
+	// starts in (nil when there is none, or it started before the
+	// observer). What Start returns is the new one's token: it is handed
+	// to End, to its children's Start, and returned by [Observed] for its
+	// context.
+	Start(parent any, s SpanInfo) any
+	// End is called once when the invocation or span ends, with the token
+	// its Start returned. s.Attrs is valid only during the call.
+	End(token any, s SpanInfo)
+}
+
+// SpanInfo describes an invocation (Depth -1, Name "") or a span to an
+// Observer.
+type SpanInfo struct {
+	Name     string
+	Inv, HID uint64
+	Depth    int
+	TID      int64 // the starting goroutine's id
+	// Start is the start in ns on the envelope's monotonic clock (the
+	// [CLOCK_ANCHOR]'s mono_ns line), or on the device clock for a span
+	// with the attribute clk=dev.
+	Start int64
+	// Dur and Attrs are set at End: the length in ns, and the encoded
+	// attributes exactly as the record carries them (space-separated
+	// percent-encoded key=value pairs). Attrs aliases a pooled buffer: copy
+	// what you keep.
+	Dur   int64
+	Attrs []byte
+}
+
+// ErrObserverSet is returned by Observe while another observer is set.
+var ErrObserverSet = errors.New("spanattr: an observer is already set")
+
+// observer is the process's observer, nil when none: written by Observe
+// and its stop function (CompareAndSwap), read by every Start, Emit and
+// NewInvocation (Load). Unset, it costs each of them that one load.
+var observer atomic.Pointer[observerBox]
+
+type observerBox struct{ o Observer }
+
+// Observe sets o as the process's observer until stop is called. One
+// observer at a time: while another is set, Observe returns
+// ErrObserverSet. Spans and invocations already started when o is set are
+// not shown to it; those started before stop still end in o.
+func Observe(o Observer) (stop func(), err error) {
+	if o == nil {
+		return nil, errors.New("spanattr: nil observer")
+	}
+	box := &observerBox{o}
+	if !observer.CompareAndSwap(nil, box) {
+		return nil, ErrObserverSet
+	}
+	return func() { observer.CompareAndSwap(box, nil) }, nil
+}
+
+// Observed returns the token the observer gave the innermost invocation or
+// span of ctx, or nil. An exporter's slog handler uses it to attach a
+// record to the span it was logged in.
+func Observed(ctx context.Context) any {
+	if n := nodeFrom(ctx); n != nil {
+		return n.token
+	}
+	return nil
+}
+
+// observe starts n under the current observer, if any: it records the
+// observer and its token in n, which the caller owns.
+func observe(n *node, parent *node, name string, tid, start int64) {
+	box := observer.Load()
+	if box == nil {
+		return
+	}
+	var pt any
+	if parent != nil && parent.obs == box {
+		pt = parent.token
+	}
+	n.obs = box
+	n.token = box.o.Start(pt, SpanInfo{Name: name, Inv: n.inv, HID: n.hid, Depth: n.depth, TID: tid, Start: start})
+}
+
+// ended tells n's observer that it ended.
+func (n *node) ended(name string, tid, start, dur int64, attrs []byte) {
+	if n.obs == nil {
+		return
+	}
+	n.obs.o.End(n.token, SpanInfo{Name: name, Inv: n.inv, HID: n.hid, Depth: n.depth, TID: tid, Start: start, Dur: dur, Attrs: attrs})
+}
