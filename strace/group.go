@@ -27,11 +27,15 @@ func Family(name string) string {
 // ExternalProducer returns the producer of an ext.<producer>.<span> name,
 // or "" when the name is not one (all three segments must be non-empty).
 func ExternalProducer(name string) string {
-	parts := strings.Split(name, ".")
-	if len(parts) < 3 || parts[0] != "ext" || parts[1] == "" || parts[2] == "" {
+	rest, ok := strings.CutPrefix(name, "ext.")
+	if !ok {
 		return ""
 	}
-	return parts[1]
+	producer, span, ok := strings.Cut(rest, ".")
+	if !ok || producer == "" || span == "" || span[0] == '.' {
+		return ""
+	}
+	return producer
 }
 
 // InInvocation reports whether the invocation views may use s: every span
