@@ -1,7 +1,8 @@
-package main
+package app
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -18,7 +19,7 @@ var envelopeLine = regexp.MustCompile(`^\[mono_ns=\d+\]\[T0x[0-9a-f]+\]\[(DEBUG|
 func TestQuickstartWritesEnvelopes(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "logs")
 	var console bytes.Buffer
-	require.NoError(t, run(dir, levels.Debug, &console))
+	require.NoError(t, Run(Config{Dir: dir, Level: levels.Debug, Console: &console, Out: io.Discard}))
 	// The console shows INFO and above, TIMING by name, DEBUG not at all.
 	if !bytes.Contains(console.Bytes(), []byte(" TIMING ")) || bytes.Contains(console.Bytes(), []byte(" DBG ")) ||
 		bytes.Contains(console.Bytes(), []byte("INF+2")) {
@@ -39,13 +40,13 @@ func TestQuickstartWritesEnvelopes(t *testing.T) {
 	heads := bytes.Count(b, []byte("[STRACE]"))
 	n := len(spanRE.FindAll(b, -1))
 	assert.False(t, n != heads || heads < 10, "%d [STRACE] markers, %d whole records; want >= 10, all whole", heads, n)
-	assert.EqualValues(t, 8, bytes.Count(b, []byte("] aicpu_execute: [main.go:")), "the simulated device's records are missing")
+	assert.EqualValues(t, 8, bytes.Count(b, []byte("] aicpu_execute: [app.go:")), "the simulated device's records are missing")
 	// Device records take the one data path: the console shows them and
 	// the recorder keeps them, in the same envelope as the file.
 	assert.True(t, bytes.Contains(console.Bytes(), []byte("INF core 0 online")), "device record missing from the console:\n%s", console.Bytes())
 	if m, _ := filepath.Glob(filepath.Join(dir, "atrace", "trace_*", "exit_event_*", "exit_tracer_host.txt")); len(m) == 1 {
 		d, _ := os.ReadFile(m[0])
-		assert.True(t, bytes.Contains(d, []byte("][INFO] aicpu_scheduler: [main.go:")), "device record missing from the exit dump")
+		assert.True(t, bytes.Contains(d, []byte("][INFO] aicpu_scheduler: [app.go:")), "device record missing from the exit dump")
 	}
 	assert.True(t, bytes.Contains(b, []byte("name=ext.quickstart.cleanup ")), "no ext. span")
 	assert.False(t, bytes.Contains(b, []byte("[HOSTLOG_DROPS]")), "the quickstart dropped records")
