@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -18,6 +19,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 
+	"simpler.dev/log/internal/pct"
 	"simpler.dev/log/strace"
 )
 
@@ -108,7 +110,7 @@ func FromLogs(hosts []strace.HostLog, opts *Options) ([]sdktrace.ReadOnlySpan, [
 			res := resources[k.pid]
 			if res == nil {
 				res = resource.NewWithAttributes(semconv.SchemaURL,
-					semconv.ServiceName(o.ServiceName), semconv.HostName(h.Label), semconv.ProcessPID(int(k.pid)))
+					semconv.ServiceName(valid(o.ServiceName)), semconv.HostName(valid(h.Label)), semconv.ProcessPID(int(k.pid)))
 				resources[k.pid] = res
 			}
 			out, skipped = appendInvocation(out, skipped, h.Label, k.pid, k.inv, spans, wall, res)
@@ -190,7 +192,7 @@ func appendInvocation(out []sdktrace.ReadOnlySpan, skipped []Skipped, host strin
 	out = append(out, root.Snapshot())
 	for _, p := range ps {
 		stub := tracetest.SpanStub{
-			Name:                 p.s.Name,
+			Name:                 valid(p.s.Name),
 			SpanContext:          ctx(p.id),
 			Parent:               ctx(p.parent),
 			SpanKind:             trace.SpanKindInternal,
@@ -206,33 +208,70 @@ func appendInvocation(out []sdktrace.ReadOnlySpan, skipped []Skipped, host strin
 }
 
 // spanAttributes types a span's attributes: integers as int64, other
-// numbers as float64, true and false as booleans, the rest as strings.
+// numbers as float64, true and false as booleans, the rest as strings;
+// keys and values percent-decoded, sorted by key, the last of a repeated
+// key kept. It allocates only the slice it returns (and decoded text).
 func spanAttributes(s *strace.Span) []attribute.KeyValue {
-	m := strace.ParseAttrs(s.Attrs)
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	kv := []attribute.KeyValue{
+	kv := make([]attribute.KeyValue, 0, 8+strings.Count(s.Attrs, "="))
+	kv = append(kv,
+		attribute.Int64("simpler.inv", int64(s.Inv)),
+		attribute.String("simpler.hid", valid(s.HID)),
 		attribute.Int("simpler.depth", s.Depth),
 		attribute.Int64("thread.id", s.TID),
-	}
+	)
 	if s.IsDevice() {
 		kv = append(kv, attribute.String("simpler.clock", "device"))
 	}
 	if p := strace.ExternalProducer(s.Name); p != "" {
-		kv = append(kv, attribute.String("simpler.producer", p))
+		kv = append(kv, attribute.String("simpler.producer", valid(p)))
 	}
-	for _, k := range keys {
-		switch v := m[k].(type) {
-		case int64:
-			kv = append(kv, attribute.Int64(k, v))
-		case string:
-			kv = append(kv, typed(k, v))
+	fixed := len(kv)
+	rest := s.Attrs
+	for rest != "" {
+		var tok string
+		if i := strings.IndexAny(rest, " \t"); i >= 0 {
+			tok, rest = rest[:i], rest[i+1:]
+		} else {
+			tok, rest = rest, ""
+		}
+		k, v, ok := strings.Cut(tok, "=")
+		if !ok || k == "" {
+			continue
+		}
+		k = valid(pct.Decode(k))
+		if n, ok := integer(v); ok {
+			kv = append(kv, attribute.Int64(k, n))
+			continue
+		}
+		kv = append(kv, typed(k, pct.Decode(v)))
+	}
+	user := kv[fixed:]
+	slices.SortStableFunc(user, func(a, b attribute.KeyValue) int { return cmp.Compare(a.Key, b.Key) })
+	// Keep the last of each key: compact from the end.
+	out := user[:0]
+	for i := range user {
+		if i+1 < len(user) && user[i+1].Key == user[i].Key {
+			continue
+		}
+		out = append(out, user[i])
+	}
+	return kv[:fixed+len(out)]
+}
+
+// integer parses -?[0-9]+ that fits an int64, without the error value
+// strconv would allocate for the many values that are not.
+func integer(v string) (int64, bool) {
+	d := strings.TrimPrefix(v, "-")
+	if d == "" || len(d) > 19 {
+		return 0, false
+	}
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return 0, false
 		}
 	}
-	return kv
+	n, err := strconv.ParseInt(v, 10, 64)
+	return n, err == nil
 }
 
 func typed(k, v string) attribute.KeyValue {
@@ -245,7 +284,7 @@ func typed(k, v string) attribute.KeyValue {
 	if f, err := strconv.ParseFloat(v, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
 		return attribute.Float64(k, f)
 	}
-	return attribute.String(k, v)
+	return attribute.String(k, valid(v))
 }
 
 // digest is the 16-byte id of (host, pid, inv, position): SHA-256, first

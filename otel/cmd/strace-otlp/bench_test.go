@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"simpler.dev/log/internal/logtest"
+	"simpler.dev/log/otel/internal/otlptest"
 )
 
 // BenchmarkMillionLines sends a 10^6-span log (10^5 invocations of ten
@@ -35,7 +36,7 @@ func BenchmarkMillionLines(b *testing.B) {
 		b.Fatal(err)
 	}
 	f.Close()
-	httpURL, _, sink := receiver(b)
+	httpURL, _, sink := otlptest.Receiver(b)
 	for b.Loop() {
 		sink.Reset()
 		var out, errb bytes.Buffer

@@ -23,12 +23,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"time"
 
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"simpler.dev/log/internal/cli"
@@ -81,9 +78,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	exp, err := exporter(ctx, endpoint)
+	exp, err := simplerotel.NewSpanExporter(ctx, endpoint)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s\nstrace-otlp: %v\n", usage, err)
+		fmt.Fprintf(stderr, "%s\nstrace-otlp: --%v\n", usage, err)
 		return 2
 	}
 	var hosts []strace.HostLog
@@ -118,30 +115,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "Sent %d spans to %s (%d not sent)\n", sent, endpoint, len(skipped))
 	return 0
-}
-
-// exporter makes the OTLP exporter the endpoint's scheme asks for.
-func exporter(ctx context.Context, endpoint string) (sdktrace.SpanExporter, error) {
-	u, err := url.Parse(endpoint)
-	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("--endpoint %q: want a URL such as http://localhost:4318 or grpc://localhost:4317", endpoint)
-	}
-	switch u.Scheme {
-	case "http", "https":
-		// A base URL gets the traces path, as OTEL_EXPORTER_OTLP_ENDPOINT
-		// does; a URL with a path is the traces URL itself.
-		if u.Path == "" || u.Path == "/" {
-			u.Path = "/v1/traces"
-		}
-		return otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(u.String()), otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}))
-	case "grpc", "grpcs":
-		opts := []otlptracegrpc.Option{otlptracegrpc.WithEndpoint(u.Host), otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig{Enabled: false})}
-		if u.Scheme == "grpc" {
-			opts = append(opts, otlptracegrpc.WithInsecure())
-		}
-		return otlptracegrpc.New(ctx, opts...)
-	}
-	return nil, fmt.Errorf("--endpoint %q: scheme %q is not http, https, grpc or grpcs", endpoint, u.Scheme)
 }
 
 // export sends spans in batches and returns how many were accepted.

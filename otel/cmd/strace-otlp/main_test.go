@@ -2,9 +2,7 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,41 +10,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/receiver/otlpreceiver"
-	"go.opentelemetry.io/collector/receiver/receivertest"
 
 	"simpler.dev/log/internal/logtest"
+	"simpler.dev/log/otel/internal/otlptest"
 )
-
-// freeAddr returns a loopback address nothing listens on yet.
-func freeAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
-	return addr
-}
-
-// receiver starts the OpenTelemetry Collector's own OTLP receiver in this
-// process, on loopback ports, with a sink that keeps what arrives.
-func receiver(t testing.TB) (httpURL, grpcURL string, sink *consumertest.TracesSink) {
-	t.Helper()
-	f := otlpreceiver.NewFactory()
-	cfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
-	httpAddr, grpcAddr := freeAddr(t), freeAddr(t)
-	cfg.Protocols.HTTP.GetOrInsertDefault().ServerConfig.NetAddr.Endpoint = httpAddr
-	cfg.Protocols.GRPC.GetOrInsertDefault().NetAddr.Endpoint = grpcAddr
-	sink = new(consumertest.TracesSink)
-	r, err := f.CreateTraces(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, sink)
-	require.NoError(t, err)
-	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
-	t.Cleanup(func() { _ = r.Shutdown(context.Background()) })
-	return "http://" + httpAddr, "grpc://" + grpcAddr, sink
-}
 
 const anchorWall = 1_700_000_000_000_000_000
 
@@ -78,43 +47,18 @@ func writeLog(t *testing.T) string {
 	return path
 }
 
-type gotSpan struct {
-	name          string
-	start, end    int64
-	traceID       pcommon.TraceID
-	id, parent    pcommon.SpanID
-	attrs         map[string]any
-	host, service string
-	pid           int64
-}
-
-func collect(sink *consumertest.TracesSink) map[string]gotSpan {
-	out := map[string]gotSpan{}
-	for _, td := range sink.AllTraces() {
-		for i := 0; i < td.ResourceSpans().Len(); i++ {
-			rs := td.ResourceSpans().At(i)
-			res := rs.Resource().Attributes()
-			host, _ := res.Get("host.name")
-			svc, _ := res.Get("service.name")
-			pid, _ := res.Get("process.pid")
-			for j := 0; j < rs.ScopeSpans().Len(); j++ {
-				ss := rs.ScopeSpans().At(j).Spans()
-				for k := 0; k < ss.Len(); k++ {
-					s := ss.At(k)
-					out[s.Name()] = gotSpan{
-						name: s.Name(), start: int64(s.StartTimestamp()), end: int64(s.EndTimestamp()),
-						traceID: s.TraceID(), id: s.SpanID(), parent: s.ParentSpanID(),
-						attrs: s.Attributes().AsRaw(), host: host.Str(), service: svc.Str(), pid: pid.Int(),
-					}
-				}
-			}
-		}
+// collect returns the received spans by name (the test logs' names are
+// unique).
+func collect(sink *consumertest.TracesSink) map[string]otlptest.Span {
+	out := map[string]otlptest.Span{}
+	for _, s := range otlptest.Spans(sink) {
+		out[s.Name] = s
 	}
 	return out
 }
 
 func TestSendToCollector(t *testing.T) {
-	httpURL, grpcURL, sink := receiver(t)
+	httpURL, grpcURL, sink := otlptest.Receiver(t)
 	for _, tt := range []struct{ name, endpoint string }{{"OTLP/HTTP", httpURL}, {"OTLP/gRPC", grpcURL}} {
 		t.Run(tt.name, func(t *testing.T) {
 			sink.Reset()
@@ -129,40 +73,40 @@ func TestSendToCollector(t *testing.T) {
 			require.Len(t, got, 6, "%v", got)
 			root, run, bind, args := got["invocation 3"], got["chip.run"], got["chip.run.bind"], got["chip.run.bind.args"]
 			t.Run("one trace per invocation, the invocation its root", func(t *testing.T) {
-				assert.Equal(t, root.traceID, run.traceID)
-				assert.Equal(t, root.traceID, args.traceID)
-				assert.True(t, root.parent.IsEmpty())
-				assert.Equal(t, int64(3), root.attrs["simpler.inv"])
-				assert.Equal(t, "9f2c", root.attrs["simpler.hid"])
-				assert.NotEqual(t, root.traceID, got["no invocation"].traceID)
+				assert.Equal(t, root.TraceID, run.TraceID)
+				assert.Equal(t, root.TraceID, args.TraceID)
+				assert.True(t, root.Parent.IsEmpty())
+				assert.Equal(t, int64(3), root.Attrs["simpler.inv"])
+				assert.Equal(t, "9f2c", root.Attrs["simpler.hid"])
+				assert.NotEqual(t, root.TraceID, got["no invocation"].TraceID)
 			})
 			t.Run("parents from the nesting", func(t *testing.T) {
-				assert.Equal(t, root.id, run.parent)
-				assert.Equal(t, run.id, bind.parent)
-				assert.Equal(t, bind.id, args.parent)
-				assert.Equal(t, got["no invocation"].id, got["ext.pypto.decode_layer"].parent)
+				assert.Equal(t, root.ID, run.Parent)
+				assert.Equal(t, run.ID, bind.Parent)
+				assert.Equal(t, bind.ID, args.Parent)
+				assert.Equal(t, got["no invocation"].ID, got["ext.pypto.decode_layer"].Parent)
 			})
 			t.Run("wall times exact to the ns", func(t *testing.T) {
-				assert.Equal(t, int64(anchorWall+500), run.start)
-				assert.Equal(t, int64(anchorWall+1500), run.end)
-				assert.Equal(t, int64(anchorWall+1100), args.start)
-				assert.Equal(t, int64(50), args.end-args.start)
-				assert.Equal(t, run.start, root.start)
-				assert.Equal(t, run.end, root.end)
+				assert.Equal(t, int64(anchorWall+500), run.Start)
+				assert.Equal(t, int64(anchorWall+1500), run.End)
+				assert.Equal(t, int64(anchorWall+1100), args.Start)
+				assert.Equal(t, int64(50), args.End-args.Start)
+				assert.Equal(t, run.Start, root.Start)
+				assert.Equal(t, run.End, root.End)
 			})
 			t.Run("attributes typed", func(t *testing.T) {
-				assert.Equal(t, int64(4096), args.attrs["bytes"])
-				assert.Equal(t, 0.25, args.attrs["ratio"])
-				assert.Equal(t, true, args.attrs["cached"])
-				assert.Equal(t, "args", args.attrs["phase"])
-				assert.Equal(t, int64(2), args.attrs["simpler.depth"])
-				assert.Equal(t, int64(7), args.attrs["thread.id"])
-				assert.Equal(t, "pypto", got["ext.pypto.decode_layer"].attrs["simpler.producer"])
+				assert.Equal(t, int64(4096), args.Attrs["bytes"])
+				assert.Equal(t, 0.25, args.Attrs["ratio"])
+				assert.Equal(t, true, args.Attrs["cached"])
+				assert.Equal(t, "args", args.Attrs["phase"])
+				assert.Equal(t, int64(2), args.Attrs["simpler.depth"])
+				assert.Equal(t, int64(7), args.Attrs["thread.id"])
+				assert.Equal(t, "pypto", got["ext.pypto.decode_layer"].Attrs["simpler.producer"])
 			})
 			t.Run("resource", func(t *testing.T) {
-				assert.Equal(t, "node-a", run.host)
-				assert.Equal(t, "test", run.service)
-				assert.Equal(t, int64(41), run.pid)
+				assert.Equal(t, "node-a", run.Host)
+				assert.Equal(t, "test", run.Service)
+				assert.Equal(t, int64(41), run.PID)
 			})
 		})
 	}
@@ -171,7 +115,7 @@ func TestSendToCollector(t *testing.T) {
 // TestSendTwiceSameIDs: ids come from host, pid, inv and position, so a
 // store that deduplicates by id keeps one copy of a log sent twice.
 func TestSendTwiceSameIDs(t *testing.T) {
-	httpURL, _, sink := receiver(t)
+	httpURL, _, sink := otlptest.Receiver(t)
 	log := writeLog(t)
 	ids := func() map[string]pcommon.SpanID {
 		sink.Reset()
@@ -179,7 +123,7 @@ func TestSendTwiceSameIDs(t *testing.T) {
 		require.Equal(t, 0, run([]string{"--endpoint", httpURL, log}, nil, &out, &errb), errb.String())
 		m := map[string]pcommon.SpanID{}
 		for name, s := range collect(sink) {
-			m[name] = s.id
+			m[name] = s.ID
 		}
 		return m
 	}
@@ -189,19 +133,19 @@ func TestSendTwiceSameIDs(t *testing.T) {
 }
 
 func TestAssumeWall(t *testing.T) {
-	httpURL, _, sink := receiver(t)
+	httpURL, _, sink := otlptest.Receiver(t)
 	var out, errb bytes.Buffer
 	require.Equal(t, 0, run([]string{"--endpoint", httpURL, "--assume-wall", writeLog(t)}, nil, &out, &errb), errb.String())
 	assert.Contains(t, out.String(), "Sent 9 spans")
 	got := collect(sink)
-	assert.Equal(t, int64(10), got["invocation 1"].start, "pid 52's ts taken as Unix ns")
-	assert.Equal(t, "device", got["chip.run.runner_run.device_wall"].attrs["simpler.clock"])
+	assert.Equal(t, int64(10), got["invocation 1"].Start, "pid 52's ts taken as Unix ns")
+	assert.Equal(t, "device", got["chip.run.runner_run.device_wall"].Attrs["simpler.clock"])
 }
 
 // TestCollectorDown: nothing listens; the command says how many spans were
 // sent and exits 1, within its timeout.
 func TestCollectorDown(t *testing.T) {
-	for _, endpoint := range []string{"http://" + freeAddr(t), "grpc://" + freeAddr(t)} {
+	for _, endpoint := range []string{"http://" + otlptest.FreeAddr(t), "grpc://" + otlptest.FreeAddr(t)} {
 		t.Run(endpoint[:strings.Index(endpoint, ":")], func(t *testing.T) {
 			var out, errb bytes.Buffer
 			code := run([]string{"--endpoint", endpoint, "--timeout", "5s", writeLog(t)}, nil, &out, &errb)

@@ -1,0 +1,66 @@
+// Quickstart runs simpler.dev/log's quickstart (the same job runner as
+// `go run ./examples/quickstart` at the repository's root) with its spans
+// exported live to an OpenTelemetry collector, or any OTLP endpoint, as
+// they end. The log file is written as usual.
+//
+//	go run ./examples/quickstart [-endpoint URL] [-dir DIR] [-service-name NAME]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"simpler.dev/log/examples/quickstart/app"
+	"simpler.dev/log/levels"
+	simplerotel "simpler.dev/log/otel"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("quickstart", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	endpoint := fs.String("endpoint", "http://127.0.0.1:4318", "OTLP endpoint: http(s)://host:port[/path] or grpc(s)://host:port")
+	dir := fs.String("dir", "simpler-logs", "directory for host.<pid>.log")
+	service := fs.String("service-name", "quickstart", "the resource's service.name")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	exp, err := simplerotel.NewSpanExporter(ctx, *endpoint)
+	if err != nil {
+		fmt.Fprintln(stderr, "quickstart:", err)
+		return 2
+	}
+	live, err := simplerotel.NewLive(exp, &simplerotel.LiveOptions{ServiceName: *service})
+	if err != nil {
+		fmt.Fprintln(stderr, "quickstart:", err)
+		return 1
+	}
+	err = app.Run(app.Config{
+		Dir: *dir, Level: levels.Debug, Console: stderr, Out: stdout,
+		// Records logged in a span at WARN and above become its events.
+		Handlers: []slog.Handler{live.Handler()},
+		// Export what has ended while the log can still report drops.
+		BeforeClose: func() error { return live.Shutdown(ctx) },
+	})
+	if err != nil {
+		fmt.Fprintln(stderr, "quickstart:", err)
+		return 1
+	}
+	d := live.Drops()
+	fmt.Fprintf(stdout, "spans exported to %s: %d, dropped: %d\n", *endpoint, live.Exported(), d.Total())
+	if d.Total() > 0 {
+		return 1
+	}
+	return 0
+}

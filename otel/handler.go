@@ -1,0 +1,169 @@
+package simplerotel
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"simpler.dev/log/internal/trusted"
+	"simpler.dev/log/levels"
+	"simpler.dev/log/spanattr"
+)
+
+// Handler returns the slog handler that turns records logged with a
+// span's context into events of that span: records at or above
+// EventLevel, with their attributes (groups as dotted keys) and the level
+// as "level", at the record's time (the time of handling when it has
+// none: an event needs one). An ERROR record also sets the span's status
+// to error, with its message. Records outside any span, and the span records themselves,
+// are left alone.
+//
+// It also admits TIMING, so with it in the fan-out spans are made (and
+// exported) whatever the file's level is; the file and the console still
+// apply their own levels.
+func (l *Live) Handler() slog.Handler { return &eventHandler{l: l} }
+
+type eventHandler struct {
+	l      *Live
+	attrs  []attribute.KeyValue // from WithAttrs, keys already prefixed
+	prefix string               // the open groups, each followed by '.'
+}
+
+const (
+	maxValueBytes = 4096
+	maxGroupDepth = 32
+	maxEventAttrs = 64
+)
+
+func (h *eventHandler) Enabled(_ context.Context, level slog.Level) bool {
+	return level == levels.Timing || level >= h.l.o.EventLevel.Level()
+}
+
+func (h *eventHandler) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level < h.l.o.EventLevel.Level() {
+		return nil
+	}
+	ls, ok := spanattr.Observed(ctx).(*liveSpan)
+	if !ok || ls.live != h.l {
+		return nil
+	}
+	if m := trusted.From(ctx); m != nil && m.Owns(r.Message) {
+		return nil // a span or op record, not an event
+	}
+	t := r.Time
+	if t.IsZero() {
+		t = time.Now()
+	}
+	kv := make([]attribute.KeyValue, 0, 1+len(h.attrs)+r.NumAttrs())
+	kv = append(kv, attribute.String("level", levels.Name(r.Level)))
+	kv = append(kv, h.attrs...)
+	r.Attrs(func(a slog.Attr) bool {
+		kv = appendAttr(kv, h.prefix, a, 0)
+		return true
+	})
+	dropped := 0
+	if len(kv) > maxEventAttrs {
+		kv, dropped = kv[:maxEventAttrs], len(kv)-maxEventAttrs
+	}
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if ls.ended.Load() {
+		h.l.events.Add(1) // too late for the span, whenever it is exported
+		return nil
+	}
+	if len(ls.events) >= maxEventsOnSpan {
+		ls.dropped++
+		h.l.events.Add(1)
+		return nil
+	}
+	ls.events = append(ls.events, sdktrace.Event{Name: valid(r.Message), Attributes: kv, DroppedAttributeCount: dropped, Time: t})
+	if r.Level >= levels.Error && ls.status.Code != codes.Error {
+		ls.status = sdktrace.Status{Code: codes.Error, Description: valid(r.Message)}
+	}
+	return nil
+}
+
+func (h *eventHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	if len(as) == 0 {
+		return h
+	}
+	h2 := *h
+	h2.attrs = append([]attribute.KeyValue(nil), h.attrs...)
+	for _, a := range as {
+		h2.attrs = appendAttr(h2.attrs, h.prefix, a, 0)
+	}
+	return &h2
+}
+
+func (h *eventHandler) WithGroup(name string) slog.Handler {
+	if name == "" {
+		return h
+	}
+	h2 := *h
+	h2.prefix = h.prefix + name + "."
+	return &h2
+}
+
+// appendAttr appends a as typed attributes: numbers and booleans stay so,
+// a duration is its nanoseconds, a group's members get its name as a
+// prefix (an empty group is left out, an unnamed one inlined), anything
+// else is its text. Deeper than 32 groups, members keep the prefix they
+// have. Strings are made valid UTF-8 (OTLP requires it) and cut at 4 KiB.
+func appendAttr(kv []attribute.KeyValue, prefix string, a slog.Attr, depth int) []attribute.KeyValue {
+	v := a.Value.Resolve()
+	if a.Key == "" && v.Kind() != slog.KindGroup {
+		return kv
+	}
+	k := valid(prefix + a.Key)
+	switch v.Kind() {
+	case slog.KindGroup:
+		p := prefix
+		if a.Key != "" && depth < maxGroupDepth {
+			p = prefix + a.Key + "."
+		}
+		for _, m := range v.Group() {
+			kv = appendAttr(kv, p, m, depth+1)
+		}
+		return kv
+	case slog.KindInt64:
+		return append(kv, attribute.Int64(k, v.Int64()))
+	case slog.KindUint64:
+		if u := v.Uint64(); u <= 1<<63-1 {
+			return append(kv, attribute.Int64(k, int64(u)))
+		}
+	case slog.KindFloat64:
+		return append(kv, attribute.Float64(k, v.Float64()))
+	case slog.KindBool:
+		return append(kv, attribute.Bool(k, v.Bool()))
+	case slog.KindDuration:
+		return append(kv, attribute.Int64(k, int64(v.Duration())))
+	case slog.KindTime:
+		return append(kv, attribute.String(k, v.Time().Format(time.RFC3339Nano)))
+	case slog.KindString:
+		return append(kv, attribute.String(k, valid(v.String())))
+	}
+	return append(kv, attribute.String(k, valid(fmt.Sprint(v.Any())))) // fmt recovers from a panicking String or Error
+}
+
+// valid returns s as valid UTF-8 (a bad byte becomes U+FFFD: a protobuf
+// string that is not UTF-8 fails the whole batch), at most 4 KiB.
+func valid(s string) string {
+	if len(s) > maxValueBytes {
+		cut := maxValueBytes
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut]
+	}
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	return s
+}

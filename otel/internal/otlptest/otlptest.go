@@ -1,0 +1,99 @@
+// Package otlptest runs the OpenTelemetry Collector's own OTLP receiver in
+// a test process and reads back what it received.
+package otlptest
+
+import (
+	"context"
+	"net"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/receiver/otlpreceiver"
+	"go.opentelemetry.io/collector/receiver/receivertest"
+)
+
+// FreeAddr returns a loopback address nothing listens on yet.
+func FreeAddr(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	return addr
+}
+
+// Receiver starts the Collector's OTLP receiver on loopback ports, with a
+// sink that keeps what arrives, and stops it when the test ends.
+func Receiver(t testing.TB) (httpURL, grpcURL string, sink *consumertest.TracesSink) {
+	t.Helper()
+	f := otlpreceiver.NewFactory()
+	cfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
+	httpAddr, grpcAddr := FreeAddr(t), FreeAddr(t)
+	cfg.Protocols.HTTP.GetOrInsertDefault().ServerConfig.NetAddr.Endpoint = httpAddr
+	cfg.Protocols.GRPC.GetOrInsertDefault().NetAddr.Endpoint = grpcAddr
+	sink = new(consumertest.TracesSink)
+	r, err := f.CreateTraces(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, sink)
+	require.NoError(t, err)
+	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { _ = r.Shutdown(context.Background()) })
+	return "http://" + httpAddr, "grpc://" + grpcAddr, sink
+}
+
+// A Span is one received span, flattened for assertions.
+type Span struct {
+	Name          string
+	Start, End    int64 // Unix ns
+	TraceID       pcommon.TraceID
+	ID, Parent    pcommon.SpanID
+	Attrs         map[string]any
+	Host, Service string
+	PID           int64
+	Events        []Event
+	Error         bool
+	StatusMessage string
+	DroppedEvents uint32
+}
+
+// An Event is one span event.
+type Event struct {
+	Name  string
+	Time  int64
+	Attrs map[string]any
+}
+
+// Spans returns every span the sink holds, in arrival order.
+func Spans(sink *consumertest.TracesSink) []Span {
+	var out []Span
+	for _, td := range sink.AllTraces() {
+		for i := 0; i < td.ResourceSpans().Len(); i++ {
+			rs := td.ResourceSpans().At(i)
+			res := rs.Resource().Attributes()
+			host, _ := res.Get("host.name")
+			svc, _ := res.Get("service.name")
+			pid, _ := res.Get("process.pid")
+			for j := 0; j < rs.ScopeSpans().Len(); j++ {
+				ss := rs.ScopeSpans().At(j).Spans()
+				for k := 0; k < ss.Len(); k++ {
+					s := ss.At(k)
+					got := Span{
+						Name: s.Name(), Start: int64(s.StartTimestamp()), End: int64(s.EndTimestamp()),
+						TraceID: s.TraceID(), ID: s.SpanID(), Parent: s.ParentSpanID(),
+						Attrs: s.Attributes().AsRaw(), Host: host.Str(), Service: svc.Str(), PID: pid.Int(),
+						Error: s.Status().Code() == ptrace.StatusCodeError, StatusMessage: s.Status().Message(),
+						DroppedEvents: s.DroppedEventsCount(),
+					}
+					for e := 0; e < s.Events().Len(); e++ {
+						ev := s.Events().At(e)
+						got.Events = append(got.Events, Event{Name: ev.Name(), Time: int64(ev.Timestamp()), Attrs: ev.Attributes().AsRaw()})
+					}
+					out = append(out, got)
+				}
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,408 @@
+package simplerotel
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/instrumentation"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
+
+	"simpler.dev/log/internal/envelope"
+	"simpler.dev/log/levels"
+	"simpler.dev/log/spanattr"
+	"simpler.dev/log/strace"
+)
+
+// LiveOptions configure [NewLive]. The zero value and nil mean defaults.
+type LiveOptions struct {
+	// ServiceName is the resource's service.name; "" means the program's
+	// name (the base of os.Args[0]).
+	ServiceName string
+	// EventLevel is the level from which a record logged with a span's
+	// context becomes an event of that span, read live; nil means WARN.
+	// ERROR records also set the span's status to error.
+	EventLevel slog.Leveler
+	// QueueSize bounds the finished spans waiting for the export
+	// goroutine; a span that finds it full is dropped and counted
+	// (queue_full). Zero means 4096.
+	QueueSize int
+	// BatchTimeout is the longest a finished span waits to be sent; zero
+	// means the SDK's 5 s. ExportTimeout bounds one export; zero means the
+	// SDK's 30 s.
+	BatchTimeout, ExportTimeout time.Duration
+	// Logger receives the drop reports; nil means slog.Default() at each
+	// report.
+	Logger *slog.Logger
+}
+
+// LiveDrops counts what a [Live] exporter did not deliver, by reason.
+type LiveDrops struct {
+	// QueueFull spans found the queue full (the collector is slower than
+	// the program, or stalled).
+	QueueFull uint64
+	// ExportFailed spans were in a batch the exporter could not send.
+	ExportFailed uint64
+	// NotAdmitted spans ended after Shutdown began.
+	NotAdmitted uint64
+	// Abandoned spans were still waiting to be exported when Shutdown
+	// returned (it gave up at its deadline, or the exporter's Shutdown
+	// failed). Zero until Shutdown returns.
+	Abandoned uint64
+	// Events were records not attached to their span: over the 128 per
+	// span, or logged after it ended.
+	Events uint64
+}
+
+// Total is the number of spans lost (events are not spans).
+func (d LiveDrops) Total() uint64 {
+	return d.QueueFull + d.ExportFailed + d.NotAdmitted + d.Abandoned
+}
+
+// Live exports the process's spans to OpenTelemetry as they end. It
+// observes package spanattr (see [spanattr.Observe]): each invocation
+// becomes the root span of a trace of its own, each span a child of the
+// span or invocation it was started under. Start and end are the span's
+// monotonic times mapped to wall time through an anchor read when Live is
+// made, as the [CLOCK_ANCHOR] record maps them.
+//
+// The work on the logging goroutine is small and never blocks: ids and a
+// token at start, a copy of the encoded attributes and a non-blocking
+// queue send at end. One goroutine of Live's turns finished spans into
+// OpenTelemetry spans and hands them to the SDK's batch span processor,
+// which batches and exports them; it waits for that processor rather than
+// let it drop, so every loss happens, and is counted, at Live's own queue
+// or at the exporter (see [LiveDrops]). Drops are reported at ERROR in the
+// log at most once a second, and at Shutdown.
+type Live struct {
+	o          LiveOptions
+	exp        *counting
+	bsp        sdktrace.SpanProcessor
+	res        *resource.Resource
+	anchorMono int64 // the anchor: one reading of both clocks
+	anchorWall int64
+
+	queue chan *liveSpan
+	// admit is the producers' state: bit 63 set once Shutdown begins, the
+	// low bits the ends in the middle of admission. Written by End
+	// (Add/Add(-1)) and Shutdown (Or), read by both.
+	admit atomic.Uint64
+	quit  chan struct{} // closed by Shutdown after admission closed
+	done  chan struct{} // closed by the export goroutine as it returns
+
+	queued, queueFull, notAdmitted, events atomic.Uint64
+	shut                                   atomic.Bool // set as Shutdown returns
+
+	stopObserving func()
+	shutdown      sync.Once
+	shutErr       error
+	reportMu      sync.Mutex // the export goroutine and Shutdown both report
+	reported      LiveDrops  // guarded by reportMu
+}
+
+const (
+	closedBit       = uint64(1) << 63
+	maxEventsOnSpan = 128
+)
+
+// NewLive starts exporting spans through exp (an OTLP exporter from
+// [NewSpanExporter], or any sdktrace.SpanExporter) and returns the
+// exporter. Put its [Live.Handler] in the fan-out to get records as span
+// events and to switch spans on whatever the file's level; call Shutdown
+// before the program exits. One Live at a time: while another is
+// running, NewLive returns spanattr.ErrObserverSet.
+func NewLive(exp sdktrace.SpanExporter, opts *LiveOptions) (*Live, error) {
+	if exp == nil {
+		return nil, errors.New("simplerotel: nil exporter")
+	}
+	var o LiveOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.ServiceName == "" {
+		o.ServiceName = filepath.Base(os.Args[0])
+	}
+	if o.EventLevel == nil {
+		o.EventLevel = levels.Warn
+	}
+	if o.QueueSize <= 0 {
+		o.QueueSize = 4096
+	}
+	host, _ := os.Hostname()
+	now := time.Now()
+	l := &Live{
+		o:          o,
+		exp:        &counting{SpanExporter: exp},
+		anchorMono: envelope.Mono(now),
+		anchorWall: now.UnixNano(),
+		res: resource.NewWithAttributes(semconv.SchemaURL,
+			semconv.ServiceName(valid(o.ServiceName)), semconv.HostName(valid(host)), semconv.ProcessPID(os.Getpid())),
+		queue: make(chan *liveSpan, o.QueueSize),
+		quit:  make(chan struct{}),
+		done:  make(chan struct{}),
+	}
+	bopts := []sdktrace.BatchSpanProcessorOption{sdktrace.WithBlocking(), sdktrace.WithMaxQueueSize(2048)}
+	if o.BatchTimeout > 0 {
+		bopts = append(bopts, sdktrace.WithBatchTimeout(o.BatchTimeout))
+	}
+	if o.ExportTimeout > 0 {
+		bopts = append(bopts, sdktrace.WithExportTimeout(o.ExportTimeout))
+	}
+	l.bsp = sdktrace.NewBatchSpanProcessor(l.exp, bopts...)
+	stop, err := spanattr.Observe(l)
+	if err != nil {
+		_ = l.bsp.Shutdown(context.Background())
+		return nil, err
+	}
+	l.stopObserving = stop
+	go l.run()
+	return l, nil
+}
+
+// liveSpan is a Live's token for one invocation or span. Its identity and
+// times are written by Start and End on the logging goroutines, before the
+// span is queued (the channel orders them before the export goroutine's
+// reads); its events and status are guarded by mu.
+type liveSpan struct {
+	live       *Live
+	traceID    trace.TraceID
+	id, parent trace.SpanID
+	invocation bool
+	name       string
+	inv, hid   uint64
+	depth      int
+	tid        int64
+	start, dur int64
+	attrs      string
+	endedMono  int64 // device-clock spans only: when End was called
+
+	mu      sync.Mutex
+	events  []sdktrace.Event
+	dropped int
+	status  sdktrace.Status
+	// ended is set by End before the span is queued: a record handled
+	// after it is counted, not attached, whenever the export runs.
+	ended atomic.Bool
+}
+
+// Start implements [spanattr.Observer]: it gives the span its ids, an
+// invocation a new trace.
+func (l *Live) Start(parent any, s spanattr.SpanInfo) any {
+	ls := &liveSpan{live: l, invocation: s.Depth < 0, name: s.Name, inv: s.Inv, hid: s.HID, depth: s.Depth, tid: s.TID, start: s.Start}
+	if p, ok := parent.(*liveSpan); ok && p.live == l && !ls.invocation {
+		ls.traceID, ls.parent = p.traceID, p.id
+	} else {
+		binary.BigEndian.PutUint64(ls.traceID[:8], rand.Uint64())
+		binary.BigEndian.PutUint64(ls.traceID[8:], rand.Uint64()|1)
+	}
+	binary.BigEndian.PutUint64(ls.id[:], rand.Uint64()|1) // never the invalid all-zero id
+	return ls
+}
+
+// End implements [spanattr.Observer]: it queues the span for export, or
+// counts it dropped. It never blocks.
+func (l *Live) End(token any, s spanattr.SpanInfo) {
+	ls, ok := token.(*liveSpan)
+	if !ok || ls.live != l {
+		return
+	}
+	ls.dur = s.Dur
+	ls.ended.Store(true)
+	if len(s.Attrs) > 0 {
+		ls.attrs = string(s.Attrs)
+		if bytes.Contains(s.Attrs, []byte("clk=dev")) {
+			ls.endedMono = envelope.MonoNow()
+		}
+	}
+	if l.admit.Add(1)&closedBit != 0 {
+		l.admit.Add(^uint64(0))
+		l.notAdmitted.Add(1)
+		return
+	}
+	select {
+	case l.queue <- ls:
+		l.queued.Add(1)
+	default:
+		l.queueFull.Add(1)
+	}
+	l.admit.Add(^uint64(0))
+}
+
+// Drops returns what has not been delivered so far, by reason.
+func (l *Live) Drops() LiveDrops {
+	d := LiveDrops{
+		QueueFull:    l.queueFull.Load(),
+		ExportFailed: l.exp.failed.Load(),
+		NotAdmitted:  l.notAdmitted.Load(),
+		Events:       l.events.Load(),
+	}
+	if l.shut.Load() {
+		if q, done := l.queued.Load(), l.exp.sent.Load()+d.ExportFailed; q > done {
+			d.Abandoned = q - done
+		}
+	}
+	return d
+}
+
+// Exported returns how many spans the exporter has accepted.
+func (l *Live) Exported() uint64 { return l.exp.sent.Load() }
+
+// run is the export goroutine.
+func (l *Live) run() {
+	defer close(l.done)
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case ls := <-l.queue:
+			l.bsp.OnEnd(l.snapshot(ls))
+		case <-tick.C:
+			l.report()
+		case <-l.quit:
+			for {
+				select {
+				case ls := <-l.queue:
+					l.bsp.OnEnd(l.snapshot(ls))
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+// report logs the drops since the last report, if any.
+func (l *Live) report() {
+	l.reportMu.Lock()
+	defer l.reportMu.Unlock()
+	d := l.Drops()
+	if d == l.reported {
+		return
+	}
+	logger := l.o.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	attrs := []slog.Attr{
+		slog.Uint64("new", d.Total()-l.reported.Total()), slog.Uint64("total", d.Total()),
+		slog.Uint64("queue_full", d.QueueFull), slog.Uint64("export_failed", d.ExportFailed),
+		slog.Uint64("not_admitted", d.NotAdmitted), slog.Uint64("events_dropped", d.Events),
+	}
+	if err := l.exp.lastErr(); err != nil {
+		attrs = append(attrs, slog.String("last_error", err.Error()))
+	}
+	l.reported = d
+	logger.LogAttrs(context.Background(), levels.Error, "OpenTelemetry spans dropped", attrs...)
+}
+
+// Shutdown stops observing spans, exports those already finished, shuts
+// the exporter down and reports any drops; spans that end from now on are
+// counted not_admitted. It waits at most until ctx is done. Calls after
+// the first return the first's result.
+func (l *Live) Shutdown(ctx context.Context) error {
+	l.shutdown.Do(func() {
+		l.stopObserving()
+		l.admit.Or(closedBit)
+		// Ends in the middle of admission finish in a few instructions;
+		// wait for them so none is left in the queue after the drain.
+		for l.admit.Load()&^closedBit != 0 && ctx.Err() == nil {
+			time.Sleep(10 * time.Microsecond)
+		}
+		close(l.quit)
+		select {
+		case <-l.done:
+			l.shutErr = l.bsp.Shutdown(ctx)
+		case <-ctx.Done():
+			l.shutErr = fmt.Errorf("simplerotel: shutdown: %w with spans still queued", ctx.Err())
+		}
+		l.shut.Store(true)
+		l.report()
+	})
+	return l.shutErr
+}
+
+// snapshot turns a finished span into the OpenTelemetry span the
+// processor exports. It runs on the export goroutine.
+func (l *Live) snapshot(ls *liveSpan) sdktrace.ReadOnlySpan {
+	stub := tracetest.SpanStub{
+		SpanContext:          trace.NewSpanContext(trace.SpanContextConfig{TraceID: ls.traceID, SpanID: ls.id, TraceFlags: trace.FlagsSampled}),
+		SpanKind:             trace.SpanKindInternal,
+		Resource:             l.res,
+		InstrumentationScope: instrumentation.Scope{Name: Scope},
+	}
+	if ls.parent.IsValid() {
+		stub.Parent = trace.NewSpanContext(trace.SpanContextConfig{TraceID: ls.traceID, SpanID: ls.parent, TraceFlags: trace.FlagsSampled})
+	}
+	start := l.wall(ls.start)
+	if ls.invocation {
+		stub.Name = "invocation " + strconv.FormatUint(ls.inv, 10)
+		stub.Attributes = []attribute.KeyValue{
+			attribute.Int64("simpler.inv", int64(ls.inv)),
+			attribute.String("simpler.hid", strconv.FormatUint(ls.hid, 16)),
+		}
+	} else {
+		s := strace.Span{PID: int64(os.Getpid()), TID: ls.tid, Inv: ls.inv, HID: strconv.FormatUint(ls.hid, 16),
+			Depth: ls.depth, Name: ls.name, TS: ls.start, Dur: ls.dur, Attrs: ls.attrs}
+		stub.Name = valid(s.Name)
+		stub.Attributes = spanAttributes(&s)
+		if ls.endedMono != 0 && s.IsDevice() {
+			// On the device clock: the length is exact, the place is
+			// not; it is put where it was reported, ending then, and
+			// keeps its device ts.
+			start = satAdd(l.wall(ls.endedMono), -ls.dur)
+			stub.Attributes = append(stub.Attributes, attribute.Int64("simpler.device_ts", ls.start))
+		}
+	}
+	stub.StartTime = time.Unix(0, start)
+	stub.EndTime = time.Unix(0, satAdd(start, max(ls.dur, 0)))
+	ls.mu.Lock()
+	stub.Events, stub.Status, stub.DroppedEvents = ls.events, ls.status, ls.dropped
+	ls.mu.Unlock()
+	return stub.Snapshot()
+}
+
+// wall maps monotonic ns to Unix ns through the anchor.
+func (l *Live) wall(mono int64) int64 { return satAdd(l.anchorWall, mono-l.anchorMono) }
+
+// counting is the exporter behind the batch processor: it counts what is
+// sent and what fails, and keeps failures from the SDK's global error
+// handler, since Live reports them itself.
+type counting struct {
+	sdktrace.SpanExporter
+	sent, failed atomic.Uint64
+	mu           sync.Mutex
+	err          error
+}
+
+func (c *counting) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	if err := c.SpanExporter.ExportSpans(ctx, spans); err != nil {
+		c.failed.Add(uint64(len(spans)))
+		c.mu.Lock()
+		c.err = err
+		c.mu.Unlock()
+		return nil
+	}
+	c.sent.Add(uint64(len(spans)))
+	return nil
+}
+
+func (c *counting) lastErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
