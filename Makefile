@@ -6,7 +6,7 @@ BENCHCOUNT ?= 5
 BENCHTIME ?= 200ms
 BENCH ?= .
 
-.PHONY: test fmt-check vet cross race stress otel bench bench-compare bench-lib fuzz cover
+.PHONY: test fmt-check vet cross race stress otel otel-demo bench bench-compare bench-lib fuzz cover
 
 # Every platform the library supports: it must build and vet on each
 # (tests run on this machine's).
@@ -38,10 +38,16 @@ stress:
 	$(GO) test -count=1 -run 'TestStress' ./internal/sink
 
 # The OpenTelemetry module (otel/, its own module, so the SDK stays out of
-# the library's go.mod): strace-otlp against the Collector's own OTLP
-# receiver, started in the test process on loopback ports.
+# the library's go.mod): the live exporter and strace-otlp against the
+# Collector's own OTLP receiver, started in the test process on loopback
+# ports.
 otel:
 	cd otel && $(GO) vet ./... && $(GO) test -race -count=1 ./...
+
+# Not part of test: Jaeger v2 on loopback, the quickstart exporting to it
+# live, and what Jaeger received. The first run builds Jaeger (minutes).
+otel-demo:
+	cd otel/demo && $(GO) run .
 
 # The comparison with slog, zap, zerolog, phuslu and tint (bench/, its own
 # module, so the peers stay out of the library's go.mod): raw results in
