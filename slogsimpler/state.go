@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"simpler.dev/log/internal/envelope"
+	"simpler.dev/log/internal/hostlink"
 	"simpler.dev/log/internal/sink"
 	"simpler.dev/log/levels"
 )
@@ -38,11 +39,18 @@ type State struct {
 	// ops switches MAX-style [OP] lines on (levels.Trace). Written by
 	// SetOpLines and SetLevel(levels.Trace); read by Enabled(levels.Trace),
 	// which op code asks before building a line.
-	ops  atomic.Bool
-	sink *sink.Sink
-	pid  int
+	ops atomic.Bool
+	// shared is simpler's C ABI state when package hostabi made s its
+	// owner (see Share), nil otherwise. Set once by Share; read by
+	// SetLevel, the followed threshold, BindDir, the anchor claim,
+	// Quiesce, Close and Start.
+	shared atomic.Pointer[sharedBox]
+	sink   *sink.Sink
+	pid    int
 	routeState
 }
+
+type sharedBox struct{ hostlink.Shared }
 
 // flushPolicy is immutable once published. A level given as a plain
 // slog.Level is compared directly (fixed), without calling the Leveler:
@@ -155,7 +163,11 @@ func (s *State) storeThreshold(l slog.Level) {
 	if l == levels.Trace {
 		s.ops.Store(true)
 	}
-	s.threshold.Store(int64(levels.RoundThreshold(l)))
+	t := levels.RoundThreshold(l)
+	s.threshold.Store(int64(t))
+	if sh := s.shared.Load(); sh != nil {
+		sh.SetThreshold(t)
+	}
 }
 
 // SetLeveler makes s follow l live: every record reads l.Level(), rounded
@@ -188,7 +200,11 @@ type leveler struct{ slog.Leveler }
 // rounded, or the stored one.
 func (s *State) current() slog.Level {
 	if f := s.follow.Load(); f != nil {
-		return levels.RoundThreshold(f.Level())
+		t := levels.RoundThreshold(f.Level())
+		if sh := s.shared.Load(); sh != nil {
+			sh.SetThreshold(t) // C modules follow the Leveler from Go's records
+		}
+		return t
 	}
 	return slog.Level(s.threshold.Load())
 }
@@ -270,6 +286,9 @@ func (s *State) BindDir(dir string) error {
 	if err := s.sink.BindDir(dir); err != nil {
 		return err
 	}
+	if sh := s.shared.Load(); sh != nil {
+		sh.BindDir(s.sink.Dir())
+	}
 	s.anchorNow()
 	return nil
 }
@@ -301,6 +320,9 @@ func (s *State) Start() error {
 	if err := s.sink.Start(); err != nil {
 		return err
 	}
+	if sh := s.shared.Load(); sh != nil {
+		sh.Open()
+	}
 	s.anchorNow()
 	return nil
 }
@@ -319,12 +341,58 @@ func (s *State) Flush(timeout time.Duration) error { return s.sink.Flush(timeout
 // are written synchronously until Start. It waits at most timeout (zero:
 // 1 s) and then returns a *TimeoutError; Start after a timed-out Quiesce
 // resumes the writer. Quiesce after Close does nothing.
-func (s *State) Quiesce(timeout time.Duration) error { return s.sink.Quiesce(timeout) }
+func (s *State) Quiesce(timeout time.Duration) error {
+	s.closeShared(timeout)
+	return s.sink.Quiesce(timeout)
+}
+
+// closeShared closes admission for C modules sharing s, waiting at most
+// timeout for those inside a submission.
+func (s *State) closeShared(timeout time.Duration) {
+	if sh := s.shared.Load(); sh != nil {
+		sh.Close(timeout)
+	}
+}
 
 // Close drains and stops the writer, reports drops and closes the log
 // file, waiting at most timeout (zero: 1 s). Records logged afterwards are
 // counted as not_admitted. Closing twice is safe.
-func (s *State) Close(timeout time.Duration) error { return s.sink.Close(timeout) }
+func (s *State) Close(timeout time.Duration) error {
+	s.closeShared(timeout)
+	return s.sink.Close(timeout)
+}
+
+// ErrShared is returned by Share when s already has a C ABI state.
+var ErrShared = errors.New("slogsimpler: the state already owns a C ABI state")
+
+// Share makes s the owner of sh, simpler's cross-DSO SimplerHostLogState,
+// and returns the function C modules' records are submitted through. It
+// is for package hostabi, which calls it once per State: from then on s
+// publishes its threshold and directory to sh, claims the
+// [CLOCK_ANCHOR] through sh's clock_anchor_pid (shared with C writers),
+// closes C admission on Quiesce and Close and opens it on Start, and
+// counts the drops C modules record in sh in its own reports.
+//
+// submit takes one complete envelope record (at most 512 bytes, ending
+// in a newline); it never blocks once the writer runs, and a record it
+// cannot take is counted under one reason and returned as an error.
+func (s *State) Share(sh hostlink.Shared) (submit func(rec []byte) error, err error) {
+	if sh == nil {
+		return nil, errors.New("slogsimpler: Share: nil state")
+	}
+	if !s.shared.CompareAndSwap(nil, &sharedBox{sh}) {
+		return nil, ErrShared
+	}
+	sh.SetThreshold(s.current())
+	if d := s.sink.Dir(); d != "" {
+		sh.BindDir(d)
+	}
+	if s.anchor.Load() == int64(s.pid) {
+		atomic.StoreInt32(sh.AnchorPID(), int32(s.pid))
+	}
+	s.sink.SetExternalDrops(sh.Drops())
+	return s.sink.Submit, nil
+}
 
 // Anchor claim states, held in State.anchor.
 const anchorWriting = -1 // a record is writing the anchor now; 0 is unclaimed, the pid is done
@@ -339,6 +407,10 @@ const anchorWriting = -1 // a record is writing the anchor now; 0 is unclaimed, 
 // the anchor. A failed write puts the claim back to 0 and the next record
 // retries.
 func (s *State) ensureAnchor(t time.Time) {
+	if sh := s.shared.Load(); sh != nil {
+		s.ensureSharedAnchor(sh.AnchorPID(), t)
+		return
+	}
 	pid := int64(s.pid)
 	for {
 		switch v := s.anchor.Load(); {
@@ -360,6 +432,39 @@ func (s *State) ensureAnchor(t time.Time) {
 			default:
 				s.anchor.Store(0) // a later record retries
 			}
+			return
+		}
+	}
+}
+
+// ensureSharedAnchor is ensureAnchor with C modules in the process: the
+// claim is simpler's clock_anchor_pid, with its protocol (any value but
+// ±pid may be claimed by swapping it for -pid; the writer stores pid once
+// its record is accepted, 0 if not). Where a C writer moves on while
+// another holds the claim, Go waits, as ensureAnchor does, so no Go record
+// precedes the anchor.
+func (s *State) ensureSharedAnchor(p *int32, t time.Time) {
+	pid := int32(s.pid)
+	for {
+		switch v := atomic.LoadInt32(p); {
+		case v == pid:
+			s.anchor.Store(int64(pid))
+			return
+		case v == -pid:
+			runtime.Gosched()
+		case atomic.CompareAndSwapInt32(p, v, -pid):
+			if t.IsZero() {
+				t = time.Now()
+			}
+			var l envelope.Line
+			l.Anchor(s.pid, envelope.GoroutineID(), t)
+			done := int32(0)
+			switch s.sink.Submit(l.Finish()) {
+			case nil, sink.ErrNotAdmitted:
+				done = pid
+				s.anchor.Store(int64(pid))
+			}
+			atomic.CompareAndSwapInt32(p, -pid, done)
 			return
 		}
 	}

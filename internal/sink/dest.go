@@ -59,16 +59,19 @@ func (s *Sink) BindDir(dir string) error {
 		return fmt.Errorf("sink: bind %s: %w", abs, err)
 	}
 	s.dir = abs
+	s.boundDir.Store(&abs)
 	s.batchLimit.Store(fileBatch)
 	return nil
 }
 
 // Dir returns the bound directory, or "" when the destination is the
 // Output writer.
+// It takes no lock, so it never waits for a stalled destination.
 func (s *Sink) Dir() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.dir
+	if d := s.boundDir.Load(); d != nil {
+		return *d
+	}
+	return ""
 }
 
 // Path returns the log file path once a directory is bound.

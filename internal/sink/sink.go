@@ -127,6 +127,12 @@ type Sink struct {
 	// (the writer, or a producer in synchronous mode, under mu); the other
 	// reasons by producers.
 	written, queueFull, claimExhausted, outputFailed, notAdmitted atomic.Uint64
+	// ext, when set, are drops counted outside Go by reason (queue_full,
+	// claim_exhausted, output_failed, not_admitted): C modules sharing
+	// this sink through package hostabi count records they could not
+	// submit there. Set once by SetExternalDrops; read, like the counters
+	// above, by every report and Counts.
+	ext atomic.Pointer[[4]uint64]
 
 	pid int
 
@@ -134,14 +140,15 @@ type Sink struct {
 	// the writer for each batch, by producers only in synchronous mode, and
 	// by BindDir, Counts-free paths never.
 	mu         sync.Mutex
-	out        io.Writer // stderr (a duplicate, see internal/stdio) or Options.Output
-	shut       bool      // Close has closed the destination: nothing reopens it
-	dir        string    // bound directory, "" for none
-	path       string    // <dir>/host.<pid>.log
-	f          *os.File  // open log file, nil when closed or failed
-	file       fileState // what the platform keeps about f
-	checked    time.Time // when the path was last checked against f
-	reported   uint64    // drop total in the last successful report
+	out        io.Writer              // stderr (a duplicate, see internal/stdio) or Options.Output
+	shut       bool                   // Close has closed the destination: nothing reopens it
+	dir        string                 // bound directory, "" for none
+	boundDir   atomic.Pointer[string] // dir once bound (set once, under mu), for Dir without mu
+	path       string                 // <dir>/host.<pid>.log
+	f          *os.File               // open log file, nil when closed or failed
+	file       fileState              // what the platform keeps about f
+	checked    time.Time              // when the path was last checked against f
+	reported   uint64                 // drop total in the last successful report
 	lastReport time.Time
 	syncBuf    [SlotSize]byte // the synchronous path copies here so callers' buffers do not escape
 
@@ -348,8 +355,20 @@ type Counts struct {
 }
 
 func (s *Sink) dropTotal() uint64 {
-	return s.queueFull.Load() + s.claimExhausted.Load() + s.outputFailed.Load() + s.notAdmitted.Load()
+	t := s.queueFull.Load() + s.claimExhausted.Load() + s.outputFailed.Load() + s.notAdmitted.Load()
+	if e := s.ext.Load(); e != nil {
+		for i := range e {
+			t += atomic.LoadUint64(&e[i])
+		}
+	}
+	return t
 }
+
+// SetExternalDrops makes the counters at p (queue_full, claim_exhausted,
+// output_failed, not_admitted; in memory that never moves, updated
+// atomically by their owner) part of this sink's accounting: Counts and
+// every [HOSTLOG_DROPS] report add them.
+func (s *Sink) SetExternalDrops(p *[4]uint64) { s.ext.Store(p) }
 
 // Counts returns the current accounting.
 func (s *Sink) Counts() Counts {
@@ -359,6 +378,12 @@ func (s *Sink) Counts() Counts {
 		ClaimExhausted: s.claimExhausted.Load(),
 		OutputFailed:   s.outputFailed.Load(),
 		NotAdmitted:    s.notAdmitted.Load(),
+	}
+	if e := s.ext.Load(); e != nil {
+		c.QueueFull += atomic.LoadUint64(&e[0])
+		c.ClaimExhausted += atomic.LoadUint64(&e[1])
+		c.OutputFailed += atomic.LoadUint64(&e[2])
+		c.NotAdmitted += atomic.LoadUint64(&e[3])
 	}
 	c.Dropped = c.QueueFull + c.ClaimExhausted + c.OutputFailed + c.NotAdmitted
 	if h, t := s.head.Load()&^closedBit, s.tail.Load(); h > t {

@@ -1,0 +1,81 @@
+// Package hostabi makes a Go program the owner of simpler's cross-DSO log
+// state, so the C and C++ modules it loads log into its one queue: one
+// host.<pid>.log, one [CLOCK_ANCHOR], one threshold, one drop account.
+//
+// simpler gives every host module a private logger that reads a
+// process-owned SimplerHostLogState (host_log_state.h in this directory,
+// the layout of simpler's logging design) and submits finished records
+// through the state's sink_enqueue callback. Here a slogsimpler.State owns
+// that state:
+//
+//	st := slogsimpler.Default()
+//	lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{Dir: "logs", State: st})
+//	...
+//	defer lg.Close()
+//	handle, err := hostabi.BindPath(st, "libhost_runtime.so") // dlopen + simpler_host_log_bind_state
+//	if err != nil { ... }
+//	// the module's records now go to logs/host.<pid>.log, between Go's
+//
+// The package needs cgo (and dlopen: Linux, macOS, FreeBSD). Without cgo
+// it is empty and the rest of the module builds as before.
+//
+// # What the owner does
+//
+//   - One C state per State, allocated in C memory on first use and never
+//     freed or moved: a module may keep the pointer until the process ends
+//     (dlclose need not unload it).
+//   - threshold holds simpler's number for the State's threshold (10 DEBUG,
+//     20 INFO, 25 TIMING, 30 WARN, 40 ERROR, 60 NUL), stored atomically by
+//     SetLevel and SetLeveler, so a module's next call sees it. A followed
+//     Leveler (a slog.LevelVar) reaches the C state with Go's next record.
+//   - clock_anchor_pid is the one anchor claim for Go and C writers, with
+//     the seed's protocol: a writer swaps any value but ±pid for -pid,
+//     writes, and stores pid once the record is accepted or 0 if it is not.
+//     Go waits while another writer holds the claim (so no Go record comes
+//     before the anchor); a C writer moves on, as simpler's does.
+//   - log_directory and log_directory_bound publish the State's directory:
+//     claimed 0 → -1, path written, 1 release-stored. The first wins.
+//   - sink_owner_pid and sink_process_pid are this process's pid;
+//     sink_context is one byte of C memory whose address identifies the
+//     owner (Go never hands C a Go pointer); sink_enqueue is a C function
+//     forwarding to Go.
+//   - sink_enqueue copies the record into the Go queue and returns 1, or
+//     returns 0 with the record counted under one reason: queue_full or
+//     claim_exhausted by the queue, not_admitted when the record is empty,
+//     over 512 bytes, not ending in its only newline, or for a state this
+//     package does not own. It never blocks once the writer runs (before
+//     Start records are written synchronously, as simpler's are before its
+//     writer exists), and it releases the caller's producer reference on
+//     every path.
+//   - Quiesce and Close set the high bit of sink_producer_state and wait
+//     (at most their timeout) for the callers inside sink_enqueue (the low
+//     bits) before the queue drains; records after that are not_admitted,
+//     counted by the module. Start clears the bit. Unlike simpler, the bit
+//     stays set after Close: a closed Go state has no synchronous fallback
+//     for modules to write through behind its back.
+//   - dropped_by_reason, where modules count what they could not submit,
+//     is added to the State's own counts, in Counts and in every
+//     [HOSTLOG_DROPS] report: one account for both sides.
+//
+// # Where the seed is silent
+//
+//   - The callback's return: nonzero for accepted, zero for a record the
+//     callee has already counted, and the callee releases the producer
+//     reference, as simpler's host_log.cpp does.
+//   - anchor_pid: simpler's writer releases the anchor claim if the anchor
+//     record later fails to reach the file. Go's writer does not track
+//     which queued record is the anchor: an accepted anchor counts as
+//     written (the same rule Go applies to its own), and a failed write is
+//     counted output_failed.
+//   - pending_record_count and reported_drop_count stay 0: the Go queue
+//     keeps its own pending count and report, so a module's own flush
+//     returns at once; Go's Flush, Quiesce and Close drain for both.
+//   - dropped_record_count holds what modules and sink_enqueue's
+//     not_admitted refusals counted; drops inside the Go queue are in Go's
+//     counters, and the report adds the two.
+//   - A module never bound keeps its private NUL threshold and is silent,
+//     as the seed says; BindPath and Bind report a module without the bind
+//     symbol, and a bind that returns nonzero (a nil state or a threshold
+//     off the ladder, which a consumer refuses), as errors naming the
+//     module.
+package hostabi

@@ -1,0 +1,269 @@
+//go:build cgo && (linux || darwin || freebsd)
+
+package hostabi
+
+/*
+#cgo linux LDFLAGS: -ldl
+#include <stdlib.h>
+#include "host_log_state.h"
+
+SimplerHostLogState *hostabi_new_state(void);
+void hostabi_publish(SimplerHostLogState *state, int32_t pid, void *context);
+void *hostabi_dlopen(const char *path);
+void *hostabi_dlsym(void *handle, const char *name);
+const char *hostabi_dlerror(void);
+int hostabi_call_bind(void *fn, SimplerHostLogState *state);
+*/
+import "C"
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"simpler.dev/log/internal/envelope"
+	"simpler.dev/log/levels"
+	"simpler.dev/log/slogsimpler"
+)
+
+// BindSymbol is the one symbol a consumer module exports.
+const BindSymbol = "simpler_host_log_bind_state"
+
+const producerStop = uint64(1) << 63
+
+// owner is a State's C ABI state. c is allocated once in C memory and
+// never freed or moved: a module may keep the pointer for the life of the
+// process, since dlclose need not unload it.
+type owner struct {
+	c      *C.SimplerHostLogState
+	st     *slogsimpler.State
+	submit func([]byte) error
+	id     uintptr // sink_context's address: its key in owners
+}
+
+var (
+	mu sync.Mutex // serialises creating owners
+	// owners maps sink_context values to owners, copied on write: the
+	// enqueue entry point reads it with one atomic load.
+	owners  atomic.Pointer[map[uintptr]*owner]
+	byState = map[*slogsimpler.State]*owner{} // guarded by mu
+)
+
+// ownerOf returns st's owner, creating its C state the first time.
+func ownerOf(st *slogsimpler.State) (*owner, error) {
+	if st == nil {
+		return nil, errors.New("hostabi: nil State")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if o := byState[st]; o != nil {
+		return o, nil
+	}
+	c := C.hostabi_new_state()
+	if c == nil {
+		return nil, errors.New("hostabi: cannot allocate the C state")
+	}
+	// sink_context: a byte of C memory of the owner's own, whose address
+	// is the key C passes back; Go never hands C a Go pointer.
+	ctx := C.malloc(1)
+	if ctx == nil {
+		return nil, errors.New("hostabi: cannot allocate the C state")
+	}
+	o := &owner{c: c, st: st, id: uintptr(ctx)}
+	submit, err := st.Share(o)
+	if err != nil {
+		return nil, err
+	}
+	o.submit = submit
+	m := map[uintptr]*owner{}
+	if old := owners.Load(); old != nil {
+		for k, v := range *old {
+			m[k] = v
+		}
+	}
+	m[o.id] = o
+	owners.Store(&m)
+	byState[st] = o
+	C.hostabi_publish(c, C.int32_t(os.Getpid()), ctx)
+	return o, nil
+}
+
+// State returns the address of st's SimplerHostLogState, creating it
+// (and making st its owner) the first time: for a loader of its own that
+// passes it to modules.
+func State(st *slogsimpler.State) (unsafe.Pointer, error) {
+	o, err := ownerOf(st)
+	if err != nil {
+		return nil, err
+	}
+	return unsafe.Pointer(o.c), nil
+}
+
+// BindPath loads the module at path (dlopen, RTLD_NOW | RTLD_LOCAL) and
+// binds it to st (see Bind). It returns the module's handle, for the
+// program's own dlsym.
+func BindPath(st *slogsimpler.State, path string) (unsafe.Pointer, error) {
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	h := C.hostabi_dlopen(cpath)
+	if h == nil {
+		return nil, fmt.Errorf("hostabi: loading %s: %s", path, C.GoString(C.hostabi_dlerror()))
+	}
+	if err := bind(st, h, path); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// Bind binds the loaded module with handle (from dlopen) to st: it
+// resolves simpler_host_log_bind_state in the module and calls it with
+// st's state. A module without the symbol, or one whose bind refuses the
+// state (it returns nonzero: a nil state or a threshold off the ladder,
+// as simpler's consumers refuse), is an error naming the module.
+func Bind(st *slogsimpler.State, handle unsafe.Pointer) error {
+	return bind(st, handle, fmt.Sprintf("module %p", handle))
+}
+
+func bind(st *slogsimpler.State, handle unsafe.Pointer, name string) error {
+	if handle == nil {
+		return errors.New("hostabi: nil module handle")
+	}
+	o, err := ownerOf(st)
+	if err != nil {
+		return err
+	}
+	csym := C.CString(BindSymbol)
+	defer C.free(unsafe.Pointer(csym))
+	fn := C.hostabi_dlsym(handle, csym)
+	if fn == nil {
+		return fmt.Errorf("hostabi: %s has no %s: %s", name, BindSymbol, C.GoString(C.hostabi_dlerror()))
+	}
+	if rc := C.hostabi_call_bind(fn, o.c); rc != 0 {
+		return fmt.Errorf("hostabi: %s: %s refused the state (returned %d)", name, BindSymbol, int(rc))
+	}
+	return nil
+}
+
+// layout returns the offset of every field of the C state and its size
+// (key "size"), as cgo laid it out for Go: the layout test compares it with
+// the system compiler's.
+func layout() map[string]uintptr {
+	var c C.SimplerHostLogState
+	return map[string]uintptr{
+		"threshold":            unsafe.Offsetof(c.threshold),
+		"clock_anchor_pid":     unsafe.Offsetof(c.clock_anchor_pid),
+		"log_directory_bound":  unsafe.Offsetof(c.log_directory_bound),
+		"log_directory":        unsafe.Offsetof(c.log_directory),
+		"sink_owner_pid":       unsafe.Offsetof(c.sink_owner_pid),
+		"sink_process_pid":     unsafe.Offsetof(c.sink_process_pid),
+		"sink_context":         unsafe.Offsetof(c.sink_context),
+		"sink_enqueue":         unsafe.Offsetof(c.sink_enqueue),
+		"dropped_record_count": unsafe.Offsetof(c.dropped_record_count),
+		"pending_record_count": unsafe.Offsetof(c.pending_record_count),
+		"sink_producer_state":  unsafe.Offsetof(c.sink_producer_state),
+		"dropped_by_reason":    unsafe.Offsetof(c.dropped_by_reason),
+		"reported_drop_count":  unsafe.Offsetof(c.reported_drop_count),
+		"size":                 unsafe.Sizeof(c),
+	}
+}
+
+// The fields of the C state, as Go addresses for sync/atomic.
+
+func (o *owner) producers() *uint64 { return (*uint64)(unsafe.Pointer(&o.c.sink_producer_state)) }
+
+// SetThreshold implements hostlink.Shared: the threshold in simpler's
+// numbers (Python's: 10 DEBUG … 60 NUL), stored only when it changes.
+func (o *owner) SetThreshold(l slog.Level) {
+	p := (*int32)(unsafe.Pointer(&o.c.threshold))
+	if v := int32(levels.Python(l)); atomic.LoadInt32(p) != v {
+		atomic.StoreInt32(p, v)
+	}
+}
+
+// BindDir implements hostlink.Shared with simpler's protocol: the first
+// directory wins; 0 → -1 claims, the path is written, 1 publishes. A path
+// that does not fit the 1024 bytes (with its NUL) is not published.
+func (o *owner) BindDir(dir string) {
+	bound := (*int32)(unsafe.Pointer(&o.c.log_directory_bound))
+	if dir == "" || len(dir) >= len(o.c.log_directory) || !atomic.CompareAndSwapInt32(bound, 0, -1) {
+		return
+	}
+	dst := unsafe.Slice((*byte)(unsafe.Pointer(&o.c.log_directory[0])), len(o.c.log_directory))
+	copy(dst, dir)
+	dst[len(dir)] = 0
+	atomic.StoreInt32(bound, 1)
+}
+
+// AnchorPID implements hostlink.Shared.
+func (o *owner) AnchorPID() *int32 { return (*int32)(unsafe.Pointer(&o.c.clock_anchor_pid)) }
+
+// Drops implements hostlink.Shared.
+func (o *owner) Drops() *[4]uint64 { return (*[4]uint64)(unsafe.Pointer(&o.c.dropped_by_reason[0])) }
+
+// Close implements hostlink.Shared: it sets the stop bit, then waits for
+// the callers already admitted (the low bits) to leave the enqueue path.
+func (o *owner) Close(timeout time.Duration) bool {
+	p := o.producers()
+	atomic.OrUint64(p, producerStop)
+	if timeout <= 0 {
+		timeout = time.Second
+	}
+	deadline := time.Now().Add(timeout)
+	for atomic.LoadUint64(p)&^producerStop != 0 {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(50 * time.Microsecond)
+	}
+	return true
+}
+
+// Open implements hostlink.Shared.
+func (o *owner) Open() { atomic.AndUint64(o.producers(), ^producerStop) }
+
+// hostabiGoEnqueue is sink_enqueue: it copies one record into the Go
+// queue. It never blocks once the writer runs. A record is refused as
+// not_admitted unless it is 1 to 512 bytes, ends in its only newline and
+// comes for a state this package owns; a record the queue cannot take is
+// counted by the queue under its reason. Either way the caller's admission
+// reference is released, as the ABI says.
+//
+//export hostabiGoEnqueue
+func hostabiGoEnqueue(context unsafe.Pointer, state *C.SimplerHostLogState, record *C.char, size C.uint32_t, anchorPID C.int32_t) C.int {
+	_ = anchorPID // accepted means claimed: see the package doc
+	if state == nil {
+		return 0
+	}
+	defer atomic.AddUint64((*uint64)(unsafe.Pointer(&state.sink_producer_state)), ^uint64(0))
+	var o *owner
+	if m := owners.Load(); m != nil {
+		o = (*m)[uintptr(context)]
+	}
+	n := int(size)
+	if o == nil || o.c != state || record == nil || n == 0 || n > envelope.MaxRecord {
+		notAdmitted(state)
+		return 0
+	}
+	rec := unsafe.Slice((*byte)(unsafe.Pointer(record)), n)
+	if bytes.IndexByte(rec, '\n') != n-1 {
+		notAdmitted(state)
+		return 0
+	}
+	if o.submit(rec) != nil {
+		return 0 // counted by the queue
+	}
+	return 1
+}
+
+// notAdmitted counts a refused record in the C state, as a consumer
+// counts its own.
+func notAdmitted(state *C.SimplerHostLogState) {
+	atomic.AddUint64((*uint64)(unsafe.Pointer(&state.dropped_record_count)), 1)
+	atomic.AddUint64((*uint64)(unsafe.Pointer(&state.dropped_by_reason[3])), 1)
+}

@@ -1,0 +1,374 @@
+//go:build cgo && (linux || darwin || freebsd)
+
+package hostabi
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"simpler.dev/log/hostabi/internal/ctest"
+	"simpler.dev/log/levels"
+	"simpler.dev/log/slogsimpler"
+	"simpler.dev/log/strace"
+)
+
+// compiler returns the system C compiler, or skips.
+func compiler(t *testing.T) string {
+	t.Helper()
+	for _, cc := range []string{os.Getenv("CC"), "cc", "gcc", "clang"} {
+		if cc == "" {
+			continue
+		}
+		if p, err := exec.LookPath(cc); err == nil {
+			return p
+		}
+	}
+	t.Skip("no C compiler (cc, gcc or clang) on PATH: the consumer module cannot be built")
+	return ""
+}
+
+var (
+	buildOnce sync.Once
+	builtDir  string
+	buildErr  error
+)
+
+// consumer builds testdata/consumer.c once per test binary and returns a
+// copy of it under a path of the test's own, so each test loads a fresh
+// instance (dlopen returns the loaded one for a path it has seen).
+func consumer(t *testing.T) string {
+	t.Helper()
+	cc := compiler(t)
+	buildOnce.Do(func() {
+		builtDir, buildErr = os.MkdirTemp("", "hostabi-consumer-")
+		if buildErr != nil {
+			return
+		}
+		out, err := exec.Command(cc, "-shared", "-fPIC", "-O1", "-Wall", "-I.", "-o",
+			filepath.Join(builtDir, "libconsumer.so"), "testdata/consumer.c", "-lpthread").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("%v\n%s", err, out)
+		}
+	})
+	require.NoError(t, buildErr, "building the consumer module")
+	b, err := os.ReadFile(filepath.Join(builtDir, "libconsumer.so"))
+	require.NoError(t, err)
+	p := filepath.Join(t.TempDir(), "libconsumer.so")
+	require.NoError(t, os.WriteFile(p, b, 0o755))
+	return p
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtDir != "" {
+		os.RemoveAll(builtDir)
+	}
+	os.Exit(code)
+}
+
+// bound is a state writing into a directory, at threshold, with a consumer
+// module bound to it.
+func bound(t *testing.T, opts slogsimpler.Options) (*slogsimpler.State, ctest.Module) {
+	t.Helper()
+	st, err := slogsimpler.NewState(&opts)
+	require.NoError(t, err)
+	h, err := BindPath(st, consumer(t))
+	require.NoError(t, err)
+	return st, ctest.Module{H: h}
+}
+
+var envelopeLine = regexp.MustCompile(`^\[mono_ns=\d+\]\[T0x[0-9a-f]+\]\[(DEBUG|INFO|TIMING|WARN|ERROR)\] [^\s:]+: (\[[^\s\]]+:\d+\] )?.*$`)
+
+// lines returns the records of the state's file, checking each against
+// the envelope grammar and the 512-byte bound.
+func lines(t *testing.T, st *slogsimpler.State) []string {
+	t.Helper()
+	b, err := os.ReadFile(st.Path())
+	require.NoError(t, err)
+	var out []string
+	for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		assert.True(t, envelopeLine.MatchString(l) && len(l) < 512, "not an envelope record: %q", l)
+		out = append(out, l)
+	}
+	return out
+}
+
+func TestLayout(t *testing.T) {
+	cc := compiler(t)
+	bin := filepath.Join(t.TempDir(), "layout")
+	out, err := exec.Command(cc, "-I.", "-o", bin, "testdata/layout.c").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	out, err = exec.Command(bin).Output()
+	require.NoError(t, err)
+	c := map[string]uintptr{}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		k, v, _ := strings.Cut(l, " ")
+		n, err := strconv.ParseUint(v, 10, 64)
+		require.NoError(t, err)
+		c[k] = uintptr(n)
+	}
+	assert.Equal(t, c, layout(), "Go's view of the C state is the compiler's")
+	if unsafe.Sizeof(uintptr(0)) == 8 {
+		// The seed's layout on an LP64 host: pointers aligned to 8 after
+		// the two pids.
+		assert.Equal(t, map[string]uintptr{
+			"threshold": 0, "clock_anchor_pid": 4, "log_directory_bound": 8, "log_directory": 12,
+			"sink_owner_pid": 1036, "sink_process_pid": 1040, "sink_context": 1048, "sink_enqueue": 1056,
+			"dropped_record_count": 1064, "pending_record_count": 1072, "sink_producer_state": 1080,
+			"dropped_by_reason": 1088, "reported_drop_count": 1120, "size": 1128,
+		}, layout())
+	}
+}
+
+// TestInterleave: Go's records and the module's alternate line by line in
+// one host.<pid>.log, with one anchor.
+func TestInterleave(t *testing.T) {
+	st, mod := bound(t, slogsimpler.Options{Dir: t.TempDir(), Level: levels.Debug, Async: true})
+	logger := slog.New(st.Handler())
+	for i := range 100 {
+		logger.Info("go record", "i", i)
+		require.Equal(t, 1, mod.Log(20, fmt.Sprintf("c record %d", i)))
+	}
+	require.NoError(t, st.Close(0))
+	var order []string
+	anchors := 0
+	for _, l := range lines(t, st) {
+		switch {
+		case strings.Contains(l, "[CLOCK_ANCHOR]"):
+			anchors++
+		case strings.Contains(l, "] consumer_log: [consumer.c:"):
+			order = append(order, "c")
+		case strings.Contains(l, "go record"):
+			order = append(order, "go")
+		}
+	}
+	assert.Equal(t, 1, anchors)
+	require.Len(t, order, 200)
+	for i, who := range order {
+		assert.Equal(t, []string{"go", "c"}[i%2], who, "record %d", i)
+	}
+	assert.Zero(t, st.Counts().Dropped)
+}
+
+// TestOneAnchor: whichever side logs first writes the process's one
+// anchor; the other sees the claim and writes none.
+func TestOneAnchor(t *testing.T) {
+	for _, first := range []string{"go", "c"} {
+		t.Run(first+" first", func(t *testing.T) {
+			// No directory and no writer yet: nothing has claimed the
+			// anchor when the module is bound.
+			path := filepath.Join(t.TempDir(), "out.log")
+			f, err := os.Create(path)
+			require.NoError(t, err)
+			defer f.Close()
+			st, mod := bound(t, slogsimpler.Options{Output: f, OutputPrivate: true, Level: levels.Timing})
+			logger := slog.New(st.Handler())
+			if first == "go" {
+				logger.Warn("go first")
+				require.Equal(t, 1, mod.Log(30, "c second"))
+			} else {
+				require.Equal(t, 1, mod.Log(30, "c first"))
+				logger.Warn("go second")
+			}
+			logger.Warn("go again")
+			require.Equal(t, 1, mod.Log(30, "c again"))
+			require.NoError(t, st.Close(0))
+			b, err := os.ReadFile(path)
+			require.NoError(t, err)
+			recs := strings.Split(strings.TrimSpace(string(b)), "\n")
+			require.GreaterOrEqual(t, len(recs), 5)
+			assert.Equal(t, 1, strings.Count(string(b), "[CLOCK_ANCHOR]"), "%s", b)
+			assert.Contains(t, recs[0], "[CLOCK_ANCHOR] v=1 pid="+strconv.Itoa(os.Getpid()), "the anchor precedes every record")
+			if first == "c" {
+				assert.Contains(t, recs[0], "[T0x", "written by the module")
+				assert.Contains(t, recs[1], "c first")
+			}
+		})
+	}
+}
+
+// TestThresholdLive: a Go SetLevel reaches the module's next call, and a
+// followed LevelVar reaches it with Go's next record.
+func TestThresholdLive(t *testing.T) {
+	st, mod := bound(t, slogsimpler.Options{Dir: t.TempDir(), Level: levels.Info})
+	assert.Equal(t, -1, mod.Log(10, "debug, filtered"))
+	assert.Equal(t, 1, mod.Log(20, "info"))
+	st.SetLevel(levels.Warn)
+	assert.Equal(t, -1, mod.Log(20, "info, filtered now"))
+	assert.Equal(t, 1, mod.Log(30, "warn"))
+	st.SetLevel(levels.Debug)
+	assert.Equal(t, 1, mod.Log(10, "debug"))
+	st.SetLevel(levels.Nul)
+	assert.Equal(t, -1, mod.Log(40, "error, NUL admits nothing"))
+
+	var lv slog.LevelVar
+	st.SetLeveler(&lv)
+	lv.Set(levels.Error)
+	slog.New(st.Handler()).Error("go record: the module follows")
+	assert.Equal(t, -1, mod.Log(30, "warn, filtered"))
+	require.NoError(t, st.Close(0))
+}
+
+// blocked is a destination that takes nothing until released.
+type blocked struct {
+	release chan struct{}
+	mu      sync.Mutex
+	buf     bytes.Buffer
+}
+
+func (b *blocked) Write(p []byte) (int, error) {
+	<-b.release
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// TestQueueFull: C records that find the queue full are counted by
+// reason, in the counts and in the [HOSTLOG_DROPS] report.
+func TestQueueFull(t *testing.T) {
+	out := &blocked{release: make(chan struct{})}
+	st, mod := bound(t, slogsimpler.Options{Output: out, Level: levels.Info, Async: true, FlushLevel: levels.Nul + 1})
+	const n = 6000
+	accepted := 0
+	for i := range n {
+		accepted += mod.Log(20, fmt.Sprintf("c record %d", i))
+	}
+	c := st.Counts()
+	assert.Positive(t, c.QueueFull, "4096 slots cannot hold 6000 records")
+	assert.EqualValues(t, n-accepted, c.QueueFull, "every record the module lost is counted, under queue_full")
+	close(out.release)
+	require.NoError(t, st.Close(0))
+	out.mu.Lock()
+	defer out.mu.Unlock()
+	assert.Contains(t, out.buf.String(), fmt.Sprintf("queue_full=%d ", c.QueueFull))
+	assert.Equal(t, accepted, strings.Count(out.buf.String(), "] consumer_log: ["))
+}
+
+// TestQuiesce: after Quiesce the module's records are not admitted and
+// counted; Start admits them again; after Close they are counted.
+func TestQuiesce(t *testing.T) {
+	st, mod := bound(t, slogsimpler.Options{Dir: t.TempDir(), Level: levels.Info, Async: true})
+	require.Equal(t, 1, mod.Log(20, "before"))
+	require.NoError(t, st.Quiesce(0))
+	assert.Equal(t, 0, mod.Log(20, "quiesced"))
+	assert.EqualValues(t, 1, st.Counts().NotAdmitted)
+	require.NoError(t, st.Start())
+	assert.Equal(t, 1, mod.Log(20, "after start"))
+	require.NoError(t, st.Close(0))
+	assert.Equal(t, 0, mod.Log(20, "closed"))
+	assert.EqualValues(t, 2, st.Counts().NotAdmitted)
+	text := strings.Join(lines(t, st), "\n")
+	assert.Contains(t, text, "after start")
+	assert.NotContains(t, text, "quiesced")
+	assert.Contains(t, text, "not_admitted=1", "the quiesced record is reported")
+}
+
+// TestConcurrent: C threads and goroutines log at once; every record is
+// written or counted, and the file stays whole.
+func TestConcurrent(t *testing.T) {
+	st, mod := bound(t, slogsimpler.Options{Dir: t.TempDir(), Level: levels.Info, Async: true})
+	logger := slog.New(st.Handler())
+	const workers, per = 4, 500
+	var wg sync.WaitGroup
+	var cAccepted atomic.Int64
+	wg.Go(func() { cAccepted.Store(mod.Threads(workers, per)) })
+	for g := range workers {
+		wg.Go(func() {
+			for i := range per {
+				logger.Info("go record", "g", g, "i", i)
+			}
+		})
+	}
+	wg.Wait()
+	require.NoError(t, st.Close(0))
+	goLines, cLines := 0, 0
+	for _, l := range lines(t, st) {
+		switch {
+		case strings.Contains(l, "] consumer_log: ["):
+			cLines++
+		case strings.Contains(l, "go record"):
+			goLines++
+		}
+	}
+	c := st.Counts()
+	assert.EqualValues(t, cAccepted.Load(), cLines, "every record the module had accepted is in the file")
+	assert.EqualValues(t, 2*workers*per, goLines+cLines+int(c.Dropped), "written + dropped = logged")
+}
+
+// TestStraceReadsCSpans: the module's [STRACE] spans read back with
+// strace.Parser, against the one anchor.
+func TestStraceReadsCSpans(t *testing.T) {
+	st, mod := bound(t, slogsimpler.Options{Dir: t.TempDir(), Level: levels.Timing})
+	require.Equal(t, 1, mod.Span("chip.run.bind", 7, 1, 1_000_500, 200))
+	require.Equal(t, 1, mod.Span("chip.run", 7, 0, 1_000_000, 1_000))
+	require.NoError(t, st.Close(0))
+	lines(t, st)
+	p := &strace.Parser{}
+	require.NoError(t, strace.ReadInput(p, st.Path(), nil))
+	require.Len(t, p.Spans, 2)
+	assert.Equal(t, "chip.run.bind", p.Spans[0].Name)
+	assert.Equal(t, 1, p.Spans[0].Depth)
+	assert.EqualValues(t, 7, p.Spans[1].Inv)
+	assert.EqualValues(t, 1_000, p.Spans[1].Dur)
+	assert.Contains(t, p.Anchors, int64(os.Getpid()))
+}
+
+func TestBindErrors(t *testing.T) {
+	st, err := slogsimpler.NewState(&slogsimpler.Options{Output: io.Discard})
+	require.NoError(t, err)
+
+	_, err = BindPath(st, filepath.Join(t.TempDir(), "missing.so"))
+	require.ErrorContains(t, err, "missing.so")
+
+	cc := compiler(t)
+	plain := filepath.Join(t.TempDir(), "libplain.so")
+	src := filepath.Join(t.TempDir(), "plain.c")
+	require.NoError(t, os.WriteFile(src, []byte("int nothing(void) { return 0; }\n"), 0o644))
+	out, err := exec.Command(cc, "-shared", "-fPIC", "-o", plain, src).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	_, err = BindPath(st, plain)
+	require.ErrorContains(t, err, "libplain.so has no "+BindSymbol)
+
+	require.Error(t, Bind(st, nil))
+	require.Error(t, Bind(nil, unsafe.Pointer(&err)))
+
+	// The consumer refuses a nil state and a threshold off the ladder,
+	// as simpler's consumers do; Bind reports the refusal.
+	mod, err := ctest.Open(consumer(t))
+	require.NoError(t, err)
+	assert.Equal(t, -1, mod.Bind(nil))
+	p, err := State(st)
+	require.NoError(t, err)
+	threshold := (*int32)(p)
+	saved := atomic.LoadInt32(threshold)
+	atomic.StoreInt32(threshold, 35)
+	err = Bind(st, mod.H)
+	atomic.StoreInt32(threshold, saved)
+	require.ErrorContains(t, err, "refused the state (returned -1)")
+	require.NoError(t, Bind(st, mod.H))
+}
+
+// TestNeverBound: a module nobody bound is silent, as the seed says.
+func TestNeverBound(t *testing.T) {
+	st, _ := bound(t, slogsimpler.Options{Dir: t.TempDir(), Level: levels.Debug})
+	other, err := ctest.Open(consumer(t))
+	require.NoError(t, err)
+	assert.Equal(t, -1, other.Log(40, "unbound"))
+	require.NoError(t, st.Close(0))
+	assert.NotContains(t, strings.Join(lines(t, st), "\n"), "unbound")
+}
