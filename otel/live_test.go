@@ -312,17 +312,7 @@ func TestEventHandler(t *testing.T) {
 			delete(m, slog.TimeKey) // an event needs a time: the handler gives it the time of handling
 		}
 		for _, kv := range ev.Attributes {
-			parts := strings.Split(string(kv.Key), ".")
-			g := m
-			for _, p := range parts[:len(parts)-1] {
-				sub, ok := g[p].(map[string]any)
-				if !ok {
-					sub = map[string]any{}
-					g[p] = sub
-				}
-				g = sub
-			}
-			g[parts[len(parts)-1]] = kv.Value.AsInterface()
+			logtest.Nest(m, string(kv.Key), kv.Value.AsInterface())
 		}
 		m[slog.LevelKey] = m["level"]
 		return m

@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"simpler.dev/log/internal/envelope"
+	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/levels"
 )
 
@@ -46,17 +47,7 @@ func parseConsole(t *testing.T, line string) map[string]any {
 			msg = append(msg, unquote(tok))
 			continue
 		}
-		parts := strings.Split(k, ".")
-		g := m
-		for _, p := range parts[:len(parts)-1] {
-			sub, ok := g[p].(map[string]any)
-			if !ok {
-				sub = map[string]any{}
-				g[p] = sub
-			}
-			g = sub
-		}
-		g[parts[len(parts)-1]] = v
+		logtest.Nest(m, k, v)
 	}
 	m[slog.MessageKey] = strings.Join(msg, " ")
 	return m
