@@ -370,3 +370,35 @@ func TestEventsBounded(t *testing.T) {
 	assert.Equal(t, "warn \uFFFD", s.Events()[0].Name)
 	assert.Equal(t, "bad\uFFFDkey", string(s.Events()[0].Attributes[2].Key))
 }
+
+// TestLiveDeviceSpan: a span on the device clock keeps its exact length,
+// is marked, keeps its device ts, and is placed where it was reported.
+func TestLiveDeviceSpan(t *testing.T) {
+	exp := &recorder{}
+	live, err := NewLive(exp, nil)
+	require.NoError(t, err)
+	ctx, inv := spanattr.NewInvocation(spanContext(live), 0x9f)
+	before := time.Now()
+	spanattr.Emit(ctx, "chip.run.device_wall", 5_000, 40*time.Nanosecond, slog.String("clk", "dev"))
+	after := time.Now()
+	inv.End()
+	require.NoError(t, live.Shutdown(context.Background()))
+	require.Len(t, exp.spans, 2)
+	dev, root := exp.spans[0], exp.spans[1]
+	assert.Equal(t, "invocation "+fmt.Sprint(spanattr.Observed(ctx).(*liveSpan).inv), root.Name())
+	assert.Equal(t, root.SpanContext().SpanID(), dev.Parent().SpanID())
+	assert.Equal(t, 40*time.Nanosecond, dev.EndTime().Sub(dev.StartTime()))
+	assert.WithinRange(t, dev.EndTime(), before.Add(-time.Millisecond), after.Add(time.Millisecond))
+	attrs := map[string]any{}
+	for _, kv := range dev.Attributes() {
+		attrs[string(kv.Key)] = kv.Value.AsInterface()
+	}
+	assert.Equal(t, "device", attrs["simpler.clock"])
+	assert.Equal(t, int64(5_000), attrs["simpler.device_ts"])
+	host, _ := os.Hostname()
+	for _, kv := range dev.Resource().Attributes() {
+		if kv.Key == "host.name" {
+			assert.Equal(t, host, kv.Value.AsString())
+		}
+	}
+}
