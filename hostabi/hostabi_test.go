@@ -372,3 +372,46 @@ func TestNeverBound(t *testing.T) {
 	require.NoError(t, st.Close(0))
 	assert.NotContains(t, strings.Join(lines(t, st), "\n"), "unbound")
 }
+
+// BenchmarkModuleRecord is one record from a C thread of the module
+// through sink_enqueue into the Go queue (a callback from a thread Go did
+// not start), against one slog.Info from Go into the same state:
+//
+//	go test -run NONE -bench ModuleRecord ./hostabi
+func BenchmarkModuleRecord(b *testing.B) {
+	cc := ""
+	for _, c := range []string{"cc", "gcc", "clang"} {
+		if p, err := exec.LookPath(c); err == nil {
+			cc = p
+			break
+		}
+	}
+	if cc == "" {
+		b.Skip("no C compiler")
+	}
+	dir := b.TempDir()
+	so := filepath.Join(dir, "libconsumer.so")
+	if out, err := exec.Command(cc, "-shared", "-fPIC", "-O2", "-I.", "-o", so, "testdata/consumer.c", "-lpthread").CombinedOutput(); err != nil {
+		b.Fatalf("%v\n%s", err, out)
+	}
+	st, err := slogsimpler.NewState(&slogsimpler.Options{Output: io.Discard, OutputPrivate: true, Level: levels.Info, Async: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close(0)
+	h, err := BindPath(st, so)
+	if err != nil {
+		b.Fatal(err)
+	}
+	mod := ctest.Module{H: h}
+	b.Run("c-thread", func(b *testing.B) {
+		b.ResetTimer()
+		mod.Threads(1, b.N)
+	})
+	b.Run("go-slog", func(b *testing.B) {
+		logger := slog.New(st.Handler())
+		for b.Loop() {
+			logger.Info("go record")
+		}
+	})
+}
