@@ -1,5 +1,6 @@
 //go:build cgo && (linux || darwin || freebsd)
 
+#define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,4 +36,11 @@ const char *hostabi_dlerror(void) { return dlerror(); }
 
 int hostabi_call_bind(void *fn, SimplerHostLogState *state) {
 	return ((int (*)(SimplerHostLogState *))fn)(state);
+}
+
+/* The path of the module that holds addr, or NULL. */
+const char *hostabi_module_of(void *addr) {
+	Dl_info info;
+	if (addr == NULL || dladdr(addr, &info) == 0) return NULL;
+	return info.dli_fname;
 }

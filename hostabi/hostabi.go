@@ -13,6 +13,7 @@ void *hostabi_dlopen(const char *path);
 void *hostabi_dlsym(void *handle, const char *name);
 const char *hostabi_dlerror(void);
 int hostabi_call_bind(void *fn, SimplerHostLogState *state);
+const char *hostabi_module_of(void *addr);
 */
 import "C"
 
@@ -127,7 +128,7 @@ func BindPath(st *slogsimpler.State, path string) (unsafe.Pointer, error) {
 // state (it returns nonzero: a nil state or a threshold off the ladder,
 // as simpler's consumers refuse), is an error naming the module.
 func Bind(st *slogsimpler.State, handle unsafe.Pointer) error {
-	return bind(st, handle, fmt.Sprintf("module %p", handle))
+	return bind(st, handle, "")
 }
 
 func bind(st *slogsimpler.State, handle unsafe.Pointer, name string) error {
@@ -142,7 +143,18 @@ func bind(st *slogsimpler.State, handle unsafe.Pointer, name string) error {
 	defer C.free(unsafe.Pointer(csym))
 	fn := C.hostabi_dlsym(handle, csym)
 	if fn == nil {
+		if name == "" {
+			name = fmt.Sprintf("module %p", handle)
+		}
 		return fmt.Errorf("hostabi: %s has no %s: %s", name, BindSymbol, C.GoString(C.hostabi_dlerror()))
+	}
+	if name == "" {
+		// Bind by handle: name the module by the file that holds its
+		// bind function.
+		name = fmt.Sprintf("module %p", handle)
+		if p := C.hostabi_module_of(fn); p != nil {
+			name = C.GoString(p)
+		}
 	}
 	if rc := C.hostabi_call_bind(fn, o.c); rc != 0 {
 		return fmt.Errorf("hostabi: %s: %s refused the state (returned %d)", name, BindSymbol, int(rc))

@@ -360,6 +360,7 @@ func TestBindErrors(t *testing.T) {
 	err = Bind(st, mod.H)
 	atomic.StoreInt32(threshold, saved)
 	require.ErrorContains(t, err, "refused the state (returned -1)")
+	assert.ErrorContains(t, err, "libconsumer.so", "Bind names the module by its file")
 	require.NoError(t, Bind(st, mod.H))
 }
 
