@@ -97,17 +97,7 @@ func runSlogtest(t *testing.T, build func(*State) slog.Handler) {
 			m[slog.SourceKey] = fmt.Sprintf("%s:%d", p.File, p.Line)
 		}
 		for k, v := range p.Attrs {
-			parts := strings.Split(k, ".")
-			g := m
-			for _, part := range parts[:len(parts)-1] {
-				sub, ok := g[part].(map[string]any)
-				if !ok {
-					sub = map[string]any{}
-					g[part] = sub
-				}
-				g = sub
-			}
-			g[parts[len(parts)-1]] = v
+			logtest.Nest(m, k, v)
 		}
 		return m
 	})
