@@ -41,11 +41,11 @@ func (s *Sink) BindDir(dir string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.dir != "" {
-		if s.dir == abs {
+	if dir := s.Dir(); dir != "" {
+		if dir == abs {
 			return nil
 		}
-		return fmt.Errorf("%w: %s (ignoring %s)", ErrAlreadyBound, s.dir, abs)
+		return fmt.Errorf("%w: %s (ignoring %s)", ErrAlreadyBound, dir, abs)
 	}
 	if s.shut {
 		return fmt.Errorf("sink: bind %s: %w", abs, ErrClosed)
@@ -58,8 +58,7 @@ func (s *Sink) BindDir(dir string) error {
 		s.path = ""
 		return fmt.Errorf("sink: bind %s: %w", abs, err)
 	}
-	s.dir = abs
-	s.boundDir.Store(&abs)
+	s.dir.Store(&abs)
 	s.batchLimit.Store(fileBatch)
 	return nil
 }
@@ -68,7 +67,7 @@ func (s *Sink) BindDir(dir string) error {
 // Output writer.
 // It takes no lock, so it never waits for a stalled destination.
 func (s *Sink) Dir() string {
-	if d := s.boundDir.Load(); d != nil {
+	if d := s.dir.Load(); d != nil {
 		return *d
 	}
 	return ""
@@ -112,7 +111,7 @@ func (s *Sink) writeLocked(b []byte) error {
 	if s.shut {
 		return errShut
 	}
-	if s.dir == "" {
+	if s.Dir() == "" {
 		_, err := s.out.Write(b)
 		return err
 	}

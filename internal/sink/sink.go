@@ -142,8 +142,7 @@ type Sink struct {
 	mu         sync.Mutex
 	out        io.Writer              // stderr (a duplicate, see internal/stdio) or Options.Output
 	shut       bool                   // Close has closed the destination: nothing reopens it
-	dir        string                 // bound directory, "" for none
-	boundDir   atomic.Pointer[string] // dir once bound (set once, under mu), for Dir without mu
+	dir        atomic.Pointer[string] // bound directory, nil for none: set once under mu, read by Dir without it
 	path       string                 // <dir>/host.<pid>.log
 	f          *os.File               // open log file, nil when closed or failed
 	file       fileState              // what the platform keeps about f
