@@ -360,7 +360,7 @@ func (l *Live) snapshot(ls *liveSpan) sdktrace.ReadOnlySpan {
 			Depth: ls.depth, Name: ls.name, TS: ls.start, Dur: ls.dur, Attrs: ls.attrs}
 		stub.Name = valid(s.Name)
 		stub.Attributes = spanAttributes(&s)
-		if ls.endedMono != 0 && s.IsDevice() {
+		if ls.endedMono != 0 { // set by End for clk=dev spans only
 			// On the device clock: the length is exact, the place is
 			// not; it is put where it was reported, ending then, and
 			// keeps its device ts.

@@ -79,15 +79,16 @@ func Observed(ctx context.Context) any {
 	return nil
 }
 
-// observe starts n under the current observer, if any: it records the
-// observer and its token in n, which the caller owns.
-func observe(n *node, parent *node, name string, tid, start int64) {
+// observe starts n, made in ctx, under the current observer, if any: it
+// records the observer and its token in n, which the caller owns. The
+// parent is looked up only when an observer is set.
+func observe(n *node, ctx context.Context, name string, tid, start int64) {
 	box := observer.Load()
 	if box == nil {
 		return
 	}
 	var pt any
-	if parent != nil && parent.obs == box {
+	if parent := nodeFrom(ctx); parent != nil && parent.obs == box {
 		pt = parent.token
 	}
 	n.obs = box

@@ -94,7 +94,7 @@ func NewInvocation(ctx context.Context, hid uint64) (context.Context, *Invocatio
 	}
 	if observer.Load() != nil {
 		inv.tid, inv.start = envelope.GoroutineID(), envelope.MonoNow()
-		observe(n, p, "", inv.tid, inv.start)
+		observe(n, ctx, "", inv.tid, inv.start)
 		inv.node = n
 	}
 	return context.WithValue(ctx, ctxKey{}, n), inv
@@ -221,7 +221,7 @@ func Start(ctx context.Context, name string, attrs ...slog.Attr) (context.Contex
 	// Only the monotonic clock: a span's start is never shown as wall
 	// time, and reading it alone costs half of time.Now.
 	sp.start = envelope.MonoNow()
-	observe(&sp.node, nodeFrom(ctx), name, sp.tid, sp.start)
+	observe(&sp.node, ctx, name, sp.tid, sp.start)
 	return child, sp
 }
 
@@ -295,10 +295,8 @@ func Emit(ctx context.Context, name string, ts int64, dur time.Duration, attrs .
 		ctx = context.Background()
 	}
 	if sp := newSpan(ctx, name, attrs); sp != nil {
-		if observer.Load() != nil {
-			observe(&sp.node, nodeFrom(ctx), name, sp.tid, ts)
-			sp.node.ended(name, sp.tid, ts, int64(dur), sp.buf.attrs[:sp.nattr])
-		}
+		observe(&sp.node, ctx, name, sp.tid, ts)
+		sp.node.ended(name, sp.tid, ts, int64(dur), sp.buf.attrs[:sp.nattr]) // nothing without an observer
 		sp.write(time.Now(), ts, int64(dur))
 	}
 }
