@@ -35,7 +35,7 @@ race:
 # The sink's stress tests once more without the race detector, at full
 # speed (they check accounting and integrity, never timing).
 stress:
-	$(GO) test -count=1 -run 'TestStress' ./internal/sink
+	$(GO) test -count=1 -run 'TestStress' ./sink
 
 # The OpenTelemetry module (otel/, its own module, so the SDK stays out of
 # the library's go.mod): the live exporter and strace-otlp against the

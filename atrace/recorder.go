@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"time"
 
-	"simpler.dev/log/internal/envelope"
+	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/render"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"simpler.dev/log/internal/envelope"
+	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/trusted"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"

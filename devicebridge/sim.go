@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"runtime"
 
-	"simpler.dev/log/internal/envelope"
+	"simpler.dev/log/envelope"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
 )

@@ -28,7 +28,7 @@ import (
 	"time"
 	"unsafe"
 
-	"simpler.dev/log/internal/envelope"
+	"simpler.dev/log/envelope"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
 )

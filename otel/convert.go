@@ -19,7 +19,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 
-	"simpler.dev/log/internal/pct"
+	"simpler.dev/log/envelope"
 	"simpler.dev/log/strace"
 )
 
@@ -238,12 +238,12 @@ func spanAttributes(s *strace.Span) []attribute.KeyValue {
 		if !ok || k == "" {
 			continue
 		}
-		k = valid(pct.Decode(k))
+		k = valid(envelope.DecodeField(k))
 		if n, ok := integer(v); ok {
 			kv = append(kv, attribute.Int64(k, n))
 			continue
 		}
-		kv = append(kv, typed(k, pct.Decode(v)))
+		kv = append(kv, typed(k, envelope.DecodeField(v)))
 	}
 	user := kv[fixed:]
 	slices.SortStableFunc(user, func(a, b attribute.KeyValue) int { return cmp.Compare(a.Key, b.Key) })

@@ -23,7 +23,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 
-	"simpler.dev/log/internal/envelope"
+	"simpler.dev/log/envelope"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/spanattr"
 	"simpler.dev/log/strace"

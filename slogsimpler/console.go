@@ -17,7 +17,7 @@ import (
 	"github.com/lmittmann/tint"
 	"golang.org/x/term"
 
-	"simpler.dev/log/internal/envelope"
+	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/stdio"
 	"simpler.dev/log/levels"
 )

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"simpler.dev/log/internal/pct"
+	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/trusted"
 )
 
@@ -38,7 +38,7 @@ func humanise(ctx context.Context, r slog.Record) (slog.Record, bool) {
 		// "op PHASE <name> [id=..." : decode the name.
 		if phase, rest, ok := strings.Cut(msg[3:], " "); ok {
 			if name, tail, ok := strings.Cut(rest, " [id="); ok {
-				msg = "op " + phase + " " + pct.Decode(name) + " [id=" + tail
+				msg = "op " + phase + " " + envelope.DecodeField(name) + " [id=" + tail
 			}
 		}
 		n := slog.NewRecord(r.Time, r.Level, strings.TrimRight(msg, " "), r.PC)
@@ -70,7 +70,7 @@ func humaniseSpan(r slog.Record) (slog.Record, bool) {
 	if err != nil {
 		return r, false
 	}
-	n := slog.NewRecord(r.Time, r.Level, "span "+pct.Decode(name)+" "+humanDuration(ns), r.PC)
+	n := slog.NewRecord(r.Time, r.Level, "span "+envelope.DecodeField(name)+" "+humanDuration(ns), r.PC)
 	if inv != "" && inv != "0" {
 		if i, err := strconv.ParseUint(inv, 10, 64); err == nil {
 			n.AddAttrs(slog.Uint64("inv", i))
@@ -82,9 +82,9 @@ func humaniseSpan(r slog.Record) (slog.Record, bool) {
 			continue
 		}
 		if i, err := strconv.ParseInt(v, 10, 64); err == nil {
-			n.AddAttrs(slog.Int64(pct.Decode(k), i))
+			n.AddAttrs(slog.Int64(envelope.DecodeField(k), i))
 		} else {
-			n.AddAttrs(slog.String(pct.Decode(k), pct.Decode(v)))
+			n.AddAttrs(slog.String(envelope.DecodeField(k), envelope.DecodeField(v)))
 		}
 	}
 	return n, true

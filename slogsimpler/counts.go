@@ -1,6 +1,6 @@
 package slogsimpler
 
-import "simpler.dev/log/internal/sink"
+import "simpler.dev/log/sink"
 
 // Counts is a snapshot of a state's accounting: records written, pending
 // (accepted, not yet written), and dropped, by reason. Dropped is always

@@ -4,11 +4,11 @@ import (
 	"context"
 	"log/slog"
 
-	"simpler.dev/log/internal/envelope"
+	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/render"
-	"simpler.dev/log/internal/sink"
 	"simpler.dev/log/internal/trusted"
 	"simpler.dev/log/levels"
+	"simpler.dev/log/sink"
 )
 
 // A Handler is a slog.Handler that renders records in simpler's host

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"simpler.dev/log/internal/envelope"
+	"simpler.dev/log/envelope"
 )
 
 // parsed is one envelope record read back for tests.

@@ -13,7 +13,7 @@ import (
 
 	slogmulti "github.com/samber/slog-multi"
 
-	"simpler.dev/log/internal/envelope"
+	"simpler.dev/log/envelope"
 	"simpler.dev/log/levels"
 )
 

@@ -9,10 +9,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"simpler.dev/log/internal/envelope"
+	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/hostlink"
-	"simpler.dev/log/internal/sink"
 	"simpler.dev/log/levels"
+	"simpler.dev/log/sink"
 )
 
 // A State is what every handler bound to it shares: the live threshold,

@@ -4,7 +4,7 @@ import (
 	"log/slog"
 	"strconv"
 
-	"simpler.dev/log/internal/envelope"
+	"simpler.dev/log/envelope"
 )
 
 // Field capacities, in encoded bytes.

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"simpler.dev/log/internal/pct"
+	"simpler.dev/log/envelope"
 	"simpler.dev/log/strace"
 )
 
@@ -145,7 +145,7 @@ func FuzzDecodeRoundTrip(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		enc := string(appendName(nil, s))
 		if !strings.HasSuffix(enc, "~") && s != "" {
-			require.EqualValues(t, s, pct.Decode(enc), "Decode(%q)", enc)
+			require.EqualValues(t, s, envelope.DecodeField(enc), "Decode(%q)", enc)
 		}
 		strace.ParseAttrs(string(appendAttrsField(nil, s)))
 	})

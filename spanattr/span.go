@@ -10,7 +10,7 @@ import (
 	"time"
 	"unsafe"
 
-	"simpler.dev/log/internal/envelope"
+	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/trusted"
 	"simpler.dev/log/levels"
 )

@@ -4,13 +4,13 @@ import (
 	"strconv"
 	"strings"
 
-	"simpler.dev/log/internal/pct"
+	"simpler.dev/log/envelope"
 )
 
 // DecodeField reverses the %XX encoding of a name or attribute value. A
 // '%' not followed by two hex digits is kept, and so is a final '~' (the
 // mark of a truncated field).
-func DecodeField(s string) string { return pct.Decode(s) }
+func DecodeField(s string) string { return envelope.DecodeField(s) }
 
 // ParseAttrs splits a span's attributes into key/value pairs: tokens
 // separated by white space, each key=value (tokens without '=' are

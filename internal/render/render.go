@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"simpler.dev/log/internal/envelope"
+	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/trusted"
 )
 

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"simpler.dev/log/internal/envelope"
+	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/stdio"
 )
 

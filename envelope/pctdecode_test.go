@@ -1,4 +1,4 @@
-package pct
+package envelope
 
 import (
 	"testing"
@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestDecode(t *testing.T) {
+func TestDecodeField(t *testing.T) {
 	for _, tt := range []struct{ name, in, want string }{
 		{"plain", "chip.run", "chip.run"},
 		{"escapes", "bad%20name%0A%5BSTRACE%5D%3Dx", "bad name\n[STRACE]=x"},
@@ -17,14 +17,14 @@ func TestDecode(t *testing.T) {
 		{"not hex", "%zz", "%zz"},
 		{"cut field", "abc~", "abc~"},
 	} {
-		t.Run(tt.name, func(t *testing.T) { assert.Equal(t, tt.want, Decode(tt.in)) })
+		t.Run(tt.name, func(t *testing.T) { assert.Equal(t, tt.want, DecodeField(tt.in)) })
 	}
 }
 
-func FuzzDecode(f *testing.F) {
+func FuzzDecodeField(f *testing.F) {
 	f.Add("a%20b%zz%4")
 	f.Fuzz(func(t *testing.T, s string) {
-		d := Decode(s)
-		require.False(t, len(d) > len(s), "Decode(%q) = %q grew", s, d)
+		d := DecodeField(s)
+		require.False(t, len(d) > len(s), "DecodeField(%q) = %q grew", s, d)
 	})
 }

@@ -1,14 +1,11 @@
-// Package pct reverses the %XX encoding that [STRACE] span names and
-// attributes use (see package spanattr), for the reader (strace) and the
-// console, which both show spans to people.
-package pct
+package envelope
 
 import "strings"
 
-// Decode reverses the %XX encoding of a name or attribute value. A '%'
+// DecodeField reverses the %XX encoding of a name or attribute value. A '%'
 // not followed by two hex digits is kept, and so is a final '~' (the mark
 // of a truncated field).
-func Decode(s string) string {
+func DecodeField(s string) string {
 	i := strings.IndexByte(s, '%')
 	if i < 0 {
 		return s
