@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 
 	"simpler.dev/log/envelope"
-	"simpler.dev/log/internal/trusted"
+	"simpler.dev/log/internal/origin"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
 )
@@ -125,19 +125,15 @@ func Forward(r io.Reader, state *slogsimpler.State) (int, error) {
 
 func (f *Forwarder) forwardLine(line []byte) {
 	line = bytes.TrimRight(line, "\r\n")
-	if p, err := envelope.Parse(line); err == nil {
-		if lvl, ok := levelName(p.Level); ok {
+	if p, form, err := envelope.ParseAny(line); err == nil {
+		if lvl, ok := envelope.LevelOf(p.Level); ok {
 			body := string(p.Body)
-			if lvl == levels.Timing && p.Function == envelope.FuncAnchor {
+			if form == envelope.FormEnvelope && lvl == levels.Timing && p.Function == envelope.FuncAnchor {
 				f.learn(body)
 			}
 			f.emit(lvl, p.Function, p.File, p.Line, p.Mono, p.TID, body, true)
 			return
 		}
-	}
-	if lvl, fn, body, ok := parseSimLine(line); ok {
-		f.emit(lvl, fn, "", 0, 0, 0, string(body), true)
-		return
 	}
 	f.emit(levels.Info, "sim", "", 0, 0, 0, string(line), false)
 }
@@ -152,8 +148,12 @@ func (f *Forwarder) emit(level slog.Level, fn, file string, line int, mono, tid 
 	if t == trustRefused {
 		f.neutralised.Add(1)
 	}
-	m := &trusted.Mark{Msg: body, Source: true, Func: fn, File: file, Line: line, Mono: mono, TID: tid, Machine: t == trustMachine}
-	trusted.Send(f.state.Route(), level, m, nil)
+	if t == trustMachine {
+		h := envelope.Header{Func: fn, File: file, Line: line, Mono: mono, TID: tid}
+		f.state.Emit(level, slogsimpler.Source{}, 0, 0, body, origin.NewMachine(h, body).Attr())
+		return
+	}
+	f.state.Emit(level, slogsimpler.Source{Function: fn, File: file, Line: line}, mono, tid, body)
 }
 
 type trustLevel uint8
@@ -172,7 +172,7 @@ func (f *Forwarder) learn(body string) {
 	if f.pid.Load() != 0 || envelope.ContainsMarker(body[min(1, len(body)):]) {
 		return
 	}
-	if pid, ok := markerPID(body, "[CLOCK_ANCHOR]"); ok && pid != int64(f.state.PID()) {
+	if pid, ok := markerPID(body, envelope.MarkerAnchor); ok && pid != int64(f.state.PID()) {
 		f.pid.CompareAndSwap(0, pid)
 	}
 }
@@ -187,8 +187,8 @@ func (f *Forwarder) trust(body string) trustLevel {
 			switch {
 			case sim == 0 || sim == host:
 				return trustRefused
-			case m == "[OP]" && i == 0: // an op line is the whole body
-			case m == "[mono_ns=":
+			case m == envelope.MarkerOp && i == 0: // an op line is the whole body
+			case m == envelope.MarkerHeader:
 				return trustRefused // a record inside a record
 			default:
 				if pid, ok := markerPID(body[i:], m); !ok || pid != sim {
@@ -208,7 +208,7 @@ func (f *Forwarder) trust(body string) trustLevel {
 
 // markerPID reads "<marker> v=1 pid=<decimal>" at the start of s.
 func markerPID(s, marker string) (int64, bool) {
-	rest, ok := strings.CutPrefix(s, marker+" v=1 pid=")
+	rest, ok := strings.CutPrefix(s, marker+" "+envelope.Version+" pid=")
 	if !ok {
 		return 0, false
 	}
@@ -221,42 +221,4 @@ func markerPID(s, marker string) (int64, bool) {
 	}
 	pid, err := strconv.ParseInt(rest[:end], 10, 64)
 	return pid, err == nil && pid > 0
-}
-
-// parseSimLine reads simpler's older sim format: "[LEVEL] func: body".
-func parseSimLine(line []byte) (slog.Level, string, []byte, bool) {
-	if len(line) < 4 || line[0] != '[' {
-		return 0, "", nil, false
-	}
-	name, rest, ok := bytes.Cut(line[1:], []byte("] "))
-	if !ok {
-		return 0, "", nil, false
-	}
-	lvl, ok := levelName(string(name))
-	if !ok {
-		return 0, "", nil, false
-	}
-	fn, body, ok := bytes.Cut(rest, []byte(": "))
-	if !ok || len(fn) == 0 || bytes.ContainsAny(fn, " \t[") {
-		return 0, "", nil, false
-	}
-	return lvl, string(fn), body, true
-}
-
-// levelName reads the level field of a simpler record: one of the ladder's
-// record names (and WARNING), upper case, nothing else.
-func levelName(s string) (slog.Level, bool) {
-	switch s {
-	case "DEBUG":
-		return levels.Debug, true
-	case "INFO":
-		return levels.Info, true
-	case "TIMING":
-		return levels.Timing, true
-	case "WARN", "WARNING":
-		return levels.Warn, true
-	case "ERROR":
-		return levels.Error, true
-	}
-	return 0, false
 }

@@ -217,14 +217,15 @@ func FuzzAppendDuration(f *testing.F) {
 func TestMachineRecords(t *testing.T) {
 	t.Run("drops", func(t *testing.T) {
 		var l Line
-		l.Drops(1234, 0x2, 99, DropCounts{New: 3, Total: 5, QueueFull: 5})
+		l.Drops(99, 0x2, &Drops{PID: 1234, New: 3, Total: 5, QueueFull: 5})
 		want := "[mono_ns=99][T0x2][ERROR] host_log_drops: [HOSTLOG_DROPS] v=1 pid=1234 new=3 total=5 queue_full=5 claim_exhausted=0 output_failed=0 not_admitted=0\n"
 		assert.EqualValues(t, want, string(l.Finish()))
 	})
 	t.Run("anchor", func(t *testing.T) {
 		var l Line
 		now := time.Now()
-		l.Anchor(4711, 0x1, now)
+		a := NewAnchor(4711, now)
+		l.Anchor(0x1, &a)
 		mono := Mono(now)
 		want := fmt.Sprintf("[mono_ns=%d][T0x1][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=4711 mono_ns=%d wall_ns=%d\n", mono, mono, now.UnixNano())
 		assert.EqualValues(t, want, string(l.Finish()))

@@ -3,7 +3,10 @@ package envelope
 import (
 	"bytes"
 	"errors"
+	"log/slog"
 	"strconv"
+
+	"simpler.dev/log/levels"
 )
 
 // Parsed is an envelope line split into its fields. Body is everything
@@ -75,3 +78,57 @@ func Parse(line []byte) (Parsed, error) {
 }
 
 func notUpper(r rune) bool { return r < 'A' || r > 'Z' }
+
+// LevelOf reads the level field of a simpler record: one of the ladder's
+// record names, upper case as simpler writes them (and WARNING, the
+// name of older generations and of CANN), nothing else.
+func LevelOf(name string) (slog.Level, bool) {
+	switch name {
+	case "DEBUG":
+		return levels.Debug, true
+	case "INFO":
+		return levels.Info, true
+	case "TIMING":
+		return levels.Timing, true
+	case "WARN", "WARNING":
+		return levels.Warn, true
+	case "ERROR":
+		return levels.Error, true
+	}
+	return 0, false
+}
+
+// The generations of simpler's host log lines that ParseAny accepts.
+const (
+	// FormEnvelope: [mono_ns=..][T0x..][LEVEL] func: [file:line] body
+	FormEnvelope = iota + 1
+	// FormSim: simpler's older simulator format, [LEVEL] func: body,
+	// with no clock, lane or position.
+	FormSim
+)
+
+// ParseAny reads a line of any generation simpler has written: the
+// envelope ([Parse]) or the older simulator format. Form says which; a
+// line of neither is ErrNotEnvelope. This is the one place where a new
+// generation is recognised.
+func ParseAny(line []byte) (p Parsed, form int, err error) {
+	if p, err = Parse(line); err == nil {
+		return p, FormEnvelope, nil
+	}
+	line = bytes.TrimRight(line, "\r\n")
+	if len(line) < 4 || line[0] != '[' {
+		return Parsed{}, 0, ErrNotEnvelope
+	}
+	name, rest, ok := bytes.Cut(line[1:], []byte("] "))
+	if !ok {
+		return Parsed{}, 0, ErrNotEnvelope
+	}
+	if _, ok := LevelOf(string(name)); !ok {
+		return Parsed{}, 0, ErrNotEnvelope
+	}
+	fn, body, ok := bytes.Cut(rest, []byte(": "))
+	if !ok || len(fn) == 0 || bytes.ContainsAny(fn, " \t[") {
+		return Parsed{}, 0, ErrNotEnvelope
+	}
+	return Parsed{Level: string(name), Function: string(fn), Body: body}, FormSim, nil
+}

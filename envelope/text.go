@@ -7,7 +7,8 @@ import (
 
 // markers are the bracketed tokens that log readers search for. In user
 // text, the '[' that opens one is written as %5B.
-var markers = [...]string{"STRACE]", "HOSTLOG_DROPS]", "CLOCK_ANCHOR]", "OP]", "mono_ns="}
+// Each is written without its '[', which the scanners have already seen.
+var markers = [...]string{MarkerSpan[1:], MarkerDrops[1:], MarkerAnchor[1:], MarkerOp[1:], MarkerHeader[1:]}
 
 // startsMarker reports whether s (the text after a '[') begins a marker.
 func startsMarker(s string) bool {

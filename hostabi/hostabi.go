@@ -29,6 +29,7 @@ import (
 	"unsafe"
 
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/origin"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
 )
@@ -77,7 +78,7 @@ func ownerOf(st *slogsimpler.State) (*owner, error) {
 		return nil, errors.New("hostabi: cannot allocate the C state")
 	}
 	o := &owner{c: c, st: st, id: uintptr(ctx)}
-	submit, err := st.Share(o)
+	submit, err := origin.Attach(st.Handler(), o)
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +190,7 @@ func layout() map[string]uintptr {
 
 func (o *owner) producers() *uint64 { return (*uint64)(unsafe.Pointer(&o.c.sink_producer_state)) }
 
-// SetThreshold implements hostlink.Shared: the threshold in simpler's
+// SetThreshold implements hostlink.Listener: the threshold in simpler's
 // numbers (Python's: 10 DEBUG … 60 NUL), stored only when it changes.
 func (o *owner) SetThreshold(l slog.Level) {
 	p := (*int32)(unsafe.Pointer(&o.c.threshold))
@@ -198,7 +199,7 @@ func (o *owner) SetThreshold(l slog.Level) {
 	}
 }
 
-// BindDir implements hostlink.Shared with simpler's protocol: the first
+// BindDir implements hostlink.Listener with simpler's protocol: the first
 // directory wins; 0 → -1 claims, the path is written, 1 publishes. A path
 // that does not fit the 1024 bytes (with its NUL) is not published.
 func (o *owner) BindDir(dir string) {
@@ -212,13 +213,13 @@ func (o *owner) BindDir(dir string) {
 	atomic.StoreInt32(bound, 1)
 }
 
-// AnchorPID implements hostlink.Shared.
-func (o *owner) AnchorPID() *int32 { return (*int32)(unsafe.Pointer(&o.c.clock_anchor_pid)) }
+// AnchorClaim implements hostlink.Listener.
+func (o *owner) AnchorClaim() *int32 { return (*int32)(unsafe.Pointer(&o.c.clock_anchor_pid)) }
 
-// Drops implements hostlink.Shared.
+// Drops implements hostlink.Listener.
 func (o *owner) Drops() *[4]uint64 { return (*[4]uint64)(unsafe.Pointer(&o.c.dropped_by_reason[0])) }
 
-// Close implements hostlink.Shared: it sets the stop bit, then waits for
+// Close implements hostlink.Listener: it sets the stop bit, then waits for
 // the callers already admitted (the low bits) to leave the enqueue path.
 func (o *owner) Close(timeout time.Duration) bool {
 	p := o.producers()
@@ -236,7 +237,7 @@ func (o *owner) Close(timeout time.Duration) bool {
 	return true
 }
 
-// Open implements hostlink.Shared.
+// Open implements hostlink.Listener.
 func (o *owner) Open() { atomic.AndUint64(o.producers(), ^producerStop) }
 
 // hostabiGoEnqueue is sink_enqueue: it copies one record into the Go

@@ -207,24 +207,13 @@ func appendInvocation(out []sdktrace.ReadOnlySpan, skipped []Skipped, host strin
 	return out, skipped
 }
 
-// spanAttributes types a span's attributes: integers as int64, other
-// numbers as float64, true and false as booleans, the rest as strings;
-// keys and values percent-decoded, sorted by key, the last of a repeated
-// key kept. It allocates only the slice it returns (and decoded text).
+// spanAttributes types a span's attributes from the text of its record:
+// integers as int64, other numbers as float64, true and false as
+// booleans, the rest as strings; keys and values percent-decoded, sorted
+// by key, the last of a repeated key kept. It allocates only the slice it
+// returns (and decoded text).
 func spanAttributes(s *strace.Span) []attribute.KeyValue {
-	kv := make([]attribute.KeyValue, 0, 8+strings.Count(s.Attrs, "="))
-	kv = append(kv,
-		attribute.Int64("simpler.inv", int64(s.Inv)),
-		attribute.String("simpler.hid", valid(s.HID)),
-		attribute.Int("simpler.depth", s.Depth),
-		attribute.Int64("thread.id", s.TID),
-	)
-	if s.IsDevice() {
-		kv = append(kv, attribute.String("simpler.clock", "device"))
-	}
-	if p := strace.ExternalProducer(s.Name); p != "" {
-		kv = append(kv, attribute.String("simpler.producer", valid(p)))
-	}
+	kv := identity(s, 8+strings.Count(s.Attrs, "="))
 	fixed := len(kv)
 	rest := s.Attrs
 	for rest != "" {
@@ -245,6 +234,31 @@ func spanAttributes(s *strace.Span) []attribute.KeyValue {
 		}
 		kv = append(kv, typed(k, envelope.DecodeField(v)))
 	}
+	return lastOfEachKey(kv, fixed)
+}
+
+// identity returns the attributes every span carries (with room for n
+// more): inv, hid, depth, thread, and the device clock and external
+// producer where they apply.
+func identity(s *strace.Span, n int) []attribute.KeyValue {
+	kv := make([]attribute.KeyValue, 0, n)
+	kv = append(kv,
+		attribute.Int64("simpler.inv", int64(s.Inv)),
+		attribute.String("simpler.hid", valid(s.HID)),
+		attribute.Int("simpler.depth", s.Depth),
+		attribute.Int64("thread.id", s.TID),
+	)
+	if s.IsDevice() {
+		kv = append(kv, attribute.String("simpler.clock", "device"))
+	}
+	if p := strace.ExternalProducer(s.Name); p != "" {
+		kv = append(kv, attribute.String("simpler.producer", valid(p)))
+	}
+	return kv
+}
+
+// lastOfEachKey sorts kv[fixed:] by key and keeps the last of each key.
+func lastOfEachKey(kv []attribute.KeyValue, fixed int) []attribute.KeyValue {
 	user := kv[fixed:]
 	slices.SortStableFunc(user, func(a, b attribute.KeyValue) int { return cmp.Compare(a.Key, b.Key) })
 	// Keep the last of each key: compact from the end.

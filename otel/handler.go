@@ -12,7 +12,6 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
-	"simpler.dev/log/internal/trusted"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/spanattr"
 )
@@ -47,15 +46,16 @@ func (h *eventHandler) Enabled(_ context.Context, level slog.Level) bool {
 }
 
 func (h *eventHandler) Handle(ctx context.Context, r slog.Record) error {
-	if r.Level < h.l.o.EventLevel.Level() {
+	if _, isSpan := spanattr.SpanOf(r); isSpan {
+		h.spanRecord(ctx, r)
 		return nil
+	}
+	if r.Level < h.l.o.EventLevel.Level() || spanattr.IsOp(r) {
+		return nil // an op line is not an event
 	}
 	ls, ok := spanattr.Observed(ctx).(*liveSpan)
 	if !ok || ls.live != h.l {
 		return nil
-	}
-	if m := trusted.From(ctx); m != nil && m.Owns(r.Message) {
-		return nil // a span or op record, not an event
 	}
 	t := r.Time
 	if t.IsZero() {
@@ -88,6 +88,30 @@ func (h *eventHandler) Handle(ctx context.Context, r slog.Record) error {
 		ls.status = sdktrace.Status{Code: codes.Error, Description: valid(r.Message)}
 	}
 	return nil
+}
+
+// spanRecord takes a span's own record, handled in the span's context
+// just before the span ends: its attributes, typed, as the fan-out sees
+// them (after ReplaceAttr, so a redacted value is redacted here too) are
+// the ones the span is exported with.
+func (h *eventHandler) spanRecord(ctx context.Context, r slog.Record) {
+	ls, ok := spanattr.Observed(ctx).(*liveSpan)
+	if !ok || ls.live != h.l {
+		return
+	}
+	var user []attribute.KeyValue
+	first := true
+	r.Attrs(func(a slog.Attr) bool {
+		if first { // the span's identity, which the exporter has
+			first = false
+			return true
+		}
+		user = appendAttr(user, "", a, 0)
+		return true
+	})
+	ls.mu.Lock()
+	ls.user, ls.fromRecord = user, true
+	ls.mu.Unlock()
 }
 
 func (h *eventHandler) WithAttrs(as []slog.Attr) slog.Handler {

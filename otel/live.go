@@ -1,7 +1,6 @@
 package simplerotel
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -188,7 +187,14 @@ type liveSpan struct {
 	depth      int
 	tid        int64
 	start, dur int64
-	attrs      string
+	// user are the span's own attributes, typed as slog gave them: from
+	// its record as the fan-out saw it (after ReplaceAttr) when Live's
+	// handler is there, else from the observer's End. device says one of
+	// them is clk=dev. Written before the span is queued, read by the
+	// export goroutine after.
+	user       []attribute.KeyValue
+	fromRecord bool
+	device     bool
 	endedMono  int64 // device-clock spans only: when End was called
 
 	mu      sync.Mutex
@@ -223,9 +229,16 @@ func (l *Live) End(token any, s spanattr.SpanInfo) {
 	}
 	ls.dur = s.Dur
 	ls.ended.Store(true)
-	if len(s.Attrs) > 0 {
-		ls.attrs = string(s.Attrs)
-		if bytes.Contains(s.Attrs, []byte("clk=dev")) {
+	ls.mu.Lock()
+	if !ls.fromRecord {
+		for _, a := range s.Attrs {
+			ls.user = appendAttr(ls.user, "", a, 0)
+		}
+	}
+	ls.mu.Unlock()
+	for _, a := range s.Attrs {
+		if v := a.Value.Resolve(); a.Key == "clk" && v.Kind() == slog.KindString && v.String() == "dev" {
+			ls.device = true
 			ls.endedMono = envelope.MonoNow()
 		}
 	}
@@ -357,9 +370,13 @@ func (l *Live) snapshot(ls *liveSpan) sdktrace.ReadOnlySpan {
 		}
 	} else {
 		s := strace.Span{PID: int64(os.Getpid()), TID: ls.tid, Inv: ls.inv, HID: strconv.FormatUint(ls.hid, 16),
-			Depth: ls.depth, Name: ls.name, TS: ls.start, Dur: ls.dur, Attrs: ls.attrs}
+			Depth: ls.depth, Name: ls.name, TS: ls.start, Dur: ls.dur}
+		if ls.device {
+			s.Attrs = "clk=dev"
+		}
 		stub.Name = valid(s.Name)
-		stub.Attributes = spanAttributes(&s)
+		kv := identity(&s, 6+len(ls.user))
+		stub.Attributes = lastOfEachKey(append(kv, ls.user...), len(kv))
 		if ls.endedMono != 0 { // set by End for clk=dev spans only
 			// On the device clock: the length is exact, the place is
 			// not; it is put where it was reported, ending then, and

@@ -120,7 +120,7 @@ func TestBindRefusesSpecialFiles(t *testing.T) {
 			dir := t.TempDir()
 			check := tt.plant(t, logPath(dir))
 			out := &memWriter{}
-			s := New(&Options{Output: out})
+			s := New(&Options{Report: testReport, Output: out})
 			err := s.BindDir(dir)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), dir, "the error names the directory")
@@ -152,7 +152,7 @@ func TestBindRefusesSpecialFiles(t *testing.T) {
 func TestRemovedDirectory(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "logs")
 	require.NoError(t, os.Mkdir(dir, 0o750))
-	s := New(nil)
+	s := New(&Options{Report: testReport})
 	require.NoError(t, s.BindDir(dir))
 	require.NoError(t, s.Submit(rec("before", 20)))
 	require.NoError(t, os.RemoveAll(dir))
@@ -176,7 +176,7 @@ func TestRemovedDirectory(t *testing.T) {
 // the sink is written again into a new file at the path, counted once.
 func TestRemovedFileIsRecreated(t *testing.T) {
 	dir := t.TempDir()
-	s := New(nil)
+	s := New(&Options{Report: testReport})
 	require.NoError(t, s.BindDir(dir))
 	require.NoError(t, s.Submit(rec("one", 20)))
 	require.NoError(t, os.Remove(logPath(dir)))
@@ -196,7 +196,7 @@ func TestRemovedFileIsRecreated(t *testing.T) {
 // arrives.
 func TestStartAfterTimedOutQuiesce(t *testing.T) {
 	w := newStallWriter()
-	s := New(&Options{Output: w})
+	s := New(&Options{Report: testReport, Output: w})
 	require.NoError(t, s.Start())
 	require.NoError(t, s.Submit(rec("a", 10)))
 	<-w.entered // the writer is inside the stalled write
@@ -224,7 +224,7 @@ func TestStartAfterTimedOutQuiesce(t *testing.T) {
 // closes the destination.
 func TestCloseBoundedWhenSyncWriteStalls(t *testing.T) {
 	w := newStallWriter()
-	s := New(&Options{Output: w})
+	s := New(&Options{Report: testReport, Output: w})
 	go func() { _ = s.Submit(rec("stalled", 10)) }()
 	<-w.entered
 	err := s.Close(20 * time.Millisecond)
@@ -242,7 +242,7 @@ func TestCloseBoundedWhenSyncWriteStalls(t *testing.T) {
 // TestCloseBoundedWhenAsyncWriteStalls: the same with a writer goroutine.
 func TestCloseBoundedWhenAsyncWriteStalls(t *testing.T) {
 	w := newStallWriter()
-	s := New(&Options{Output: w})
+	s := New(&Options{Report: testReport, Output: w})
 	require.NoError(t, s.Start())
 	require.NoError(t, s.Submit(rec("stalled", 10)))
 	<-w.entered
@@ -268,11 +268,11 @@ func openFDs(t *testing.T) int {
 // Close closes it; the shared duplicate of standard error is made once per
 // process; Quiesce and reports after Close never reopen the file.
 func TestNoDescriptorLeakAndNoReopenAfterClose(t *testing.T) {
-	New(nil) // the process's one duplicate of stderr exists from here on
+	New(&Options{Report: testReport}) // the process's one duplicate of stderr exists from here on
 	before := openFDs(t)
 	for range 3 {
 		dir := t.TempDir()
-		s := New(nil)
+		s := New(&Options{Report: testReport})
 		require.NoError(t, s.BindDir(dir))
 		require.NoError(t, s.Start())
 		require.NoError(t, s.Submit(rec("x", 10)))
@@ -294,7 +294,7 @@ func TestNoDescriptorLeakAndNoReopenAfterClose(t *testing.T) {
 // descriptor 2 can be replaced.
 func TestClosedStderrPipeIsEPIPE(t *testing.T) {
 	if os.Getenv("SINK_EPIPE_CHILD") == "1" {
-		s := New(nil)
+		s := New(&Options{Report: testReport})
 		err := s.Submit(rec("x", 10))
 		c := s.Counts()
 		if err == ErrOutputFailed && c.OutputFailed == 1 {
@@ -326,7 +326,7 @@ func TestClosedStderrPipeIsEPIPE(t *testing.T) {
 func TestReportWhileQueueNeverDrains(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := &memWriter{delay: 50 * time.Millisecond}
-		s := New(&Options{Output: w})
+		s := New(&Options{Report: testReport, Output: w})
 		require.NoError(t, s.Start())
 		for range Slots + 100 {
 			_ = s.Submit(rec("r", 300))
@@ -347,7 +347,7 @@ func TestReportWhileQueueNeverDrains(t *testing.T) {
 func TestSubmitFlush(t *testing.T) {
 	t.Run("written before return", func(t *testing.T) {
 		w := &memWriter{}
-		s := New(&Options{Output: w})
+		s := New(&Options{Report: testReport, Output: w})
 		require.NoError(t, s.Start())
 		for range 100 {
 			require.NoError(t, s.Submit(rec("r", 100)))
@@ -359,7 +359,7 @@ func TestSubmitFlush(t *testing.T) {
 	})
 	t.Run("bounded when stalled", func(t *testing.T) {
 		w := newStallWriter()
-		s := New(&Options{Output: w})
+		s := New(&Options{Report: testReport, Output: w})
 		require.NoError(t, s.Start())
 		var te *TimeoutError
 		require.ErrorAs(t, s.SubmitFlush(rec("r", 100), 10*time.Millisecond), &te)

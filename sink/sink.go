@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/stdio"
 )
 
@@ -18,7 +17,7 @@ const (
 	// Slots is the number of records the queue holds.
 	Slots = 4096
 	// SlotSize is the largest record, newline included.
-	SlotSize = envelope.MaxRecord
+	SlotSize = 512
 
 	// ClaimBudget bounds the compare-and-swap attempts of one claim. A
 	// claim fails only when another producer won the same position, so
@@ -67,9 +66,17 @@ type Options struct {
 	// own (a file, /dev/null, a buffer): writes to it may carry many
 	// records, up to 64 KiB, as writes to a bound directory's file do.
 	OutputPrivate bool
-	// PID is the process id for file names and drop reports; 0 means
-	// os.Getpid().
+	// PID is the process id in the log file's name; 0 means os.Getpid().
 	PID int
+	// Report renders the record that reports losses in the log itself,
+	// appended to dst (SlotSize bytes of room): c is the accounting now
+	// and fresh how much of c.Dropped is new since the last report. The
+	// sink writes it beside a batch, whenever the drop total has grown
+	// (at most once per ReportInterval from the writer, and always at a
+	// quiesce and at close); it takes no queue slot and is not counted
+	// as written. It is called with the destination's lock held and must
+	// not log. Nil means no report in the log (Counts still tells).
+	Report func(dst []byte, c Counts, fresh uint64) []byte
 }
 
 // slot is one queue entry. seq is the Vyukov sequence number:
@@ -134,7 +141,8 @@ type Sink struct {
 	// above, by every report and Counts.
 	ext atomic.Pointer[[4]uint64]
 
-	pid int
+	pid    int
+	report func(dst []byte, c Counts, fresh uint64) []byte // Options.Report; set by New
 
 	// mu guards the destination and the drop-report state. It is taken by
 	// the writer for each batch, by producers only in synchronous mode, and
@@ -170,7 +178,7 @@ func New(opts *Options) *Sink {
 	if opts != nil {
 		o = *opts
 	}
-	s := &Sink{out: o.Output, pid: o.PID, wake: make(chan struct{}, 1)}
+	s := &Sink{out: o.Output, pid: o.PID, report: o.Report, wake: make(chan struct{}, 1)}
 	if s.out == nil {
 		s.out = os.Stderr
 	}
@@ -391,14 +399,6 @@ func (s *Sink) Counts() Counts {
 	return c
 }
 
-func (c Counts) drops(newSince uint64) envelope.DropCounts {
-	return envelope.DropCounts{
-		New: c.Dropped - newSince, Total: c.Dropped,
-		QueueFull: c.QueueFull, ClaimExhausted: c.ClaimExhausted,
-		OutputFailed: c.OutputFailed, NotAdmitted: c.NotAdmitted,
-	}
-}
-
 // reportLocked writes a [HOSTLOG_DROPS] record if the drop total has grown
 // since the last successful report and, unless force, at least
 // ReportInterval has passed since it. It reports whether a report is still
@@ -412,11 +412,11 @@ func (s *Sink) reportLocked(force bool) (owed bool) {
 	if !force && !s.lastReport.IsZero() && now.Sub(s.lastReport) < ReportInterval {
 		return true
 	}
-	var l envelope.Line
-	l.Drops(s.pid, envelope.GoroutineID(), envelope.Mono(now), c.drops(s.reported))
-	n := copy(s.syncBuf[:], l.Finish())
-	if s.writeLocked(s.syncBuf[:n]) != nil {
-		return true
+	if s.report != nil {
+		rec := s.report(s.syncBuf[:0], c, c.Dropped-s.reported)
+		if len(rec) > 0 && s.writeLocked(rec) != nil {
+			return true
+		}
 	}
 	s.reported, s.lastReport = c.Dropped, now
 	return false

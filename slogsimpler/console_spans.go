@@ -1,13 +1,11 @@
 package slogsimpler
 
 import (
-	"context"
 	"log/slog"
 	"strconv"
 	"strings"
 
-	"simpler.dev/log/envelope"
-	"simpler.dev/log/internal/trusted"
+	"simpler.dev/log/internal/origin"
 )
 
 // The console shows machine records for people. A span's [STRACE] body,
@@ -18,75 +16,49 @@ import (
 //
 //	TIMING span chip.run.bind 1.22ms inv=1 bytes=4096
 //
-// (name and values decoded, the duration humanised, no pid, tid or raw
-// clock), and an op line "[OP] LAUNCH mat%20mul [id=0] target=gpu:0" as
-// "op LAUNCH mat mul [id=0] target=gpu:0". Only records that carry the
-// trusted mark of the span or op that wrote them, for their exact message,
-// are rewritten; the file keeps the machine format either way.
+// (the name and the typed attributes as the span was given them, the
+// duration humanised, no pid, tid or raw clock), and an op line
+// "[OP] LAUNCH mat%20mul [id=0] target=gpu:0" as
+// "op LAUNCH mat mul [id=0] target=gpu:0". Only records whose origin says
+// they are a span or an op are rewritten, from their typed values, never
+// from text; the file keeps the machine format either way.
 
-// humanise returns the console form of a span or op record, or false.
-func humanise(ctx context.Context, r slog.Record) (slog.Record, bool) {
-	m := trusted.From(ctx)
-	if m == nil || !m.Owns(r.Message) {
+// humanise returns the console form of a record with an origin: a span
+// or op line for people, or a record made outside slog without the
+// origin attribute (its function and position are the file's business).
+// Records from slog call sites are returned as they are, with false.
+func humanise(r slog.Record) (slog.Record, bool) {
+	o := origin.Of(&r)
+	if o == nil {
 		return r, false
 	}
-	switch {
-	case strings.HasPrefix(r.Message, "[STRACE] v=1 "):
-		return humaniseSpan(r)
-	case strings.HasPrefix(r.Message, "[OP] "):
-		msg := "op " + r.Message[len("[OP] "):]
-		// "op PHASE <name> [id=..." : decode the name.
-		if phase, rest, ok := strings.Cut(msg[3:], " "); ok {
-			if name, tail, ok := strings.Cut(rest, " [id="); ok {
-				msg = "op " + phase + " " + envelope.DecodeField(name) + " [id=" + tail
+	var n slog.Record
+	switch o.Kind {
+	case origin.Span:
+		n = slog.NewRecord(r.Time, r.Level, "span "+r.Message+" "+humanDuration(o.Span.Dur), r.PC)
+		if o.Span.Inv != 0 {
+			n.AddAttrs(slog.Uint64("inv", o.Span.Inv))
+		}
+	case origin.Op:
+		op := &o.Op
+		msg := "op " + op.Phase + " " + op.Name + " [id=" + strconv.FormatUint(op.ID, 10) + "] " + op.Detail
+		if op.Target != "" {
+			if op.Detail != "" {
+				msg += ";"
+			}
+			msg += "target=" + op.Target
+			if op.Task != "" {
+				msg += ":" + op.Task
 			}
 		}
-		n := slog.NewRecord(r.Time, r.Level, strings.TrimRight(msg, " "), r.PC)
-		return n, true
+		return slog.NewRecord(r.Time, r.Level, strings.TrimRight(msg, " "), r.PC), true
+	default:
+		n = slog.NewRecord(r.Time, r.Level, r.Message, r.PC)
 	}
-	return r, false
-}
-
-func humaniseSpan(r slog.Record) (slog.Record, bool) {
-	rest := r.Message[len("[STRACE] v=1 "):]
-	var inv, name, dur string
-	for _, key := range [...]string{"pid=", "tid=", "inv=", "hid=", "depth=", "name=", "ts=", "dur="} {
-		tok, after, _ := strings.Cut(rest, " ")
-		v, ok := strings.CutPrefix(tok, key)
-		if !ok {
-			return r, false
-		}
-		switch key {
-		case "inv=":
-			inv = v
-		case "name=":
-			name = v
-		case "dur=":
-			dur = v
-		}
-		rest = after
-	}
-	ns, err := strconv.ParseInt(dur, 10, 64)
-	if err != nil {
-		return r, false
-	}
-	n := slog.NewRecord(r.Time, r.Level, "span "+envelope.DecodeField(name)+" "+humanDuration(ns), r.PC)
-	if inv != "" && inv != "0" {
-		if i, err := strconv.ParseUint(inv, 10, 64); err == nil {
-			n.AddAttrs(slog.Uint64("inv", i))
-		}
-	}
-	for _, tok := range strings.Fields(rest) {
-		k, v, ok := strings.Cut(tok, "=")
-		if !ok {
-			continue
-		}
-		if i, err := strconv.ParseInt(v, 10, 64); err == nil {
-			n.AddAttrs(slog.Int64(envelope.DecodeField(k), i))
-		} else {
-			n.AddAttrs(slog.String(envelope.DecodeField(k), envelope.DecodeField(v)))
-		}
-	}
+	origin.Attrs(&r, func(a slog.Attr) bool {
+		n.AddAttrs(a)
+		return true
+	})
 	return n, true
 }
 

@@ -1,10 +1,12 @@
 package slogsimpler
 
 import (
+	"context"
 	"log/slog"
-	"sync/atomic"
+	"time"
 
-	"simpler.dev/log/internal/trusted"
+	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/origin"
 )
 
 // A Source is where a record that did not come through slog was made, for
@@ -18,34 +20,78 @@ type Source struct {
 
 // Emit writes a record that did not come through slog — from simulated
 // device code, or forwarded from another process — as a slog record
-// through s's route (see [State.Route]): the program's fan-out once Setup
-// has run, so the console shows it and a recorder keeps it, and the file
-// writes it with the producer's function and position. mono is the
-// record's time on the envelope's clock (0 means now) and tid its lane (0
-// means the calling goroutine). The message is user text: escaped and
-// neutralised like any slog message. It reports whether a destination
-// wanted the record and took it without error.
+// through the program's handlers: the fan-out once Setup has run, so
+// ReplaceAttr rewrites its attributes, the console shows it and a
+// recorder keeps it, and the file writes it with the producer's function
+// and position. Handlers of other libraries see an ordinary record whose
+// first attribute, the group "simpler", names its function and position.
+// mono is the record's time on the envelope's clock (0 means now) and tid
+// its lane (0 means the calling goroutine). The message is user text:
+// escaped and neutralised like any slog message. It reports whether a
+// destination wanted the record and took it without error.
 func (s *State) Emit(level slog.Level, src Source, mono, tid int64, msg string, attrs ...slog.Attr) bool {
-	m := &trusted.Mark{Msg: msg, Source: true, Func: src.Function, File: src.File, Line: src.Line, Mono: mono, TID: tid}
-	return trusted.Send(s.Route(), level, m, attrs)
+	var o *origin.Origin
+	if len(attrs) > 0 {
+		// A producer of this module (the forwarder) may hand its own
+		// origin first: a verified machine record. Nothing else can.
+		if o = origin.From(attrs[0]); o != nil {
+			attrs = attrs[1:]
+		}
+	}
+	if o == nil {
+		o = &origin.Origin{Kind: origin.Outside, Header: envelope.Header{Func: src.Function, File: src.File, Line: src.Line, Mono: mono, TID: tid}}
+	}
+	return s.send(level, 0, o, msg, attrs)
 }
 
-// Route returns the handler that records made outside slog (State.Emit,
-// the device bridge) travel through: the handler Setup installed (the
-// fan-out of the file, the console and the program's handlers), or, for a
-// state Setup never saw, the state's own handler.
-func (s *State) Route() slog.Handler {
+// send hands a record with origin o through the route.
+func (s *State) send(level slog.Level, pc uintptr, o *origin.Origin, msg string, attrs []slog.Attr) bool {
+	h := s.routed()
+	ctx := context.Background()
+	if !h.Enabled(ctx, level) {
+		return false
+	}
+	r := slog.NewRecord(time.Now(), level, msg, pc)
+	r.AddAttrs(o.Attr())
+	r.AddAttrs(attrs...)
+	return h.Handle(ctx, r) == nil
+}
+
+// routed returns the handler records made outside slog travel through: the
+// handler Setup installed (the fan-out of the file, the console and the
+// program's handlers), or, for a state Setup never saw, the state's own
+// handler.
+func (s *State) routed() slog.Handler {
 	if r := s.route.Load(); r != nil {
 		return r.Handler
 	}
 	return s.Handler()
 }
 
-// routeBox boxes a handler for an atomic pointer.
-type routeBox struct{ slog.Handler }
-
-// routeState is embedded in State: the route, written by Setup, read by
-// every record made outside slog.
-type routeState struct {
-	route atomic.Pointer[routeBox]
+// enterC takes one record of a C module (see attach): an envelope line of
+// simpler's, at most 512 bytes, ending in its only newline. It is read
+// into its typed form and written as a Go record made outside slog is,
+// through the program's handlers and the one door: its function,
+// position, clock and lane kept, its message escaped and neutralised as
+// user text unless it is a whole machine record for this process. A line
+// that is not an envelope is forwarded as text at INFO from function
+// "cmodule".
+func (s *State) enterC(rec []byte) error {
+	p, err := envelope.Parse(rec)
+	level, ok := envelope.LevelOf(p.Level)
+	if err != nil || !ok {
+		o := &origin.Origin{Kind: origin.Outside, Header: envelope.Header{Func: "cmodule"}}
+		s.send(slog.LevelInfo, 0, o, string(rec[:len(rec)-1]), nil)
+		return nil
+	}
+	h := envelope.Header{Mono: p.Mono, TID: p.TID, Func: p.Function, File: p.File, Line: p.Line}
+	body := string(p.Body)
+	o := &origin.Origin{Kind: origin.Outside, Header: h}
+	if _, pid, err := envelope.ParseMachine(p.Body); err == nil && (pid == 0 || pid == s.pid) {
+		o = origin.NewMachine(h, body)
+	}
+	var outcome error
+	o.Outcome = &outcome
+	s.send(level, 0, o, body, nil)
+	return outcome
 }

@@ -6,7 +6,7 @@ import (
 
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/render"
-	"simpler.dev/log/internal/trusted"
+	"simpler.dev/log/internal/origin"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/sink"
 )
@@ -21,22 +21,13 @@ import (
 type Handler struct {
 	state *State
 	r     render.Renderer
-	// Handle renders into a stack line and submits a copy: it keeps
-	// nothing of a record, so spans may reuse their buffers after it.
-	// (Embedded through an unexported alias: the field stays private.)
-	transient
 }
-
-type transient = trusted.Transient
 
 var _ slog.Handler = (*Handler)(nil)
 
 // Handler returns a handler bound to s: the one way to make one. Its
 // clones (WithAttrs, WithGroup) share s.
 func (s *State) Handler() *Handler { return &Handler{state: s} }
-
-// State returns the state h is bound to, or nil.
-func (h *Handler) State() *State { return h.state }
 
 // Enabled reports whether the bound state's live threshold admits level.
 func (h *Handler) Enabled(_ context.Context, level slog.Level) bool {
@@ -59,25 +50,32 @@ func (h *Handler) WithGroup(name string) slog.Handler {
 	return &Handler{state: h.state, r: h.r.WithGroup(name)}
 }
 
-// Handle renders r and submits it. It rechecks the live threshold (a level
-// change between Enabled and Handle wins). It returns an error only when
-// the destination failed in synchronous mode; every other loss is counted
-// by the sink, not returned.
-func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
+// Handle renders r in its typed form and hands it to the state's one door.
+// It rechecks the live threshold (a level change between Enabled and
+// Handle wins). It returns an error only when the destination failed in
+// synchronous mode; every other loss is counted by the sink, not returned.
+func (h *Handler) Handle(_ context.Context, r slog.Record) error {
 	s := h.state
 	if s == nil {
 		return nil
+	}
+	if r.Level == origin.LinkLevel {
+		if o := origin.Of(&r); o != nil && o.Kind == origin.Link {
+			s.attach(o.Link)
+			return nil
+		}
 	}
 	t := s.current()
 	if t == levels.Nul || r.Level < t {
 		return nil
 	}
-	if t <= levels.Timing && s.anchor.Load() != int64(s.pid) {
-		s.ensureAnchor(r.Time)
-	}
 	var l envelope.Line
-	h.r.Render(ctx, r, &l)
-	if err := s.submit(r.Level, l.Finish()); err == sink.ErrOutputFailed {
+	o := h.r.Render(r, &l)
+	err := s.enter(r.Level, r.Time, &l)
+	if o != nil && o.Outcome != nil {
+		*o.Outcome = err
+	}
+	if err == sink.ErrOutputFailed {
 		return err
 	}
 	return nil

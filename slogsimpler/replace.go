@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"slices"
+
+	"simpler.dev/log/internal/origin"
 )
 
 // WithReplaceAttr returns a handler that rewrites every attribute with
@@ -36,14 +38,25 @@ func (h *replaceHandler) Enabled(ctx context.Context, l slog.Level) bool {
 }
 
 // Handle passes on a record with the same time, level, message (the same
-// string, so a span's or op's trust is kept) and source, and the replaced
-// attributes.
+// string, so a verified machine record keeps its trust) and source, and
+// the replaced attributes. A record made by this module outside a slog
+// call site (a span, an op line, State.Emit, a device or a C module) keeps
+// its origin, the first attribute, as it is: replace sees the record's
+// other attributes, a span's among them, as it sees any.
 func (h *replaceHandler) Handle(ctx context.Context, r slog.Record) error {
 	if r.NumAttrs() == 0 {
 		return h.next.Handle(ctx, r)
 	}
 	n := slog.NewRecord(r.Time, r.Level, r.Message, r.PC)
+	first := true
 	r.Attrs(func(a slog.Attr) bool {
+		if first {
+			first = false
+			if origin.From(a) != nil {
+				n.AddAttrs(a)
+				return true
+			}
+		}
 		if a = h.apply(h.groups, a); !a.Equal(slog.Attr{}) {
 			n.AddAttrs(a)
 		}

@@ -28,10 +28,18 @@ type State struct {
 	// rounded on every record). Written by SetLeveler and cleared by
 	// SetLevel; loaded by every record (one atomic load when nil).
 	follow atomic.Pointer[leveler]
-	// anchor is the [CLOCK_ANCHOR] claim: 0 unclaimed, anchorWriting while
-	// one record writes it, the pid once written. Every handler reads it
-	// on every TIMING-enabled record; ensureAnchor moves it.
-	anchor atomic.Int64
+	// anchored is set once this process's [CLOCK_ANCHOR] is written (or
+	// the sink is closed for good). Every handler reads it on every
+	// TIMING-enabled record; only ensureAnchor sets it.
+	anchored atomic.Bool
+	// claim is the anchor claim, with simpler's protocol: 0 unclaimed,
+	// -pid while one writer writes the anchor, pid once it is written
+	// (any other value, such as a parent's pid after fork, is unclaimed).
+	// It points at ownClaim until a C ABI state is attached, then at that
+	// state's clock_anchor_pid, shared with C writers. Stored by NewState
+	// and attach; loaded by ensureAnchor.
+	claim    atomic.Pointer[int32]
+	ownClaim int32
 	// flush is the exit-safety policy: records at or above its level are
 	// written before Handle returns. Replaced whole by SetFlush, read by
 	// every handler on every record.
@@ -40,17 +48,28 @@ type State struct {
 	// SetOpLines and SetLevel(levels.Trace); read by Enabled(levels.Trace),
 	// which op code asks before building a line.
 	ops atomic.Bool
-	// shared is simpler's C ABI state when package hostabi made s its
-	// owner (see Share), nil otherwise. Set once by Share; read by
-	// SetLevel, the followed threshold, BindDir, the anchor claim,
-	// Quiesce, Close and Start.
-	shared atomic.Pointer[sharedBox]
-	sink   *sink.Sink
-	pid    int
-	routeState
+	// link is simpler's C ABI state when package hostabi attached one
+	// (see attach), nil otherwise: the State publishes its threshold,
+	// directory and lifecycle to it. Set once by attach; read by the
+	// threshold's setters, BindDir, Start, Quiesce and Close, never by a
+	// record unless the followed threshold changed (published).
+	link atomic.Pointer[linkBox]
+	// published is the threshold last given to link (read and written
+	// by whoever computes a changed threshold; a race only publishes the
+	// same value twice).
+	published atomic.Int64
+	// route is the handler records made outside slog travel through: the
+	// fan-out Setup installed, or nil for the state's own handler.
+	// Written by Setup, read by every such record.
+	route atomic.Pointer[routeBox]
+	sink  *sink.Sink
+	pid   int
 }
 
-type sharedBox struct{ hostlink.Shared }
+type linkBox struct{ hostlink.Listener }
+
+// routeBox boxes a handler for an atomic pointer.
+type routeBox struct{ slog.Handler }
 
 // flushPolicy is immutable once published. A level given as a plain
 // slog.Level is compared directly (fixed), without calling the Leveler:
@@ -116,8 +135,10 @@ func NewState(opts *Options) (*State, error) {
 	if opts != nil {
 		o = *opts
 	}
-	s := &State{sink: sink.New(&sink.Options{Output: o.Output, OutputPrivate: o.OutputPrivate})}
+	s := &State{}
+	s.sink = sink.New(&sink.Options{Output: o.Output, OutputPrivate: o.OutputPrivate, Report: s.dropReport})
 	s.pid = s.sink.PID()
+	s.claim.Store(&s.ownClaim)
 	s.SetFlush(o.FlushLevel, o.FlushBound)
 	s.ops.Store(o.OpLines)
 	s.SetLeveler(o.Level)
@@ -165,8 +186,14 @@ func (s *State) storeThreshold(l slog.Level) {
 	}
 	t := levels.RoundThreshold(l)
 	s.threshold.Store(int64(t))
-	if sh := s.shared.Load(); sh != nil {
-		sh.SetThreshold(t)
+	s.publish(t)
+}
+
+// publish gives the threshold t to an attached C ABI state, when it
+// changed.
+func (s *State) publish(t slog.Level) {
+	if ln := s.link.Load(); ln != nil && s.published.Swap(int64(t)) != int64(t) {
+		ln.SetThreshold(t)
 	}
 }
 
@@ -201,8 +228,8 @@ type leveler struct{ slog.Leveler }
 func (s *State) current() slog.Level {
 	if f := s.follow.Load(); f != nil {
 		t := levels.RoundThreshold(f.Level())
-		if sh := s.shared.Load(); sh != nil {
-			sh.SetThreshold(t) // C modules follow the Leveler from Go's records
+		if s.link.Load() != nil && s.published.Load() != int64(t) {
+			s.publish(t) // C modules follow the Leveler from Go's records
 		}
 		return t
 	}
@@ -235,9 +262,26 @@ func (s *State) SetFlush(level slog.Leveler, bound time.Duration) {
 	s.flush.Store(p)
 }
 
-// submit hands a rendered record to the sink, waiting for it to be written
-// when its level is exit-safe.
-func (s *State) submit(level slog.Level, rec []byte) error {
+// enter is the one door: every record that reaches the queue — a slog
+// record, a span, an op line, a record made outside slog (Emit, a
+// simulated device, a forwarded line, a C module's), an anchor — comes
+// through here, rendered from its typed form into l by the handler (or,
+// for the anchor, by ensureAnchor). The threshold has admitted it. A
+// TIMING-enabled record written before the anchor gets the anchor first,
+// read at the record's time t (so never later than the record); a record
+// at or above the flush level waits until it is written.
+func (s *State) enter(level slog.Level, t time.Time, l *envelope.Line) error {
+	if !s.anchored.Load() && s.current() <= levels.Timing {
+		s.ensureAnchor(t)
+	}
+	return s.submit(level, l)
+}
+
+// submit is the door's second half: it hands the finished record to the
+// sink, waiting for it to be written when its level is exit-safe. The
+// anchor, which enter writes first, joins here.
+func (s *State) submit(level slog.Level, l *envelope.Line) error {
+	rec := l.Finish()
 	if p := s.flush.Load(); p.admits(level) {
 		if err := s.sink.SubmitFlush(rec, p.bound); err != nil {
 			var te *sink.TimeoutError
@@ -249,6 +293,18 @@ func (s *State) submit(level slog.Level, rec []byte) error {
 		return nil
 	}
 	return s.sink.Submit(rec)
+}
+
+// dropReport renders the [HOSTLOG_DROPS] record the sink writes when
+// records were lost: the state's record, made from its typed form like
+// every other, written by the sink beside a batch because it must take no
+// queue slot (the queue may be what is full).
+func (s *State) dropReport(dst []byte, c sink.Counts, fresh uint64) []byte {
+	d := envelope.Drops{PID: s.pid, New: fresh, Total: c.Dropped, QueueFull: c.QueueFull,
+		ClaimExhausted: c.ClaimExhausted, OutputFailed: c.OutputFailed, NotAdmitted: c.NotAdmitted}
+	var l envelope.Line
+	l.Drops(envelope.MonoNow(), envelope.GoroutineID(), &d)
+	return append(dst, l.Finish()...)
 }
 
 // flushQueued waits, at most the flush bound, until every record accepted
@@ -286,8 +342,8 @@ func (s *State) BindDir(dir string) error {
 	if err := s.sink.BindDir(dir); err != nil {
 		return err
 	}
-	if sh := s.shared.Load(); sh != nil {
-		sh.BindDir(s.sink.Dir())
+	if ln := s.link.Load(); ln != nil {
+		ln.BindDir(s.sink.Dir())
 	}
 	s.anchorNow()
 	return nil
@@ -298,7 +354,7 @@ func (s *State) BindDir(dir string) error {
 // its writer started, so the anchor precedes every span that can begin
 // afterwards and a reader gives each of them a wall-clock time.
 func (s *State) anchorNow() {
-	if s.Enabled(levels.Timing) && s.anchor.Load() != int64(s.pid) {
+	if s.Enabled(levels.Timing) && !s.anchored.Load() {
 		s.ensureAnchor(time.Time{})
 	}
 }
@@ -320,8 +376,8 @@ func (s *State) Start() error {
 	if err := s.sink.Start(); err != nil {
 		return err
 	}
-	if sh := s.shared.Load(); sh != nil {
-		sh.Open()
+	if ln := s.link.Load(); ln != nil {
+		ln.Open()
 	}
 	s.anchorNow()
 	return nil
@@ -349,8 +405,8 @@ func (s *State) Quiesce(timeout time.Duration) error {
 // closeShared closes admission for C modules sharing s, waiting at most
 // timeout for those inside a submission.
 func (s *State) closeShared(timeout time.Duration) {
-	if sh := s.shared.Load(); sh != nil {
-		sh.Close(timeout)
+	if ln := s.link.Load(); ln != nil {
+		ln.Close(timeout)
 	}
 }
 
@@ -362,107 +418,92 @@ func (s *State) Close(timeout time.Duration) error {
 	return s.sink.Close(timeout)
 }
 
-// ErrShared is returned by Share when s already has a C ABI state.
-var ErrShared = errors.New("slogsimpler: the state already owns a C ABI state")
-
-// Share makes s the owner of sh, simpler's cross-DSO SimplerHostLogState,
-// and returns the function C modules' records are submitted through. It
-// is for package hostabi, which calls it once per State: from then on s
-// publishes its threshold and directory to sh, claims the
-// [CLOCK_ANCHOR] through sh's clock_anchor_pid (shared with C writers),
-// closes C admission on Quiesce and Close and opens it on Start, and
-// counts the drops C modules record in sh in its own reports.
-//
-// submit takes one complete envelope record (at most 512 bytes, ending
-// in a newline); it never blocks once the writer runs, and a record it
-// cannot take is counted under one reason and returned as an error.
-func (s *State) Share(sh hostlink.Shared) (submit func(rec []byte) error, err error) {
-	if sh == nil {
-		return nil, errors.New("slogsimpler: Share: nil state")
-	}
-	if !s.shared.CompareAndSwap(nil, &sharedBox{sh}) {
-		return nil, ErrShared
-	}
-	sh.SetThreshold(s.current())
-	if d := s.sink.Dir(); d != "" {
-		sh.BindDir(d)
-	}
-	if s.anchor.Load() == int64(s.pid) {
-		atomic.StoreInt32(sh.AnchorPID(), int32(s.pid))
-	}
-	s.sink.SetExternalDrops(sh.Drops())
-	return s.sink.Submit, nil
-}
-
-// Anchor claim states, held in State.anchor.
-const anchorWriting = -1 // a record is writing the anchor now; 0 is unclaimed, the pid is done
-
-// ensureAnchor writes the [CLOCK_ANCHOR] record if no record has done so
-// yet in this process, reading both clocks from t (the record it precedes,
-// so the anchor is never later than that record; zero means now). The
-// caller has checked that TIMING is enabled.
-//
-// One record claims the anchor by swapping 0 for anchorWriting; records
-// that arrive meanwhile yield until it is written, so no record precedes
-// the anchor. A failed write puts the claim back to 0 and the next record
-// retries.
-func (s *State) ensureAnchor(t time.Time) {
-	if sh := s.shared.Load(); sh != nil {
-		s.ensureSharedAnchor(sh.AnchorPID(), t)
+// attach makes s publish to req.L, simpler's cross-DSO
+// SimplerHostLogState (see package hostabi, which asks through
+// origin.Attach), and answers with the function C modules' records enter
+// through. From then on s publishes its threshold and directory to the C
+// state, claims the [CLOCK_ANCHOR] through its clock_anchor_pid (shared
+// with C writers), closes C admission on Quiesce and Close and opens it on
+// Start, and counts the drops C modules record there in its own reports.
+// One C state per State.
+func (s *State) attach(req *hostlink.Request) {
+	if req.L == nil {
+		req.Err = errors.New("slogsimpler: attach: nil C state")
 		return
 	}
-	pid := int64(s.pid)
-	for {
-		switch v := s.anchor.Load(); {
-		case v == pid:
-			return
-		case v == anchorWriting:
-			runtime.Gosched()
-		case s.anchor.CompareAndSwap(v, anchorWriting):
-			if t.IsZero() {
-				t = time.Now()
-			}
-			var l envelope.Line
-			l.Anchor(s.pid, envelope.GoroutineID(), t)
-			switch s.sink.Submit(l.Finish()) {
-			case nil, sink.ErrNotAdmitted:
-				// Written, or the sink is closed for good: retrying
-				// on every record would only count more losses.
-				s.anchor.Store(pid)
-			default:
-				s.anchor.Store(0) // a later record retries
-			}
-			return
-		}
+	if !s.link.CompareAndSwap(nil, &linkBox{req.L}) {
+		req.Err = errors.New("slogsimpler: the state already owns a C ABI state")
+		return
 	}
+	t := s.current()
+	s.published.Store(int64(t))
+	req.L.SetThreshold(t)
+	if d := s.sink.Dir(); d != "" {
+		req.L.BindDir(d)
+	}
+	c := req.L.AnchorClaim()
+	if s.anchored.Load() {
+		atomic.StoreInt32(c, int32(s.pid))
+	}
+	s.claim.Store(c)
+	s.sink.SetExternalDrops(req.L.Drops())
+	req.Submit = s.enterC
 }
 
-// ensureSharedAnchor is ensureAnchor with C modules in the process: the
-// claim is simpler's clock_anchor_pid, with its protocol (any value but
-// ±pid may be claimed by swapping it for -pid; the writer stores pid once
-// its record is accepted, 0 if not). Where a C writer moves on while
-// another holds the claim, Go waits, as ensureAnchor does, so no Go record
-// precedes the anchor.
-func (s *State) ensureSharedAnchor(p *int32, t time.Time) {
+// Bounds of the wait for another writer's anchor claim: a few yields,
+// then sleeps, and after anchorWait the record goes on without the anchor
+// (a writer stuck that long in a write would otherwise stall every
+// TIMING-enabled record of the process).
+const (
+	anchorYields = 16
+	anchorSleep  = 50 * time.Microsecond
+	anchorWait   = 100 * time.Millisecond
+)
+
+// ensureAnchor writes the [CLOCK_ANCHOR] record if no record has done so
+// yet in this process, reading both clocks from t (the record it precedes;
+// zero means now). The caller has checked that TIMING is enabled.
+//
+// One writer claims the anchor by swapping the claim for -pid (Go's own,
+// or simpler's clock_anchor_pid shared with C modules); records that
+// arrive meanwhile wait, bounded, until it is written, so no record
+// precedes the anchor. A write the sink accepted (or refused for good,
+// closed) stores pid; a failed one puts the claim back to 0 and a later
+// record retries.
+func (s *State) ensureAnchor(t time.Time) {
+	p := s.claim.Load()
 	pid := int32(s.pid)
-	for {
+	var deadline time.Time
+	for i := 0; ; i++ {
 		switch v := atomic.LoadInt32(p); {
 		case v == pid:
-			s.anchor.Store(int64(pid))
+			s.anchored.Store(true)
 			return
 		case v == -pid:
-			runtime.Gosched()
+			switch {
+			case i < anchorYields:
+				runtime.Gosched()
+			case deadline.IsZero():
+				deadline = time.Now().Add(anchorWait)
+			case time.Now().After(deadline):
+				return
+			default:
+				time.Sleep(anchorSleep)
+			}
 		case atomic.CompareAndSwapInt32(p, v, -pid):
 			if t.IsZero() {
 				t = time.Now()
 			}
+			a := envelope.NewAnchor(s.pid, t)
 			var l envelope.Line
-			l.Anchor(s.pid, envelope.GoroutineID(), t)
+			l.Anchor(envelope.GoroutineID(), &a)
 			done := int32(0)
-			switch s.sink.Submit(l.Finish()) {
+			switch s.submit(levels.Timing, &l) {
 			case nil, sink.ErrNotAdmitted:
+				// Written, or the sink is closed for good: retrying
+				// on every record would only count more losses.
 				done = pid
-				s.anchor.Store(int64(pid))
+				s.anchored.Store(true)
 			}
 			atomic.CompareAndSwapInt32(p, -pid, done)
 			return

@@ -3,7 +3,10 @@ package spanattr
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"sync/atomic"
+
+	"simpler.dev/log/internal/origin"
 )
 
 // An Observer sees every invocation and span of the process start and end,
@@ -36,12 +39,12 @@ type SpanInfo struct {
 	// [CLOCK_ANCHOR]'s mono_ns line), or on the device clock for a span
 	// with the attribute clk=dev.
 	Start int64
-	// Dur and Attrs are set at End: the length in ns, and the encoded
-	// attributes exactly as the record carries them (space-separated
-	// percent-encoded key=value pairs). Attrs aliases a pooled buffer: copy
-	// what you keep.
+	// Dur and Attrs are set at End: the length in ns, and the span's
+	// attributes as it was given them (Start's, then End's), with their
+	// slog kinds. The span's record, which handlers see after any
+	// ReplaceAttr, is handled before End is called.
 	Dur   int64
-	Attrs []byte
+	Attrs []slog.Attr
 }
 
 // ErrObserverSet is returned by Observe while another observer is set.
@@ -96,9 +99,30 @@ func observe(n *node, ctx context.Context, name string, tid, start int64) {
 }
 
 // ended tells n's observer that it ended.
-func (n *node) ended(name string, tid, start, dur int64, attrs []byte) {
+func (n *node) ended(name string, tid, start, dur int64, attrs []slog.Attr) {
 	if n.obs == nil {
 		return
 	}
 	n.obs.o.End(n.token, SpanInfo{Name: name, Inv: n.inv, HID: n.hid, Depth: n.depth, TID: tid, Start: start, Dur: dur, Attrs: attrs})
 }
+
+// SpanOf reports whether r is the record of a span of this package, and
+// its identity and timing if so (Attrs unset: they are r's own
+// attributes, after the first). A handler of the program's fan-out uses
+// it to tell span records from others without reading text; no slog call
+// of user code can make one.
+func SpanOf(r slog.Record) (SpanInfo, bool) {
+	o := origin.Of(&r)
+	if o == nil || o.Kind != origin.Span {
+		return SpanInfo{}, false
+	}
+	s := &o.Span
+	return SpanInfo{Name: r.Message, Inv: s.Inv, HID: s.HID, Depth: s.Depth, TID: s.TID, Start: s.TS, Dur: s.Dur}, true
+}
+
+// IsOp reports whether r is a MAX-style op line of this package.
+func IsOp(r slog.Record) bool {
+	o := origin.Of(&r)
+	return o != nil && o.Kind == origin.Op
+}
+

@@ -34,7 +34,7 @@ func (w *watcher) Start(parent any, s SpanInfo) any {
 
 func (w *watcher) End(token any, s SpanInfo) {
 	c := s
-	c.Attrs = append([]byte(nil), s.Attrs...)
+	c.Attrs = append([]slog.Attr(nil), s.Attrs...)
 	w.mu.Lock()
 	w.ends = append(w.ends, c)
 	w.mu.Unlock()
@@ -69,9 +69,9 @@ func TestObserve(t *testing.T) {
 	assert.Equal(t, []string{"inv<-", "run<-inv", "bind<-run", "dev<-run", "outside<-"}, w.starts)
 	require.Len(t, w.ends, 5)
 	dev, b, r, i := w.ends[0], w.ends[1], w.ends[2], w.ends[3]
-	assert.Equal(t, SpanInfo{Name: "dev", Inv: inv.ID(), HID: 0x9f, Depth: 1, TID: dev.TID, Start: 5, Dur: 40, Attrs: []byte("clk=dev")}, dev)
-	assert.Equal(t, "bytes=4096", string(b.Attrs), "attributes as the record carries them, End's included")
-	assert.Equal(t, "rank=1", string(r.Attrs))
+	assert.Equal(t, SpanInfo{Name: "dev", Inv: inv.ID(), HID: 0x9f, Depth: 1, TID: dev.TID, Start: 5, Dur: 40, Attrs: []slog.Attr{slog.String("clk", "dev")}}, dev)
+	assert.Equal(t, []slog.Attr{slog.Int("bytes", 4096)}, b.Attrs, "typed attributes, End's included")
+	assert.Equal(t, []slog.Attr{slog.Int("rank", 1)}, r.Attrs)
 	assert.Equal(t, 0, r.Depth)
 	assert.Equal(t, -1, i.Depth)
 	assert.LessOrEqual(t, i.Start, r.Start)

@@ -7,7 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"simpler.dev/log/internal/trusted"
+	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/origin"
 	"simpler.dev/log/levels"
 )
 
@@ -56,7 +57,7 @@ type Op struct {
 	logger   *slog.Logger
 	ctx      context.Context
 	name     string
-	detail   []byte
+	o        OpOptions
 	span     *Span
 	category string
 	lines    bool // a TraceOp op whose LAUNCH line was wanted
@@ -90,10 +91,10 @@ func StartOp(ctx context.Context, name string, opts *OpOptions) (context.Context
 		o.Category = "MAX"
 	}
 	op := &Op{logger: logger, name: name, span: sp, ctx: ctx, category: o.Category, lines: debug}
-	op.detail = appendOpDetail(nil, o.Detail, o.Target, o.Task)
+	op.o = o
 	if debug {
 		op.id = opCounter.Add(1) - 1
-		op.write("LAUNCH")
+		op.write(envelope.OpLaunch)
 	}
 	return child, op
 }
@@ -111,61 +112,18 @@ func (op *Op) End(attrs ...slog.Attr) {
 		return
 	}
 	if op.lines && op.logger.Enabled(op.ctx, levels.Trace) {
-		op.write("COMPLETE")
+		op.write(envelope.OpComplete)
 	}
 	op.span.End(attrs...)
 }
 
 func (op *Op) write(phase string) {
-	var buf [512]byte
-	b := append(buf[:0], "[OP] "...)
-	b = append(b, phase...)
-	b = append(b, ' ')
-	b = appendName(b, op.name)
-	b = append(b, " [id="...)
-	b = appendUint(b, op.id)
-	b = append(b, "] "...)
-	b = append(b, op.detail...)
 	var pcs [1]uintptr
 	runtime.Callers(3, pcs[:]) // the caller of StartOp or End
-	msg := string(b)
-	r := slog.NewRecord(time.Now(), levels.Debug, msg, pcs[0])
-	// A mark of its own per line: a handler that keeps the context after
-	// Handle returns still holds the mark of the message it was given.
-	_ = op.logger.Handler().Handle(&markCtx{Context: op.ctx, mark: trusted.Mark{Machine: true, Bare: true, Msg: msg}}, r)
-}
-
-func appendUint(b []byte, v uint64) []byte {
-	var s [20]byte
-	i := len(s)
-	for {
-		i--
-		s[i] = byte('0' + v%10)
-		v /= 10
-		if v == 0 {
-			break
-		}
-	}
-	return append(b, s[i:]...)
-}
-
-// appendOpDetail appends an op line's detail: the caller's detail, then
-// ";target=<target>" (without the ';' when detail is empty), then
-// ":<task>" when a task is given. User text is encoded like a span's
-// attribute field, so it can neither break the line nor forge a marker.
-func appendOpDetail(dst []byte, detail, target, task string) []byte {
-	f := field{dst: dst, start: len(dst), cap: attrsCap}
-	f.bytesIn(detail, &safeAttrs)
-	if target != "" {
-		if detail != "" {
-			f.unit([]byte{';'})
-		}
-		f.bytesIn("target=", &safeAttrs)
-		f.bytesIn(target, &safeAttrs)
-		if task != "" {
-			f.unit([]byte{':'})
-			f.bytesIn(task, &safeAttrs)
-		}
-	}
-	return f.dst
+	// An origin of its own per line: a handler that keeps the record after
+	// Handle returns still holds the line it was given.
+	o := &origin.Origin{Kind: origin.Op, Op: envelope.Op{Phase: phase, Name: op.name, ID: op.id, Detail: op.o.Detail, Target: op.o.Target, Task: op.o.Task}}
+	r := slog.NewRecord(time.Now(), levels.Debug, phase+" "+op.name, pcs[0])
+	r.AddAttrs(o.Attr())
+	_ = op.logger.Handler().Handle(op.ctx, r)
 }

@@ -4,14 +4,13 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	"runtime"
 	"runtime/trace"
-	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"simpler.dev/log/envelope"
-	"simpler.dev/log/internal/trusted"
+	"simpler.dev/log/internal/origin"
 	"simpler.dev/log/levels"
 )
 
@@ -140,31 +139,23 @@ type Span struct {
 	ended  atomic.Bool
 	// ctx is the context Start returns, the span as its children's
 	// parent. It lives in the Span, so starting a span is one allocation.
+	// The span's own record is handled in it too, so a handler asking
+	// Observed(ctx) finds the span itself.
 	ctx spanCtx
-	// emit is the context passed to Handle: the Start context plus the
-	// trusted mark. It lives in the Span so writing the record costs no
-	// allocation, and it is never handed to user code, so user records can
-	// never carry the mark.
-	emit markCtx
-	// buf holds the encoded attributes and the record body, written by
-	// Start and End only. The record's message aliases buf.body, so buf
-	// goes back to the pool only when the handler keeps nothing of a
-	// record past Handle (trusted.KeepsNothing); otherwise it is left to
-	// the garbage collector and never written again. Nil once written.
-	buf   *spanBuf
-	nattr int
-	npair int
+	// attrs are Start's attributes (LogValuers resolved then), the first
+	// inlineAttrs in the Span, the rest in more; written by Start and
+	// read by End only.
+	attrs  [inlineAttrs]slog.Attr
+	nattrs int
+	more   []slog.Attr
+	// org is the record's origin, filled by End: it lives in the Span so
+	// writing the record allocates nothing more.
+	org origin.Origin
 }
 
-// spanBuf is a span's pointer-free part, pooled: half a kilobyte the
-// garbage collector never scans, and for our own handler never allocated
-// again after warm-up, so starting a span allocates only the small Span.
-type spanBuf struct {
-	attrs [attrsCap]byte
-	body  [envelope.MaxRecord]byte
-}
-
-var bufPool = sync.Pool{New: func() any { return new(spanBuf) }}
+// inlineAttrs is how many of Start's attributes a Span holds without an
+// allocation: with the origin, as many as a slog.Record holds inline (5).
+const inlineAttrs = 4
 
 // spanCtx is ctx with a span as the innermost node: what
 // context.WithValue(ctx, ctxKey{}, n) would be, without its allocation.
@@ -178,21 +169,6 @@ type spanCtx struct {
 func (c *spanCtx) Value(key any) any {
 	if key == (ctxKey{}) {
 		return c.n
-	}
-	return c.Context.Value(key)
-}
-
-// markCtx answers the trusted mark and defers everything else to the
-// context the record was made in. The mark vouches for one message (its
-// Msg), so a handler that rewrites the message loses the trust.
-type markCtx struct {
-	context.Context
-	mark trusted.Mark
-}
-
-func (c *markCtx) Value(key any) any {
-	if key == (trusted.Key{}) {
-		return &c.mark
 	}
 	return c.Context.Value(key)
 }
@@ -213,7 +189,6 @@ func Start(ctx context.Context, name string, attrs ...slog.Attr) (context.Contex
 	if sp == nil {
 		return ctx, nil
 	}
-	sp.ctx = spanCtx{Context: ctx, n: &sp.node}
 	child := context.Context(&sp.ctx)
 	if trace.IsEnabled() {
 		sp.region = trace.StartRegion(ctx, name)
@@ -223,20 +198,6 @@ func Start(ctx context.Context, name string, attrs ...slog.Attr) (context.Contex
 	sp.start = envelope.MonoNow()
 	observe(&sp.node, ctx, name, sp.tid, sp.start)
 	return child, sp
-}
-
-func (sp *Span) addAttrs(attrs []slog.Attr) {
-	if len(attrs) == 0 {
-		return
-	}
-	w := attrWriter{f: field{dst: sp.buf.attrs[:sp.nattr], cap: attrsCap}, n: sp.npair}
-	if sp.nattr > 0 && sp.buf.attrs[sp.nattr-1] == '~' {
-		return // already truncated
-	}
-	for _, a := range attrs {
-		w.attr("", a)
-	}
-	sp.nattr, sp.npair = len(w.f.dst), w.n
 }
 
 // End ends the span, adds attrs, and writes its [STRACE] record at TIMING
@@ -252,36 +213,34 @@ func (sp *Span) End(attrs ...slog.Attr) {
 	if sp.region != nil && envelope.GoroutineID() == sp.tid {
 		sp.region.End()
 	}
-	dur := envelope.Mono(now) - sp.start
-	enabled := sp.logger.Enabled(sp.emit.Context, levels.Timing)
-	if enabled || sp.node.obs != nil {
-		sp.addAttrs(attrs)
-	}
-	sp.node.ended(sp.name, sp.tid, sp.start, dur, sp.buf.attrs[:sp.nattr])
-	if !enabled {
-		bufPool.Put(sp.buf) // nothing was made from it
-		sp.buf = nil
-		return
-	}
-	sp.write(now, sp.start, dur)
+	sp.write(now, sp.start, envelope.Mono(now)-sp.start, attrs)
 }
 
-// write renders the body and hands the record to the logger's handler
-// with the trusted mark.
-func (sp *Span) write(now time.Time, ts, dur int64) {
-	buf := sp.buf
-	sp.buf = nil
-	b := appendHead(buf.body[:0], pid, sp.tid, sp.node.inv, sp.node.hid, sp.node.depth, sp.name, ts, dur)
-	b = append(b, buf.attrs[:sp.nattr]...)
-	// The message aliases buf.body: nothing writes it again unless the
-	// handler keeps nothing of the record, and then only after Handle.
-	msg := unsafe.String(unsafe.SliceData(b), len(b))
-	sp.emit.mark = trusted.Mark{Func: envelope.FuncSpan, Machine: true, Bare: true, Msg: msg}
-	h := sp.logger.Handler()
-	_ = h.Handle(&sp.emit, slog.NewRecord(now, levels.Timing, msg, 0))
-	if trusted.KeepsNothing(h) {
-		sp.emit.mark = trusted.Mark{}
-		bufPool.Put(buf)
+// write hands the span's record to the logger's handler, then tells the
+// observer, if any, that it ended. The record is a real slog record: the
+// span's name as its message, the caller of End or Emit as its source,
+// the origin (the span's identity and timing) as its first attribute and
+// the span's attributes after it, so ReplaceAttr and every handler of a
+// fan-out see them with their types; slogsimpler's handler writes it as
+// the [STRACE] record.
+func (sp *Span) write(now time.Time, ts, dur int64, end []slog.Attr) {
+	dur = max(dur, 0)
+	if sp.logger.Enabled(&sp.ctx, levels.Timing) {
+		var pcs [1]uintptr
+		runtime.Callers(3, pcs[:]) // the caller of End or Emit
+		sp.org = origin.Origin{Kind: origin.Span, Token: sp.node.token, Span: envelope.Span{
+			PID: pid, TID: sp.tid, Inv: sp.node.inv, HID: sp.node.hid, Depth: sp.node.depth, TS: ts, Dur: dur}}
+		r := slog.NewRecord(now, levels.Timing, sp.name, pcs[0])
+		r.AddAttrs(sp.org.Attr())
+		r.AddAttrs(sp.attrs[:sp.nattrs]...)
+		r.AddAttrs(sp.more...)
+		r.AddAttrs(end...)
+		_ = sp.logger.Handler().Handle(&sp.ctx, r)
+	}
+	if sp.node.obs != nil {
+		all := make([]slog.Attr, 0, sp.nattrs+len(sp.more)+len(end))
+		all = append(append(append(all, sp.attrs[:sp.nattrs]...), sp.more...), end...)
+		sp.node.ended(sp.name, sp.tid, ts, dur, all)
 	}
 }
 
@@ -296,13 +255,13 @@ func Emit(ctx context.Context, name string, ts int64, dur time.Duration, attrs .
 	}
 	if sp := newSpan(ctx, name, attrs); sp != nil {
 		observe(&sp.node, ctx, name, sp.tid, ts)
-		sp.node.ended(name, sp.tid, ts, int64(dur), sp.buf.attrs[:sp.nattr]) // nothing without an observer
-		sp.write(time.Now(), ts, int64(dur))
+		sp.ended.Store(true)
+		sp.write(time.Now(), ts, int64(dur), nil)
 	}
 }
 
 // newSpan makes a span named name under the span or invocation in ctx,
-// with attrs encoded, or returns nil when the logger in use does not admit
+// with attrs kept, or returns nil when the logger in use does not admit
 // TIMING (allocating nothing).
 func newSpan(ctx context.Context, name string, attrs []slog.Attr) *Span {
 	parent := nodeFrom(ctx)
@@ -310,13 +269,21 @@ func newSpan(ctx context.Context, name string, attrs []slog.Attr) *Span {
 	if !logger.Enabled(ctx, levels.Timing) {
 		return nil
 	}
-	sp := &Span{logger: logger, tid: envelope.GoroutineID(), name: name, buf: bufPool.Get().(*spanBuf)}
+	sp := &Span{logger: logger, tid: envelope.GoroutineID(), name: name}
 	if parent != nil {
 		sp.node = *parent
 		sp.node.depth = parent.depth + 1
 		sp.node.obs, sp.node.token = nil, nil // observe sets the span's own
 	}
-	sp.emit.Context = ctx
-	sp.addAttrs(attrs)
+	sp.ctx = spanCtx{Context: ctx, n: &sp.node}
+	for _, a := range attrs {
+		a.Value = a.Value.Resolve() // as of Start, as the record would have had it
+		if sp.nattrs < inlineAttrs {
+			sp.attrs[sp.nattrs] = a
+			sp.nattrs++
+		} else {
+			sp.more = append(sp.more, a)
+		}
+	}
 	return sp
 }

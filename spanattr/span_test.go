@@ -23,6 +23,10 @@ import (
 
 type lockedBuffer = logtest.Buffer
 
+// simplerRE is the parser regex of simpler's strace_timing.py for one
+// record (without its look-ahead).
+var simplerRE = regexp.MustCompile(`\[STRACE\]\s+v=(\d+)\s+pid=(\d+)\s+tid=(\d+)\s+inv=(\d+)\s+hid=([0-9a-fA-F]+)\s+depth=(\d+)\s+name=(\S+)\s+ts=(\d+)\s+dur=(\d+)(.*)`)
+
 // span is one parsed [STRACE] record.
 type span struct {
 	line                 string
@@ -204,7 +208,7 @@ func TestHostileNamesAndAttrs(t *testing.T) {
 	require.EqualValues(t, 4, len(got), "%d records from hostile input: %q", len(got), buf.String())
 	assert.False(t, got[0].name != "unnamed" || got[1].name != "bad%20name%0A%5BSTRACE%5D%3Dx" || !strings.HasSuffix(got[2].name, "~") || got[3].name != "%FF%FE", "names %q %q %q %q", got[0].name, got[1].name, got[2].name, got[3].name)
 	for _, s := range got {
-		if len(s.attrs) > attrsCap || strings.Count(s.line, "[") != 4 { // [mono_ns=][T0x][TIMING][STRACE]
+		if len(s.attrs) > envelope.MaxSpanAttrs || strings.Count(s.line, "[") != 4 { // [mono_ns=][T0x][TIMING][STRACE]
 			t.Errorf("unsafe record %q", s.line)
 		}
 	}
@@ -261,7 +265,8 @@ func TestOpDetail(t *testing.T) {
 		{"", "", "7", ""},
 		{"x [OP] y\n", "t", "", "x %5BOP%5D y%0A;target=t"},
 	} {
-		assert.EqualValues(t, tt.want, string(appendOpDetail(nil, tt.detail, tt.target, tt.task)))
+		o := envelope.Op{Phase: envelope.OpLaunch, Name: "n", Detail: tt.detail, Target: tt.target, Task: tt.task}
+		assert.EqualValues(t, "[OP] LAUNCH n [id=0] "+tt.want, string(o.AppendBody(nil)))
 	}
 }
 

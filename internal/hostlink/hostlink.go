@@ -1,8 +1,10 @@
 // Package hostlink is the seam between slogsimpler's State and package
 // hostabi, the owner of simpler's C ABI state: what the State tells the C
-// side (threshold, directory, admission) and what it reads from it (the
-// shared anchor claim, the drops C modules counted). It keeps cgo out of
-// slogsimpler.
+// side (threshold, directory, admission), what it reads from it (the
+// shared anchor claim, the drops C modules counted), and the function C
+// modules' records enter through. It keeps cgo out of slogsimpler and
+// adds nothing to its public API: hostabi asks a State's own handler to
+// attach a [Listener] (origin.Attach), a request only this module can make.
 package hostlink
 
 import (
@@ -10,18 +12,19 @@ import (
 	"time"
 )
 
-// Shared is simpler's SimplerHostLogState as a State sees it. Its methods
-// are called on logging paths and must not block, except Close, which
-// waits at most its timeout.
-type Shared interface {
-	// SetThreshold publishes the State's threshold (on the ladder).
+// A Listener is simpler's SimplerHostLogState as a State publishes to it.
+// Its methods are called on logging paths and must not block, except
+// Close, which waits at most its timeout.
+type Listener interface {
+	// SetThreshold publishes the State's threshold (on the ladder); the
+	// State calls it when the threshold changes.
 	SetThreshold(slog.Level)
 	// BindDir publishes the directory the State writes to; the first wins.
 	BindDir(dir string)
-	// AnchorPID is the shared clock_anchor_pid, in memory that never
+	// AnchorClaim is the shared clock_anchor_pid, in memory that never
 	// moves: 0 unclaimed, -pid while a writer holds the claim, pid once
-	// written.
-	AnchorPID() *int32
+	// written. From the attach on, the State claims its anchor there.
+	AnchorClaim() *int32
 	// Drops are the records C modules counted as lost by reason
 	// (queue_full, claim_exhausted, output_failed, not_admitted), in
 	// memory that never moves.
@@ -32,4 +35,15 @@ type Shared interface {
 	Close(timeout time.Duration) bool
 	// Open opens admission again.
 	Open()
+}
+
+// A Request asks a State to publish to L. The State answers in Submit, the
+// function C modules' records enter through (one complete envelope record
+// of at most 512 bytes ending in its only newline; it never blocks once
+// the writer runs, and a record it cannot take is counted under one
+// reason and returned as an error), or in Err.
+type Request struct {
+	L      Listener
+	Submit func(rec []byte) error
+	Err    error
 }

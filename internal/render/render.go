@@ -5,14 +5,13 @@
 package render
 
 import (
-	"context"
 	"log/slog"
 	"runtime"
 	"slices"
 	"strings"
 
 	"simpler.dev/log/envelope"
-	"simpler.dev/log/internal/trusted"
+	"simpler.dev/log/internal/origin"
 )
 
 // A Renderer turns slog records into envelope lines. The zero Renderer is
@@ -62,62 +61,83 @@ func (rd Renderer) WithGroup(name string) Renderer {
 	return rd
 }
 
-// Render writes r into l (not finished: the caller calls l.Finish).
-// Records made outside a slog call site carry a trusted mark in ctx, made
-// for their exact message: a span's or op's (a machine record, written as
-// it is), or a device's or State.Emit's (its own function, position, clock
-// and lane). Everything else, including a marked record whose message was
-// changed on the way, is user text at its caller's position.
-func (rd Renderer) Render(ctx context.Context, r slog.Record, l *envelope.Line) {
-	// Marked records are machine records, whose messages start with '[',
-	// or records made outside a call site, which have no PC: other records
-	// skip the context lookup.
-	var mark *trusted.Mark
-	if r.PC == 0 || len(r.Message) > 0 && r.Message[0] == '[' {
-		if mark = trusted.From(ctx); mark != nil && !mark.Owns(r.Message) {
-			mark = nil
+// Render writes r into an empty l (not finished: the caller calls
+// l.Finish). A record from a slog call site is user text at its caller's
+// position. A record with an origin (see internal/origin) is written as
+// its kind says: a span as its [STRACE] record, its attributes (after any
+// ReplaceAttr) in the attrs field; an op as its [OP] line; a record made
+// outside a call site with its own function, position, clock and lane; a
+// verified machine record as it is, while its message is the one it was
+// made for. Attributes of the handler (WithAttrs) go on user records only.
+//
+// It returns the record's origin, nil for one from a slog call site.
+func (rd Renderer) Render(r slog.Record, l *envelope.Line) *origin.Origin {
+	o := origin.Of(&r)
+	if o == nil {
+		l.Header(envelope.Mono(r.Time), envelope.GoroutineID(), r.Level)
+		if r.PC != 0 {
+			l.Caller(envelope.Lookup(r.PC))
+		} else {
+			writeNoPC(l)
 		}
-	}
-	mono, tid := envelope.Mono(r.Time), envelope.GoroutineID()
-	if mark != nil {
-		if mark.Mono != 0 {
-			mono = mark.Mono
-		}
-		if mark.TID != 0 {
-			tid = mark.TID
-		}
-	}
-	l.Header(mono, tid, r.Level)
-	switch {
-	case mark != nil && mark.Source:
-		l.Func(mark.Func) // "go" when empty
-		if mark.File != "" {
-			l.SourceAt(mark.File, mark.Line)
-		}
-	case mark != nil && mark.Func != "":
-		l.Func(mark.Func)
-	case r.PC != 0:
-		l.Caller(envelope.Lookup(r.PC))
-	default:
-		writeNoPC(l)
-	}
-	if mark != nil && mark.Machine {
-		l.Trusted(r.Message)
-		if mark.Bare {
-			return
-		}
-	} else {
 		l.Message(r.Message)
+		rd.attrs(&r, l, false)
+		return nil
 	}
-	l.Rendered(rd.pre)
-	if r.NumAttrs() > 0 {
-		prefix := rd.prefix
-		depth := rd.depth
+	switch o.Kind {
+	case origin.Span:
+		var attrs envelope.SpanAttrs
+		first := true
 		r.Attrs(func(a slog.Attr) bool {
-			l.Attr(prefix, depth, a)
-			return !l.Truncated() // nothing more fits
+			if !first { // the first is the origin
+				attrs.Add(a)
+			}
+			first = false
+			return true
 		})
+		sp := o.Span
+		sp.Name = r.Message
+		l.Span(envelope.Mono(r.Time), envelope.GoroutineID(), &sp, attrs.Bytes())
+	case origin.Op:
+		l.Start(&envelope.Header{Mono: envelope.Mono(r.Time), TID: envelope.GoroutineID(), Level: r.Level, PC: r.PC, Func: "go"})
+		l.Op(&o.Op)
+	default:
+		h := o.Header
+		h.Level = r.Level
+		if h.Mono == 0 {
+			h.Mono = envelope.Mono(r.Time)
+		}
+		if h.TID == 0 {
+			h.TID = envelope.GoroutineID()
+		}
+		h.PC = 0 // the producer's own position, not the Go code that forwarded it
+		l.Start(&h)
+		if o.Vouches(r.Message) {
+			l.Trusted(r.Message)
+			return o
+		}
+		l.Message(r.Message)
+		rd.attrs(&r, l, true)
 	}
+	return o
+}
+
+// attrs writes the handler's attributes and then r's, skipping the first
+// when it is the origin, until nothing more fits.
+func (rd Renderer) attrs(r *slog.Record, l *envelope.Line, skipFirst bool) {
+	l.Rendered(rd.pre)
+	if r.NumAttrs() == 0 {
+		return
+	}
+	prefix, depth := rd.prefix, rd.depth
+	r.Attrs(func(a slog.Attr) bool {
+		if skipFirst {
+			skipFirst = false
+			return true
+		}
+		l.Attr(prefix, depth, a)
+		return !l.Truncated() // nothing more fits
+	})
 }
 
 // writeNoPC writes the function field of a record without a PC. The

@@ -1,4 +1,4 @@
-package spanattr
+package envelope
 
 import (
 	"fmt"
@@ -10,9 +10,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"simpler.dev/log/envelope"
-	"simpler.dev/log/strace"
 )
 
 // simplerRE is the parser regex of simpler's strace_timing.py for one
@@ -75,7 +72,7 @@ func TestBody(t *testing.T) {
 			"[STRACE] v=1 pid=1 tid=1 inv=0 hid=ffffffffffffffff depth=0 name=x ts=1 dur=1 "},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got := string(appendBody(nil, tt.r))
+			got := string(tt.r.body())
 			assert.EqualValues(t, tt.want, got, "got  %q\nwant %q", got, tt.want)
 			assert.True(t, simplerRE.MatchString(got), "simpler's regex does not match %q", got)
 		})
@@ -83,7 +80,7 @@ func TestBody(t *testing.T) {
 }
 
 func TestAttrWriter(t *testing.T) {
-	w := attrWriter{f: field{cap: attrsCap}}
+	w := attrWriter{f: newField(nil, attrsCap)}
 	for _, a := range []slog.Attr{
 		slog.Int("rank", 0), slog.String("msg", "two words"), slog.String("eq", "a=b"),
 		slog.Group("g", slog.Bool("ok", true)), slog.Duration("d", 1500*time.Microsecond), {},
@@ -92,7 +89,7 @@ func TestAttrWriter(t *testing.T) {
 		w.attr("", a)
 	}
 	want := "rank=0 msg=two%20words eq=a%3Db g.ok=true d=1.5ms f=0.5"
-	assert.EqualValues(t, want, string(w.f.dst))
+	assert.EqualValues(t, want, string(w.f.bytes()))
 }
 
 func decodePercent(s string) string {
@@ -118,7 +115,7 @@ func FuzzBody(f *testing.F) {
 	f.Add("bad name\n[STRACE]=x", "\n"+strings.Repeat("x", 186)+"\ny", uint64(4294967303), uint64(0), int64(0), int64(-1))
 	f.Add("", "%%%[", uint64(0), ^uint64(0), int64(1), int64(1))
 	f.Fuzz(func(t *testing.T, name, attrs string, inv, hid uint64, ts, dur int64) {
-		body := string(appendBody(nil, record{PID: 7, TID: 9, Inv: inv, HID: hid, Depth: 1, Name: name, TS: ts, Dur: dur, Attrs: attrs}))
+		body := string(record{PID: 7, TID: 9, Inv: inv, HID: hid, Depth: 1, Name: name, TS: ts, Dur: dur, Attrs: attrs}.body())
 		m := simplerRE.FindStringSubmatch(body)
 		require.NotNil(t, m, "regex does not match %q", body)
 		require.False(t, m[4] != fmt.Sprint(inv) || m[5] != fmt.Sprintf("%x", hid), "inv/hid %s/%s from %d/%x", m[4], m[5], inv, hid)
@@ -145,8 +142,27 @@ func FuzzDecodeRoundTrip(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		enc := string(appendName(nil, s))
 		if !strings.HasSuffix(enc, "~") && s != "" {
-			require.EqualValues(t, s, envelope.DecodeField(enc), "Decode(%q)", enc)
+			require.EqualValues(t, s, DecodeField(enc), "Decode(%q)", enc)
 		}
-		strace.ParseAttrs(string(appendAttrsField(nil, s)))
+		EachSpanAttr(appendAttrsField(nil, s), func(k, v string) bool { return true })
 	})
+}
+
+// record is a span with its attributes as one raw string, the shape of
+// the encoder's tests.
+type record struct {
+	PID   int
+	TID   int64
+	Inv   uint64
+	HID   uint64
+	Depth int
+	Name  string
+	TS    int64
+	Dur   int64
+	Attrs string
+}
+
+func (r record) body() []byte {
+	s := Span{PID: r.PID, TID: r.TID, Inv: r.Inv, HID: r.HID, Depth: r.Depth, Name: r.Name, TS: r.TS, Dur: r.Dur}
+	return s.AppendBody(nil, appendAttrsField(nil, r.Attrs))
 }

@@ -1,16 +1,15 @@
-package spanattr
+package envelope
 
 import (
 	"log/slog"
+	"slices"
 	"strconv"
-
-	"simpler.dev/log/envelope"
 )
 
-// Field capacities, in encoded bytes.
+// Field capacities of a [STRACE] record, in encoded bytes.
 const (
-	nameCap  = 64
-	attrsCap = 192
+	nameCap  = MaxSpanName
+	attrsCap = MaxSpanAttrs
 )
 
 // safeName and safeAttrs are the bytes a field carries as they are; every
@@ -28,43 +27,58 @@ var safeName, safeAttrs = func() (n, a [256]bool) {
 
 const upperHex = "0123456789ABCDEF"
 
-// field is a bounded encoder: it appends units (a byte or a %XX escape) to
-// dst while they fit in capacity, and on overflow ends the field with '~'
-// after the last whole unit that leaves room for it.
+// field is a bounded encoder: it writes units (a byte or a %XX escape)
+// into b from position n while they fit in capacity, and on overflow ends
+// the field with '~' after the last whole unit that leaves room for it.
+// It writes in place into room its creator made (b's length is that
+// room) and never appends, so a field over a buffer on the stack keeps
+// the buffer there.
 type field struct {
-	dst   []byte
-	start int // len(dst) when the field began
+	b     []byte
+	n     int // end of what is written, an index into b
+	start int // n when the field began
 	cap   int
-	full  bool // truncated: nothing more is appended
+	full  bool // truncated: nothing more is written
 }
 
-func (f *field) used() int { return len(f.dst) - f.start }
+// newField starts a field of capacity bytes at the end of dst, growing
+// dst's capacity to make room.
+func newField(dst []byte, capacity int) field {
+	n := len(dst)
+	dst = slices.Grow(dst, capacity)
+	return field{b: dst[:n+capacity], n: n, start: n, cap: capacity}
+}
 
-func (f *field) unit(u []byte) {
+// bytes returns dst with the field.
+func (f *field) bytes() []byte { return f.b[:f.n] }
+
+func (f *field) used() int { return f.n - f.start }
+
+func (f *field) unit(u ...byte) {
 	if f.full {
 		return
 	}
 	if f.used()+len(u) <= f.cap {
-		f.dst = append(f.dst, u...)
+		f.n += copy(f.b[f.n:], u)
 		return
 	}
 	f.truncate()
 }
 
 // truncate cuts the field back to whole units that leave room for '~'.
-// Units are appended whole, so it only has to drop units from the end
+// Units are written whole, so it only has to drop units from the end
 // while the field plus '~' would not fit; an escape is recognised by the
 // '%' two bytes before the end.
 func (f *field) truncate() {
 	for f.used()+1 > f.cap {
-		n := len(f.dst)
-		if n-f.start >= 3 && f.dst[n-3] == '%' {
-			f.dst = f.dst[:n-3]
+		if f.n-f.start >= 3 && f.b[f.n-3] == '%' {
+			f.n -= 3
 		} else {
-			f.dst = f.dst[:n-1]
+			f.n--
 		}
 	}
-	f.dst = append(f.dst, '~')
+	f.b[f.n] = '~'
+	f.n++
 	f.full = true
 }
 
@@ -80,16 +94,16 @@ func (f *field) bytesIn(s string, safe *[256]bool) {
 			room := f.cap - f.used()
 			if j-i > room {
 				// The run does not fit: take what fits, then end the field.
-				f.dst = append(f.dst, s[i:i+room]...)
+				f.n += copy(f.b[f.n:], s[i:i+room])
 				f.truncate()
 				return
 			}
-			f.dst = append(f.dst, s[i:j]...)
+			f.n += copy(f.b[f.n:], s[i:j])
 			i = j
 			continue
 		}
 		c := s[i]
-		f.unit([]byte{'%', upperHex[c>>4], upperHex[c&0xf]})
+		f.unit('%', upperHex[c>>4], upperHex[c&0xf])
 		i++
 	}
 }
@@ -98,9 +112,9 @@ func (f *field) bytesIn(s string, safe *[256]bool) {
 // bytes, space, '=', '%', '[', ']' and bytes outside 0x20–0x7E written as
 // %XX, cut with '~' after the last whole unit that fits.
 func appendName(dst []byte, name string) []byte {
-	f := field{dst: dst, start: len(dst), cap: nameCap}
+	f := newField(dst, nameCap)
 	f.bytesIn(name, &safeName)
-	return f.dst
+	return f.bytes()
 }
 
 // appendAttrsField appends a raw attribute string (already "k=v k=v")
@@ -108,9 +122,9 @@ func appendName(dst []byte, name string) []byte {
 // and bytes outside 0x20–0x7E written as %XX, cut with '~' after the last
 // whole unit that fits. Spaces and '=' are kept: they are its grammar.
 func appendAttrsField(dst []byte, attrs string) []byte {
-	f := field{dst: dst, start: len(dst), cap: attrsCap}
+	f := newField(dst, attrsCap)
 	f.bytesIn(attrs, &safeAttrs)
-	return f.dst
+	return f.bytes()
 }
 
 // attrWriter renders slog attributes into an attrs field: " "-separated
@@ -137,12 +151,12 @@ func (w *attrWriter) attr(prefix string, a slog.Attr) {
 		return
 	}
 	if w.n > 0 {
-		w.f.unit([]byte{' '})
+		w.f.unit(' ')
 	}
 	w.n++
 	w.f.bytesIn(prefix, &safeName)
 	w.f.bytesIn(a.Key, &safeName)
-	w.f.unit([]byte{'='})
+	w.f.unit('=')
 	var scratch [64]byte
 	// Digits are always safe: a number that fits whole is appended in
 	// place, with no scan.
@@ -153,13 +167,13 @@ func (w *attrWriter) attr(prefix string, a slog.Attr) {
 		w.f.bytesIn(v.String(), &safeName)
 	case slog.KindInt64:
 		if roomy {
-			w.f.dst = strconv.AppendInt(w.f.dst, v.Int64(), 10)
+			w.f.n = len(strconv.AppendInt(w.f.b[:w.f.n], v.Int64(), 10))
 			return
 		}
 		w.f.bytesIn(string(strconv.AppendInt(scratch[:0], v.Int64(), 10)), &safeName)
 	case slog.KindUint64:
 		if roomy {
-			w.f.dst = strconv.AppendUint(w.f.dst, v.Uint64(), 10)
+			w.f.n = len(strconv.AppendUint(w.f.b[:w.f.n], v.Uint64(), 10))
 			return
 		}
 		w.f.bytesIn(string(strconv.AppendUint(scratch[:0], v.Uint64(), 10)), &safeName)
@@ -168,71 +182,12 @@ func (w *attrWriter) attr(prefix string, a slog.Attr) {
 	case slog.KindBool:
 		w.f.bytesIn(strconv.FormatBool(v.Bool()), &safeName)
 	case slog.KindDuration:
-		w.f.bytesIn(string(envelope.AppendDuration(scratch[:0], v.Duration())), &safeName)
+		w.f.bytesIn(string(AppendDuration(scratch[:0], v.Duration())), &safeName)
 	case slog.KindTime:
-		w.f.bytesIn(string(envelope.AppendTime(scratch[:0], v.Time())), &safeName)
+		w.f.bytesIn(string(AppendTime(scratch[:0], v.Time())), &safeName)
 	default:
-		var l envelope.Line // reuse the never-panicking value writer
+		var l Line // reuse the never-panicking value writer
 		l.Value(v)
 		w.f.bytesIn(string(l.Content()), &safeName)
 	}
 }
-
-// record is one span as a [STRACE] record carries it.
-type record struct {
-	PID   int
-	TID   int64  // goroutine id, decimal
-	Inv   uint64 // invocation id, 0 outside any invocation
-	HID   uint64 // callable hash, hex; 0 when unset
-	Depth int    // 0 for the outermost span
-	Name  string // raw; encoded on output
-	TS    int64  // start, CLOCK_MONOTONIC ns
-	Dur   int64  // ns, clamped to >= 0
-	Attrs string // raw "k=v k=v"; encoded on output
-}
-
-// appendBody appends the record's body, the message of its envelope line:
-//
-//	[STRACE] v=1 pid=<pid> tid=<tid> inv=<u64> hid=<hex> depth=<n> name=<name> ts=<ns> dur=<ns> <attrs>
-//
-// with a single space after dur even when attrs is empty.
-func appendBody(dst []byte, r record) []byte {
-	dst = appendHead(dst, r.PID, r.TID, r.Inv, r.HID, r.Depth, r.Name, r.TS, r.Dur)
-	return appendAttrsField(dst, r.Attrs)
-}
-
-func appendHead(dst []byte, pid int, tid int64, inv, hid uint64, depth int, name string, ts, dur int64) []byte {
-	if dur < 0 {
-		dur = 0
-	}
-	if depth < 0 {
-		depth = 0
-	}
-	if ts < 0 {
-		ts = 0
-	}
-	dst = append(dst, "[STRACE] v=1 pid="...)
-	dst = strconv.AppendInt(dst, int64(pid), 10)
-	dst = append(dst, " tid="...)
-	dst = strconv.AppendInt(dst, tid, 10)
-	dst = append(dst, " inv="...)
-	dst = strconv.AppendUint(dst, inv, 10)
-	dst = append(dst, " hid="...)
-	dst = strconv.AppendUint(dst, hid, 16)
-	dst = append(dst, " depth="...)
-	dst = strconv.AppendInt(dst, int64(depth), 10)
-	dst = append(dst, " name="...)
-	if name == "" {
-		name = emptyName
-	}
-	dst = appendName(dst, name)
-	dst = append(dst, " ts="...)
-	dst = strconv.AppendInt(dst, ts, 10)
-	dst = append(dst, " dur="...)
-	dst = strconv.AppendInt(dst, dur, 10)
-	return append(dst, ' ')
-}
-
-// emptyName stands in for an empty span name, which the record grammar
-// cannot carry (name=\S+).
-const emptyName = "unnamed"

@@ -1,0 +1,467 @@
+package envelope
+
+import (
+	"bytes"
+	"errors"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"simpler.dev/log/levels"
+)
+
+// The markers that log readers search for, each the first bytes of a
+// machine record's body (or, for MarkerHeader, of every record), and the
+// version word that follows a machine record's marker. They are defined
+// here and nowhere else: writers append them through the typed records
+// below, readers compare against them, and user text that contains one is
+// neutralised ([Line.Message]).
+const (
+	MarkerSpan   = "[STRACE]"
+	MarkerDrops  = "[HOSTLOG_DROPS]"
+	MarkerAnchor = "[CLOCK_ANCHOR]"
+	MarkerOp     = "[OP]"
+	MarkerHeader = "[mono_ns="
+	// Version is the version word of [STRACE], [HOSTLOG_DROPS] and
+	// [CLOCK_ANCHOR] records; a reader skips a record of another version.
+	Version = "v=1"
+)
+
+// Function names of the machine records, as simpler writes them.
+const (
+	FuncAnchor = "clock_anchor"
+	FuncDrops  = "host_log_drops"
+	FuncSpan   = "emit_host_span"
+)
+
+// Field capacities of a [STRACE] record, in encoded bytes (see [Span]).
+const (
+	MaxSpanName  = 64
+	MaxSpanAttrs = 192
+)
+
+// ErrNotRecord is returned by the Parse functions for a body that is not a
+// record of their kind, as this package writes it.
+var ErrNotRecord = errors.New("envelope: not a record of that kind")
+
+// A Header is what every record starts with:
+//
+//	[mono_ns=<Mono>][T0x<TID>][<LEVEL>] <Func>: [<File>:<Line>] <body>
+type Header struct {
+	Mono  int64      // CLOCK_MONOTONIC ns ([Mono], [MonoNow])
+	TID   int64      // goroutine or thread id, written in hexadecimal
+	Level slog.Level // written by its name, rounded down onto the ladder
+	// PC, when not zero, gives Func, File and Line from the program's
+	// own code (cached per PC); otherwise Func ("" is written "go") and
+	// File ("" means no position) are user text, escaped and bounded.
+	PC   uintptr
+	Func string
+	File string
+	Line int
+}
+
+// Start writes h into an empty line: the envelope up to and including the
+// space before the body.
+func (l *Line) Start(h *Header) {
+	l.Header(h.Mono, h.TID, h.Level)
+	switch {
+	case h.PC != 0:
+		l.Caller(Lookup(h.PC))
+	default:
+		l.Func(h.Func)
+		if h.File != "" {
+			l.SourceAt(h.File, h.Line)
+		}
+	}
+}
+
+// A Span is one [STRACE] record, the message of an envelope record at
+// TIMING from function emit_host_span:
+//
+//	[STRACE] v=1 pid=<pid> tid=<tid> inv=<u64> hid=<hex> depth=<n> name=<name> ts=<ns> dur=<ns> <attrs>
+//
+// The key order is fixed and one space follows dur even when there are no
+// attributes. The name is at most 64 encoded bytes and the attributes
+// ([SpanAttrs]) at most 192: every byte outside 0x20–0x7E, and '%', '[',
+// ']', is written %XX (in the name also space and '='), and a field that
+// does not fit ends in '~' after its last whole unit.
+type Span struct {
+	PID   int
+	TID   int64  // goroutine id, decimal here
+	Inv   uint64 // invocation id; 0 outside any invocation
+	HID   uint64 // callable hash, hex; 0 when unset
+	Depth int    // 0 for the outermost span
+	Name  string // raw; encoded on output ("unnamed" when empty)
+	TS    int64  // start on the envelope's clock (or the device's, clk=dev)
+	Dur   int64  // ns; a negative value is written 0
+}
+
+// emptyName stands in for an empty span name, which the record grammar
+// cannot carry (name=\S+).
+const emptyName = "unnamed"
+
+// AppendBody appends the span's body with attrs, an attrs field built by
+// [SpanAttrs] (nil for none).
+func (s *Span) AppendBody(dst, attrs []byte) []byte {
+	dur, depth, ts := max(s.Dur, 0), max(s.Depth, 0), max(s.TS, 0)
+	dst = append(dst, MarkerSpan+" "+Version+" pid="...)
+	dst = strconv.AppendInt(dst, int64(s.PID), 10)
+	dst = append(dst, " tid="...)
+	dst = strconv.AppendInt(dst, s.TID, 10)
+	dst = append(dst, " inv="...)
+	dst = strconv.AppendUint(dst, s.Inv, 10)
+	dst = append(dst, " hid="...)
+	dst = strconv.AppendUint(dst, s.HID, 16)
+	dst = append(dst, " depth="...)
+	dst = strconv.AppendInt(dst, int64(depth), 10)
+	dst = append(dst, " name="...)
+	name := s.Name
+	if name == "" {
+		name = emptyName
+	}
+	dst = appendName(dst, name)
+	dst = append(dst, " ts="...)
+	dst = strconv.AppendInt(dst, ts, 10)
+	dst = append(dst, " dur="...)
+	dst = strconv.AppendInt(dst, dur, 10)
+	dst = append(dst, ' ')
+	return append(dst, attrs...)
+}
+
+// Span writes the whole record of s into an empty line: the header at
+// TIMING from function emit_host_span (clock mono, lane tid), then the
+// body.
+func (l *Line) Span(mono, tid int64, s *Span, attrs []byte) {
+	l.HeaderName(mono, tid, "TIMING")
+	l.raw(FuncSpan + ": ")
+	var buf [MaxRecord]byte
+	l.rawBytes(s.AppendBody(buf[:0], attrs)) // printable ASCII, one marker at the start
+}
+
+// SpanAttrs builds the attrs field of a [Span]: space-separated key=value
+// pairs, groups as dotted keys, keys and values encoded so that a space
+// or '=' inside them cannot split a pair, at most 192 bytes. The zero
+// value is empty and ready to use; it never allocates.
+type SpanAttrs struct {
+	buf   [MaxSpanAttrs]byte
+	n     int
+	pairs int
+	full  bool
+}
+
+// Add appends a (resolved; an empty attribute is skipped).
+func (s *SpanAttrs) Add(a slog.Attr) {
+	if s.full {
+		return
+	}
+	w := attrWriter{f: field{b: s.buf[:], n: s.n, cap: attrsCap}, n: s.pairs}
+	w.attr("", a)
+	s.n, s.pairs, s.full = w.f.n, w.n, w.f.full
+}
+
+// Bytes returns the field; it aliases s.
+func (s *SpanAttrs) Bytes() []byte { return s.buf[:s.n] }
+
+// ParseSpan reads the body of a [STRACE] record as [Span.AppendBody]
+// writes it (package strace reads the looser grammar of simpler's own
+// reader). The name is decoded; attrs is the encoded attrs field, which
+// [EachSpanAttr] walks. It aliases body.
+func ParseSpan(body []byte) (s Span, attrs []byte, err error) {
+	c := scanner{b: body}
+	if !c.lit(MarkerSpan + " " + Version + " pid=") {
+		return s, nil, ErrNotRecord
+	}
+	pid, ok1 := c.int("")
+	tid, ok2 := c.int(" tid=")
+	inv, ok3 := c.uint(" inv=", 10)
+	hid, ok4 := c.uint(" hid=", 16)
+	depth, ok5 := c.int(" depth=")
+	if !(ok1 && ok2 && ok3 && ok4 && ok5) || !c.lit(" name=") {
+		return s, nil, ErrNotRecord
+	}
+	name := c.token()
+	ts, ok6 := c.int(" ts=")
+	dur, ok7 := c.int(" dur=")
+	// One space follows dur; a body that ends at dur (as some of
+	// simpler's C++ writers leave it when there are no attributes) is
+	// read too.
+	if !ok6 || !ok7 || len(name) == 0 || c.i < len(body) && !c.lit(" ") {
+		return s, nil, ErrNotRecord
+	}
+	s = Span{PID: int(pid), TID: tid, Inv: inv, HID: hid, Depth: int(depth), Name: DecodeField(string(name)), TS: ts, Dur: dur}
+	return s, body[c.i:], nil
+}
+
+// EachSpanAttr calls fn with every key=value pair of an encoded attrs
+// field, both decoded, until fn returns false. A token without '=' is
+// skipped; a field cut short ends in "~", which stays on its last value.
+func EachSpanAttr(attrs []byte, fn func(key, value string) bool) {
+	for _, tok := range bytes.Fields(attrs) {
+		k, v, ok := bytes.Cut(tok, []byte{'='})
+		if !ok {
+			continue
+		}
+		if !fn(DecodeField(string(k)), DecodeField(string(v))) {
+			return
+		}
+	}
+}
+
+// An Op is a MAX-style op line, the message of an envelope record at
+// DEBUG:
+//
+//	[OP] LAUNCH <name> [id=<N>] <detail>;target=<target>:<task>
+//
+// The detail renders as Detail, then ";target=<Target>" (without the ';'
+// when Detail is empty), then ":<Task>" when a Task is given with a
+// Target. The space after ']' stays when there is no detail. Name and
+// detail are encoded like a span's fields.
+type Op struct {
+	Phase  string // OpLaunch or OpComplete
+	Name   string
+	ID     uint64
+	Detail string
+	Target string
+	Task   string
+}
+
+// The phases of an [Op].
+const (
+	OpLaunch   = "LAUNCH"
+	OpComplete = "COMPLETE"
+)
+
+// AppendBody appends the op line.
+func (o *Op) AppendBody(dst []byte) []byte {
+	dst = append(dst, MarkerOp+" "...)
+	dst = append(dst, o.Phase...)
+	dst = append(dst, ' ')
+	dst = appendName(dst, o.Name)
+	dst = append(dst, " [id="...)
+	dst = strconv.AppendUint(dst, o.ID, 10)
+	dst = append(dst, "] "...)
+	f := newField(dst, attrsCap)
+	f.bytesIn(o.Detail, &safeAttrs)
+	if o.Target != "" {
+		if o.Detail != "" {
+			f.unit(';')
+		}
+		f.bytesIn("target=", &safeAttrs)
+		f.bytesIn(o.Target, &safeAttrs)
+		if o.Task != "" {
+			f.unit(':')
+			f.bytesIn(o.Task, &safeAttrs)
+		}
+	}
+	return f.bytes()
+}
+
+// Op writes the op line as the body of a record whose header is written.
+func (l *Line) Op(o *Op) {
+	var buf [MaxRecord]byte
+	l.rawBytes(o.AppendBody(buf[:0])) // printable ASCII, one marker at the start
+}
+
+// ParseOp reads an op line as [Op.AppendBody] writes it. The name is
+// decoded; the detail, target and task come back decoded in Detail as the
+// line carries them.
+func ParseOp(body []byte) (Op, error) {
+	c := scanner{b: body}
+	if !c.lit(MarkerOp + " ") {
+		return Op{}, ErrNotRecord
+	}
+	phase := string(c.token())
+	if phase != OpLaunch && phase != OpComplete || !c.lit(" ") {
+		return Op{}, ErrNotRecord
+	}
+	name := c.token()
+	if len(name) == 0 || !c.lit(" [id=") {
+		return Op{}, ErrNotRecord
+	}
+	j := c.i
+	for c.i < len(body) && body[c.i] >= '0' && body[c.i] <= '9' {
+		c.i++
+	}
+	id, err := strconv.ParseUint(string(body[j:c.i]), 10, 64)
+	if err != nil || !c.lit("] ") {
+		return Op{}, ErrNotRecord
+	}
+	return Op{Phase: phase, Name: DecodeField(string(name)), ID: id, Detail: DecodeField(string(body[c.i:]))}, nil
+}
+
+// An Anchor pairs the monotonic clock with Unix time for process PID, read
+// at the same moment: wall(record) ≈ Wall + record's mono − Mono. It is
+// the body of an envelope record at TIMING from function clock_anchor,
+// whose mono_ns is Mono:
+//
+//	[CLOCK_ANCHOR] v=1 pid=<PID> mono_ns=<Mono> wall_ns=<Wall>
+type Anchor struct {
+	PID  int
+	Mono int64
+	Wall int64
+}
+
+// NewAnchor returns the anchor of process pid read from t, on both clocks
+// at once (t's monotonic reading and its wall-clock value).
+func NewAnchor(pid int, t time.Time) Anchor {
+	return Anchor{PID: pid, Mono: Mono(t), Wall: t.UnixNano()}
+}
+
+// AppendBody appends the anchor's body.
+func (a *Anchor) AppendBody(dst []byte) []byte {
+	dst = append(dst, MarkerAnchor+" "+Version+" pid="...)
+	dst = strconv.AppendInt(dst, int64(a.PID), 10)
+	dst = append(dst, " mono_ns="...)
+	dst = strconv.AppendInt(dst, a.Mono, 10)
+	dst = append(dst, " wall_ns="...)
+	return strconv.AppendInt(dst, a.Wall, 10)
+}
+
+// Anchor writes the whole anchor record into an empty line, on lane tid.
+func (l *Line) Anchor(tid int64, a *Anchor) {
+	l.HeaderName(a.Mono, tid, "TIMING")
+	l.raw(FuncAnchor + ": ")
+	var buf [128]byte
+	l.rawBytes(a.AppendBody(buf[:0]))
+}
+
+// ParseAnchor reads an anchor body as [Anchor.AppendBody] writes it.
+func ParseAnchor(body []byte) (Anchor, error) {
+	c := scanner{b: body}
+	if !c.lit(MarkerAnchor + " " + Version + " pid=") {
+		return Anchor{}, ErrNotRecord
+	}
+	pid, ok1 := c.int("")
+	mono, ok2 := c.int(" mono_ns=")
+	wall, ok3 := c.int(" wall_ns=")
+	if !(ok1 && ok2 && ok3) || c.i != len(body) || pid <= 0 {
+		return Anchor{}, ErrNotRecord
+	}
+	return Anchor{PID: int(pid), Mono: mono, Wall: wall}, nil
+}
+
+// Drops is a drop report, the body of an envelope record at ERROR from
+// function host_log_drops:
+//
+//	[HOSTLOG_DROPS] v=1 pid=1234 new=3 total=5 queue_full=5 claim_exhausted=0 output_failed=0 not_admitted=0
+//
+// Total is the sum of the four reasons; New is how much of it is new since
+// the last report.
+type Drops struct {
+	PID                                                  int
+	New, Total                                           uint64
+	QueueFull, ClaimExhausted, OutputFailed, NotAdmitted uint64
+}
+
+// dropKeys are a report's counters in their fixed order.
+var dropKeys = [...]string{" new=", " total=", " queue_full=", " claim_exhausted=", " output_failed=", " not_admitted="}
+
+func (d *Drops) counters() [6]*uint64 {
+	return [6]*uint64{&d.New, &d.Total, &d.QueueFull, &d.ClaimExhausted, &d.OutputFailed, &d.NotAdmitted}
+}
+
+// AppendBody appends the report's body.
+func (d *Drops) AppendBody(dst []byte) []byte {
+	dst = append(dst, MarkerDrops+" "+Version+" pid="...)
+	dst = strconv.AppendInt(dst, int64(d.PID), 10)
+	for i, p := range d.counters() {
+		dst = append(dst, dropKeys[i]...)
+		dst = strconv.AppendUint(dst, *p, 10)
+	}
+	return dst
+}
+
+// Drops writes the whole report record into an empty line, at clock mono
+// on lane tid.
+func (l *Line) Drops(mono, tid int64, d *Drops) {
+	l.HeaderName(mono, tid, levels.Name(levels.Error))
+	l.raw(FuncDrops + ": ")
+	var buf [256]byte
+	l.rawBytes(d.AppendBody(buf[:0]))
+}
+
+// ParseDrops reads a report body as [Drops.AppendBody] writes it.
+func ParseDrops(body []byte) (Drops, error) {
+	c := scanner{b: body}
+	var d Drops
+	if !c.lit(MarkerDrops + " " + Version + " pid=") {
+		return d, ErrNotRecord
+	}
+	pid, ok := c.int("")
+	if !ok || pid <= 0 {
+		return d, ErrNotRecord
+	}
+	d.PID = int(pid)
+	for i, p := range d.counters() {
+		if *p, ok = c.uint(dropKeys[i], 10); !ok {
+			return Drops{}, ErrNotRecord
+		}
+	}
+	if c.i != len(body) {
+		return Drops{}, ErrNotRecord
+	}
+	return d, nil
+}
+
+// scanner reads the fixed grammar of machine records.
+type scanner struct {
+	b []byte
+	i int
+}
+
+func (c *scanner) lit(s string) bool {
+	if !bytes.HasPrefix(c.b[c.i:], []byte(s)) {
+		return false
+	}
+	c.i += len(s)
+	return true
+}
+
+// token returns the bytes up to the next space or the end.
+func (c *scanner) token() []byte {
+	j := c.i
+	for c.i < len(c.b) && c.b[c.i] != ' ' {
+		c.i++
+	}
+	return c.b[j:c.i]
+}
+
+func (c *scanner) uint(key string, base int) (uint64, bool) {
+	if !c.lit(key) {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(c.token()), base, 64)
+	return v, err == nil
+}
+
+func (c *scanner) int(key string) (int64, bool) {
+	if !c.lit(key) {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(string(c.token()), 10, 64)
+	return v, err == nil
+}
+
+// ParseMachine reads body as one whole machine record of any kind,
+// dispatched on its marker: it returns the marker and, for a span, a drop
+// report or an anchor, the pid the record speaks for (0 for an op line).
+// Anything else, including a machine record with text around it, is
+// ErrNotRecord. A producer that forwards records (a simulator's, a C
+// module's) uses it to decide which of them are machine records.
+func ParseMachine(body []byte) (marker string, pid int, err error) {
+	switch {
+	case bytes.HasPrefix(body, []byte(MarkerSpan)):
+		s, _, err := ParseSpan(body)
+		return MarkerSpan, s.PID, err
+	case bytes.HasPrefix(body, []byte(MarkerDrops)):
+		d, err := ParseDrops(body)
+		return MarkerDrops, d.PID, err
+	case bytes.HasPrefix(body, []byte(MarkerAnchor)):
+		a, err := ParseAnchor(body)
+		return MarkerAnchor, a.PID, err
+	case bytes.HasPrefix(body, []byte(MarkerOp)):
+		_, err := ParseOp(body)
+		return MarkerOp, 0, err
+	}
+	return "", 0, ErrNotRecord
+}
