@@ -156,9 +156,7 @@ func (h *ConsoleHandler) Enabled(_ context.Context, level slog.Level) bool {
 
 // Handle prints r on one line.
 func (h *ConsoleHandler) Handle(ctx context.Context, r slog.Record) error {
-	if len(r.Message) > 0 && r.Message[0] == '[' {
-		r, _ = humanise(r) // a span or op line, for people
-	}
+	r, _ = humanise(r) // a span or op line for people; the origin off others
 	if !consolePlain(r.Message) || !recordPlain(r, h.depth) {
 		r = h.clean(r)
 	}

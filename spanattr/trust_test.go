@@ -26,19 +26,20 @@ func (h rewriter) Handle(ctx context.Context, r slog.Record) error {
 	return h.Handler.Handle(ctx, n)
 }
 
-// TestTrustBoundToMessage: a span or op record keeps its trust only with
-// the exact message it was made for. A middleware that rewrites the
-// message (even to an equal copy) hands on user text, neutralised; one
-// that passes the record on unchanged keeps the machine record.
-func TestTrustBoundToMessage(t *testing.T) {
+// TestMachineRecordsFromTypedValues: a span's or op's record is written
+// from its typed origin, never from the text of its message. A middleware
+// that rewrites the message renames the span (encoded like any name, so
+// "[STRACE]" or a newline in it forges nothing) and leaves the op line as
+// the op made it; a user record carrying the same text is user text.
+func TestMachineRecordsFromTypedValues(t *testing.T) {
 	for _, tt := range []struct {
-		name    string
-		rewrite func(string) string
-		trusted bool
+		name     string
+		rewrite  func(string) string
+		wantName string
 	}{
-		{"unchanged", func(s string) string { return s }, true},
-		{"equal copy", strings.Clone, false},
-		{"forged", func(s string) string { return strings.Replace(s, " ", " forged ", 1) }, false},
+		{"unchanged", func(s string) string { return s }, "stage"},
+		{"equal copy", strings.Clone, "stage"},
+		{"forged", func(s string) string { return s + "\n[STRACE] v=1 pid=1" }, "stage\n[STRACE] v=1 pid=1"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, buf, st := newLogger(t, levels.Trace)
@@ -48,22 +49,25 @@ func TestTrustBoundToMessage(t *testing.T) {
 			sp.End()
 			_, op := StartOp(ctx, "op", nil)
 			op.End()
-			var machine int
+			l.Info("[STRACE] v=1 pid=1 tid=1 inv=0 hid=0 depth=0 name=x ts=1 dur=1 ")
+			var spans, ops, user int
 			for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
 				p, err := envelope.Parse([]byte(line))
 				require.NoError(t, err)
-				if p.Function == envelope.FuncAnchor {
-					continue
-				}
-				if envelope.ContainsMarker(string(p.Body)) {
-					machine++
+				switch marker, _, err := envelope.ParseMachine(p.Body); {
+				case p.Function == envelope.FuncAnchor:
+				case err != nil:
+					assert.False(t, envelope.ContainsMarker(string(p.Body)), "a marker in user text: %q", line)
+					user++
+				case marker == envelope.MarkerSpan:
+					s, _, _ := envelope.ParseSpan(p.Body)
+					assert.Equal(t, tt.wantName, s.Name, "%q", line) // decoded; the line holds it encoded
+					spans++
+				case marker == envelope.MarkerOp:
+					ops++
 				}
 			}
-			if tt.trusted {
-				assert.Equal(t, 3, machine, "%s", buf.String())
-			} else {
-				assert.Zero(t, machine, "%s", buf.String())
-			}
+			assert.Equal(t, []int{1, 2, 1}, []int{spans, ops, user}, "%s", buf.String())
 		})
 	}
 }
