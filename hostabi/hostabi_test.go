@@ -4,6 +4,7 @@ package hostabi
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -415,4 +416,63 @@ func BenchmarkModuleRecord(b *testing.B) {
 			logger.Info("go record")
 		}
 	})
+}
+
+// fanoutRecorder keeps every record the fan-out gives it.
+type fanoutRecorder struct {
+	mu   sync.Mutex
+	recs []slog.Record
+}
+
+func (h *fanoutRecorder) Enabled(context.Context, slog.Level) bool { return true }
+func (h *fanoutRecorder) Handle(_ context.Context, r slog.Record) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.recs = append(h.recs, r.Clone())
+	return nil
+}
+func (h *fanoutRecorder) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h *fanoutRecorder) WithGroup(string) slog.Handler      { return h }
+
+// TestCRecordThroughTheFanout: a C module's record takes the Go records'
+// way: ReplaceAttr sees its message (the secret never reaches the file or
+// another handler), and every handler of the fan-out gets it with the
+// module's function and position.
+func TestCRecordThroughTheFanout(t *testing.T) {
+	defer slog.SetDefault(slog.Default())
+	st, mod := bound(t, slogsimpler.Options{Level: levels.Info})
+	rec := &fanoutRecorder{}
+	lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{Dir: t.TempDir(), State: st, NoConsole: true, Handlers: []slog.Handler{rec},
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.MessageKey {
+				return slog.String(a.Key, strings.ReplaceAll(a.Value.String(), "hunter2", "REDACTED"))
+			}
+			return a
+		}})
+	require.NoError(t, err)
+	require.Equal(t, 1, mod.Log(30, "login password=hunter2"))
+	require.NoError(t, lg.Close())
+	file := strings.Join(lines(t, st), "\n")
+	assert.NotContains(t, file, "hunter2")
+	assert.Contains(t, file, "][WARN] consumer_log: [")
+	assert.Contains(t, file, "login password=REDACTED")
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	require.Len(t, rec.recs, 1)
+	r := rec.recs[0]
+	assert.Equal(t, "login password=REDACTED", r.Message)
+	var fn, file2 string
+	r.Attrs(func(a slog.Attr) bool {
+		for _, m := range a.Value.Resolve().Group() {
+			switch m.Key {
+			case "func":
+				fn = m.Value.String()
+			case "file":
+				file2 = m.Value.String()
+			}
+		}
+		return false
+	})
+	assert.Equal(t, "consumer_log", fn)
+	assert.NotEmpty(t, file2)
 }

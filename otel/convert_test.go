@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/trace"
 
-	"simpler.dev/log/internal/logtest"
+	"simpler.dev/log/otel/internal/otlptest"
 	"simpler.dev/log/strace"
 )
 
@@ -25,19 +25,19 @@ func hostsOf(t testing.TB, logs ...string) []strace.HostLog {
 
 // span is a bare [STRACE] record of pid's main thread, without attributes.
 func span(pid int64, inv uint64, depth int, name string, ts, dur int64) string {
-	return logtest.SpanRecord(pid, pid, inv, name, ts, dur, "", depth)
+	return otlptest.SpanRecord(pid, pid, inv, name, ts, dur, "", depth)
 }
 
 func TestFromLogs(t *testing.T) {
 	t.Run("colliding pids on two hosts are two traces", func(t *testing.T) {
-		log := logtest.AnchorRecord(7, 0, 1e18) + span(7, 1, 0, "chip.run", 10, 5)
+		log := otlptest.AnchorRecord(7, 0, 1e18) + span(7, 1, 0, "chip.run", 10, 5)
 		spans, skipped := FromLogs(hostsOf(t, log, log), nil)
 		require.Empty(t, skipped)
 		require.Len(t, spans, 4)
 		assert.NotEqual(t, spans[0].SpanContext().TraceID(), spans[2].SpanContext().TraceID())
 	})
 	t.Run("a sibling of equal depth is never a parent", func(t *testing.T) {
-		log := logtest.AnchorRecord(7, 0, 1e18) + span(7, 1, 1, "a", 10, 100) + span(7, 1, 1, "b", 20, 10) + span(7, 1, 0, "root", 0, 200)
+		log := otlptest.AnchorRecord(7, 0, 1e18) + span(7, 1, 1, "a", 10, 100) + span(7, 1, 1, "b", 20, 10) + span(7, 1, 0, "root", 0, 200)
 		spans, _ := FromLogs(hostsOf(t, log), nil)
 		parent := map[string]trace.SpanID{}
 		id := map[string]trace.SpanID{}
@@ -48,7 +48,7 @@ func TestFromLogs(t *testing.T) {
 		assert.Equal(t, id["root"], parent["b"])
 	})
 	t.Run("a span before its anchor is skipped, not misplaced", func(t *testing.T) {
-		spans, skipped := FromLogs(hostsOf(t, logtest.AnchorRecord(7, 1000, 1e18)+span(7, 1, 0, "early", 10, 5)), nil)
+		spans, skipped := FromLogs(hostsOf(t, otlptest.AnchorRecord(7, 1000, 1e18)+span(7, 1, 0, "early", 10, 5)), nil)
 		assert.Empty(t, spans)
 		require.Len(t, skipped, 1)
 		assert.Equal(t, "began before its process's [CLOCK_ANCHOR]", skipped[0].Reason)
@@ -59,8 +59,8 @@ func TestFromLogs(t *testing.T) {
 // valid, unique id, ends no earlier than it starts, and has its parent in
 // its own trace.
 func FuzzFromLogs(f *testing.F) {
-	f.Add(logtest.AnchorRecord(7, 0, 1e18) + span(7, 1, 0, "chip.run", 10, 5) + span(7, 1, 1, "chip.run.bind", 11, 2))
-	f.Add(span(7, 0, 3, "x", -5, -1) + logtest.AnchorRecord(7, 9223372036854775807, 9223372036854775807) + span(7, 0, 0, "y", 9223372036854775807, 9223372036854775807))
+	f.Add(otlptest.AnchorRecord(7, 0, 1e18) + span(7, 1, 0, "chip.run", 10, 5) + span(7, 1, 1, "chip.run.bind", 11, 2))
+	f.Add(span(7, 0, 3, "x", -5, -1) + otlptest.AnchorRecord(7, 9223372036854775807, 9223372036854775807) + span(7, 0, 0, "y", 9223372036854775807, 9223372036854775807))
 	f.Fuzz(func(t *testing.T, text string) {
 		p := &strace.Parser{}
 		if p.Read(strings.NewReader(text)) != nil {

@@ -19,7 +19,6 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"simpler.dev/log/examples/quickstart/app"
-	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/otel/internal/otlptest"
 	"simpler.dev/log/spanattr"
@@ -221,7 +220,7 @@ func spanContext(l *Live) context.Context {
 // without a single call blocking; those that do not fit are counted, and
 // after Shutdown every span is accounted for exactly once.
 func TestLiveStalledCollector(t *testing.T) {
-	var report logtest.Buffer
+	var report otlptest.Buffer
 	exp := &blocking{release: make(chan struct{})}
 	live, err := NewLive(exp, &LiveOptions{QueueSize: 8, Logger: slog.New(slog.NewTextHandler(&report, nil))})
 	require.NoError(t, err)
@@ -248,7 +247,7 @@ func TestLiveStalledCollector(t *testing.T) {
 func TestLiveCollectorDown(t *testing.T) {
 	for _, scheme := range []string{"http", "grpc"} {
 		t.Run(scheme, func(t *testing.T) {
-			var report logtest.Buffer
+			var report otlptest.Buffer
 			exp, err := NewSpanExporter(context.Background(), scheme+"://"+otlptest.FreeAddr(t))
 			require.NoError(t, err)
 			live, err := NewLive(exp, &LiveOptions{Logger: slog.New(slog.NewTextHandler(&report, nil)), ExportTimeout: 5 * time.Second})
@@ -312,7 +311,7 @@ func TestEventHandler(t *testing.T) {
 			delete(m, slog.TimeKey) // an event needs a time: the handler gives it the time of handling
 		}
 		for _, kv := range ev.Attributes {
-			logtest.Nest(m, string(kv.Key), kv.Value.AsInterface())
+			otlptest.Nest(m, string(kv.Key), kv.Value.AsInterface())
 		}
 		m[slog.LevelKey] = m["level"]
 		return m

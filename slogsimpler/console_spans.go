@@ -40,7 +40,7 @@ func humanise(r slog.Record) (slog.Record, bool) {
 			n.AddAttrs(slog.Uint64("inv", o.Span.Inv))
 		}
 	case origin.Op:
-		op := &o.Op
+		op := origin.OpOf(o, &r)
 		msg := "op " + op.Phase + " " + op.Name + " [id=" + strconv.FormatUint(op.ID, 10) + "] " + op.Detail
 		if op.Target != "" {
 			if op.Detail != "" {

@@ -5,8 +5,8 @@ import (
 	"log/slog"
 
 	"simpler.dev/log/envelope"
-	"simpler.dev/log/internal/render"
 	"simpler.dev/log/internal/origin"
+	"simpler.dev/log/internal/render"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/sink"
 )

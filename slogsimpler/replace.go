@@ -12,9 +12,13 @@ import (
 // replace before h sees it, with the semantics of slog.HandlerOptions'
 // ReplaceAttr: it is called for each non-group attribute, LogValuers
 // resolved, with the names of the groups the attribute is in (those of
-// WithGroup first); an attribute it returns empty is dropped. The
-// record's time, level, message and source are not passed to it (the
-// envelope writes them as fields, not attributes).
+// WithGroup first); an attribute it returns empty is dropped. Of the
+// built-in attributes it sees the message, as slog.MessageKey with no
+// groups (what it returns becomes the message; empty drops it), so text
+// from producers that have no attributes — a simulated device, a
+// forwarded line, a C module — can be redacted too. The record's time,
+// level and source are not passed to it (the envelope writes them as
+// fields).
 //
 // Put it in front of the fan-out, as [Setup] does with
 // SetupOptions.ReplaceAttr, so a redacted value reaches no destination: not
@@ -44,10 +48,19 @@ func (h *replaceHandler) Enabled(ctx context.Context, l slog.Level) bool {
 // its origin, the first attribute, as it is: replace sees the record's
 // other attributes, a span's among them, as it sees any.
 func (h *replaceHandler) Handle(ctx context.Context, r slog.Record) error {
+	msg := r.Message
+	if a := h.replace(nil, slog.String(slog.MessageKey, msg)); a.Key == "" {
+		msg = ""
+	} else if v := a.Value.Resolve().String(); v != msg {
+		msg = v // a message changed on the way is user text from here on
+	}
 	if r.NumAttrs() == 0 {
+		if msg != r.Message {
+			r = slog.NewRecord(r.Time, r.Level, msg, r.PC)
+		}
 		return h.next.Handle(ctx, r)
 	}
-	n := slog.NewRecord(r.Time, r.Level, r.Message, r.PC)
+	n := slog.NewRecord(r.Time, r.Level, msg, r.PC)
 	first := true
 	r.Attrs(func(a slog.Attr) bool {
 		if first {

@@ -125,4 +125,3 @@ func IsOp(r slog.Record) bool {
 	o := origin.Of(&r)
 	return o != nil && o.Kind == origin.Op
 }
-

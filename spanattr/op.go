@@ -120,10 +120,21 @@ func (op *Op) End(attrs ...slog.Attr) {
 func (op *Op) write(phase string) {
 	var pcs [1]uintptr
 	runtime.Callers(3, pcs[:]) // the caller of StartOp or End
-	// An origin of its own per line: a handler that keeps the record after
-	// Handle returns still holds the line it was given.
-	o := &origin.Origin{Kind: origin.Op, Op: envelope.Op{Phase: phase, Name: op.name, ID: op.id, Detail: op.o.Detail, Target: op.o.Target, Task: op.o.Task}}
-	r := slog.NewRecord(time.Now(), levels.Debug, phase+" "+op.name, pcs[0])
+	// The op's name is the message and its detail, target and task are
+	// attributes, so ReplaceAttr sees them; the origin holds what the
+	// program made (the phase and the id). One per line: a handler that
+	// keeps the record after Handle returns keeps the line it was given.
+	o := &origin.Origin{Kind: origin.Op, Op: envelope.Op{Phase: phase, ID: op.id}}
+	r := slog.NewRecord(time.Now(), levels.Debug, op.name, pcs[0])
 	r.AddAttrs(o.Attr())
+	for _, a := range [...]slog.Attr{
+		{Key: origin.OpDetail, Value: slog.StringValue(op.o.Detail)},
+		{Key: origin.OpTarget, Value: slog.StringValue(op.o.Target)},
+		{Key: origin.OpTask, Value: slog.StringValue(op.o.Task)},
+	} {
+		if a.Value.String() != "" {
+			r.AddAttrs(a)
+		}
+	}
 	_ = op.logger.Handler().Handle(op.ctx, r)
 }

@@ -34,7 +34,9 @@ const (
 	// Span: a [STRACE] span; the record's message is its name and its
 	// other attributes are the span's.
 	Span Kind = iota + 1
-	// Op: a MAX-style [OP] line, written whole from Op.
+	// Op: a MAX-style [OP] line: its phase and id in Op, its name the
+	// record's message, its detail, target and task the attributes
+	// OpDetail, OpTarget and OpTask (see OpOf).
 	Op
 	// Outside: a record made outside a slog call site. Header gives its
 	// function and position (Func, File, Line) and its clock and lane
@@ -167,4 +169,34 @@ func Attach(h slog.Handler, l hostlink.Listener) (submit func(rec []byte) error,
 		return nil, errors.New("hostlink: the handler is not a slogsimpler State's")
 	}
 	return req.Submit, req.Err
+}
+
+// The attribute keys of an op record's detail, target and task.
+const (
+	OpDetail = "detail"
+	OpTarget = "target"
+	OpTask   = "task"
+)
+
+// OpOf returns the op line of an Op record r with origin o: the phase and
+// id from o, the name from the message, and the detail, target and task
+// from r's string attributes of those keys (as ReplaceAttr left them).
+func OpOf(o *Origin, r *slog.Record) envelope.Op {
+	op := o.Op
+	op.Name = r.Message
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Value.Kind() != slog.KindString {
+			return true
+		}
+		switch a.Key {
+		case OpDetail:
+			op.Detail = a.Value.String()
+		case OpTarget:
+			op.Target = a.Value.String()
+		case OpTask:
+			op.Task = a.Value.String()
+		}
+		return true
+	})
+	return op
 }

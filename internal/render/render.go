@@ -100,7 +100,8 @@ func (rd Renderer) Render(r slog.Record, l *envelope.Line) *origin.Origin {
 		l.Span(envelope.Mono(r.Time), envelope.GoroutineID(), &sp, attrs.Bytes())
 	case origin.Op:
 		l.Start(&envelope.Header{Mono: envelope.Mono(r.Time), TID: envelope.GoroutineID(), Level: r.Level, PC: r.PC, Func: "go"})
-		l.Op(&o.Op)
+		op := origin.OpOf(o, &r)
+		l.Op(&op)
 	default:
 		h := o.Header
 		h.Level = r.Level

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/otel/internal/otlptest"
 )
 
@@ -24,7 +23,7 @@ func BenchmarkMillionLines(b *testing.B) {
 		b.Fatal(err)
 	}
 	w := bufio.NewWriter(f)
-	w.WriteString(logtest.AnchorRecord(41, 1, anchorWall))
+	w.WriteString(otlptest.AnchorRecord(41, 1, anchorWall))
 	const lines = 1_000_000
 	for i := range lines {
 		inv, d := i/10+1, i%10

@@ -24,11 +24,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
-	"simpler.dev/log/internal/cli"
 	simplerotel "simpler.dev/log/otel"
 	"simpler.dev/log/strace"
 )
@@ -50,7 +50,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		timeout           time.Duration
 	)
 	fs.StringVar(&endpoint, "endpoint", "", "the collector: http://host:4318 or https://... for OTLP/HTTP (/v1/traces is added to a URL without a path), grpc://host:4317 (plain) or grpcs://... for OTLP/gRPC")
-	fs.Var(cli.Repeated{List: &labels}, "label", "the host name of each LOG, in order (repeatable; default: the LOG's directory or file name)")
+	fs.Var(repeated{&labels}, "label", "the host name of each LOG, in order (repeatable; default: the LOG's directory or file name)")
 	fs.StringVar(&service, "service-name", "simpler", "the resource's service.name")
 	fs.BoolVar(&assumeWall, "assume-wall", false, "send spans of processes without a [CLOCK_ANCHOR], and device-clock spans, taking their ts as Unix nanoseconds")
 	fs.DurationVar(&timeout, "timeout", 30*time.Second, "how long the whole export may take")
@@ -130,3 +130,16 @@ func export(ctx context.Context, exp sdktrace.SpanExporter, spans []sdktrace.Rea
 	}
 	return sent, nil
 }
+
+// repeated is a flag.Value that collects a flag given several times, in
+// order.
+type repeated struct{ list *[]string }
+
+func (r repeated) String() string {
+	if r.list == nil {
+		return ""
+	}
+	return strings.Join(*r.list, ",")
+}
+
+func (r repeated) Set(v string) error { *r.list = append(*r.list, v); return nil }

@@ -13,7 +13,6 @@ import (
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/otel/internal/otlptest"
 )
 
@@ -24,7 +23,7 @@ const anchorWall = 1_700_000_000_000_000_000
 // with no anchor.
 func testLog() string {
 	var b strings.Builder
-	b.WriteString(logtest.AnchorRecord(41, 1000, anchorWall))
+	b.WriteString(otlptest.AnchorRecord(41, 1000, anchorWall))
 	rec := func(pid, tid, inv int, depth int, name string, ts, dur int64, attrs string) {
 		fmt.Fprintf(&b, "[mono_ns=%d][T0x%x][TIMING] emit_host_span: [STRACE] v=1 pid=%d tid=%d inv=%d hid=9f2c depth=%d name=%s ts=%d dur=%d %s\n",
 			ts+dur, tid, pid, tid, inv, depth, name, ts, dur, attrs)
