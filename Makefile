@@ -6,13 +6,13 @@ BENCHCOUNT ?= 5
 BENCHTIME ?= 200ms
 BENCH ?= .
 
-.PHONY: test fmt-check vet cross race stress otel otel-demo bench bench-compare bench-lib fuzz cover
+.PHONY: test fmt-check vet cross race stress allocs otel otel-demo bench bench-compare bench-lib fuzz cover
 
 # Every platform the library supports: it must build and vet on each
 # (tests run on this machine's).
 TARGETS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 freebsd/amd64 windows/amd64
 
-test: fmt-check vet cross race stress otel
+test: fmt-check vet cross race stress allocs otel
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -36,6 +36,11 @@ race:
 # speed (they check accounting and integrity, never timing).
 stress:
 	$(GO) test -count=1 -run 'TestStress' ./sink
+
+# The allocation budgets (TestXxxAllocs, ...AllocateNothing...): they
+# skip under -race, which allocates on its own, so they run here without.
+allocs:
+	$(GO) test -count=1 -run 'Alloc' $(PKGS)
 
 # The OpenTelemetry module (otel/, its own module, so the SDK stays out of
 # the library's go.mod): the live exporter and strace-otlp against the

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,11 +17,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"simpler.dev/log/examples/quickstart/app"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/otel/internal/otlptest"
+	"simpler.dev/log/slogsimpler"
 	"simpler.dev/log/spanattr"
 	"simpler.dev/log/strace"
 )
@@ -399,5 +402,41 @@ func TestLiveDeviceSpan(t *testing.T) {
 		if kv.Key == "host.name" {
 			assert.Equal(t, host, kv.Value.AsString())
 		}
+	}
+}
+
+// TestLiveKeepsSlogKinds: span attributes arrive with the kinds slog gave
+// them, never guessed from text: a string that reads like a number or a
+// boolean stays a string, a uint64 past int64 stays exact (as its
+// decimal text, OTLP having no unsigned type), a duration is its ns. With
+// ReplaceAttr in front of the exporter's handler, a redacted value is
+// redacted in the export too.
+func TestLiveKeepsSlogKinds(t *testing.T) {
+	exp := &recorder{}
+	live, err := NewLive(exp, nil)
+	require.NoError(t, err)
+	redact := func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == "password" {
+			return slog.String(a.Key, "REDACTED")
+		}
+		return a
+	}
+	logger := slog.New(slogsimpler.WithReplaceAttr(live.Handler(), redact))
+	_, sp := spanattr.Start(spanattr.WithLogger(context.Background(), logger), "kinds",
+		slog.String("zip", "007"), slog.String("flag", "true"), slog.String("ver", "1.10"),
+		slog.Uint64("max", math.MaxUint64), slog.Int("n", -3), slog.Float64("f", 0.5))
+	sp.End(slog.Duration("d", 1500*time.Microsecond), slog.String("password", "hunter2"))
+	require.NoError(t, live.Shutdown(context.Background()))
+	require.Len(t, exp.spans, 1)
+	got := map[string]attribute.Value{}
+	for _, kv := range exp.spans[0].Attributes() {
+		got[string(kv.Key)] = kv.Value
+	}
+	for k, want := range map[string]attribute.Value{
+		"zip": attribute.StringValue("007"), "flag": attribute.StringValue("true"), "ver": attribute.StringValue("1.10"),
+		"max": attribute.StringValue("18446744073709551615"), "n": attribute.Int64Value(-3), "f": attribute.Float64Value(0.5),
+		"d": attribute.Int64Value(1_500_000), "password": attribute.StringValue("REDACTED"),
+	} {
+		assert.Equal(t, want, got[k], "%s", k)
 	}
 }

@@ -30,7 +30,7 @@ import (
 func parseConsole(t *testing.T, line string) map[string]any {
 	t.Helper()
 	m := map[string]any{}
-	toks, err := tokens(strings.TrimSuffix(line, "\n"))
+	toks, err := logtest.Tokens(strings.TrimSuffix(line, "\n"))
 	require.NoError(t, err)
 	if len(toks) > 0 {
 		if _, err := time.Parse("15:04:05.000", toks[0]); err == nil {
@@ -42,9 +42,9 @@ func parseConsole(t *testing.T, line string) map[string]any {
 	m[slog.LevelKey] = toks[0]
 	var msg []string
 	for _, tok := range toks[1:] {
-		k, v, ok := splitKV(tok)
+		k, v, ok := logtest.SplitKV(tok)
 		if !ok {
-			msg = append(msg, unquote(tok))
+			msg = append(msg, logtest.Unquote(tok))
 			continue
 		}
 		logtest.Nest(m, k, v)

@@ -88,18 +88,7 @@ func runSlogtest(t *testing.T, build func(*State) slog.Handler) {
 	}, func(t *testing.T) map[string]any {
 		recs := records(t, buf.Bytes())
 		require.EqualValues(t, 1, len(recs), "got %d records, want 1", len(recs))
-		p := recs[0]
-		m := map[string]any{slog.LevelKey: p.Level, slog.MessageKey: p.Msg}
-		if !zero {
-			m[slog.TimeKey] = p.Mono
-		}
-		if p.File != "" {
-			m[slog.SourceKey] = fmt.Sprintf("%s:%d", p.File, p.Line)
-		}
-		for k, v := range p.Attrs {
-			logtest.Nest(m, k, v)
-		}
-		return m
+		return logtest.SlogtestResult(recs[0], zero)
 	})
 }
 

@@ -1,5 +1,3 @@
-//go:build !race
-
 package spanattr
 
 import (
@@ -9,10 +7,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"simpler.dev/log/internal/racedetect"
 	"simpler.dev/log/levels"
 )
 
 func TestDisabledSpansAllocateNothing(t *testing.T) {
+	racedetect.SkipAllocs(t)
 	logger, _, _ := newLogger(t, levels.Warn)
 	ctx, _ := NewInvocation(WithLogger(context.Background(), logger), 1)
 	if a := testing.AllocsPerRun(1000, func() {
@@ -33,6 +33,7 @@ func TestDisabledSpansAllocateNothing(t *testing.T) {
 // span costs one allocation, the Span (which is also its children's
 // context); its buffers come back from the pool.
 func TestEnabledSpanAllocatesOnlyItself(t *testing.T) {
+	racedetect.SkipAllocs(t)
 	logger, _, _ := newLogger(t, levels.Timing)
 	ctx, _ := NewInvocation(WithLogger(context.Background(), logger), 1)
 	assert.EqualValues(t, 1, testing.AllocsPerRun(1000, func() {
@@ -40,3 +41,4 @@ func TestEnabledSpanAllocatesOnlyItself(t *testing.T) {
 		sp.End(slog.Int("n", 1))
 	}))
 }
+

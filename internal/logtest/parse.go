@@ -1,8 +1,9 @@
-package slogsimpler
+package logtest
 
 import (
 	"bytes"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,48 +13,49 @@ import (
 	"simpler.dev/log/envelope"
 )
 
-// parsed is one envelope record read back for tests.
-type parsed struct {
+// Record is one envelope record read back for tests: its fields, the
+// message (the leading words that are not key=value) and the attributes.
+type Record struct {
 	envelope.Parsed
 	Msg   string
 	Attrs map[string]string // dotted keys, unquoted values
 	Raw   string
 }
 
-// parseLines reads every record in out, failing the test on a line that is
+// ParseLines reads every record in out, failing the test on a line that is
 // not an envelope record.
-func parseLines(t testing.TB, out []byte) []parsed {
+func ParseLines(t testing.TB, out []byte) []Record {
 	t.Helper()
-	var recs []parsed
+	var recs []Record
 	for _, line := range bytes.SplitAfter(out, []byte{'\n'}) {
 		if len(line) == 0 {
 			continue
 		}
-		p, err := parseRecord(line)
+		p, err := ParseRecord(line)
 		require.NoError(t, err, "line %q: %v", line, err)
 		recs = append(recs, p)
 	}
 	return recs
 }
 
-// parseRecord splits a record's body into the message (the leading words
+// ParseRecord splits a record's body into the message (the leading words
 // that are not key=value) and the attributes.
-func parseRecord(line []byte) (parsed, error) {
+func ParseRecord(line []byte) (Record, error) {
 	if len(line) == 0 || line[len(line)-1] != '\n' {
-		return parsed{}, fmt.Errorf("no trailing newline")
+		return Record{}, fmt.Errorf("no trailing newline")
 	}
 	p, err := envelope.Parse(line)
 	if err != nil {
-		return parsed{}, err
+		return Record{}, err
 	}
-	out := parsed{Parsed: p, Attrs: map[string]string{}, Raw: string(line)}
-	toks, err := tokens(string(p.Body))
+	out := Record{Parsed: p, Attrs: map[string]string{}, Raw: string(line)}
+	toks, err := Tokens(string(p.Body))
 	if err != nil {
 		return out, err
 	}
 	var msg []string
 	for i, tok := range toks {
-		k, v, ok := splitKV(tok)
+		k, v, ok := SplitKV(tok)
 		if !ok {
 			if len(out.Attrs) > 0 {
 				return out, fmt.Errorf("word %q after attributes", tok)
@@ -67,8 +69,8 @@ func parseRecord(line []byte) (parsed, error) {
 	return out, nil
 }
 
-// tokens splits on spaces outside double quotes.
-func tokens(s string) ([]string, error) {
+// Tokens splits on spaces outside double quotes.
+func Tokens(s string) ([]string, error) {
 	var toks []string
 	for len(s) > 0 {
 		if s[0] == ' ' {
@@ -98,7 +100,7 @@ func tokens(s string) ([]string, error) {
 	return toks, nil
 }
 
-func unquote(s string) string {
+func Unquote(s string) string {
 	if strings.HasPrefix(s, `"`) {
 		if u, err := strconv.Unquote(s); err == nil {
 			return u
@@ -107,7 +109,7 @@ func unquote(s string) string {
 	return s
 }
 
-func splitKV(tok string) (k, v string, ok bool) {
+func SplitKV(tok string) (k, v string, ok bool) {
 	// The key may be quoted; find the '=' after it.
 	i := 0
 	if strings.HasPrefix(tok, `"`) {
@@ -123,5 +125,22 @@ func splitKV(tok string) (k, v string, ok bool) {
 		return "", "", false
 	}
 	j += min(i, len(tok))
-	return unquote(tok[:j]), unquote(tok[j+1:]), true
+	return Unquote(tok[:j]), Unquote(tok[j+1:]), true
+}
+
+// SlogtestResult is a testing/slogtest result for one record rendered in
+// the envelope: level, message, time (unless the record had none: zero),
+// source and the attributes, groups rebuilt from dotted keys.
+func SlogtestResult(p Record, zero bool) map[string]any {
+	m := map[string]any{slog.LevelKey: p.Level, slog.MessageKey: p.Msg}
+	if !zero {
+		m[slog.TimeKey] = p.Mono
+	}
+	if p.File != "" {
+		m[slog.SourceKey] = fmt.Sprintf("%s:%d", p.File, p.Line)
+	}
+	for k, v := range p.Attrs {
+		Nest(m, k, v)
+	}
+	return m
 }

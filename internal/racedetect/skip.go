@@ -1,0 +1,16 @@
+// Package racedetect tells tests whether the race detector is on, so an
+// allocation budget skips at run time instead of hiding behind a build
+// tag (the race detector allocates on its own).
+package racedetect
+
+import "testing"
+
+// SkipAllocs skips an allocation budget under the race detector, which
+// allocates on its own; make test runs the budgets in a build without it
+// (make allocs).
+func SkipAllocs(t testing.TB) {
+	t.Helper()
+	if Enabled {
+		t.Skip("allocation budgets are checked without -race (make allocs)")
+	}
+}

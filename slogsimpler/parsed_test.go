@@ -1,0 +1,14 @@
+package slogsimpler
+
+import (
+	"testing"
+
+	"simpler.dev/log/internal/logtest"
+)
+
+// parsed is one envelope record read back for tests.
+type parsed = logtest.Record
+
+func parseLines(t testing.TB, out []byte) []parsed { return logtest.ParseLines(t, out) }
+
+func parseRecord(line []byte) (parsed, error) { return logtest.ParseRecord(line) }
