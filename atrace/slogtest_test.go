@@ -24,8 +24,10 @@ func (z timeSpy) Handle(ctx context.Context, r slog.Record) error {
 	*z.zero = r.Time.IsZero()
 	return z.Handler.Handle(ctx, r)
 }
-func (z timeSpy) WithAttrs(as []slog.Attr) slog.Handler { return timeSpy{z.Handler.WithAttrs(as), z.zero} }
-func (z timeSpy) WithGroup(n string) slog.Handler      { return timeSpy{z.Handler.WithGroup(n), z.zero} }
+func (z timeSpy) WithAttrs(as []slog.Attr) slog.Handler {
+	return timeSpy{z.Handler.WithAttrs(as), z.zero}
+}
+func (z timeSpy) WithGroup(n string) slog.Handler { return timeSpy{z.Handler.WithGroup(n), z.zero} }
 
 // TestSlogtest runs testing/slogtest against the recorder: what it keeps
 // in its ring is the envelope the file handler writes.

@@ -54,4 +54,3 @@ func TestHandleAllocs(t *testing.T) {
 		})
 	}
 }
-

@@ -41,4 +41,3 @@ func TestEnabledSpanAllocatesOnlyItself(t *testing.T) {
 		sp.End(slog.Int("n", 1))
 	}))
 }
-
