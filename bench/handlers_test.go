@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"simpler.dev/log/levels"
+	"simpler.dev/log/sink"
 	"simpler.dev/log/slogsimpler"
 )
 
@@ -37,7 +38,7 @@ func handlers(b *testing.B) []namedHandler {
 	if err != nil {
 		b.Fatal(err)
 	}
-	async, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Output: devnull, OutputPrivate: true, Async: true})
+	async, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Destination: sink.Writer(devnull), Async: true})
 	if err != nil {
 		b.Fatal(err)
 	}

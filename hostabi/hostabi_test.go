@@ -24,6 +24,7 @@ import (
 
 	"simpler.dev/log/hostabi/internal/ctest"
 	"simpler.dev/log/levels"
+	"simpler.dev/log/sink"
 	"simpler.dev/log/slogsimpler"
 	"simpler.dev/log/strace"
 )
@@ -177,7 +178,7 @@ func TestOneAnchor(t *testing.T) {
 			f, err := os.Create(path)
 			require.NoError(t, err)
 			defer f.Close()
-			st, mod := bound(t, slogsimpler.Options{Output: f, OutputPrivate: true, Level: levels.Timing})
+			st, mod := bound(t, slogsimpler.Options{Destination: sink.Writer(f), Level: levels.Timing})
 			logger := slog.New(st.Handler())
 			if first == "go" {
 				logger.Warn("go first")
@@ -396,7 +397,7 @@ func BenchmarkModuleRecord(b *testing.B) {
 	if out, err := exec.Command(cc, "-shared", "-fPIC", "-O2", "-I.", "-o", so, "testdata/consumer.c", "-lpthread").CombinedOutput(); err != nil {
 		b.Fatalf("%v\n%s", err, out)
 	}
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Output: io.Discard, OutputPrivate: true, Level: levels.Info, Async: true})
+	st, err := slogsimpler.NewState(&slogsimpler.Options{Destination: sink.Writer(io.Discard), Level: levels.Info, Async: true})
 	if err != nil {
 		b.Fatal(err)
 	}

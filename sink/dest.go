@@ -1,144 +1,69 @@
 package sink
 
 import (
-	"errors"
-	"fmt"
+	"io"
 	"os"
-	"path/filepath"
-	"time"
 
-	"simpler.dev/log/internal/safedir"
+	"simpler.dev/log/internal/stdio"
 )
 
-// ErrAlreadyBound is wrapped by BindDir's error when another directory was
-// bound first; that first directory stays the destination.
-var ErrAlreadyBound = errors.New("sink: a different directory is already bound")
-
-// pathCheckInterval is how often the writer checks that the log path still
-// names the open file, so a removed or renamed directory is noticed (and
-// its records counted as output_failed) instead of writes going on into an
-// unlinked inode.
-const pathCheckInterval = time.Second
-
-// BindDir makes <dir>/host.<pid>.log the destination. The directory is
-// made absolute, and created with its missing parents (mode 0750; no
-// symbolic link followed in what it creates). The binding is committed
-// only once the file is open: if the directory cannot be made or the file
-// cannot be opened (or is refused, see ErrUnsafeFile), BindDir returns an
-// error naming the path and the cause, and the sink stays unbound, so a
-// later BindDir, with this directory or another, can succeed. Once bound,
-// the first directory wins: binding it again is a no-op, binding another
-// is an error wrapping ErrAlreadyBound, and a file that later fails counts
-// its records as output_failed, never sending them elsewhere. An empty dir
-// is a no-op.
-func (s *Sink) BindDir(dir string) error {
-	if dir == "" {
-		return nil
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return fmt.Errorf("sink: bind %q: %w", dir, err)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if dir := s.Dir(); dir != "" {
-		if dir == abs {
-			return nil
-		}
-		return fmt.Errorf("%w: %s (ignoring %s)", ErrAlreadyBound, dir, abs)
-	}
-	if s.shut {
-		return fmt.Errorf("sink: bind %s: %w", abs, ErrClosed)
-	}
-	if _, err := safedir.MkdirAll(abs, "", 0o750); err != nil {
-		return fmt.Errorf("sink: bind %s: %w", abs, err)
-	}
-	s.path = filepath.Join(abs, fmt.Sprintf("host.%d.log", s.pid))
-	if err := s.openLocked(); err != nil {
-		s.path = ""
-		return fmt.Errorf("sink: bind %s: %w", abs, err)
-	}
-	s.dir.Store(&abs)
-	s.batchLimit.Store(fileBatch)
-	return nil
+// A Destination is where the writer puts records: standard error or
+// another shared pipe ([Pipe]), a writer of the process's own ([Writer]),
+// a log file in a directory ([File]), or any type of the program's (a
+// rotating file, a socket). The sink calls its methods with its lock held,
+// one at a time, from the writer goroutine or, in synchronous mode, from
+// the logging goroutine; a Destination need not be safe for concurrent
+// use. A Write that stalls stalls only the writer: producers go on
+// queueing, and Flush, Quiesce and Close give up at their bounds.
+type Destination interface {
+	// Write writes b, one or more whole records, each ending in a
+	// newline. An error counts every record of b as output_failed.
+	Write(b []byte) error
+	// Batch is the most bytes one Write may carry: SlotSize (PIPE_BUF)
+	// for a pipe other processes write to as well, so no write splits or
+	// interleaves a record; more (64 KiB) for a file of the process's own.
+	Batch() int
+	// Close releases the destination. The sink calls it once, at Close,
+	// after the last write; nothing is written afterwards.
+	Close() error
 }
 
-// Dir returns the bound directory, or "" when the destination is the
-// Output writer.
-// It takes no lock, so it never waits for a stalled destination.
-func (s *Sink) Dir() string {
-	if d := s.dir.Load(); d != nil {
-		return *d
+// Batch sizes of the destinations here.
+const (
+	pipeBatch = SlotSize // PIPE_BUF
+	fileBatch = 64 << 10
+)
+
+// Pipe returns a destination for w, a pipe that other processes may
+// write to too: every Write is at most SlotSize bytes (PIPE_BUF), so it is
+// atomic and never splits a record. Nil means standard error. Standard
+// output and error are written through a duplicate of their descriptor,
+// so a pipe whose reader has gone is an EPIPE error, counted as
+// output_failed, and never the SIGPIPE that would kill the process.
+// Closing it leaves w open.
+func Pipe(w io.Writer) Destination {
+	if w == nil {
+		w = os.Stderr
 	}
-	return ""
+	return &writerDest{w: stdio.Writer(w), batch: pipeBatch}
 }
 
-// Path returns the log file path once a directory is bound.
-func (s *Sink) Path() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.path
+// Writer returns a destination for w, a writer of the process's own (a
+// file, a buffer, io.Discard): one Write may carry up to 64 KiB of
+// records. Closing it leaves w open.
+func Writer(w io.Writer) Destination {
+	return &writerDest{w: stdio.Writer(w), batch: fileBatch}
 }
 
-// ErrUnsafeFile is wrapped by the error for a log path that is not a
-// regular file with one link owned by this user (a FIFO, socket, device,
-// symbolic link or hard link planted at host.<pid>.log): the sink refuses
-// to open it, writes nothing there, and never blocks on it.
-var ErrUnsafeFile = errors.New("sink: refusing the log file")
-
-func (s *Sink) closeFileLocked() {
-	if s.f != nil {
-		_ = s.f.Close()
-		s.f = nil
-	}
+type writerDest struct {
+	w     io.Writer
+	batch int
 }
 
-// errShut is what a write after Close meets: the destination is closed
-// for good and nothing reopens it.
-var errShut = errors.New("sink: destination closed")
-
-// writeLocked writes b, whole records, to the destination. mu must be
-// held. A failed write to the file closes it; the next write reopens it.
-//
-// Records written into a file that has since been unlinked are not
-// written: after each write the open file's link count is read (one
-// fstat), and at 0 the file is recreated at the path and b written again
-// there; if that fails the error counts b as output_failed. A file renamed
-// away (rotated) still has its link, so records in it count as written;
-// the path is compared with the open file at least once a second and
-// reopened when it names another file or none.
-func (s *Sink) writeLocked(b []byte) error {
-	if s.shut {
-		return errShut
-	}
-	if s.Dir() == "" {
-		_, err := s.out.Write(b)
-		return err
-	}
-	if s.f != nil && time.Since(s.checked) >= pathCheckInterval {
-		s.checked = time.Now()
-		if s.replacedLocked() {
-			s.closeFileLocked() // removed or replaced: reopen below
-		}
-	}
-	for attempt := 0; ; attempt++ {
-		if s.f == nil {
-			if err := s.openLocked(); err != nil {
-				return err
-			}
-		}
-		if _, err := s.f.Write(b); err != nil {
-			s.closeFileLocked()
-			return err
-		}
-		if !s.unlinkedLocked() {
-			return nil
-		}
-		// Unlinked under us: those bytes reached no file anyone can
-		// read. Recreate the file and write them again, once.
-		s.closeFileLocked()
-		if attempt == 1 {
-			return &os.PathError{Op: "write", Path: s.path, Err: errors.New("file unlinked while writing")}
-		}
-	}
+func (d *writerDest) Write(b []byte) error {
+	_, err := d.w.Write(b)
+	return err
 }
+
+func (d *writerDest) Batch() int   { return d.batch }
+func (d *writerDest) Close() error { return nil }

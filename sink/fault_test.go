@@ -120,7 +120,7 @@ func TestBindRefusesSpecialFiles(t *testing.T) {
 			dir := t.TempDir()
 			check := tt.plant(t, logPath(dir))
 			out := &memWriter{}
-			s := New(&Options{Report: testReport, Output: out})
+			s := New(&Options{Report: testReport, Destination: Pipe(out)})
 			err := s.BindDir(dir)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), dir, "the error names the directory")
@@ -196,7 +196,7 @@ func TestRemovedFileIsRecreated(t *testing.T) {
 // arrives.
 func TestStartAfterTimedOutQuiesce(t *testing.T) {
 	w := newStallWriter()
-	s := New(&Options{Report: testReport, Output: w})
+	s := New(&Options{Report: testReport, Destination: Pipe(w)})
 	require.NoError(t, s.Start())
 	require.NoError(t, s.Submit(rec("a", 10)))
 	<-w.entered // the writer is inside the stalled write
@@ -224,7 +224,7 @@ func TestStartAfterTimedOutQuiesce(t *testing.T) {
 // closes the destination.
 func TestCloseBoundedWhenSyncWriteStalls(t *testing.T) {
 	w := newStallWriter()
-	s := New(&Options{Report: testReport, Output: w})
+	s := New(&Options{Report: testReport, Destination: Pipe(w)})
 	go func() { _ = s.Submit(rec("stalled", 10)) }()
 	<-w.entered
 	err := s.Close(20 * time.Millisecond)
@@ -242,7 +242,7 @@ func TestCloseBoundedWhenSyncWriteStalls(t *testing.T) {
 // TestCloseBoundedWhenAsyncWriteStalls: the same with a writer goroutine.
 func TestCloseBoundedWhenAsyncWriteStalls(t *testing.T) {
 	w := newStallWriter()
-	s := New(&Options{Report: testReport, Output: w})
+	s := New(&Options{Report: testReport, Destination: Pipe(w)})
 	require.NoError(t, s.Start())
 	require.NoError(t, s.Submit(rec("stalled", 10)))
 	<-w.entered
@@ -326,7 +326,7 @@ func TestClosedStderrPipeIsEPIPE(t *testing.T) {
 func TestReportWhileQueueNeverDrains(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := &memWriter{delay: 50 * time.Millisecond}
-		s := New(&Options{Report: testReport, Output: w})
+		s := New(&Options{Report: testReport, Destination: Pipe(w)})
 		require.NoError(t, s.Start())
 		for range Slots + 100 {
 			_ = s.Submit(rec("r", 300))
@@ -347,7 +347,7 @@ func TestReportWhileQueueNeverDrains(t *testing.T) {
 func TestSubmitFlush(t *testing.T) {
 	t.Run("written before return", func(t *testing.T) {
 		w := &memWriter{}
-		s := New(&Options{Report: testReport, Output: w})
+		s := New(&Options{Report: testReport, Destination: Pipe(w)})
 		require.NoError(t, s.Start())
 		for range 100 {
 			require.NoError(t, s.Submit(rec("r", 100)))
@@ -359,7 +359,7 @@ func TestSubmitFlush(t *testing.T) {
 	})
 	t.Run("bounded when stalled", func(t *testing.T) {
 		w := newStallWriter()
-		s := New(&Options{Report: testReport, Output: w})
+		s := New(&Options{Report: testReport, Destination: Pipe(w)})
 		require.NoError(t, s.Start())
 		var te *TimeoutError
 		require.ErrorAs(t, s.SubmitFlush(rec("r", 100), 10*time.Millisecond), &te)

@@ -11,7 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// fileState is what the sink keeps about its open log file. Guarded by mu.
+// fileState is what a File keeps about its open file.
 type fileState struct {
 	fd int          // f's descriptor (f.Fd would make it blocking)
 	id fileIdentity // device and inode, to notice a replaced path
@@ -19,42 +19,42 @@ type fileState struct {
 
 type fileIdentity struct{ dev, ino uint64 }
 
-// openLocked opens the log file: append-only, close-on-exec, non-blocking
+// open opens the log file: append-only, close-on-exec, non-blocking
 // (a FIFO without a reader fails at once instead of hanging), refusing a
 // symbolic link at the last component; then it checks what it opened and
 // refuses anything but a regular file with one link owned by this user. A
 // file this call creates gets mode 0640 whatever the umask; an existing
 // file keeps its mode.
-func (s *Sink) openLocked() error {
+func (f *File) open() error {
 	const flags = unix.O_WRONLY | unix.O_APPEND | unix.O_CLOEXEC | unix.O_NOFOLLOW | unix.O_NONBLOCK
-	fd, err := unix.Open(s.path, flags|unix.O_CREAT|unix.O_EXCL, 0o640)
+	fd, err := unix.Open(f.path, flags|unix.O_CREAT|unix.O_EXCL, 0o640)
 	created := err == nil
 	if errors.Is(err, unix.EEXIST) {
-		fd, err = unix.Open(s.path, flags, 0)
+		fd, err = unix.Open(f.path, flags, 0)
 	}
 	switch {
 	case errors.Is(err, unix.ELOOP):
-		return fmt.Errorf("%w %s: it is a symbolic link", ErrUnsafeFile, s.path)
+		return fmt.Errorf("%w %s: it is a symbolic link", ErrUnsafeFile, f.path)
 	case errors.Is(err, unix.ENXIO):
-		return fmt.Errorf("%w %s: it is a FIFO or socket", ErrUnsafeFile, s.path)
+		return fmt.Errorf("%w %s: it is a FIFO or socket", ErrUnsafeFile, f.path)
 	case err != nil:
-		return &os.PathError{Op: "open", Path: s.path, Err: err}
+		return &os.PathError{Op: "open", Path: f.path, Err: err}
 	}
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
 		unix.Close(fd)
-		return &os.PathError{Op: "fstat", Path: s.path, Err: err}
+		return &os.PathError{Op: "fstat", Path: f.path, Err: err}
 	}
 	if why := unsafeFile(&st); why != "" {
 		unix.Close(fd)
-		return fmt.Errorf("%w %s: %s", ErrUnsafeFile, s.path, why)
+		return fmt.Errorf("%w %s: %s", ErrUnsafeFile, f.path, why)
 	}
 	if created {
 		_ = unix.Fchmod(fd, 0o640)
 	}
-	s.file = fileState{fd: fd, id: fileIdentity{uint64(st.Dev), st.Ino}}
-	s.f = os.NewFile(uintptr(fd), s.path)
-	s.checked = time.Now()
+	f.state = fileState{fd: fd, id: fileIdentity{uint64(st.Dev), st.Ino}}
+	f.f = os.NewFile(uintptr(fd), f.path)
+	f.checked = time.Now()
 	return nil
 }
 
@@ -71,16 +71,16 @@ func unsafeFile(st *unix.Stat_t) string {
 	return ""
 }
 
-// replacedLocked reports whether the path no longer names the open file
+// replaced reports whether the path no longer names the open file
 // (removed, or replaced by another).
-func (s *Sink) replacedLocked() bool {
+func (f *File) replaced() bool {
 	var st unix.Stat_t
-	return unix.Stat(s.path, &st) != nil || (fileIdentity{uint64(st.Dev), st.Ino}) != s.file.id
+	return unix.Stat(f.path, &st) != nil || (fileIdentity{uint64(st.Dev), st.Ino}) != f.state.id
 }
 
-// unlinkedLocked reports whether the open file has no link left: what was
+// unlinked reports whether the open file has no link left: what was
 // just written there reached no file anyone can read.
-func (s *Sink) unlinkedLocked() bool {
+func (f *File) unlinked() bool {
 	var st unix.Stat_t
-	return unix.Fstat(s.file.fd, &st) == nil && st.Nlink == 0
+	return unix.Fstat(f.state.fd, &st) == nil && st.Nlink == 0
 }

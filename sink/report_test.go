@@ -1,6 +1,10 @@
 package sink
 
-import "simpler.dev/log/envelope"
+import (
+	"io"
+
+	"simpler.dev/log/envelope"
+)
 
 // testReport renders the [HOSTLOG_DROPS] record a State would give the
 // sink as its Options.Report, so the sink's tests read the reports they
@@ -11,4 +15,12 @@ func testReport(dst []byte, c Counts, fresh uint64) []byte {
 	var l envelope.Line
 	l.Drops(envelope.MonoNow(), 1, &d)
 	return append(dst, l.Finish()...)
+}
+
+// dest is Writer(w) for a private writer, else Pipe(w).
+func dest(w io.Writer, private bool) Destination {
+	if private {
+		return Writer(w)
+	}
+	return Pipe(w)
 }

@@ -3,14 +3,11 @@ package sink
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"simpler.dev/log/internal/stdio"
 )
 
 const (
@@ -34,9 +31,7 @@ const (
 	// writer (quiesce and close always report).
 	ReportInterval = time.Second
 
-	fileBatch = 64 << 10 // bytes a write to the process's own file may carry
-	pipeBatch = SlotSize // bytes a write to a shared pipe may carry: PIPE_BUF
-	mask      = Slots - 1
+	mask = Slots - 1
 	// closedBit in head stops every claim: producers that see it take the
 	// synchronous path. Positions never reach 2^63.
 	closedBit = 1 << 63
@@ -58,14 +53,10 @@ const (
 
 // Options configure a Sink. The zero value and nil mean defaults.
 type Options struct {
-	// Output is the destination until a directory is bound, written like a
-	// shared pipe: whole records, at most 512 bytes a write. Nil means
-	// os.Stderr.
-	Output io.Writer
-	// OutputPrivate says Output is not a shared pipe but this process's
-	// own (a file, /dev/null, a buffer): writes to it may carry many
-	// records, up to 64 KiB, as writes to a bound directory's file do.
-	OutputPrivate bool
+	// Destination is where records go until a directory is bound (see
+	// BindDir). Nil means Pipe(os.Stderr): standard error, shared, at
+	// most 512 bytes a write.
+	Destination Destination
 	// PID is the process id in the log file's name; 0 means os.Getpid().
 	PID int
 	// Report renders the record that reports losses in the log itself,
@@ -118,8 +109,8 @@ type Sink struct {
 	// 1, never blocks).
 	sleeping atomic.Bool
 	wake     chan struct{}
-	// batchLimit is pipeBatch or fileBatch, set under mu by BindDir, read
-	// by the writer.
+	// batchLimit is the destination's Batch, stored under mu whenever the
+	// destination changes; read by the writer.
 	batchLimit atomic.Int64
 	// closed is set once by Close: every later record is not_admitted.
 	closed atomic.Bool
@@ -146,16 +137,15 @@ type Sink struct {
 
 	// mu guards the destination and the drop-report state. It is taken by
 	// the writer for each batch, by producers only in synchronous mode, and
-	// by BindDir, Counts-free paths never.
-	mu         sync.Mutex
-	out        io.Writer              // stderr (a duplicate, see internal/stdio) or Options.Output
-	shut       bool                   // Close has closed the destination: nothing reopens it
-	dir        atomic.Pointer[string] // bound directory, nil for none: set once under mu, read by Dir without it
-	path       string                 // <dir>/host.<pid>.log
-	f          *os.File               // open log file, nil when closed or failed
-	file       fileState              // what the platform keeps about f
-	checked    time.Time              // when the path was last checked against f
-	reported   uint64                 // drop total in the last successful report
+	// by BindDir; Counts, Dir and Path never take it.
+	mu   sync.Mutex
+	dest Destination // Options.Destination, then the bound File
+	shut bool        // Close has closed the destination: nothing reopens it
+	// file is the bound directory's File, nil for none: stored once
+	// under mu by BindDir, loaded by Dir and Path without it. Its dir and
+	// path never change.
+	file       atomic.Pointer[File]
+	reported   uint64 // drop total in the last successful report
 	lastReport time.Time
 	syncBuf    [SlotSize]byte // the synchronous path copies here so callers' buffers do not escape
 
@@ -178,20 +168,15 @@ func New(opts *Options) *Sink {
 	if opts != nil {
 		o = *opts
 	}
-	s := &Sink{out: o.Output, pid: o.PID, report: o.Report, wake: make(chan struct{}, 1)}
-	if s.out == nil {
-		s.out = os.Stderr
+	s := &Sink{dest: o.Destination, pid: o.PID, report: o.Report, wake: make(chan struct{}, 1)}
+	if s.dest == nil {
+		s.dest = Pipe(nil)
 	}
-	// A closed pipe on standard error must be a counted loss, not SIGPIPE.
-	s.out = stdio.Writer(s.out)
 	if s.pid == 0 {
 		s.pid = os.Getpid()
 	}
 	s.head.Store(closedBit)
-	s.batchLimit.Store(pipeBatch)
-	if o.OutputPrivate {
-		s.batchLimit.Store(fileBatch)
-	}
+	s.batchLimit.Store(int64(min(max(s.dest.Batch(), SlotSize), maxBatch)))
 	return s
 }
 
@@ -459,4 +444,17 @@ func (s *Sink) lockTimeoutErr(op string, d time.Duration) error {
 	err := s.timeoutErr(op, d).(*TimeoutError)
 	err.Pending++
 	return err
+}
+
+// Write implements io.Writer, so the sink can stand behind any handler
+// that writes one record per call, such as slog.NewJSONHandler(s, nil):
+// p, one record ending in a newline, is copied into the queue (or
+// written, in synchronous mode) and never retained. A record the sink
+// cannot take is counted under its reason and the error names it; a
+// record longer than SlotSize is not admitted.
+func (s *Sink) Write(p []byte) (int, error) {
+	if err := s.Submit(p); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -73,7 +73,7 @@ func checkIdentity(t *testing.T, s *Sink, produced uint64) Counts {
 
 func TestSyncMode(t *testing.T) {
 	w := &memWriter{}
-	s := New(&Options{Report: testReport, Output: w})
+	s := New(&Options{Report: testReport, Destination: Pipe(w)})
 	for i := range 5 {
 		require.NoError(t, s.Submit(rec(fmt.Sprint(i), 40)))
 	}
@@ -84,7 +84,7 @@ func TestSyncMode(t *testing.T) {
 
 func TestInvalidRecordsNotAdmitted(t *testing.T) {
 	w := &memWriter{}
-	s := New(&Options{Report: testReport, Output: w})
+	s := New(&Options{Report: testReport, Destination: Pipe(w)})
 	for _, r := range [][]byte{nil, {}, make([]byte, SlotSize+1)} {
 		err := s.Submit(r)
 		assert.True(t, errors.Is(err, ErrNotAdmitted), "Submit(%d bytes) = %v, want ErrNotAdmitted", len(r), err)
@@ -181,7 +181,7 @@ func stressFast(t *testing.T, producers, each int) (Counts, *countWriter) {
 	w := &countWriter{size: 100, each: each, seen: make([]bool, producers*each)}
 	// A private destination takes batched writes: the writer is as fast as
 	// it can be, which is what "fast destination" means here.
-	s := New(&Options{Report: testReport, Output: w, OutputPrivate: true})
+	s := New(&Options{Report: testReport, Destination: Writer(w)})
 	require.NoError(t, s.Start())
 	var wg sync.WaitGroup
 	for p := range producers {
@@ -251,7 +251,7 @@ func TestStressFile(t *testing.T) {
 func TestStressSlowDestination(t *testing.T) {
 	const producers, each = 64, 200
 	w := &memWriter{delay: 20 * time.Microsecond}
-	s := New(&Options{Report: testReport, Output: w})
+	s := New(&Options{Report: testReport, Destination: Pipe(w)})
 	require.NoError(t, s.Start())
 	var wg sync.WaitGroup
 	var refused atomic.Uint64
@@ -295,7 +295,7 @@ func TestNeverReadPipe(t *testing.T) {
 	defer r.Close()
 	defer wp.Close()
 	setPipeSize(t, wp, 4096)
-	s := New(&Options{Report: testReport, Output: wp})
+	s := New(&Options{Report: testReport, Destination: Pipe(wp)})
 	require.NoError(t, s.Start())
 	for i := range 10000 {
 		_ = s.Submit(rec(fmt.Sprint(i), 400))
@@ -341,7 +341,7 @@ func TestOutputFaults(t *testing.T) {
 		for _, async := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/async=%v", tt.name, async), func(t *testing.T) {
 				w := tt.out()
-				s := New(&Options{Report: testReport, Output: w.(interface{ Write([]byte) (int, error) })})
+				s := New(&Options{Report: testReport, Destination: Pipe(w.(interface{ Write([]byte) (int, error) }))})
 				if async {
 					s.Start()
 				}
@@ -358,7 +358,7 @@ func TestOutputFaults(t *testing.T) {
 
 func TestBoundDirectoryFaults(t *testing.T) {
 	t.Run("missing directory is created", func(t *testing.T) {
-		s := New(&Options{Report: testReport, Output: &memWriter{}})
+		s := New(&Options{Report: testReport, Destination: Pipe(&memWriter{})})
 		dir := filepath.Join(t.TempDir(), "a", "b")
 		require.NoError(t, s.BindDir(dir))
 		for _, d := range []string{filepath.Dir(dir), dir} {
@@ -372,7 +372,7 @@ func TestBoundDirectoryFaults(t *testing.T) {
 	})
 	t.Run("a directory that cannot be made leaves the sink unbound", func(t *testing.T) {
 		stderr := &memWriter{}
-		s := New(&Options{Report: testReport, Output: stderr})
+		s := New(&Options{Report: testReport, Destination: Pipe(stderr)})
 		file := filepath.Join(t.TempDir(), "file")
 		require.NoError(t, os.WriteFile(file, nil, 0o600))
 		err := s.BindDir(filepath.Join(file, "logs"))
@@ -439,7 +439,7 @@ func TestFileModeAndBatching(t *testing.T) {
 
 func TestLifecycle(t *testing.T) {
 	t.Run("close twice", func(t *testing.T) {
-		s := New(&Options{Report: testReport, Output: &memWriter{}})
+		s := New(&Options{Report: testReport, Destination: Pipe(&memWriter{})})
 		s.Start()
 		require.NoError(t, s.Close(0))
 		assert.EqualValues(t, nil, s.Close(0))
@@ -447,7 +447,7 @@ func TestLifecycle(t *testing.T) {
 		assert.True(t, errors.Is(err, ErrClosed), "Start after Close = %v", err)
 	})
 	t.Run("flush with nothing pending", func(t *testing.T) {
-		s := New(&Options{Report: testReport, Output: &memWriter{}})
+		s := New(&Options{Report: testReport, Destination: Pipe(&memWriter{})})
 		assert.NoError(t, s.Flush(time.Millisecond))
 		s.Start()
 		assert.NoError(t, s.Flush(time.Millisecond))
@@ -455,7 +455,7 @@ func TestLifecycle(t *testing.T) {
 	})
 	t.Run("close racing flush", func(t *testing.T) {
 		w := &memWriter{}
-		s := New(&Options{Report: testReport, Output: w})
+		s := New(&Options{Report: testReport, Destination: Pipe(w)})
 		s.Start()
 		var wg sync.WaitGroup
 		for range 4 {
@@ -472,7 +472,7 @@ func TestLifecycle(t *testing.T) {
 	})
 	t.Run("quiesce then restart", func(t *testing.T) {
 		w := &memWriter{}
-		s := New(&Options{Report: testReport, Output: w})
+		s := New(&Options{Report: testReport, Destination: Pipe(w)})
 		s.Start()
 		for i := range 100 {
 			_ = s.Submit(rec(fmt.Sprintf("a%d", i), 30))
@@ -492,7 +492,7 @@ func TestLifecycle(t *testing.T) {
 		checkIdentity(t, s, 201)
 	})
 	t.Run("drop counts survive restart", func(t *testing.T) {
-		s := New(&Options{Report: testReport, Output: errWriter{syscall.EIO}})
+		s := New(&Options{Report: testReport, Destination: Pipe(errWriter{syscall.EIO})})
 		s.Start()
 		_ = s.Submit(rec("x", 10))
 		s.Quiesce(time.Second)
@@ -503,7 +503,7 @@ func TestLifecycle(t *testing.T) {
 		assert.EqualValues(t, 2, c.OutputFailed, "counts %+v", c)
 	})
 	t.Run("no goroutine left after close", func(t *testing.T) {
-		s := New(&Options{Report: testReport, Output: &memWriter{}})
+		s := New(&Options{Report: testReport, Destination: Pipe(&memWriter{})})
 		s.Start()
 		done := s.done
 		s.Close(0)
@@ -520,7 +520,7 @@ func TestLifecycle(t *testing.T) {
 func TestPeriodicReport(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := &memWriter{}
-		s := New(&Options{Report: testReport, Output: w})
+		s := New(&Options{Report: testReport, Destination: Pipe(w)})
 		s.Start()
 		defer s.Close(0)
 		reports := func() int { return strings.Count(strings.Join(w.lines(), "\n"), "[HOSTLOG_DROPS]") }
@@ -550,7 +550,7 @@ func FuzzRing(f *testing.F) {
 			ops = ops[:64]
 		}
 		w := &flakyCounter{ids: map[string]int{}}
-		s := New(&Options{Report: testReport, Output: w})
+		s := New(&Options{Report: testReport, Destination: Pipe(w)})
 		var produced atomic.Uint64
 		var seq atomic.Uint64
 		for _, op := range ops {
@@ -628,7 +628,7 @@ func (w *flakyCounter) Write(p []byte) (int, error) {
 func TestOutputPrivateBatches(t *testing.T) {
 	for _, private := range []bool{false, true} {
 		w := &memWriter{}
-		s := New(&Options{Report: testReport, Output: w, OutputPrivate: private})
+		s := New(&Options{Report: testReport, Destination: dest(w, private)})
 		s.Start()
 		// Hold the writer back (it takes mu for each write) while 200
 		// records queue up, so it finds them all at once.

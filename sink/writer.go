@@ -211,15 +211,6 @@ func (s *Sink) Close(timeout time.Duration) error {
 	return nil
 }
 
-// shutLocked closes the destination for good. mu must be held.
-func (s *Sink) shutLocked() {
-	if s.shut {
-		return
-	}
-	s.shut = true
-	s.closeFileLocked()
-}
-
 // run is the writer goroutine. It owns next (its read position) and the
 // batch buffer; it publishes progress through tail.
 func (s *Sink) run(done chan struct{}) {

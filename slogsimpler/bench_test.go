@@ -23,6 +23,7 @@ import (
 	"github.com/lmittmann/tint"
 
 	"simpler.dev/log/levels"
+	"simpler.dev/log/sink"
 )
 
 type nopHandler struct{}
@@ -44,7 +45,7 @@ func benchHandlers(b *testing.B) []struct {
 	if err != nil {
 		b.Fatal(err)
 	}
-	async, err := NewState(&Options{Level: levels.Debug, Output: devnull, OutputPrivate: true, Async: true})
+	async, err := NewState(&Options{Level: levels.Debug, Destination: sink.Writer(devnull), Async: true})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -23,6 +23,7 @@ import (
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/levels"
+	"simpler.dev/log/sink"
 )
 
 // parseConsole reads one uncoloured console line: optional time
@@ -225,7 +226,7 @@ func TestConsoleGroupDepth(t *testing.T) {
 // 1 MB each).
 func BenchmarkDeepGroups(b *testing.B) {
 	a := nestedGroups(10000)
-	st, err := NewState(&Options{Level: levels.Debug, Output: io.Discard, OutputPrivate: true})
+	st, err := NewState(&Options{Level: levels.Debug, Destination: sink.Writer(io.Discard)})
 	require.NoError(b, err)
 	for _, h := range []struct {
 		name string

@@ -22,6 +22,7 @@ import (
 
 	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/levels"
+	"simpler.dev/log/sink"
 )
 
 type lockedBuffer = logtest.Buffer
@@ -414,7 +415,7 @@ func TestAnchorAtBindAndStart(t *testing.T) {
 			assert.Equal(t, tt.anchor, bytes.Contains(b, []byte("[CLOCK_ANCHOR]")), "after BindDir: %q", b)
 			require.NoError(t, s.Close(0))
 			var buf lockedBuffer
-			s2, err := NewState(&Options{Level: tt.level, Output: &buf, OutputPrivate: true})
+			s2, err := NewState(&Options{Level: tt.level, Destination: sink.Writer(&buf)})
 			require.NoError(t, err)
 			assert.Empty(t, buf.Bytes(), "nothing before Start")
 			require.NoError(t, s2.Start())

@@ -15,6 +15,7 @@ import (
 
 	"simpler.dev/log/atrace"
 	"simpler.dev/log/levels"
+	"simpler.dev/log/sink"
 	"simpler.dev/log/slogsimpler"
 	"simpler.dev/log/spanattr"
 )
@@ -81,7 +82,7 @@ func TestReplaceAttrReachesNoDestination(t *testing.T) {
 }
 
 func BenchmarkReplaceAttr(b *testing.B) {
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Debug, Output: discard{}, OutputPrivate: true})
+	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Debug, Destination: sink.Writer(discard{})})
 	require.NoError(b, err)
 	for _, tt := range []struct {
 		name string

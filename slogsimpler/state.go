@@ -107,9 +107,11 @@ type Options struct {
 	// directory is bound (tests, or a program that wants its records on a
 	// pipe of its own).
 	Output io.Writer
-	// OutputPrivate says Output is this process's own (a file, /dev/null),
-	// not a pipe it shares: the writer may put many records in one write.
-	OutputPrivate bool
+	// Destination, if not nil, replaces Output: sink.Writer(w) for a
+	// writer of the process's own (a file, io.Discard: writes may batch
+	// many records), sink.Pipe(w) for a pipe shared with others, or a
+	// destination of the program's.
+	Destination sink.Destination
 	// Async starts the writer goroutine at once (see State.Start).
 	Async bool
 	// FlushLevel is the level from which a record is exit-safe: Handle
@@ -136,7 +138,11 @@ func NewState(opts *Options) (*State, error) {
 		o = *opts
 	}
 	s := &State{}
-	s.sink = sink.New(&sink.Options{Output: o.Output, OutputPrivate: o.OutputPrivate, Report: s.dropReport})
+	dest := o.Destination
+	if dest == nil {
+		dest = sink.Pipe(o.Output)
+	}
+	s.sink = sink.New(&sink.Options{Destination: dest, Report: s.dropReport})
 	s.pid = s.sink.PID()
 	s.claim.Store(&s.ownClaim)
 	s.SetFlush(o.FlushLevel, o.FlushBound)

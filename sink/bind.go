@@ -1,0 +1,97 @@
+package sink
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+)
+
+// ErrAlreadyBound is wrapped by BindDir's error when another directory was
+// bound first; that first directory stays the destination.
+var ErrAlreadyBound = errors.New("sink: a different directory is already bound")
+
+// maxBatch bounds one write whatever a Destination asks.
+const maxBatch = 1 << 20
+
+// BindDir makes the File <dir>/host.<pid>.log the destination (see
+// OpenFile). The binding is committed only once the file is open: if the
+// directory cannot be made or the file cannot be opened (or is refused,
+// see ErrUnsafeFile), BindDir returns an error naming the path and the
+// cause, and the sink stays as it was, so a later BindDir, with this
+// directory or another, can succeed. Once bound, the first directory wins:
+// binding it again is a no-op, binding another is an error wrapping
+// ErrAlreadyBound, and a file that later fails counts its records as
+// output_failed, never sending them elsewhere. An empty dir is a no-op.
+func (s *Sink) BindDir(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("sink: bind %q: %w", dir, err)
+	}
+	if f := s.file.Load(); f != nil {
+		if f.dir == abs {
+			return nil
+		}
+		return fmt.Errorf("%w: %s (ignoring %s)", ErrAlreadyBound, f.dir, abs)
+	}
+	// Open outside the lock: a stalled write on the old destination must
+	// not hold up the bind.
+	f, err := OpenFile(abs, s.pid)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.shut:
+		f.Close()
+		return fmt.Errorf("sink: bind %s: %w", abs, ErrClosed)
+	case s.file.Load() != nil: // another BindDir won meanwhile
+		f.Close()
+		return s.BindDir(abs)
+	}
+	old := s.dest
+	s.dest = f
+	s.file.Store(f)
+	s.batchLimit.Store(int64(min(max(f.Batch(), SlotSize), maxBatch)))
+	_ = old.Close()
+	return nil
+}
+
+// Dir returns the bound directory, or "" while none is. It takes no lock,
+// so it never waits for a stalled destination.
+func (s *Sink) Dir() string {
+	if f := s.file.Load(); f != nil {
+		return f.dir
+	}
+	return ""
+}
+
+// Path returns the log file's path once a directory is bound, or "". It
+// takes no lock.
+func (s *Sink) Path() string {
+	if f := s.file.Load(); f != nil {
+		return f.path
+	}
+	return ""
+}
+
+// writeLocked writes b, whole records, to the destination. mu must be
+// held.
+func (s *Sink) writeLocked(b []byte) error {
+	if s.shut {
+		return errShut
+	}
+	return s.dest.Write(b)
+}
+
+// shutLocked closes the destination for good. mu must be held.
+func (s *Sink) shutLocked() {
+	if s.shut {
+		return
+	}
+	s.shut = true
+	_ = s.dest.Close()
+}

@@ -1,0 +1,125 @@
+package sink
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"simpler.dev/log/internal/safedir"
+)
+
+// ErrUnsafeFile is wrapped by the error for a log path that is not a
+// regular file with one link owned by this user (a FIFO, socket, device,
+// symbolic link or hard link planted at the path): the file is refused,
+// nothing is written there, and nothing blocks on it.
+var ErrUnsafeFile = errors.New("sink: refusing the log file")
+
+// pathCheckInterval is how often a File checks that its path still names
+// the open file, so a removed or renamed directory is noticed (and its
+// records counted as output_failed) instead of writes going on into an
+// unlinked inode.
+const pathCheckInterval = time.Second
+
+// A File is the destination <dir>/host.<pid>.log: opened append-only,
+// close-on-exec, non-blocking and without following a symbolic link, mode
+// 0640, in a directory created 0750 (with its missing parents, no
+// symbolic link followed in what it creates). Anything at the path but a
+// regular file with one link owned by this user is refused.
+//
+// Records written into a file that has since been unlinked are not
+// counted as written: after each write the open file's link count is read
+// (one fstat), and at 0 the file is recreated at the path and the records
+// written again there, or the write fails (the directory is gone). A file
+// renamed away still has its link, so records in it count as written; the
+// path is compared with the open file at least once a second and reopened
+// when it names another file or none.
+//
+// A File is not safe for concurrent use: a Sink serialises its calls.
+type File struct {
+	dir, path string // both absolute; immutable
+	closed    bool   // Close was called: nothing reopens the file
+	f         *os.File
+	state     fileState
+	checked   time.Time // when the path was last checked against f
+}
+
+// OpenFile creates dir if needed and opens dir/host.<pid>.log, returning
+// an error that names the path and the cause (wrapping ErrUnsafeFile for
+// a refused file).
+func OpenFile(dir string, pid int) (*File, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("sink: bind %q: %w", dir, err)
+	}
+	if _, err := safedir.MkdirAll(abs, "", 0o750); err != nil {
+		return nil, fmt.Errorf("sink: bind %s: %w", abs, err)
+	}
+	f := &File{dir: abs, path: filepath.Join(abs, fmt.Sprintf("host.%d.log", pid))}
+	if err := f.open(); err != nil {
+		return nil, fmt.Errorf("sink: bind %s: %w", abs, err)
+	}
+	return f, nil
+}
+
+// Dir returns the directory, absolute.
+func (f *File) Dir() string { return f.dir }
+
+// Path returns the file's path.
+func (f *File) Path() string { return f.path }
+
+// Batch implements Destination: the file is the process's own.
+func (f *File) Batch() int { return fileBatch }
+
+// errShut is what a write after Close meets: the destination is closed
+// for good and nothing reopens it.
+var errShut = errors.New("sink: destination closed")
+
+// Write implements Destination. A failed write closes the file; the next
+// write reopens it.
+func (f *File) Write(b []byte) error {
+	if f.closed {
+		return errShut
+	}
+	if f.f != nil && time.Since(f.checked) >= pathCheckInterval {
+		f.checked = time.Now()
+		if f.replaced() {
+			f.closeFile() // removed or replaced: reopen below
+		}
+	}
+	for attempt := 0; ; attempt++ {
+		if f.f == nil {
+			if err := f.open(); err != nil {
+				return err
+			}
+		}
+		if _, err := f.f.Write(b); err != nil {
+			f.closeFile()
+			return err
+		}
+		if !f.unlinked() {
+			return nil
+		}
+		// Unlinked under us: those bytes reached no file anyone can
+		// read. Recreate the file and write them again, once.
+		f.closeFile()
+		if attempt == 1 {
+			return &os.PathError{Op: "write", Path: f.path, Err: errors.New("file unlinked while writing")}
+		}
+	}
+}
+
+// Close implements Destination: the file is closed and never reopened.
+func (f *File) Close() error {
+	f.closeFile()
+	f.closed = true
+	return nil
+}
+
+func (f *File) closeFile() {
+	if f.f != nil {
+		_ = f.f.Close()
+		f.f = nil
+	}
+}
