@@ -7,15 +7,11 @@ import (
 	"simpler.dev/log/envelope"
 )
 
-// DecodeField reverses the %XX encoding of a name or attribute value. A
-// '%' not followed by two hex digits is kept, and so is a final '~' (the
-// mark of a truncated field).
-func DecodeField(s string) string { return envelope.DecodeField(s) }
-
-// ParseAttrs splits a span's attributes into key/value pairs: tokens
-// separated by white space, each key=value (tokens without '=' are
-// skipped). Values that are integers become int64; the others are decoded
-// strings.
+// ParseAttrs splits a span's attributes into key/value pairs as simpler's
+// reader does: tokens separated by white space, each key=value (tokens
+// without '=' are skipped), keys as they are. Values that are integers
+// become int64; the others are decoded strings. (envelope.EachSpanAttr
+// reads the field as this module writes it, keys decoded too.)
 func ParseAttrs(attrs string) map[string]any {
 	m := map[string]any{}
 	for _, tok := range strings.Fields(attrs) {
@@ -29,7 +25,7 @@ func ParseAttrs(attrs string) map[string]any {
 				continue
 			}
 		}
-		m[k] = DecodeField(v)
+		m[k] = envelope.DecodeField(v)
 	}
 	return m
 }

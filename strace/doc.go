@@ -12,9 +12,14 @@
 //   - a record whose head ("[STRACE] v=N") survived but whose body did not
 //     is counted as incomplete, not silently lost.
 //
-// A [Parser] is fed lines (or a whole reader) and keeps only what it
-// parsed, so memory grows with the number of spans, not with the size of
-// the log. [Group] then builds invocations, and the writers turn them into
-// tables, Chrome/Perfetto trace JSON, a swimlane, or a self-contained HTML
-// timeline.
+// A [Parser] is fed lines (or a whole reader; [ReadInput] and [ReadHost]
+// take strace-timing's LOG arguments: a file, a directory of host.*.log,
+// or "-") and keeps only what it parsed, so memory grows with the number
+// of spans, not with the size of the log. [Group] then builds invocations.
+// The views strace-timing prints (tables, Chrome/Perfetto trace JSON, a
+// swimlane, the HTML timeline) belong to the command.
+//
+// The grammar here is the looser one of simpler's reader (any run of white
+// space between fields, any version word); package envelope writes and
+// reads the records as this module writes them.
 package strace

@@ -51,10 +51,18 @@ func ReadInput(p *Parser, in string, stdin io.Reader) error {
 	return nil
 }
 
-// HostLabel names a host after its input: a directory's name, a file's
-// directory's name, or for a file in the current directory its name;
-// "stdin" for "-".
-func HostLabel(in string) string {
+// ReadHost reads one input as the logs of one host (see ReadInput), labelled
+// after it: a directory's name, a file's directory's name, or for a file
+// in the current directory its name; "stdin" for "-".
+func ReadHost(in string, stdin io.Reader) (HostLog, error) {
+	p := &Parser{}
+	if err := ReadInput(p, in, stdin); err != nil {
+		return HostLog{}, err
+	}
+	return HostLog{Label: hostLabel(in), Parser: p}, nil
+}
+
+func hostLabel(in string) string {
 	if in == "-" {
 		return "stdin"
 	}
@@ -66,4 +74,11 @@ func HostLabel(in string) string {
 		return dir
 	}
 	return filepath.Base(clean)
+}
+
+// A HostLog is what one host's logs held, with the label its processes
+// carry.
+type HostLog struct {
+	Label  string
+	Parser *Parser
 }

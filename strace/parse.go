@@ -9,6 +9,9 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+
+	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/satmath"
 )
 
 // A Span is one complete [STRACE] record.
@@ -35,34 +38,10 @@ type Anchor struct {
 }
 
 // Wall returns the wall-clock time, in Unix ns, of monotonic time mono.
-func (a Anchor) Wall(mono int64) int64 { return satAdd(a.WallNS, satSub(mono, a.MonoNS)) }
-
-// satAdd and satSub are a+b and a-b clamped to the int64 range: a hostile
-// log can carry any ts and dur, and a wrapped sum would put a span at a
-// wrong time or, in a loop bound, never end.
-func satAdd(a, b int64) int64 {
-	c := a + b
-	if (c > a) != (b > 0) {
-		if b > 0 {
-			return math.MaxInt64
-		}
-		return math.MinInt64
-	}
-	return c
-}
-
-func satSub(a, b int64) int64 {
-	if b == math.MinInt64 {
-		if a >= 0 {
-			return math.MaxInt64
-		}
-		return a - b
-	}
-	return satAdd(a, -b)
-}
+func (a Anchor) Wall(mono int64) int64 { return satmath.Add(a.WallNS, satmath.Sub(mono, a.MonoNS)) }
 
 // End returns the span's end, TS+Dur clamped to the int64 range.
-func (s *Span) End() int64 { return satAdd(s.TS, s.Dur) }
+func (s *Span) End() int64 { return satmath.Add(s.TS, s.Dur) }
 
 // Drops is a process's cumulative loss report.
 type Drops struct {
@@ -321,7 +300,7 @@ func (p *Parser) recordAt(line []byte, i, end int) (s Span, next int, ok bool) {
 	z := attrsEnd(line[:end], a)
 	var nm string
 	if bytes.IndexByte(name, '%') >= 0 {
-		nm = p.internBytes([]byte(DecodeField(string(name))))
+		nm = p.internBytes([]byte(envelope.DecodeField(string(name))))
 	} else {
 		nm = p.internBytes(name)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"simpler.dev/log/envelope"
 )
 
 func parseFile(t *testing.T, path string) *Parser {
@@ -81,7 +82,7 @@ func TestDecodeAndAttrs(t *testing.T) {
 		{"trunc~", "trunc~"},
 		{"%C3%A9", "é"},
 	} {
-		assert.EqualValues(t, tt.want, DecodeField(tt.in), "DecodeField(%q)", tt.in)
+		assert.EqualValues(t, tt.want, envelope.DecodeField(tt.in), "DecodeField(%q)", tt.in)
 	}
 	m := ParseAttrs("rank=0 run_id=-7 note=two%20words flag big=99999999999999999999 e=")
 	assert.False(t, m["rank"] != int64(0) || m["run_id"] != int64(-7) || m["note"] != "two words" || m["big"] != "99999999999999999999" || m["e"] != "", "%#v", m)
@@ -101,8 +102,6 @@ func TestGrouping(t *testing.T) {
 	require.False(t, len(invs) != 2 || invs[0].PID != 100 || invs[1].PID != 200 || len(invs[0].Spans) != 5, "invocations %+v", invs)
 	r := invs[0].Root()
 	assert.False(t, r == nil || r.Name != "chip.run", "root %+v", r)
-	b := Buckets(invs)
-	assert.False(t, len(b) != 1 || b[0].HID != "abc" || len(b[0].Invocations) != 2 || Label(b, "abc") != "decode", "buckets %+v", b)
 	assert.False(t, ExternalProducer("ext.pypto.decode layer") != "pypto" || ExternalProducer("ext..x") != "" || ExternalProducer("ext.p") != "", "ExternalProducer")
 }
 
@@ -131,20 +130,4 @@ func TestAnchorsStrict(t *testing.T) {
 			assert.Empty(t, p.Anchors)
 		})
 	}
-}
-
-func TestTicks(t *testing.T) {
-	for _, tt := range []struct {
-		span  int64
-		first string
-		step  string
-	}{
-		{32_000_000, "0", "+5 ms"},
-		{800, "0", "+100 ns"},
-		{15_000, "0", "+2 µs"},
-	} {
-		got := ticks(tt.span, 1)
-		assert.False(t, len(got) < 2 || len(got) > 9 || got[0].Label != tt.first || got[1].Label != tt.step, "ticks(%d) = %+v", tt.span, got)
-	}
-	assert.Nil(t, ticks(0, 1), "ticks for an empty span")
 }

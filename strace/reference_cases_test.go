@@ -31,16 +31,16 @@ func TestReferenceParseCases(t *testing.T) {
 		want []gotSpan
 	}{
 		{"finds adjacent records on one physical line",
-			record(1, 1, "chip.run", "rank=0", 0, 100, 20) + record(2, 2, "chip.run.runner_run.device_wall", "clk=dev rank=1", 0, 100, 20) + "\n",
+			logtest.HostSpanRecord(1, 1, "chip.run", "rank=0", 0, 100, 20) + logtest.HostSpanRecord(2, 2, "chip.run.runner_run.device_wall", "clk=dev rank=1", 0, 100, 20) + "\n",
 			[]gotSpan{{1, 1, "chip.run", "rank=0"}, {2, 2, "chip.run.runner_run.device_wall", "clk=dev rank=1"}}},
 		{"keeps every record of a multi-line blob",
-			record(1, 1, "chip.run", "rank=0", 0, 100, 20) + "\n" + record(2, 2, "chip.run.bind", "rank=1", 0, 100, 20) + "\n",
+			logtest.HostSpanRecord(1, 1, "chip.run", "rank=0", 0, 100, 20) + "\n" + logtest.HostSpanRecord(2, 2, "chip.run.bind", "rank=1", 0, 100, 20) + "\n",
 			[]gotSpan{{1, 1, "chip.run", "rank=0"}, {2, 2, "chip.run.bind", "rank=1"}}},
 		{"splits two records sharing one physical line",
-			record(1, 1, "chip.run", "rank=0", 0, 100, 20) + record(2, 2, "chip.run.bind", "rank=1", 0, 100, 20),
+			logtest.HostSpanRecord(1, 1, "chip.run", "rank=0", 0, 100, 20) + logtest.HostSpanRecord(2, 2, "chip.run.bind", "rank=1", 0, 100, 20),
 			[]gotSpan{{1, 1, "chip.run", "rank=0"}, {2, 2, "chip.run.bind", "rank=1"}}},
 		{"preserves a 64-bit invocation id",
-			record(41, 1<<32+7, "chip.run", "", 0, 100, 20),
+			logtest.HostSpanRecord(41, 1<<32+7, "chip.run", "", 0, 100, 20),
 			[]gotSpan{{41, 1<<32 + 7, "chip.run", ""}}},
 		{"decodes percent-escaped name and attribute values",
 			"[STRACE] v=1 pid=1 tid=1 inv=1 hid=abc depth=0 name=bad%20name%0A%5BSTRACE%5D ts=1 dur=2 note=two%20words\n",
@@ -61,7 +61,7 @@ func TestReferenceParseCases(t *testing.T) {
 	}
 	t.Run("counts a torn record's head that the spans drop", func(t *testing.T) {
 		var p Parser
-		require.NoError(t, p.Read(strings.NewReader(record(1, 1, "chip.run", "", 0, 100, 20)+"\n[STRACE] v=1 pid=1 tid=1 inv=1 hid=abc depth=0 name=x ts=1\n")))
+		require.NoError(t, p.Read(strings.NewReader(logtest.HostSpanRecord(1, 1, "chip.run", "", 0, 100, 20)+"\n[STRACE] v=1 pid=1 tid=1 inv=1 hid=abc depth=0 name=x ts=1\n")))
 		assert.Equal(t, 2, p.Heads)
 		assert.Equal(t, 1, p.Incomplete())
 	})

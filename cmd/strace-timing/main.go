@@ -33,6 +33,7 @@ import (
 	"strings"
 
 	"simpler.dev/log/internal/cli"
+	"simpler.dev/log/internal/straceview"
 	"simpler.dev/log/strace"
 )
 
@@ -128,7 +129,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	var p strace.Parser
-	var aligned *strace.Aligned
+	var aligned *straceview.Aligned
 	if c.hosts {
 		if len(c.labels) > len(c.inputs) {
 			fmt.Fprintln(stderr, usageLine)
@@ -137,18 +138,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		var hosts []strace.HostLog
 		for i, in := range c.inputs {
-			hp := &strace.Parser{}
-			if err := strace.ReadInput(hp, in, stdin); err != nil {
+			h, err := strace.ReadHost(in, stdin)
+			if err != nil {
 				return fail(err)
 			}
-			label := strace.HostLabel(in)
 			if i < len(c.labels) && c.labels[i] != "" {
-				label = c.labels[i]
+				h.Label = c.labels[i]
 			}
-			warn(stderr, hp)
-			hosts = append(hosts, strace.HostLog{Label: label, Parser: hp})
+			warn(stderr, h.Parser)
+			hosts = append(hosts, h)
 		}
-		a := strace.AlignHosts(hosts)
+		a := straceview.AlignHosts(hosts)
 		for _, hp := range a.Unanchored {
 			fmt.Fprintf(stderr, "warning: host %s pid %d has no [CLOCK_ANCHOR]; its spans are listed under unalignedSpans, not placed on the timeline\n", hp.Label, hp.PID)
 		}
@@ -161,13 +161,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	var gt *strace.GoTrace
+	var gt *straceview.GoTrace
 	if c.goTr != "" {
 		f, err := os.Open(c.goTr)
 		if err != nil {
 			return fail(err)
 		}
-		g, err := strace.ReadGoTrace(f)
+		g, err := straceview.ReadGoTrace(f)
 		f.Close()
 		if err != nil {
 			return fail(fmt.Errorf("%s: %w", c.goTr, err))
@@ -183,29 +183,29 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	for _, iv := range invs {
 		keyed += len(iv.Spans)
 	}
-	buckets := strace.Buckets(invs)
+	buckets := straceview.Buckets(invs)
 	switch {
 	case c.overlap:
-		n, err := strace.CheckNativeOverlap(p.Spans, c.hidden)
+		n, err := straceview.CheckNativeOverlap(p.Spans, c.hidden)
 		if err != nil {
 			fmt.Fprintln(stderr, err)
 			return 2
 		}
 		fmt.Fprintf(stdout, "Native overlap verified for %d adjacent dispatch pair(s).\n", n)
 	case c.rounds:
-		strace.WriteRounds(stdout, buckets)
+		straceview.WriteRounds(stdout, buckets)
 	case c.tree:
-		strace.WriteTree(stdout, buckets)
+		straceview.WriteTree(stdout, buckets)
 	default:
-		strace.WriteTables(stdout, buckets)
+		straceview.WriteTables(stdout, buckets)
 	}
 	if c.traceOut != "" {
-		doc := strace.ChromeTrace(invs, buckets, p.Anchors)
+		doc := straceview.ChromeTrace(invs, buckets, p.Anchors)
 		hostsDoc(aligned, &doc)
 		if gt != nil {
 			doc.TraceEvents = append(doc.TraceEvents, gt.Events(int64(len(invs)+1), "Go execution trace")...)
 		}
-		if err := writeFile(c.traceOut, func(w io.Writer) error { return strace.WriteJSON(w, doc) }); err != nil {
+		if err := writeFile(c.traceOut, func(w io.Writer) error { return straceview.WriteJSON(w, doc) }); err != nil {
 			return fail(err)
 		}
 		fmt.Fprintf(stdout, "Wrote Chrome trace: %s (%d spans)\n", c.traceOut, keyed)
@@ -215,24 +215,24 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		var records int
 		var covered map[[2]int64]bool
 		if len(c.phaseRecords) > 0 {
-			passes, err := strace.LoadHostPhaseRecords(c.phaseRecords)
+			passes, err := straceview.LoadHostPhaseRecords(c.phaseRecords)
 			if err != nil {
 				return fail(err)
 			}
-			extra, orphaned, cov := strace.HostRecordSpans(p.Spans, passes)
+			extra, orphaned, cov := straceview.HostRecordSpans(p.Spans, passes)
 			lane, records, covered = append(slices.Clip(lane), extra...), len(extra), cov
 			if orphaned > 0 {
 				fmt.Fprintf(stderr, "warning: %d phase-record pass(es) had no matching chip.run.bind span in this log and were dropped — is the log from the same run as the artifact?\n", orphaned)
 			}
 		}
-		phases := strace.BindPhaseSpans(p.BindPhases, p.Spans, covered)
+		phases := straceview.BindPhaseSpans(p.BindPhases, p.Spans, covered)
 		lane = append(slices.Clip(lane), phases...)
-		doc := strace.Swimlane(lane, p.Anchors)
+		doc := straceview.Swimlane(lane, p.Anchors)
 		hostsDoc(aligned, &doc)
 		if gt != nil {
 			doc.TraceEvents = append(doc.TraceEvents, gt.Events(0, "Go execution trace")...)
 		}
-		if err := writeFile(c.swimlane, func(w io.Writer) error { return strace.WriteJSON(w, doc) }); err != nil {
+		if err := writeFile(c.swimlane, func(w io.Writer) error { return straceview.WriteJSON(w, doc) }); err != nil {
 			return fail(err)
 		}
 		host := 0
@@ -259,7 +259,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		relabel = aligned.Relabel
 	}
 	if c.html != "" {
-		if err := writeFile(c.html, func(w io.Writer) error { return strace.WriteHTML(w, "strace-timing", p.Spans, relabel) }); err != nil {
+		if err := writeFile(c.html, func(w io.Writer) error { return straceview.WriteHTML(w, "strace-timing", p.Spans, relabel) }); err != nil {
 			return fail(err)
 		}
 		fmt.Fprintf(stdout, "Wrote HTML timeline: %s\n", c.html)
@@ -291,7 +291,7 @@ func warn(w io.Writer, p *strace.Parser) {
 
 // hostsDoc, with --hosts, names each process by its host and original pid
 // and lists the spans that could not be placed.
-func hostsDoc(a *strace.Aligned, doc *strace.Document) {
+func hostsDoc(a *straceview.Aligned, doc *straceview.Document) {
 	if a == nil {
 		return
 	}

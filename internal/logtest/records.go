@@ -1,6 +1,7 @@
 package logtest
 
 import (
+	"fmt"
 	"strings"
 
 	"simpler.dev/log/envelope"
@@ -22,4 +23,12 @@ func SpanRecord(pid, tid int64, inv uint64, name string, ts, dur int64, attrs st
 	s := envelope.Span{PID: int(pid), TID: tid, Inv: inv, HID: 0xabc, Depth: depth, Name: "N", TS: ts, Dur: dur}
 	b := string(s.AppendBody(nil, nil))
 	return strings.Replace(b, " name=N ", " name="+name+" ", 1) + attrs + "\n"
+}
+
+// HostSpanRecord is one host-log [STRACE] record in the shape simpler's
+// HostLogger::emit writes it (the reference tests' _record), without its
+// newline: tid is the pid, hid "abc", the envelope's mono 1e6+pid.
+func HostSpanRecord(pid, inv int, name, attrs string, depth int, ts, dur int64) string {
+	return fmt.Sprintf("[mono_ns=%d][T0x%d][TIMING] emit_host_span: %s", 1_000_000+pid, pid,
+		strings.TrimSuffix(SpanRecord(int64(pid), int64(pid), uint64(inv), name, ts, dur, attrs, depth), "\n"))
 }

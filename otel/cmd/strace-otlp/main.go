@@ -85,16 +85,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var hosts []strace.HostLog
 	for i, in := range inputs {
-		p := &strace.Parser{}
-		if err := strace.ReadInput(p, in, stdin); err != nil {
+		h, err := strace.ReadHost(in, stdin)
+		if err != nil {
 			fmt.Fprintf(stderr, "strace-otlp: %v\n", err)
 			return 1
 		}
-		label := strace.HostLabel(in)
 		if i < len(labels) && labels[i] != "" {
-			label = labels[i]
+			h.Label = labels[i]
 		}
-		hosts = append(hosts, strace.HostLog{Label: label, Parser: p})
+		hosts = append(hosts, h)
 	}
 	spans, skipped := simplerotel.FromLogs(hosts, &simplerotel.Options{ServiceName: service, AssumeWall: assumeWall})
 	reasons := map[string]int{}

@@ -1,4 +1,4 @@
-package strace
+package straceview
 
 import (
 	"bufio"
@@ -7,10 +7,11 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"simpler.dev/log/strace"
 )
 
 // The swimlane is simpler's real-pid/tid host view, ported from
@@ -23,7 +24,7 @@ import (
 
 // entry is a span with its parsed attributes.
 type entry struct {
-	s     *Span
+	s     *strace.Span
 	attrs map[string]any
 }
 
@@ -31,7 +32,7 @@ type entry struct {
 // word ("submit" for node.submit or network1.submit), or "" when the name
 // is not of the node family.
 func NodeLeaf(name string) (string, bool) {
-	if Family(name) != "node" {
+	if strace.Family(name) != "node" {
 		return "", false
 	}
 	_, leaf, _ := strings.Cut(name, ".")
@@ -142,7 +143,7 @@ func laneName(es []entry) string {
 	workerIDs := map[string]bool{}
 	var external []entry
 	for _, e := range es {
-		if Family(e.s.Name) == "external" {
+		if strace.Family(e.s.Name) == "external" {
 			external = append(external, e)
 			continue
 		}
@@ -181,14 +182,14 @@ func laneName(es []entry) string {
 		return "worker"
 	}
 	for _, e := range es {
-		if Family(e.s.Name) == "chip" {
+		if strace.Family(e.s.Name) == "chip" {
 			return "chip child"
 		}
 	}
 	if len(external) == len(es) {
 		producers := map[string]bool{}
 		for _, e := range external {
-			if p := ExternalProducer(e.s.Name); p != "" {
+			if p := strace.ExternalProducer(e.s.Name); p != "" {
 				producers[p] = true
 			}
 		}
@@ -205,8 +206,8 @@ type laneKey struct{ pid, tid int64 }
 // interleaved runs is split by pipeline slot into lanes numbered past every
 // observed tid; only our own spans decide the split, external ones stay on
 // the real tid.
-func assignLanes(es []entry, threads []laneKey) (map[*Span]int64, map[laneKey]string) {
-	laneOf := map[*Span]int64{}
+func assignLanes(es []entry, threads []laneKey) (map[*strace.Span]int64, map[laneKey]string) {
+	laneOf := map[*strace.Span]int64{}
 	names := map[laneKey]string{}
 	next := int64(0)
 	for _, t := range threads {
@@ -214,7 +215,7 @@ func assignLanes(es []entry, threads []laneKey) (map[*Span]int64, map[laneKey]st
 	}
 	var ours []entry
 	for _, e := range es {
-		if Family(e.s.Name) != "external" {
+		if strace.Family(e.s.Name) != "external" {
 			ours = append(ours, e)
 		}
 	}
@@ -224,7 +225,7 @@ func assignLanes(es []entry, threads []laneKey) (map[*Span]int64, map[laneKey]st
 		for _, e := range es {
 			if e.s.PID == t.pid && e.s.TID == t.tid {
 				on = append(on, e)
-				if Family(e.s.Name) == "external" {
+				if strace.Family(e.s.Name) == "external" {
 					extOn = append(extOn, e)
 				} else {
 					oursOn = append(oursOn, e)
@@ -260,12 +261,12 @@ func assignLanes(es []entry, threads []laneKey) (map[*Span]int64, map[laneKey]st
 // (device spans included): a node-family span makes it a simpler node,
 // only external spans an external producer's, anything else a simpler
 // chip child.
-func ProcessLabel(pid int64, spans []*Span) string {
+func ProcessLabel(pid int64, spans []*strace.Span) string {
 	fams := map[string]bool{}
 	producers := map[string]bool{}
 	for _, s := range spans {
-		fams[Family(s.Name)] = true
-		if p := ExternalProducer(s.Name); p != "" {
+		fams[strace.Family(s.Name)] = true
+		if p := strace.ExternalProducer(s.Name); p != "" {
 			producers[p] = true
 		}
 	}
@@ -284,7 +285,7 @@ func ProcessLabel(pid int64, spans []*Span) string {
 
 // flowKey is what pairs a submit with the dispatch it caused: (pid, run_id,
 // task slot), or false when a span lacks one of them.
-func flowKey(s *Span, attrs map[string]any) (string, bool) {
+func flowKey(s *strace.Span, attrs map[string]any) (string, bool) {
 	runID, ok1 := attrs["run_id"]
 	slot, ok2 := attrs["task_slot"]
 	if !ok2 {
@@ -308,15 +309,15 @@ func get(attrs map[string]any, k string, def any) any {
 
 // Swimlane builds the real-lane view of spans (see the top of this file),
 // with wall-clock arguments from anchors.
-func Swimlane(spans []Span, anchors map[int64]Anchor) Document {
+func Swimlane(spans []strace.Span, anchors map[int64]strace.Anchor) Document {
 	unaligned := []map[string]any{}
 	doc := Document{DisplayTimeUnit: "ms", TraceEvents: []Event{}, ClockAnchors: anchorList(anchors), Unaligned: &unaligned}
 	var host, device []entry
-	byPID := map[int64][]*Span{}
+	byPID := map[int64][]*strace.Span{}
 	threadSet := map[laneKey]bool{}
 	for i := range spans {
 		s := &spans[i]
-		e := entry{s, ParseAttrs(s.Attrs)}
+		e := entry{s, strace.ParseAttrs(s.Attrs)}
 		byPID[s.PID] = append(byPID[s.PID], s)
 		if s.IsDevice() {
 			device = append(device, e)
@@ -370,8 +371,8 @@ func Swimlane(spans []Span, anchors map[int64]Anchor) Document {
 // that began no later than it, and draws a flow ("s" at the submit's end,
 // or the dispatch's start if earlier; "f" at the dispatch), numbered in
 // dispatch order.
-func flows(host []entry, laneOf map[*Span]int64, anchors map[int64]Anchor) []Event {
-	submits := map[string][]*Span{}
+func flows(host []entry, laneOf map[*strace.Span]int64, anchors map[int64]strace.Anchor) []Event {
+	submits := map[string][]*strace.Span{}
 	for _, e := range host {
 		if leaf, ok := NodeLeaf(e.s.Name); ok && leaf == "submit" {
 			if k, ok := flowKey(e.s, e.attrs); ok {
@@ -380,10 +381,10 @@ func flows(host []entry, laneOf map[*Span]int64, anchors map[int64]Anchor) []Eve
 		}
 	}
 	for _, c := range submits {
-		slices.SortStableFunc(c, func(a, b *Span) int { return cmp.Compare(a.TS, b.TS) })
+		slices.SortStableFunc(c, func(a, b *strace.Span) int { return cmp.Compare(a.TS, b.TS) })
 	}
 	type pair struct {
-		src, dst *Span
+		src, dst *strace.Span
 		attrs    map[string]any
 	}
 	var pairs []pair
@@ -395,7 +396,7 @@ func flows(host []entry, laneOf map[*Span]int64, anchors map[int64]Anchor) []Eve
 		if !ok {
 			continue
 		}
-		var src *Span
+		var src *strace.Span
 		for _, c := range submits[k] {
 			if c.TS > e.s.TS {
 				break
@@ -415,9 +416,9 @@ func flows(host []entry, laneOf map[*Span]int64, anchors map[int64]Anchor) []Eve
 			pyStr(get(p.attrs, "worker_id", int64(-1))), pyStr(get(p.attrs, "dispatch_id", int64(0))))
 		srcTS := min(p.src.End(), p.dst.TS)
 		srcArgs := map[string]any{"dispatch_key": key}
-		wallArgs(srcArgs, &Span{PID: p.src.PID, TS: srcTS}, anchors)
+		wallArgs(srcArgs, &strace.Span{PID: p.src.PID, TS: srcTS}, anchors)
 		dstArgs := map[string]any{"dispatch_key": key}
-		wallArgs(dstArgs, &Span{PID: p.dst.PID, TS: p.dst.TS}, anchors)
+		wallArgs(dstArgs, &strace.Span{PID: p.dst.PID, TS: p.dst.TS}, anchors)
 		out = append(out,
 			Event{Name: "task dispatch", Cat: "host.scheduler", Ph: "s", ID: id, TS: micros(srcTS), PID: p.src.PID, TID: laneOf[p.src], Args: srcArgs},
 			Event{Name: "task dispatch", Cat: "host.scheduler", Ph: "f", ID: id, TS: micros(p.dst.TS), PID: p.dst.PID, TID: laneOf[p.dst], Args: dstArgs})
@@ -425,40 +426,20 @@ func flows(host []entry, laneOf map[*Span]int64, anchors map[int64]Anchor) []Eve
 	return out
 }
 
-// BindPhase is a "bind phase=<name> start_ns=<ns> dur_ns=<ns>" line of a
-// runtime with a host prepare path: one segment of chip.run.bind.
-type BindPhase struct {
-	TIDHex, Phase string
-	Start, Dur    int64
-	Attrs         string
-}
-
-var bindPhaseRE = regexp.MustCompile(`\[mono_ns=\d+\]\[T0x([0-9a-fA-F]+)\]\[TIMING\]\s+\S+:\s+\[[^\]]*\]\s+bind phase=(\w+)\s+start_ns=(\d+)\s+dur_ns=(\d+)([^\r\n]*)`)
-
-func (p *Parser) bindPhases(line []byte) {
-	for _, m := range bindPhaseRE.FindAllSubmatch(line, -1) {
-		start, err1 := strconv.ParseInt(string(m[3]), 10, 64)
-		dur, err2 := strconv.ParseInt(string(m[4]), 10, 64)
-		if err1 == nil && err2 == nil {
-			p.BindPhases = append(p.BindPhases, BindPhase{TIDHex: string(m[1]), Phase: string(m[2]), Start: start, Dur: dur, Attrs: string(m[5])})
-		}
-	}
-}
-
 // BindPhaseSpans turns bind phase lines into spans nested under the
 // chip.run.bind of their thread that contains them (a phase outside every
 // bind is dropped), skipping the (pid, inv) a host phase record file
 // already covered.
-func BindPhaseSpans(phases []BindPhase, spans []Span, skip map[[2]int64]bool) []Span {
-	var binds []*Span
+func BindPhaseSpans(phases []strace.BindPhase, spans []strace.Span, skip map[[2]int64]bool) []strace.Span {
+	var binds []*strace.Span
 	for i := range spans {
 		if spans[i].Name == prepareSpan && !spans[i].IsDevice() {
 			binds = append(binds, &spans[i])
 		}
 	}
-	var out []Span
+	var out []strace.Span
 	for _, ph := range phases {
-		var parent *Span
+		var parent *strace.Span
 		for _, b := range binds {
 			if b.TS <= ph.Start && ph.Start+ph.Dur <= b.End() {
 				parent = b
@@ -468,7 +449,7 @@ func BindPhaseSpans(phases []BindPhase, spans []Span, skip map[[2]int64]bool) []
 		if parent == nil || skip[[2]int64{parent.PID, int64(parent.Inv)}] {
 			continue
 		}
-		out = append(out, Span{PID: parent.PID, TID: parent.TID, Inv: parent.Inv, HID: parent.HID, Depth: parent.Depth + 1,
+		out = append(out, strace.Span{PID: parent.PID, TID: parent.TID, Inv: parent.Inv, HID: parent.HID, Depth: parent.Depth + 1,
 			Name: prepareSpan + "." + ph.Phase, TS: ph.Start, Dur: ph.Dur,
 			Attrs: strings.TrimSpace(strings.TrimSpace(ph.Attrs) + " log_thread=0x" + ph.TIDHex + " src=bind_phase")})
 	}
@@ -571,14 +552,14 @@ func floatInt(f float64, ok bool) (int64, bool) {
 // pass's chip.run.bind: bind segments directly under it, orchestrator
 // operations under its host_orch segment. It returns the spans, the passes
 // with no matching bind, and the (pid, inv) the records covered.
-func HostRecordSpans(spans []Span, passes []map[string]any) ([]Span, int, map[[2]int64]bool) {
-	binds := map[[2]int64]*Span{}
+func HostRecordSpans(spans []strace.Span, passes []map[string]any) ([]strace.Span, int, map[[2]int64]bool) {
+	binds := map[[2]int64]*strace.Span{}
 	for i := range spans {
 		if s := &spans[i]; s.Name == prepareSpan && !s.IsDevice() {
 			binds[[2]int64{s.PID, int64(s.Inv)}] = s
 		}
 	}
-	var out []Span
+	var out []strace.Span
 	dropped := 0
 	covered := map[[2]int64]bool{}
 	for _, pass := range passes {
@@ -628,7 +609,7 @@ func HostRecordSpans(spans []Span, passes []map[string]any) ([]Span, int, map[[2
 			if d, ok := rec["detail"]; ok {
 				detail = d
 			}
-			out = append(out, Span{PID: parent.PID, TID: tid, Inv: parent.Inv, HID: parent.HID, Depth: depth, Name: name,
+			out = append(out, strace.Span{PID: parent.PID, TID: tid, Inv: parent.Inv, HID: parent.HID, Depth: depth, Name: name,
 				TS: start, Dur: max(0, end-start), Attrs: fmt.Sprintf("detail=%v src=host_phase_records host_phase_thread=%s", detail, thread)})
 		}
 	}

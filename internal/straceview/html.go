@@ -1,4 +1,4 @@
-package strace
+package straceview
 
 import (
 	"cmp"
@@ -7,6 +7,9 @@ import (
 	"io"
 	"maps"
 	"slices"
+
+	"simpler.dev/log/internal/satmath"
+	"simpler.dev/log/strace"
 )
 
 // The HTML timeline's geometry, in SVG user units.
@@ -52,7 +55,7 @@ type htmlPage struct {
 	Groups               []htmlGroup
 	Lanes                []htmlLane
 	Rects                []htmlRect
-	Device               []Span
+	Device               []strace.Span
 	SpanCount, Processes int
 	Extent               string
 	ExtentNS             int64
@@ -167,11 +170,11 @@ var palette = [...]string{"#8ecae6", "#ffb703", "#90be6d", "#f28482", "#cdb4db",
 //
 // relabel, when not nil, rewrites each process's name (strace-timing
 // --hosts names processes by host and original pid with it).
-func WriteHTML(w io.Writer, title string, spans []Span, relabel func(string) string) error {
+func WriteHTML(w io.Writer, title string, spans []strace.Span, relabel func(string) string) error {
 	host, dev := SplitDevice(spans)
 	page := htmlPage{Title: title, Width: htmlWidth, LabelW: htmlLabelW, PlotW: htmlWidth - htmlLabelW, AxisH: htmlRowH, Device: dev, SpanCount: len(host)}
-	lanes := map[[2]int64][]Span{}
-	byPID := map[int64][]*Span{}
+	lanes := map[[2]int64][]strace.Span{}
+	byPID := map[int64][]*strace.Span{}
 	var t0, t1 int64
 	for i := range host {
 		s := &host[i]
@@ -184,7 +187,7 @@ func WriteHTML(w io.Writer, title string, spans []Span, relabel func(string) str
 			t1 = e
 		}
 	}
-	extent := max(satSub(t1, t0), 1)
+	extent := max(satmath.Sub(t1, t0), 1)
 	page.ExtentNS, page.Extent, page.Processes = extent, humanExtent(extent), len(byPID)
 	scale := page.PlotW / float64(extent) // plot units per ns
 	keys := slices.Collect(maps.Keys(lanes))
@@ -198,7 +201,7 @@ func WriteHTML(w io.Writer, title string, spans []Span, relabel func(string) str
 		}
 		group := htmlGroup{Y: y, Label: label, Odd: gi%2 == 1, Spans: len(byPID[pid])}
 		for i, s := range byPID[pid] {
-			a, b := float64(satSub(s.TS, t0))*scale, float64(satSub(s.End(), t0))*scale
+			a, b := float64(satmath.Sub(s.TS, t0))*scale, float64(satmath.Sub(s.End(), t0))*scale
 			if i == 0 || a < group.X0 {
 				group.X0 = a
 			}
@@ -226,10 +229,10 @@ func WriteHTML(w io.Writer, title string, spans []Span, relabel func(string) str
 					colors[top] = c
 				}
 				page.Rects = append(page.Rects, htmlRect{
-					X: float64(satSub(s.TS, t0)) * scale, Y: y + float64(s.Depth)*htmlRowH + 1,
+					X: float64(satmath.Sub(s.TS, t0)) * scale, Y: y + float64(s.Depth)*htmlRowH + 1,
 					W: float64(s.Dur) * scale, H: htmlRowH - 2, Fill: c,
 					Title: fmt.Sprintf("%s — %s µs at %s (pid %d, tid %d, depth %d, inv %d)\n%s", s.Name, us(float64(s.Dur)),
-						fmtDuration(satSub(s.TS, t0)), s.PID, s.TID, s.Depth, s.Inv, s.Attrs),
+						fmtDuration(satmath.Sub(s.TS, t0)), s.PID, s.TID, s.Depth, s.Inv, s.Attrs),
 				})
 			}
 			y += h + htmlLaneGap/2

@@ -1,4 +1,4 @@
-package strace
+package straceview
 
 import (
 	"cmp"
@@ -6,6 +6,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"simpler.dev/log/strace"
 )
 
 // The spans a round's columns come from, and the columns in print order.
@@ -27,7 +29,7 @@ const (
 // roundMetrics returns one invocation's columns in µs: span durations,
 // and Effective = max(orch end, sched end) - min(orch start, sched start),
 // 0 when neither span is there (a missing span reads 0 too).
-func roundMetrics(iv *Invocation) [5]float64 {
+func roundMetrics(iv *strace.Invocation) [5]float64 {
 	names := iv.ByName()
 	var m [5]float64
 	for c, name := range roundSpans {
@@ -37,7 +39,7 @@ func roundMetrics(iv *Invocation) [5]float64 {
 	}
 	var start, end int64
 	seen := false
-	for _, s := range []*Span{names[roundSpans[colOrch]], names[roundSpans[colSched]]} {
+	for _, s := range []*strace.Span{names[roundSpans[colOrch]], names[roundSpans[colSched]]} {
 		if s == nil {
 			continue
 		}
@@ -67,7 +69,7 @@ func WriteRounds(w io.Writer, buckets []Bucket) {
 		return
 	}
 	invs := slices.Clone(buckets[0].Invocations) // busiest; ties: first seen
-	slices.SortStableFunc(invs, func(a, b *Invocation) int { return cmp.Compare(a.Inv, b.Inv) })
+	slices.SortStableFunc(invs, func(a, b *strace.Invocation) int { return cmp.Compare(a.Inv, b.Inv) })
 	rows := make([][5]float64, len(invs))
 	for i, iv := range invs {
 		rows[i] = roundMetrics(iv)

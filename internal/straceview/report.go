@@ -1,4 +1,4 @@
-package strace
+package straceview
 
 import (
 	"cmp"
@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"simpler.dev/log/strace"
 )
 
 // Stats are durations in ns.
@@ -119,8 +121,8 @@ func WriteTree(w io.Writer, buckets []Bucket) {
 // earliest span. Under a span whose children include orch and sched (they
 // run concurrently), one "Effective" row shows the median merged window
 // orch ∪ sched and the next line the two side by side.
-func writeAggTree(w io.Writer, invs []*Invocation) {
-	byNames := make([]map[string]*Span, len(invs))
+func writeAggTree(w io.Writer, invs []*strace.Invocation) {
+	byNames := make([]map[string]*strace.Span, len(invs))
 	samples := map[string][]int64{}
 	for i, iv := range invs {
 		byNames[i] = iv.ByName()
@@ -134,8 +136,8 @@ func writeAggTree(w io.Writer, invs []*Invocation) {
 	for _, s := range ref.Spans {
 		present[s.Name] = true
 	}
-	children := map[string][]*Span{}
-	var roots []*Span
+	children := map[string][]*strace.Span{}
+	var roots []*strace.Span
 	for _, s := range ref.Spans {
 		if parent, _, ok := cutLast(s.Name); ok && present[parent] {
 			children[parent] = append(children[parent], s)
@@ -143,9 +145,9 @@ func writeAggTree(w io.Writer, invs []*Invocation) {
 			roots = append(roots, s)
 		}
 	}
-	byTS := func(a, b *Span) int { return cmp.Compare(a.TS, b.TS) }
-	var emit func(s *Span, indent int)
-	emit = func(s *Span, indent int) {
+	byTS := func(a, b *strace.Span) int { return cmp.Compare(a.TS, b.TS) }
+	var emit func(s *strace.Span, indent int)
+	emit = func(s *strace.Span, indent int) {
 		tag := ""
 		if s.IsDevice() {
 			tag = " [dev]"
@@ -154,7 +156,7 @@ func writeAggTree(w io.Writer, invs []*Invocation) {
 		fmt.Fprintf(w, "%s%-22s%6s  %12.1f us\n", strings.Repeat("  ", indent), leaf, tag, med(s.Name))
 		kids := slices.Clone(children[s.Name])
 		slices.SortStableFunc(kids, byTS)
-		var orch, sched *Span
+		var orch, sched *strace.Span
 		for _, k := range kids {
 			switch _, l, _ := cutLast(k.Name); l {
 			case "orch":

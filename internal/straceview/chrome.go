@@ -1,4 +1,4 @@
-package strace
+package straceview
 
 import (
 	"bufio"
@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"simpler.dev/log/strace"
 )
 
 // Event is one Chrome trace event (the JSON Perfetto and chrome://tracing
@@ -53,7 +55,7 @@ type AnchorJSON struct {
 }
 
 // anchorList is the clockAnchors list: by pid, numbers as strings.
-func anchorList(anchors map[int64]Anchor) []AnchorJSON {
+func anchorList(anchors map[int64]strace.Anchor) []AnchorJSON {
 	var out []AnchorJSON
 	for _, pid := range slices.Sorted(maps.Keys(anchors)) {
 		a := anchors[pid]
@@ -73,7 +75,7 @@ func meta(kind string, pid, tid int64, name string) Event {
 // string (exact in a JavaScript viewer) and wall_time in UTC with all
 // nine fraction digits. A span that began before its process's anchor gets
 // none.
-func wallArgs(args map[string]any, s *Span, anchors map[int64]Anchor) {
+func wallArgs(args map[string]any, s *strace.Span, anchors map[int64]strace.Anchor) {
 	if s.IsDevice() {
 		return
 	}
@@ -100,7 +102,7 @@ func formatWall(ns int64) string {
 // and device (clk=dev) spans on thread 1, since the two clocks do not share
 // a time line. Give it invocations grouped with InInvocation. Spans of pids
 // with an anchor carry wall_ns and wall_time arguments.
-func ChromeTrace(invs []*Invocation, buckets []Bucket, anchors map[int64]Anchor) Document {
+func ChromeTrace(invs []*strace.Invocation, buckets []Bucket, anchors map[int64]strace.Anchor) Document {
 	n := 0
 	for _, iv := range invs {
 		n += 3 + len(iv.Spans)
@@ -131,7 +133,7 @@ func ChromeTrace(invs []*Invocation, buckets []Bucket, anchors map[int64]Anchor)
 
 // SplitDevice separates host spans from device (clk=dev) spans, which are
 // on another clock.
-func SplitDevice(spans []Span) (host, device []Span) {
+func SplitDevice(spans []strace.Span) (host, device []strace.Span) {
 	for _, s := range spans {
 		if s.IsDevice() {
 			device = append(device, s)

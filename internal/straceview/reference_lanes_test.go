@@ -1,4 +1,4 @@
-package strace
+package straceview
 
 import (
 	"bytes"
@@ -12,15 +12,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"simpler.dev/log/internal/logtest"
+	"simpler.dev/log/strace"
 )
 
 // The reference's cases about host phase records and the ext. namespace
 // (the contract an external producer codes to), ported. Each one says
 // what a producer cannot do to our views, so each is a named subtest.
 
-func parseText(t *testing.T, text string) []Span {
+func parseText(t *testing.T, text string) []strace.Span {
 	t.Helper()
-	var p Parser
+	var p strace.Parser
 	require.NoError(t, p.Read(strings.NewReader(text)))
 	return p.Spans
 }
@@ -77,7 +78,7 @@ func TestReferenceHostPhaseRecords(t *testing.T) {
 		assert.Equal(t, []any{json.Number("1"), json.Number("4")}, invs)
 	})
 
-	bind := func(ts int64) []Span {
+	bind := func(ts int64) []strace.Span {
 		return parseText(t, logtest.SpanRecord(9, 9, 5, "chip.run.bind", ts, 500, "", 0))
 	}
 	t.Run("a record's kind decides its depth and lane", func(t *testing.T) {
@@ -90,7 +91,7 @@ func TestReferenceHostPhaseRecords(t *testing.T) {
 		out, orphaned, covered := HostRecordSpans(spans, passes)
 		assert.Equal(t, 0, orphaned)
 		assert.Equal(t, map[[2]int64]bool{{9, 5}: true}, covered)
-		byName := map[string]Span{}
+		byName := map[string]strace.Span{}
 		for _, s := range out {
 			byName[s.Name] = s
 		}
@@ -133,20 +134,20 @@ func TestReferenceHostPhaseRecords(t *testing.T) {
 
 func TestReferenceExternalProducers(t *testing.T) {
 	t.Run("a malformed ext name is external but attributed to nobody", func(t *testing.T) {
-		assert.Equal(t, "pypto", ExternalProducer("ext.pypto.decode_layer"))
-		assert.Equal(t, "pypto", ExternalProducer("ext.pypto.attention.qk"))
+		assert.Equal(t, "pypto", strace.ExternalProducer("ext.pypto.decode_layer"))
+		assert.Equal(t, "pypto", strace.ExternalProducer("ext.pypto.attention.qk"))
 		for _, name := range []string{"ext.pypto", "ext.", "ext..decode_layer", "ext.pypto.", "ext.pypto..detail"} {
-			assert.Equal(t, "external", Family(name), name)
-			assert.Empty(t, ExternalProducer(name), name)
+			assert.Equal(t, "external", strace.Family(name), name)
+			assert.Empty(t, strace.ExternalProducer(name), name)
 		}
-		assert.Empty(t, ExternalProducer("node.dispatch"))
-		assert.Empty(t, ExternalProducer("chip.run"))
+		assert.Empty(t, strace.ExternalProducer("node.dispatch"))
+		assert.Empty(t, strace.ExternalProducer("chip.run"))
 	})
 	t.Run("an ext name cannot impersonate one of our level words", func(t *testing.T) {
 		for _, word := range []string{"core", "chip", "node", "network1", "network2", "network3", "host"} {
 			name := "ext." + word + ".foo"
-			assert.Equal(t, "external", Family(name), name)
-			assert.Equal(t, word, ExternalProducer(name), name)
+			assert.Equal(t, "external", strace.Family(name), name)
+			assert.Equal(t, word, strace.ExternalProducer(name), name)
 			_, ok := NodeLeaf(name)
 			assert.False(t, ok, name)
 		}
@@ -156,7 +157,7 @@ func TestReferenceExternalProducers(t *testing.T) {
 			logtest.SpanRecord(41, 410, 7, "chip.run", 100, 500, "run_id=7 slot_id=0", 0)+
 				logtest.SpanRecord(41, 410, 0, "ext.pypto.decode_layer", 120, 80, "", 0)+
 				logtest.SpanRecord(41, 410, 0, "ext.pypto.attention", 140, 20, "", 0))
-		invs := Group(spans, InInvocation)
+		invs := strace.Group(spans, strace.InInvocation)
 		require.Len(t, invs, 1)
 		assert.Equal(t, [2]any{int64(41), uint64(7)}, [2]any{invs[0].PID, invs[0].Inv})
 		require.Len(t, invs[0].Spans, 1)
@@ -230,10 +231,10 @@ func TestReferenceRoundsHostAndDeviceOnly(t *testing.T) {
 		inv       int
 		host, dev int64
 	}{{1, 100_000, 20_000}, {2, 120_000, 24_000}} {
-		lines = append(lines, record(1, r.inv, "chip.run", "", 0, 0, r.host)+
-			record(1, r.inv, "chip.run.runner_run.device_wall", "clk=dev", 2, 0, r.dev))
+		lines = append(lines, logtest.HostSpanRecord(1, r.inv, "chip.run", "", 0, 0, r.host)+
+			logtest.HostSpanRecord(1, r.inv, "chip.run.runner_run.device_wall", "clk=dev", 2, 0, r.dev))
 	}
-	invs := Group(parseLines(t, lines), InInvocation)
+	invs := strace.Group(parseLines(t, lines), strace.InInvocation)
 	var b bytes.Buffer
 	WriteRounds(&b, Buckets(invs))
 	out := b.String()
@@ -280,13 +281,13 @@ func TestReferenceInvocationViews(t *testing.T) {
 			logtest.SpanRecord(61, 610, 4, "chip.prewarm.build", 1_200, 75, "", 0)
 		mixed := old + logtest.SpanRecord(61, 611, 9, "node.dispatch", 900, 20, "run_id=9 task_slot=4 group_index=0 worker_id=0 dispatch_id=1", 0)
 		trace := func(text string) Document {
-			invs := Group(parseText(t, text), InInvocation)
+			invs := strace.Group(parseText(t, text), strace.InInvocation)
 			return ChromeTrace(invs, Buckets(invs), nil)
 		}
 		assert.Equal(t, trace(old), trace(mixed))
 	})
 	t.Run("claim_release stays inside the invocation tree", func(t *testing.T) {
-		invs := Group(parseLines(t, runRecords(run{epoch: 1, prepare: window{50, 20}, device: window{100, 100}, release: 200})), InInvocation)
+		invs := strace.Group(parseLines(t, runRecords(run{epoch: 1, prepare: window{50, 20}, device: window{100, 100}, release: 200})), strace.InInvocation)
 		require.Len(t, invs, 1)
 		assert.Equal(t, "chip.run", invs[0].Root().Name)
 		assert.Equal(t, 1, invs[0].ByName()["chip.run.claim_release"].Depth)

@@ -1,4 +1,4 @@
-package strace
+package straceview
 
 import (
 	"fmt"
@@ -7,14 +7,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"simpler.dev/log/internal/logtest"
+	"simpler.dev/log/strace"
 )
-
-// record is one host-log record in the shape simpler's HostLogger::emit
-// writes it (the reference tests' _record).
-func record(pid, inv int, name, attrs string, depth int, ts, dur int64) string {
-	return fmt.Sprintf("[mono_ns=%d][T0x%d][TIMING] emit_host_span: [STRACE] v=1 pid=%d tid=%d inv=%d hid=abc depth=%d name=%s ts=%d dur=%d %s",
-		1_000_000+pid, pid, pid, pid, inv, depth, name, ts, dur, attrs)
-}
 
 type window struct{ ts, dur int64 }
 
@@ -29,16 +24,16 @@ type run struct {
 func runRecords(r run) []string {
 	id := fmt.Sprintf("run_id=%d dispatch_id=%d slot_id=%d generation=1 run_epoch=%d", r.runID, r.dispatchID, r.slot, r.epoch)
 	return []string{
-		record(7, r.epoch, "chip.run.bind", "", 1, r.prepare.ts, r.prepare.dur),
-		record(7, r.epoch, "chip.run.runner_run", "", 1, r.device.ts, r.device.dur),
-		record(7, r.epoch, "chip.run.claim_release", "", 1, r.release, 5),
-		record(7, r.epoch, "chip.run", id, 0, r.prepare.ts, r.release+10-r.prepare.ts),
+		logtest.HostSpanRecord(7, r.epoch, "chip.run.bind", "", 1, r.prepare.ts, r.prepare.dur),
+		logtest.HostSpanRecord(7, r.epoch, "chip.run.runner_run", "", 1, r.device.ts, r.device.dur),
+		logtest.HostSpanRecord(7, r.epoch, "chip.run.claim_release", "", 1, r.release, 5),
+		logtest.HostSpanRecord(7, r.epoch, "chip.run", id, 0, r.prepare.ts, r.release+10-r.prepare.ts),
 	}
 }
 
-func parseLines(t *testing.T, lines []string) []Span {
+func parseLines(t *testing.T, lines []string) []strace.Span {
 	t.Helper()
-	var p Parser
+	var p strace.Parser
 	require.NoError(t, p.Read(strings.NewReader(strings.Join(lines, "\n")+"\n")))
 	return p.Spans
 }
@@ -61,9 +56,9 @@ func TestNativeOverlap(t *testing.T) {
 		{name: "rejects device work before the predecessor release", runs: []run{{epoch: 1, prepare: window{50, 20}, device: window{100, 100}, release: 250}, {epoch: 2, prepare: window{150, 30}, device: window{240, 100}, release: 400}}, errLike: "reordered before the claim release"},
 		{name: "orders by dispatch_id when the scheduler allocates one", runs: []run{{epoch: 1, dispatchID: 10, runID: 5, prepare: window{50, 20}, device: window{100, 100}, release: 200}, {epoch: 2, dispatchID: 11, runID: 6, prepare: window{150, 30}, device: window{240, 100}, release: 340}}, checks: 1},
 		{name: "launch order must be monotonic", runs: []run{{epoch: 1, dispatchID: 11, prepare: window{50, 20}, device: window{100, 100}, release: 200}, {epoch: 2, dispatchID: 10, prepare: window{150, 30}, device: window{240, 100}, release: 340}}, errLike: "launch order is not monotonic: predecessor=11 successor=10"},
-		{name: "skips an invocation that is not a phased run", runs: []run{first, {epoch: 2, prepare: window{150, 30}, device: window{240, 100}, release: 340}}, extra: []string{record(7, 99, "chip.run", "", 0, 10, 5)}, checks: 1},
+		{name: "skips an invocation that is not a phased run", runs: []run{first, {epoch: 2, prepare: window{150, 30}, device: window{240, 100}, release: 340}}, extra: []string{logtest.HostSpanRecord(7, 99, "chip.run", "", 0, 10, 5)}, checks: 1},
 		{name: "needs two runs on one lane", runs: []run{first}, errLike: "at least two complete native runs"},
-		{name: "a partial identity is an error", runs: []run{first}, extra: []string{record(7, 50, "chip.run", "run_id=1", 0, 10, 5)}, errLike: "is missing identity field(s): dispatch_id, run_epoch, slot_id, generation"},
+		{name: "a partial identity is an error", runs: []run{first}, extra: []string{logtest.HostSpanRecord(7, 50, "chip.run", "run_id=1", 0, 10, 5)}, errLike: "is missing identity field(s): dispatch_id, run_epoch, slot_id, generation"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var lines []string

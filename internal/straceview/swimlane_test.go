@@ -1,4 +1,4 @@
-package strace
+package straceview
 
 import (
 	"os"
@@ -6,18 +6,19 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"simpler.dev/log/strace"
 )
 
 // swimlaneDoc builds the swimlane of testdata/swimlane.log with its host
 // phase records, as strace-timing --swimlane --host-phase-records does.
 func swimlaneDoc(t *testing.T) Document {
 	t.Helper()
-	f, err := os.Open("testdata/swimlane.log")
+	f, err := os.Open("../../strace/testdata/swimlane.log")
 	require.NoError(t, err)
 	defer f.Close()
-	var p Parser
+	var p strace.Parser
 	require.NoError(t, p.Read(f))
-	passes, err := LoadHostPhaseRecords([]string{"testdata/host_phase_records.jsonl"})
+	passes, err := LoadHostPhaseRecords([]string{"../../strace/testdata/host_phase_records.jsonl"})
 	require.NoError(t, err)
 	require.Len(t, passes, 2, "the torn last line is skipped")
 	extra, orphaned, covered := HostRecordSpans(p.Spans, passes)
@@ -91,4 +92,31 @@ func TestSwimlane(t *testing.T) {
 		assert.Equal(t, []AnchorJSON{{PID: 41, MonoNS: "50", WallNS: "1700000000000000000"}}, doc.ClockAnchors)
 		assert.Equal(t, "1700000000000000950", slicesByName["node.graph_build"][0].Args["wall_ts_ns"])
 	})
+}
+
+func TestTicks(t *testing.T) {
+	for _, tt := range []struct {
+		span  int64
+		first string
+		step  string
+	}{
+		{32_000_000, "0", "+5 ms"},
+		{800, "0", "+100 ns"},
+		{15_000, "0", "+2 µs"},
+	} {
+		got := ticks(tt.span, 1)
+		assert.False(t, len(got) < 2 || len(got) > 9 || got[0].Label != tt.first || got[1].Label != tt.step, "ticks(%d) = %+v", tt.span, got)
+	}
+	assert.Nil(t, ticks(0, 1), "ticks for an empty span")
+}
+
+func TestBuckets(t *testing.T) {
+	var p strace.Parser
+	f, err := os.Open("../../strace/testdata/mixed.log")
+	require.NoError(t, err)
+	defer f.Close()
+	require.NoError(t, p.Read(f))
+	invs := strace.Group(p.Spans, strace.InInvocation)
+	b := Buckets(invs)
+	assert.False(t, len(b) != 1 || b[0].HID != "abc" || len(b[0].Invocations) != 2 || Label(b, "abc") != "decode", "buckets %+v", b)
 }

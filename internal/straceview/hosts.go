@@ -1,9 +1,12 @@
-package strace
+package straceview
 
 import (
 	"fmt"
 	"regexp"
 	"strconv"
+
+	"simpler.dev/log/internal/satmath"
+	"simpler.dev/log/strace"
 )
 
 // Several hosts on one clock. Each host's monotonic clock starts at its
@@ -13,13 +16,6 @@ import (
 // AlignHosts places every anchored process's spans on one wall-clock axis,
 // keyed by (host, pid) since pids collide across machines, and lists what
 // it cannot place instead of placing it at a wrong time.
-
-// A HostLog is what one host's logs held, with the label its processes
-// carry.
-type HostLog struct {
-	Label  string
-	Parser *Parser
-}
 
 // A HostPID is the host and original pid behind a pid AlignHosts assigned.
 type HostPID struct {
@@ -43,8 +39,8 @@ type UnalignedSpan struct {
 // since Origin (a wall-clock instant), an anchor per new pid that maps those
 // times back to wall time, and what could not be placed.
 type Aligned struct {
-	Spans     []Span
-	Anchors   map[int64]Anchor
+	Spans     []strace.Span
+	Anchors   map[int64]strace.Anchor
 	Hosts     map[int64]HostPID
 	Unaligned []UnalignedSpan
 	Origin    int64 // wall ns of ts 0
@@ -53,12 +49,12 @@ type Aligned struct {
 }
 
 // AlignHosts merges several hosts' spans onto one wall-clock time line.
-func AlignHosts(hosts []HostLog) Aligned {
+func AlignHosts(hosts []strace.HostLog) Aligned {
 	type key struct {
 		host int
 		pid  int64
 	}
-	out := Aligned{Anchors: map[int64]Anchor{}, Hosts: map[int64]HostPID{}}
+	out := Aligned{Anchors: map[int64]strace.Anchor{}, Hosts: map[int64]HostPID{}}
 	ids := map[key]int64{}
 	origin, first := int64(0), true
 	for _, h := range hosts {
@@ -102,10 +98,10 @@ func AlignHosts(hosts []HostLog) Aligned {
 				out.Hosts[id] = HostPID{h.Label, s.PID}
 				// Times below are ns since origin; this anchor maps them
 				// back to wall time for the wall_ts_ns arguments.
-				out.Anchors[id] = Anchor{PID: id, MonoNS: 0, WallNS: origin}
+				out.Anchors[id] = strace.Anchor{PID: id, MonoNS: 0, WallNS: origin}
 			}
 			s.PID = id
-			s.TS = satSub(a.Wall(s.TS), origin)
+			s.TS = satmath.Sub(a.Wall(s.TS), origin)
 			out.Spans = append(out.Spans, s)
 		}
 	}

@@ -1,4 +1,4 @@
-package strace
+package straceview
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"simpler.dev/log/internal/satmath"
+	"simpler.dev/log/strace"
 )
 
 func TestSaturatingArithmetic(t *testing.T) {
@@ -24,8 +26,8 @@ func TestSaturatingArithmetic(t *testing.T) {
 		{"min minus min", math.MinInt64, math.MinInt64, math.MinInt64, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.add, satAdd(tt.a, tt.b))
-			assert.Equal(t, tt.sub, satSub(tt.a, tt.b))
+			assert.Equal(t, tt.add, satmath.Add(tt.a, tt.b))
+			assert.Equal(t, tt.sub, satmath.Sub(tt.a, tt.b))
 		})
 	}
 }
@@ -40,7 +42,7 @@ func TestHostileTimesEnd(t *testing.T) {
 		"[mono_ns=1][T0x1][TIMING] emit_host_span: [STRACE] v=1 pid=1 tid=2 inv=1 hid=0 depth=1 name=c ts=0 dur=0 ",
 		"[mono_ns=1][T0x1][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=1 mono_ns=9223372036854775807 wall_ns=9223372036854775807",
 	}, "\n") + "\n"
-	var p Parser
+	var p strace.Parser
 	require.NoError(t, p.Read(strings.NewReader(log)))
 	require.NotEmpty(t, p.Spans)
 	var html bytes.Buffer

@@ -1,4 +1,4 @@
-package strace
+package straceview
 
 import (
 	"cmp"
@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"simpler.dev/log/strace"
 )
 
 // The spans one native run contributes to the overlap proof, and the
@@ -33,13 +35,13 @@ func (d dispatchID) sequence() int64 { return cmp.Or(d.dispatchID, d.runEpoch) }
 
 type dispatch struct {
 	id    dispatchID
-	spans map[string]*Span
+	spans map[string]*strace.Span
 }
 
 // nativeDispatches returns each native run (an invocation whose root
 // carries the pipeline identity) with its spans by name, in invocation
 // order.
-func nativeDispatches(invs []*Invocation) ([]dispatch, error) {
+func nativeDispatches(invs []*strace.Invocation) ([]dispatch, error) {
 	var out []dispatch
 	seen := map[dispatchID]bool{}
 	for _, iv := range invs {
@@ -47,7 +49,7 @@ func nativeDispatches(invs []*Invocation) ([]dispatch, error) {
 		if root == nil {
 			continue
 		}
-		attrs := ParseAttrs(root.Attrs)
+		attrs := strace.ParseAttrs(root.Attrs)
 		var missing []string
 		for _, f := range identityFields {
 			if _, ok := attrs[f]; !ok {
@@ -93,7 +95,7 @@ func nativeDispatches(invs []*Invocation) ([]dispatch, error) {
 // inside the predecessor's device window. It returns the number of pairs
 // checked, or an error (wrapping ErrNativeOverlap) saying what failed.
 // Give it every span: it keeps the invocation-keyed ones itself.
-func CheckNativeOverlap(spans []Span, requireHidden bool) (int, error) {
+func CheckNativeOverlap(spans []strace.Span, requireHidden bool) (int, error) {
 	n, err := checkNativeOverlap(spans, requireHidden)
 	if err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrNativeOverlap, err)
@@ -101,8 +103,8 @@ func CheckNativeOverlap(spans []Span, requireHidden bool) (int, error) {
 	return n, nil
 }
 
-func checkNativeOverlap(spans []Span, requireHidden bool) (int, error) {
-	ds, err := nativeDispatches(Group(spans, InInvocation))
+func checkNativeOverlap(spans []strace.Span, requireHidden bool) (int, error) {
+	ds, err := nativeDispatches(strace.Group(spans, strace.InInvocation))
 	if err != nil {
 		return 0, err
 	}
