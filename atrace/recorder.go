@@ -1,6 +1,8 @@
 package atrace
 
 import (
+	"github.com/petermattis/goid"
+
 	"context"
 	"errors"
 	"fmt"
@@ -315,7 +317,7 @@ func (r *Recorder) DumpDevice() (string, error) { return r.dump(EventSchedule, t
 // this way records signal 0 and the calling goroutine.
 func (r *Recorder) Dump(event string) (string, error) {
 	if event == EventStackcore {
-		return r.dumpStackcore(0, envelope.GoroutineID())
+		return r.dumpStackcore(0, goid.Get())
 	}
 	return r.dump(event, false, nil)
 }
@@ -349,7 +351,7 @@ func (r *Recorder) RecoverAndDump() {
 		msg := fmt.Sprintf("panic: %v", v)
 		r.host.add(panicLine(msg))
 		r.log(levels.Error, msg)
-		if _, err := r.dumpStackcore(0, envelope.GoroutineID()); err != nil {
+		if _, err := r.dumpStackcore(0, goid.Get()); err != nil {
 			r.warn("stackcore dump failed: " + err.Error())
 		}
 		if st := r.opts.State; st != nil {
@@ -361,8 +363,7 @@ func (r *Recorder) RecoverAndDump() {
 
 func panicLine(msg string) []byte {
 	var l envelope.Line
-	l.Header(envelope.MonoNow(), envelope.GoroutineID(), levels.Error)
-	l.Func("atrace")
+	l.Start(&envelope.Header{Mono: envelope.MonoNow(), TID: goid.Get(), Level: levels.Error, Func: "atrace"})
 	l.Message(msg)
 	return slices.Clone(l.Finish())
 }

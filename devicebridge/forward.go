@@ -6,8 +6,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"strconv"
-	"strings"
 	"sync/atomic"
 
 	"simpler.dev/log/envelope"
@@ -169,56 +167,29 @@ const (
 // anchor), when no pid was given. Nothing else teaches it: a marker in
 // free text or in another record's message is never an anchor.
 func (f *Forwarder) learn(body string) {
-	if f.pid.Load() != 0 || envelope.ContainsMarker(body[min(1, len(body)):]) {
+	if f.pid.Load() != 0 {
 		return
 	}
-	if pid, ok := markerPID(body, envelope.MarkerAnchor); ok && pid != int64(f.state.PID()) {
-		f.pid.CompareAndSwap(0, pid)
+	if a, err := envelope.ParseAnchor([]byte(body)); err == nil && a.PID != f.state.PID() {
+		f.pid.CompareAndSwap(0, int64(a.PID))
 	}
 }
 
-// trust decides how body is written.
+// trust decides how body is written: a machine record only when the whole
+// body is one ([envelope.ParseMachine]) and speaks for the simulator (an
+// op line, which names no pid, once the simulator's pid is known); any
+// other marker makes it refused, written as neutralised text.
 func (f *Forwarder) trust(body string) trustLevel {
-	host := int64(f.state.PID())
-	sim := f.pid.Load()
-	level := trustNone
-	for i := strings.IndexByte(body, '['); i >= 0; {
-		if m := envelope.MarkerAt(body, i); m != "" {
-			switch {
-			case sim == 0 || sim == host:
-				return trustRefused
-			case m == envelope.MarkerOp && i == 0: // an op line is the whole body
-			case m == envelope.MarkerHeader:
-				return trustRefused // a record inside a record
-			default:
-				if pid, ok := markerPID(body[i:], m); !ok || pid != sim {
-					return trustRefused
-				}
-			}
-			level = trustMachine
-		}
-		k := strings.IndexByte(body[i+1:], '[')
-		if k < 0 {
-			break
-		}
-		i += 1 + k
+	if !envelope.ContainsMarker(body) {
+		return trustNone
 	}
-	return level
-}
-
-// markerPID reads "<marker> v=1 pid=<decimal>" at the start of s.
-func markerPID(s, marker string) (int64, bool) {
-	rest, ok := strings.CutPrefix(s, marker+" "+envelope.Version+" pid=")
-	if !ok {
-		return 0, false
+	host, sim := f.state.PID(), int(f.pid.Load())
+	marker, pid, err := envelope.ParseMachine([]byte(body))
+	switch {
+	case err != nil || sim == 0 || sim == host:
+		return trustRefused
+	case marker == envelope.MarkerOp, pid == sim:
+		return trustMachine
 	}
-	end := 0
-	for end < len(rest) && end < 19 && rest[end] >= '0' && rest[end] <= '9' {
-		end++
-	}
-	if end == 0 || (end < len(rest) && rest[end] != ' ') {
-		return 0, false
-	}
-	pid, err := strconv.ParseInt(rest[:end], 10, 64)
-	return pid, err == nil && pid > 0
+	return trustRefused
 }

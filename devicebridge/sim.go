@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"runtime"
 
-	"simpler.dev/log/envelope"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
 )
@@ -46,8 +46,8 @@ func (s *Sim) logf(level slog.Level, fn, format string, args []any) {
 	var pcs [1]uintptr
 	src := slogsimpler.Source{Function: fn}
 	if runtime.Callers(3, pcs[:]) == 1 {
-		f := envelope.Lookup(pcs[0])
-		src.File, src.Line = f.File, f.Line
+		f, _ := runtime.CallersFrames(pcs[:]).Next()
+		src.File, src.Line = filepath.Base(f.File), f.Line
 	}
 	msg := format
 	if len(args) > 0 {

@@ -70,8 +70,8 @@ func FuzzAppendTime(f *testing.F) {
 		off %= 26 * 3600
 		tm := time.Unix(sec, nsec%1e9).In(time.FixedZone("z", off))
 		want := tm.Format("2006-01-02T15:04:05.000Z07:00")
-		if got := string(AppendTime(nil, tm)); got != want {
-			t.Fatalf("AppendTime(%d, %d, %d) = %q, want %q", sec, nsec, off, got, want)
+		if got := string(appendTime(nil, tm)); got != want {
+			t.Fatalf("appendTime(%d, %d, %d) = %q, want %q", sec, nsec, off, got, want)
 		}
 	})
 }

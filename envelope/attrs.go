@@ -139,10 +139,10 @@ func (l *Line) GroupName(name string) {
 	l.byte1('.')
 }
 
-// Value writes a resolved attribute value in TextHandler form. It never
+// writeValue writes a resolved attribute value in TextHandler form. It never
 // panics: a String, Error or MarshalText method that panics is written as
 // !PANIC: <value>, and a nil pointer receiver as <nil>.
-func (l *Line) Value(v slog.Value) { l.value(v.Kind(), v) }
+func (l *Line) writeValue(v slog.Value) { l.value(v.Kind(), v) }
 
 func (l *Line) value(k slog.Kind, v slog.Value) {
 	switch k {
@@ -171,10 +171,10 @@ func (l *Line) value(k slog.Kind, v slog.Value) {
 		}
 	case slog.KindDuration:
 		var s [40]byte
-		l.rawBytes(AppendDuration(s[:0], v.Duration()))
+		l.rawBytes(appendDuration(s[:0], v.Duration()))
 	case slog.KindTime:
 		var s [40]byte
-		l.rawBytes(AppendTime(s[:0], v.Time()))
+		l.rawBytes(appendTime(s[:0], v.Time()))
 	case slog.KindGroup:
 		// Only reached for a group value written directly; Attr flattens.
 		l.raw("[")
@@ -184,7 +184,7 @@ func (l *Line) value(k slog.Kind, v slog.Value) {
 			}
 			l.token(a.Key)
 			l.byte1('=')
-			l.Value(a.Value.Resolve())
+			l.writeValue(a.Value.Resolve())
 		}
 		l.raw("]")
 	default:
@@ -223,9 +223,9 @@ func (l *Line) anyValue(x any) {
 	}
 }
 
-// AppendDuration appends d as time.Duration.String writes it ("1.5ms",
+// appendDuration appends d as time.Duration.String writes it ("1.5ms",
 // "1h2m0.5s", "0s") without allocating.
-func AppendDuration(b []byte, d time.Duration) []byte {
+func appendDuration(b []byte, d time.Duration) []byte {
 	if d == 0 {
 		return append(b, "0s"...)
 	}
@@ -286,11 +286,11 @@ func appendFixed(b []byte, v uint64, digits int) []byte {
 	return append(b, f...)
 }
 
-// AppendTime appends t as slog's TextHandler writes times: RFC 3339 with
+// appendTime appends t as slog's TextHandler writes times: RFC 3339 with
 // milliseconds ("2006-01-02T15:04:05.000Z07:00"), computed directly rather
 // than through time.Format's layout interpreter. Years outside 0–9999 fall
 // back to time.Format.
-func AppendTime(b []byte, t time.Time) []byte {
+func appendTime(b []byte, t time.Time) []byte {
 	year, month, day := t.Date()
 	if year < 0 || year > 9999 {
 		return t.AppendFormat(b, "2006-01-02T15:04:05.000Z07:00")

@@ -31,7 +31,7 @@ func BenchmarkAttr(b *testing.B) {
 func BenchmarkHeader(b *testing.B) {
 	for b.Loop() {
 		var l Line
-		l.Header(183746529384756, 0x1a, slog.LevelInfo)
+		l.header(183746529384756, 0x1a, slog.LevelInfo)
 		l.Finish()
 	}
 }

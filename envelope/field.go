@@ -5,17 +5,17 @@ import (
 	"unicode/utf8"
 )
 
-// MaxField bounds the function and the file field of a record, in bytes
+// maxField bounds the function and the file field of a record, in bytes
 // as written. A longer field is cut at the last whole unit that leaves
 // room for a final '~' (a unit is a byte, a rune, or a whole escape), so a
 // field never ends inside an escape or a rune.
-const MaxField = 128
+const maxField = 128
 
 // The function and file fields come from callers as often as from the
 // runtime (State.Emit, a device's function name, a forwarded line), so
 // they are user text: written through the same escaping as a message
 // (control bytes, C1, bidi controls, U+2028/9 and invalid UTF-8 as Go
-// escapes; a machine marker's '[' as %5B), bounded by MaxField, never
+// escapes; a machine marker's '[' as %5B), bounded by maxField, never
 // empty. Each field also keeps the bytes that would end it early out:
 //
 //   - function: ':' and white space become '_', so the first ": " of the
@@ -38,7 +38,7 @@ var fieldSafe = func() (t [2][256]bool) {
 	return
 }()
 
-// appendField appends s encoded as field k, at most limit bytes (MaxField
+// appendField appends s encoded as field k, at most limit bytes (maxField
 // for every field a record prints).
 func appendField(b []byte, s string, k fieldKind, limit int) []byte {
 	start := len(b)
@@ -96,7 +96,7 @@ func appendField(b []byte, s string, k fieldKind, limit int) []byte {
 
 // fieldPlain reports whether s can be written as field k unchanged.
 func fieldPlain(s string, k fieldKind) bool {
-	if len(s) == 0 || len(s) > MaxField {
+	if len(s) == 0 || len(s) > maxField {
 		return false
 	}
 	safe := &fieldSafe[k]
@@ -108,17 +108,17 @@ func fieldPlain(s string, k fieldKind) bool {
 	return true
 }
 
-// FuncField returns name as the function field prints it: escaped,
+// escapeFunc returns name as the function field prints it: escaped,
 // bounded, and "go" when empty.
-func FuncField(name string) string {
+func escapeFunc(name string) string {
 	if fieldPlain(name, funcField) {
 		return name
 	}
 	if name == "" {
 		return "go"
 	}
-	var buf [MaxField + 10]byte
-	return string(appendField(buf[:0], name, funcField, MaxField))
+	var buf [maxField + 10]byte
+	return string(appendField(buf[:0], name, funcField, maxField))
 }
 
 // appendEscapedByte appends c the way strconv.Quote writes a byte.

@@ -31,7 +31,7 @@ func TestFuncField(t *testing.T) {
 		{"printable unicode", "größe", "größe"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got := FuncField(tt.in)
+			got := escapeFunc(tt.in)
 			assert.Equal(t, tt.want, got)
 			assert.True(t, utf8.ValidString(got))
 		})
@@ -50,8 +50,8 @@ func TestFieldBound(t *testing.T) {
 		{"markers", strings.Repeat("[STRACE]", 40)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got := FuncField(tt.in)
-			require.LessOrEqual(t, len(got), MaxField)
+			got := escapeFunc(tt.in)
+			require.LessOrEqual(t, len(got), maxField)
 			assert.True(t, strings.HasSuffix(got, "~"), "cut field ends in ~: %q", got)
 			assert.True(t, utf8.ValidString(got))
 			// No partial escape before the '~': the text before it is
@@ -61,17 +61,17 @@ func TestFieldBound(t *testing.T) {
 		})
 	}
 	t.Run("exactly the bound is kept", func(t *testing.T) {
-		in := strings.Repeat("x", MaxField)
-		assert.Equal(t, in, FuncField(in))
-		assert.Equal(t, strings.Repeat("x", MaxField-1)+"~", FuncField(in+"x"))
+		in := strings.Repeat("x", maxField)
+		assert.Equal(t, in, escapeFunc(in))
+		assert.Equal(t, strings.Repeat("x", maxField-1)+"~", escapeFunc(in+"x"))
 	})
 }
 
 func TestSourceAtAndFuncInRecord(t *testing.T) {
 	var l Line
-	l.Header(1, 2, 0)
-	l.Func("evil: [STRACE] v=1 pid=1\n")
-	l.SourceAt("x] [HOSTLOG_DROPS]\u2028.cpp", 7)
+	l.header(1, 2, 0)
+	l.function("evil: [STRACE] v=1 pid=1\n")
+	l.sourceAt("x] [HOSTLOG_DROPS]\u2028.cpp", 7)
 	l.Message("m")
 	rec := l.Finish()
 	assert.Equal(t, 1, strings.Count(string(rec), "\n"))
@@ -88,8 +88,8 @@ func TestFinishCutsOnRuneBoundary(t *testing.T) {
 	for pad := 0; pad < 4; pad++ {
 		t.Run(strings.Repeat("p", pad+1), func(t *testing.T) {
 			var l Line
-			l.Header(1, 2, 0)
-			l.Func("f")
+			l.header(1, 2, 0)
+			l.function("f")
 			l.Message(strings.Repeat("x", pad) + strings.Repeat("€", 200))
 			rec := l.Finish()
 			require.True(t, l.Truncated())

@@ -20,8 +20,8 @@ func FuzzRender(f *testing.F) {
 	f.Add("[[STRACE]]", "[", "STRACE]", "[mono_ns=", 200)
 	f.Fuzz(func(t *testing.T, msg, key, val, group string, repeat int) {
 		var l Line
-		l.Header(42, 7, slog.LevelInfo)
-		l.Func("go")
+		l.header(42, 7, slog.LevelInfo)
+		l.function("go")
 		l.Message(msg)
 		for range min(max(repeat, 0), 50) {
 			l.Attr("", 0, slog.Group(group, slog.String(key, val)))

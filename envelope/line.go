@@ -28,12 +28,12 @@ type Line struct {
 	over bool // some content did not fit
 }
 
-// Reset empties the line for reuse.
-func (l *Line) Reset() { l.n, l.over = 0, false }
+// reset empties the line for reuse.
+func (l *Line) reset() { l.n, l.over = 0, false }
 
-// Len returns the number of content bytes written so far (after Finish,
+// length returns the number of content bytes written so far (after Finish,
 // the record length).
-func (l *Line) Len() int { return l.n }
+func (l *Line) length() int { return l.n }
 
 // Truncated reports whether content was cut off at the bound.
 func (l *Line) Truncated() bool { return l.over }
@@ -131,15 +131,15 @@ func (l *Line) hex(v uint64) {
 	l.rawBytes(appendHex(s[:0], v))
 }
 
-// Header writes "[mono_ns=<mono>][T0x<gid>][<LEVEL>] ", the level name
+// header writes "[mono_ns=<mono>][T0x<gid>][<LEVEL>] ", the level name
 // rounded down onto the ladder.
-func (l *Line) Header(mono int64, gid int64, level slog.Level) {
-	l.HeaderName(mono, gid, levels.Name(level))
+func (l *Line) header(mono int64, gid int64, level slog.Level) {
+	l.headerName(mono, gid, levels.Name(level))
 }
 
-// HeaderName is [Line.Header] with the level name given as text, for
+// headerName is header with the level name given as text, for
 // records whose name is fixed (machine records) or already computed.
-func (l *Line) HeaderName(mono int64, gid int64, name string) {
+func (l *Line) headerName(mono int64, gid int64, name string) {
 	if l.n == 0 && len(name) <= 16 {
 		l.headerFast(mono, gid, name)
 		return
@@ -204,45 +204,45 @@ func appendHex(b []byte, v uint64) []byte {
 	return append(b, s[i:]...)
 }
 
-// Caller writes "func: [file:line] " for a resolved frame.
-func (l *Line) Caller(f *Frame) { l.raw(f.prefix) }
+// caller writes "func: [file:line] " for a resolved frame.
+func (l *Line) caller(f *frame) { l.raw(f.prefix) }
 
-// Source writes only the "[file:line] " part of a frame, after a [Line.Func]
+// source writes only the "[file:line] " part of a frame, after a function
 // that named the function differently.
-func (l *Line) Source(f *Frame) { l.raw(f.prefix[f.source:]) }
+func (l *Line) source(f *frame) { l.raw(f.prefix[f.source:]) }
 
-// SourceAt writes "[file:line] " for a position that came from outside
+// sourceAt writes "[file:line] " for a position that came from outside
 // the program (a device record, a forwarded line). The file is user text:
-// escaped, bounded by MaxField, with '[', ']' and white space replaced so
+// escaped, bounded by maxField, with '[', ']' and white space replaced so
 // it cannot end the field early.
-func (l *Line) SourceAt(file string, line int) {
+func (l *Line) sourceAt(file string, line int) {
 	l.byte1('[')
 	if fieldPlain(file, fileField) {
 		l.raw(file)
 	} else {
-		var buf [MaxField + 10]byte
-		l.rawBytes(appendField(buf[:0], file, fileField, MaxField))
+		var buf [maxField + 10]byte
+		l.rawBytes(appendField(buf[:0], file, fileField, maxField))
 	}
 	l.byte1(':')
 	l.int64(int64(line))
 	l.raw("] ")
 }
 
-// Func writes "name: " with no source position, for records without a PC
+// function writes "name: " with no source position, for records without a PC
 // (name "go"), machine records ("clock_anchor", "host_log_drops",
 // "emit_host_span") and functions named by callers (State.Emit, device
 // code, forwarded lines). The name is user text: escaped and neutralised
 // like a message, ':' and white space written as '_', bounded by
-// MaxField; an empty name is written "go", so the field is never empty and
+// maxField; an empty name is written "go", so the field is never empty and
 // the ": " separator always follows it.
-func (l *Line) Func(name string) {
+func (l *Line) function(name string) {
 	if fieldPlain(name, funcField) {
 		l.raw(name)
 	} else if name == "" {
 		l.raw("go")
 	} else {
-		var buf [MaxField + 10]byte
-		l.rawBytes(appendField(buf[:0], name, funcField, MaxField))
+		var buf [maxField + 10]byte
+		l.rawBytes(appendField(buf[:0], name, funcField, maxField))
 	}
 	l.raw(": ")
 }
@@ -265,8 +265,8 @@ func (l *Line) Trusted(s string) {
 	l.textMode(s, false, false)
 }
 
-// TrustedBytes is [Line.Trusted] for a byte slice.
-func (l *Line) TrustedBytes(b []byte) {
+// trustedBytes is [Line.Trusted] for a byte slice.
+func (l *Line) trustedBytes(b []byte) {
 	l.Trusted(unsafe.String(unsafe.SliceData(b), len(b)))
 }
 

@@ -20,8 +20,8 @@ import (
 // render builds one record the way a handler does, without a source.
 func render(msg string, attrs ...slog.Attr) string {
 	var l Line
-	l.Header(123, 0x1a, slog.LevelInfo)
-	l.Func("go")
+	l.header(123, 0x1a, slog.LevelInfo)
+	l.function("go")
 	l.Message(msg)
 	for _, a := range attrs {
 		l.Attr("", 0, a)
@@ -86,8 +86,8 @@ func TestGolden(t *testing.T) {
 
 func TestHeaderAndCaller(t *testing.T) {
 	var l Line
-	l.Header(183746529384756, 0x1a, slog.LevelWarn)
-	l.Caller(&Frame{prefix: "main.serve: [server.go:88] "})
+	l.header(183746529384756, 0x1a, slog.LevelWarn)
+	l.caller(&frame{prefix: "main.serve: [server.go:88] "})
 	l.Message("slow request")
 	l.Attr("", 0, slog.String("path", "/v1/items"))
 	l.Attr("", 0, slog.Int("ms", 412))
@@ -105,7 +105,7 @@ func TestLevelNames(t *testing.T) {
 		{levels.Warn, "WARN"}, {6, "WARN"}, {levels.Error, "ERROR"}, {levels.Nul, "ERROR"}, {-9, "DEBUG"},
 	} {
 		var l Line
-		l.Header(1, 1, tt.l)
+		l.header(1, 1, tt.l)
 		assert.EqualValues(t, "[mono_ns=1][T0x1]["+tt.want+"] ", string(l.Content()))
 	}
 }
@@ -142,7 +142,7 @@ func TestTruncation(t *testing.T) {
 	})
 	t.Run("many attrs", func(t *testing.T) {
 		var l Line
-		l.Header(1, 1, 0)
+		l.header(1, 1, 0)
 		for i := range 100 {
 			l.Attr("", 0, slog.Int("key", i))
 		}
@@ -199,8 +199,8 @@ func TestAppendDuration(t *testing.T) {
 		time.Hour, time.Hour + time.Nanosecond, 100 * time.Hour, -1, -time.Hour - 5,
 		math.MaxInt64, math.MinInt64,
 	} {
-		got, want := string(AppendDuration(nil, d)), d.String()
-		assert.EqualValues(t, want, got, "AppendDuration(%d) = %q, want %q", int64(d), got, want)
+		got, want := string(appendDuration(nil, d)), d.String()
+		assert.EqualValues(t, want, got, "appendDuration(%d) = %q, want %q", int64(d), got, want)
 	}
 }
 
@@ -209,8 +209,8 @@ func FuzzAppendDuration(f *testing.F) {
 	f.Add(int64(-3723000000001))
 	f.Fuzz(func(t *testing.T, n int64) {
 		d := time.Duration(n)
-		got, want := string(AppendDuration(nil, d)), d.String()
-		require.EqualValues(t, want, got, "AppendDuration(%d) = %q, want %q", n, got, want)
+		got, want := string(appendDuration(nil, d)), d.String()
+		require.EqualValues(t, want, got, "appendDuration(%d) = %q, want %q", n, got, want)
 	})
 }
 
@@ -247,18 +247,18 @@ func TestFuncName(t *testing.T) {
 		{"a/", "go"},
 		{"weird name:x", "weird name:x"}, // raw: Line.Func escapes
 	} {
-		assert.EqualValues(t, tt.want, FuncName(tt.in), "FuncName(%q)", tt.in)
+		assert.EqualValues(t, tt.want, funcName(tt.in), "funcName(%q)", tt.in)
 	}
 }
 
 func TestLookup(t *testing.T) {
 	pc, file, line := callerPC()
-	f := Lookup(pc)
+	f := lookup(pc)
 	assert.EqualValues(t, "envelope.callerPC", f.Function, "Function = %q", f.Function)
 	assert.False(t, f.File != file || f.Line != line, "got %s:%d, want %s:%d", f.File, f.Line, file, line)
-	assert.EqualValues(t, f, Lookup(pc), "second lookup missed the cache")
+	assert.EqualValues(t, f, lookup(pc), "second lookup missed the cache")
 	want := fmt.Sprintf("envelope.callerPC: [%s:%d] ", file, line)
-	assert.EqualValues(t, want, f.Prefix(), "Prefix = %q, want %q", f.Prefix(), want)
+	assert.EqualValues(t, want, f.prefix, "Prefix = %q, want %q", f.prefix, want)
 }
 
 func TestMonoIncreases(t *testing.T) {
@@ -313,8 +313,8 @@ func TestAppendTime(t *testing.T) {
 	} {
 		for _, loc := range locs {
 			in := tm.In(loc)
-			got, want := string(AppendTime(nil, in)), in.Format("2006-01-02T15:04:05.000Z07:00")
-			assert.EqualValues(t, want, got, "AppendTime(%v) = %q, want %q", in, got, want)
+			got, want := string(appendTime(nil, in)), in.Format("2006-01-02T15:04:05.000Z07:00")
+			assert.EqualValues(t, want, got, "appendTime(%v) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -63,14 +63,14 @@ type Header struct {
 // Start writes h into an empty line: the envelope up to and including the
 // space before the body.
 func (l *Line) Start(h *Header) {
-	l.Header(h.Mono, h.TID, h.Level)
+	l.header(h.Mono, h.TID, h.Level)
 	switch {
 	case h.PC != 0:
-		l.Caller(Lookup(h.PC))
+		l.caller(lookup(h.PC))
 	default:
-		l.Func(h.Func)
+		l.function(h.Func)
 		if h.File != "" {
-			l.SourceAt(h.File, h.Line)
+			l.sourceAt(h.File, h.Line)
 		}
 	}
 }
@@ -132,7 +132,7 @@ func (s *Span) AppendBody(dst, attrs []byte) []byte {
 // TIMING from function emit_host_span (clock mono, lane tid), then the
 // body.
 func (l *Line) Span(mono, tid int64, s *Span, attrs []byte) {
-	l.HeaderName(mono, tid, "TIMING")
+	l.headerName(mono, tid, "TIMING")
 	l.raw(FuncSpan + ": ")
 	var buf [MaxRecord]byte
 	l.rawBytes(s.AppendBody(buf[:0], attrs)) // printable ASCII, one marker at the start
@@ -319,7 +319,7 @@ func (a *Anchor) AppendBody(dst []byte) []byte {
 
 // Anchor writes the whole anchor record into an empty line, on lane tid.
 func (l *Line) Anchor(tid int64, a *Anchor) {
-	l.HeaderName(a.Mono, tid, "TIMING")
+	l.headerName(a.Mono, tid, "TIMING")
 	l.raw(FuncAnchor + ": ")
 	var buf [128]byte
 	l.rawBytes(a.AppendBody(buf[:0]))
@@ -374,7 +374,7 @@ func (d *Drops) AppendBody(dst []byte) []byte {
 // Drops writes the whole report record into an empty line, at clock mono
 // on lane tid.
 func (l *Line) Drops(mono, tid int64, d *Drops) {
-	l.HeaderName(mono, tid, levels.Name(levels.Error))
+	l.headerName(mono, tid, levels.Name(levels.Error))
 	l.raw(FuncDrops + ": ")
 	var buf [256]byte
 	l.rawBytes(d.AppendBody(buf[:0]))

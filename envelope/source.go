@@ -8,9 +8,9 @@ import (
 	"sync/atomic"
 )
 
-// A Frame is a resolved program counter: what the envelope prints between
+// A frame is a resolved program counter: what the envelope prints between
 // the level and the message.
-type Frame struct {
+type frame struct {
 	PC       uintptr
 	Function string // last path element of the runtime name, e.g. "sink.(*Queue).Push"
 	File     string // base name of the source file
@@ -20,8 +20,6 @@ type Frame struct {
 	source int    // offset of "[File:Line] " in prefix
 }
 
-// Prefix returns the rendered "func: [file:line] " text.
-func (f *Frame) Prefix() string { return f.prefix }
 
 // Resolving a PC through runtime.CallersFrames costs about 170 ns and a few
 // hundred bytes; a logging call site resolves the same PC every time. The
@@ -33,11 +31,11 @@ func (f *Frame) Prefix() string { return f.prefix }
 // fully built Frame.
 const frameCacheSize = 4096
 
-var frameCache [frameCacheSize]atomic.Pointer[Frame]
+var frameCache [frameCacheSize]atomic.Pointer[frame]
 
-// Lookup returns the frame for pc, which must be non-zero (a PC as
+// lookup returns the frame for pc, which must be non-zero (a PC as
 // slog.Record carries it: a return address).
-func Lookup(pc uintptr) *Frame {
+func lookup(pc uintptr) *frame {
 	h := (uint64(pc) * 0x9E3779B97F4A7C15) >> (64 - 12)
 	slot := &frameCache[h]
 	if f := slot.Load(); f != nil && f.PC == pc {
@@ -48,31 +46,31 @@ func Lookup(pc uintptr) *Frame {
 	return f
 }
 
-func resolve(pc uintptr) *Frame {
+func resolve(pc uintptr) *frame {
 	fs := runtime.CallersFrames([]uintptr{pc})
 	fr, _ := fs.Next()
 	file := filepath.Base(fr.File)
 	if fr.File == "" {
 		file = "?"
 	}
-	f := &Frame{
+	f := &frame{
 		PC:       pc,
-		Function: FuncField(FuncName(fr.Function)),
+		Function: escapeFunc(funcName(fr.Function)),
 		File:     file,
 		Line:     fr.Line,
 	}
-	var buf [MaxField + 10]byte
-	src := "[" + string(appendField(buf[:0], file, fileField, MaxField)) + ":" + strconv.Itoa(f.Line) + "] "
+	var buf [maxField + 10]byte
+	src := "[" + string(appendField(buf[:0], file, fileField, maxField)) + ":" + strconv.Itoa(f.Line) + "] "
 	f.prefix = f.Function + ": " + src
 	f.source = len(f.Function) + 2
 	return f
 }
 
-// FuncName shortens a runtime function name to its last path element
+// funcName shortens a runtime function name to its last path element
 // ("simpler.dev/log/sink.(*Queue).Push" becomes "sink.(*Queue).Push"). An
 // empty name, or one that ends in '/', becomes "go". The result is still
-// raw text: [Line.Func] escapes and bounds it.
-func FuncName(full string) string {
+// raw text: function escapes and bounds it.
+func funcName(full string) string {
 	// Generic instantiations contain '/' inside brackets; cut at the last
 	// '/' before the first '['.
 	cut := full

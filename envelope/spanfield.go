@@ -182,12 +182,12 @@ func (w *attrWriter) attr(prefix string, a slog.Attr) {
 	case slog.KindBool:
 		w.f.bytesIn(strconv.FormatBool(v.Bool()), &safeName)
 	case slog.KindDuration:
-		w.f.bytesIn(string(AppendDuration(scratch[:0], v.Duration())), &safeName)
+		w.f.bytesIn(string(appendDuration(scratch[:0], v.Duration())), &safeName)
 	case slog.KindTime:
-		w.f.bytesIn(string(AppendTime(scratch[:0], v.Time())), &safeName)
+		w.f.bytesIn(string(appendTime(scratch[:0], v.Time())), &safeName)
 	default:
 		var l Line // reuse the never-panicking value writer
-		l.Value(v)
+		l.writeValue(v)
 		w.f.bytesIn(string(l.Content()), &safeName)
 	}
 }

@@ -20,9 +20,9 @@ func startsMarker(s string) bool {
 	return false
 }
 
-// MarkerAt returns the machine marker that starts at s[i] with its opening
+// markerAt returns the machine marker that starts at s[i] with its opening
 // bracket ("[STRACE]", "[mono_ns="), or "" when none does.
-func MarkerAt(s string, i int) string {
+func markerAt(s string, i int) string {
 	if i >= len(s) || s[i] != '[' {
 		return ""
 	}

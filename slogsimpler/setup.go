@@ -1,6 +1,8 @@
 package slogsimpler
 
 import (
+	"github.com/petermattis/goid"
+
 	"context"
 	"fmt"
 	"io"
@@ -240,14 +242,15 @@ func (f *Fanout) WithGroup(name string) slog.Handler {
 }
 
 // report writes an ERROR record from the library itself (function
-// slogsimpler) straight to the sink, whatever handlers are failing.
+// slogsimpler) through the door, not through the handlers, whatever of
+// them are failing.
 func (s *State) report(msg string) {
 	if !s.Enabled(levels.Error) {
 		return
 	}
+	now := time.Now()
 	var l envelope.Line
-	l.Header(envelope.MonoNow(), envelope.GoroutineID(), levels.Error)
-	l.Func("slogsimpler")
+	l.Start(&envelope.Header{Mono: envelope.Mono(now), TID: goid.Get(), Level: levels.Error, Func: "slogsimpler"})
 	l.Message(msg)
-	_ = s.sink.Submit(l.Finish())
+	_ = s.enter(levels.Error, now, &l)
 }

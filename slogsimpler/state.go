@@ -1,6 +1,8 @@
 package slogsimpler
 
 import (
+	"github.com/petermattis/goid"
+
 	"errors"
 	"io"
 	"log/slog"
@@ -309,7 +311,7 @@ func (s *State) dropReport(dst []byte, c sink.Counts, fresh uint64) []byte {
 	d := envelope.Drops{PID: s.pid, New: fresh, Total: c.Dropped, QueueFull: c.QueueFull,
 		ClaimExhausted: c.ClaimExhausted, OutputFailed: c.OutputFailed, NotAdmitted: c.NotAdmitted}
 	var l envelope.Line
-	l.Drops(envelope.MonoNow(), envelope.GoroutineID(), &d)
+	l.Drops(envelope.MonoNow(), goid.Get(), &d)
 	return append(dst, l.Finish()...)
 }
 
@@ -502,7 +504,7 @@ func (s *State) ensureAnchor(t time.Time) {
 			}
 			a := envelope.NewAnchor(s.pid, t)
 			var l envelope.Line
-			l.Anchor(envelope.GoroutineID(), &a)
+			l.Anchor(goid.Get(), &a)
 			done := int32(0)
 			switch s.submit(levels.Timing, &l) {
 			case nil, sink.ErrNotAdmitted:

@@ -1,6 +1,8 @@
 package spanattr
 
 import (
+	"github.com/petermattis/goid"
+
 	"context"
 	"log/slog"
 	"os"
@@ -92,7 +94,7 @@ func NewInvocation(ctx context.Context, hid uint64) (context.Context, *Invocatio
 		n.logger = p.logger
 	}
 	if observer.Load() != nil {
-		inv.tid, inv.start = envelope.GoroutineID(), envelope.MonoNow()
+		inv.tid, inv.start = goid.Get(), envelope.MonoNow()
 		observe(n, ctx, "", inv.tid, inv.start)
 		inv.node = n
 	}
@@ -210,7 +212,7 @@ func (sp *Span) End(attrs ...slog.Attr) {
 		return
 	}
 	now := time.Now()
-	if sp.region != nil && envelope.GoroutineID() == sp.tid {
+	if sp.region != nil && goid.Get() == sp.tid {
 		sp.region.End()
 	}
 	sp.write(now, sp.start, envelope.Mono(now)-sp.start, attrs)
@@ -269,7 +271,7 @@ func newSpan(ctx context.Context, name string, attrs []slog.Attr) *Span {
 	if !logger.Enabled(ctx, levels.Timing) {
 		return nil
 	}
-	sp := &Span{logger: logger, tid: envelope.GoroutineID(), name: name}
+	sp := &Span{logger: logger, tid: goid.Get(), name: name}
 	if parent != nil {
 		sp.node = *parent
 		sp.node.depth = parent.depth + 1

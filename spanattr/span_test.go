@@ -1,6 +1,8 @@
 package spanattr
 
 import (
+	"github.com/petermattis/goid"
+
 	"context"
 	"fmt"
 	"log/slog"
@@ -92,7 +94,7 @@ func TestSpanTree(t *testing.T) {
 		g := got[i]
 		assert.False(t, g.name != w.name || g.depth != w.depth || g.attrs != w.attrs, "span %d: got %s depth %d attrs %q, want %s depth %d attrs %q", i, g.name, g.depth, g.attrs, w.name, w.depth, w.attrs)
 		assert.False(t, g.inv != int64(inv.ID()) || g.hid != "9f2c" || g.function != "emit_host_span" || g.file != "", "span %d identity: %q", i, g.line)
-		assert.False(t, g.tid != envelope.GoroutineID() || g.dur < 0, "span %d: tid %d dur %d", i, g.tid, g.dur)
+		assert.False(t, g.tid != goid.Get() || g.dur < 0, "span %d: tid %d dur %d", i, g.tid, g.dur)
 	}
 	// Children lie within their parents on the monotonic clock.
 	args, bind, run := got[0], got[1], got[3]
@@ -120,7 +122,7 @@ func TestSpanAcrossGoroutines(t *testing.T) {
 	logger, buf, _ := newLogger(t, levels.Timing)
 	ctx, inv := NewInvocation(WithLogger(context.Background(), logger), 0xabc)
 	ctx, root := Start(ctx, "req")
-	starter := envelope.GoroutineID()
+	starter := goid.Get()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -5,10 +5,14 @@
 package render
 
 import (
+	"path/filepath"
+
 	"log/slog"
 	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/petermattis/goid"
 
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/origin"
@@ -74,12 +78,11 @@ func (rd Renderer) WithGroup(name string) Renderer {
 func (rd Renderer) Render(r slog.Record, l *envelope.Line) *origin.Origin {
 	o := origin.Of(&r)
 	if o == nil {
-		l.Header(envelope.Mono(r.Time), envelope.GoroutineID(), r.Level)
-		if r.PC != 0 {
-			l.Caller(envelope.Lookup(r.PC))
-		} else {
-			writeNoPC(l)
+		h := envelope.Header{Mono: envelope.Mono(r.Time), TID: goid.Get(), Level: r.Level, PC: r.PC}
+		if r.PC == 0 {
+			h.Func, h.File, h.Line = noPC()
 		}
+		l.Start(&h)
 		l.Message(r.Message)
 		rd.attrs(&r, l, false)
 		return nil
@@ -97,9 +100,9 @@ func (rd Renderer) Render(r slog.Record, l *envelope.Line) *origin.Origin {
 		})
 		sp := o.Span
 		sp.Name = r.Message
-		l.Span(envelope.Mono(r.Time), envelope.GoroutineID(), &sp, attrs.Bytes())
+		l.Span(envelope.Mono(r.Time), goid.Get(), &sp, attrs.Bytes())
 	case origin.Op:
-		l.Start(&envelope.Header{Mono: envelope.Mono(r.Time), TID: envelope.GoroutineID(), Level: r.Level, PC: r.PC, Func: "go"})
+		l.Start(&envelope.Header{Mono: envelope.Mono(r.Time), TID: goid.Get(), Level: r.Level, PC: r.PC, Func: "go"})
 		op := origin.OpOf(o, &r)
 		l.Op(&op)
 	default:
@@ -109,7 +112,7 @@ func (rd Renderer) Render(r slog.Record, l *envelope.Line) *origin.Origin {
 			h.Mono = envelope.Mono(r.Time)
 		}
 		if h.TID == 0 {
-			h.TID = envelope.GoroutineID()
+			h.TID = goid.Get()
 		}
 		h.PC = 0 // the producer's own position, not the Go code that forwarded it
 		l.Start(&h)
@@ -141,12 +144,12 @@ func (rd Renderer) attrs(r *slog.Record, l *envelope.Line, skipFirst bool) {
 	})
 }
 
-// writeNoPC writes the function field of a record without a PC. The
+// noPC names the function and position of a record without a PC. The
 // standard log package, routed through slog by slog.SetDefault, produces
 // such records unless its flags ask for a file name; they are written with
 // function "log" and the position of the code that called the log package.
 // Any other record without a PC gets function "go" and no position.
-func writeNoPC(l *envelope.Line) {
+func noPC() (fn, file string, line int) {
 	var pcs [24]uintptr
 	n := runtime.Callers(3, pcs[:])
 	frames := runtime.CallersFrames(pcs[:n])
@@ -157,13 +160,10 @@ func writeNoPC(l *envelope.Line) {
 		case f.Function == "log/slog.(*handlerWriter).Write":
 			inLog = true
 		case inLog && !strings.HasPrefix(f.Function, "log."):
-			l.Func("log")
-			l.Source(envelope.Lookup(f.PC + 1))
-			return
+			return "log", filepath.Base(f.File), f.Line
 		}
 		if !more {
-			break
+			return "go", "", 0
 		}
 	}
-	l.Func("go")
 }
