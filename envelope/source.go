@@ -20,7 +20,6 @@ type frame struct {
 	source int    // offset of "[File:Line] " in prefix
 }
 
-
 // Resolving a PC through runtime.CallersFrames costs about 170 ns and a few
 // hundred bytes; a logging call site resolves the same PC every time. The
 // cache is direct-mapped: frameCacheSize slots indexed by a hash of the PC,
