@@ -35,7 +35,7 @@ func TestParseRecordNum(t *testing.T) {
 		{"", 10, false}, {"-15", 10, false}, {"99999999999999999999", 10, false},
 	} {
 		t.Run(fmt.Sprintf("%q", tt.in), func(t *testing.T) {
-			n, ok, warning := ParseRecordNum(tt.in)
+			n, ok, warning := parseRecordNum(tt.in)
 			assert.False(t, n != tt.want || ok != tt.ok, "got %d, %v", n, ok)
 			assert.False(t, !ok && warning != fmt.Sprintf("invalid value [%s] for ASCEND_TRACE_RECORD_NUM, expected range: [10, 1000]. Use default dir num=10.", tt.in), "warning %q", warning)
 		})
@@ -74,7 +74,7 @@ func newRecorder(t *testing.T, e env, o *Options) (*Recorder, *bytes.Buffer) {
 		opts = *o
 	}
 	opts.State = st
-	opts.LookupEnv = e.lookup
+	opts.lookupEnv = e.lookup
 	r, err := New(&opts)
 	require.NoError(t, err)
 	return r, &warnings
@@ -107,7 +107,7 @@ func TestScheduleDumpOnError(t *testing.T) {
 func TestAging(t *testing.T) {
 	now := time.Date(2026, 6, 1, 10, 0, 0, 0, time.Local)
 	clock := func() time.Time { now = now.Add(time.Second); return now }
-	r, _ := newRecorder(t, nil, &Options{Now: clock})
+	r, _ := newRecorder(t, nil, &Options{now: clock})
 	var dirs []string
 	for range 11 {
 		d, err := r.Dump(EventSchedule)
@@ -150,7 +150,7 @@ func TestAging(t *testing.T) {
 	assert.True(t, os.IsNotExist(err), "the older exit dump survived")
 	assert.DirExists(t, ex2)
 	t.Run("a crash loop does not fill the disk", func(t *testing.T) {
-		r, _ := newRecorder(t, nil, &Options{Now: clock})
+		r, _ := newRecorder(t, nil, &Options{now: clock})
 		for range 25 {
 			r.Dump(EventStackcore)
 		}
@@ -158,7 +158,7 @@ func TestAging(t *testing.T) {
 		assert.Len(t, ents, 10)
 	})
 	t.Run("ASCEND_TRACE_RECORD_NUM", func(t *testing.T) {
-		r, _ := newRecorder(t, env{EnvRecordNum: "12"}, &Options{Now: clock})
+		r, _ := newRecorder(t, env{EnvRecordNum: "12"}, &Options{now: clock})
 		for range 15 {
 			r.Dump(EventSchedule)
 		}
@@ -177,7 +177,7 @@ func TestAging(t *testing.T) {
 		assert.Contains(t, out.String(), "[INFO] atrace: set dir num=15 by env ASCEND_TRACE_RECORD_NUM.")
 	})
 	t.Run("invalid value warns and uses 10", func(t *testing.T) {
-		r, warnings := newRecorder(t, env{EnvRecordNum: "1e2"}, &Options{Now: clock})
+		r, warnings := newRecorder(t, env{EnvRecordNum: "1e2"}, &Options{now: clock})
 		assert.False(t, r.maxDirs != 10 || !strings.Contains(warnings.String(), "[WARN] atrace: invalid value [1e2] for ASCEND_TRACE_RECORD_NUM, expected range: [10, 1000]. Use default dir num=10."), "max %d, warnings %q", r.maxDirs, warnings.String())
 	})
 }
@@ -240,7 +240,7 @@ func TestRootFallback(t *testing.T) {
 		})
 	}
 	t.Run("unset", func(t *testing.T) {
-		r, err := New(&Options{LookupEnv: env{"HOME": home}.lookup})
+		r, err := New(&Options{lookupEnv: env{"HOME": home}.lookup})
 		assert.False(t, err != nil || !strings.HasPrefix(r.Dir(), filepath.Join(home, "ascend", "atrace")), "%q %v", r.Dir(), err)
 	})
 }
@@ -363,10 +363,10 @@ func FuzzParseRecordNum(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		n, ok, warning := ParseRecordNum(s)
+		n, ok, warning := parseRecordNum(s)
 		rest := strings.TrimPrefix(strings.TrimLeft(s, " \t\n\v\f\r"), "+")
 		v, err := strconv.Atoi(rest)
 		want := err == nil && rest != "" && strings.Trim(rest, "0123456789") == "" && v >= 10 && v <= 1000
-		require.False(t, ok != want || (ok && n != v) || (!ok && (n != 10 || warning == "")), "ParseRecordNum(%q) = %d, %v", s, n, ok)
+		require.False(t, ok != want || (ok && n != v) || (!ok && (n != 10 || warning == "")), "parseRecordNum(%q) = %d, %v", s, n, ok)
 	})
 }

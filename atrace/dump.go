@@ -43,7 +43,7 @@ func (s *shared) dump(event string, device bool, core *stackcore) (string, error
 	}
 	// Two dumps never share a directory: each takes a time strictly after
 	// the last one's (at microsecond resolution).
-	t := s.opts.Now().Truncate(time.Microsecond)
+	t := s.opts.now().Truncate(time.Microsecond)
 	if !t.After(s.lastTime) {
 		t = s.lastTime.Add(time.Microsecond)
 	}

@@ -23,11 +23,11 @@ const (
 	EnvWorkPath  = "ASCEND_WORK_PATH"
 )
 
-// ParseRecordNum reads ASCEND_TRACE_RECORD_NUM as CANN does: a decimal
+// parseRecordNum reads ASCEND_TRACE_RECORD_NUM as CANN does: a decimal
 // number filling the whole string, leading white space and a '+' allowed,
 // in [10, 1000]. Otherwise ok is false, n is 10, and warning is the text
 // CANN logs.
-func ParseRecordNum(s string) (n int, ok bool, warning string) {
+func parseRecordNum(s string) (n int, ok bool, warning string) {
 	i := 0
 	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\v' || s[i] == '\f' || s[i] == '\r') {
 		i++

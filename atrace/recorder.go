@@ -57,10 +57,6 @@ type Options struct {
 	// Root, if not empty, is the dump root instead of the one the
 	// environment selects (ASCEND_WORK_PATH, else $HOME/ascend).
 	Root string
-	// LookupEnv reads the environment; nil means os.LookupEnv.
-	LookupEnv func(string) (string, bool)
-	// Now is the clock for directory names; nil means time.Now.
-	Now func() time.Time
 	// Interval is the least time between two schedule dumps: a burst of
 	// errors is written as one dump holding all of them. Zero means 1 s.
 	Interval time.Duration
@@ -68,6 +64,11 @@ type Options struct {
 	// Close waiting for a dump in flight, and draining the host log before
 	// a panic or an unhandled signal goes on. Zero means 1 s.
 	DrainTimeout time.Duration
+
+	// For tests: the environment (nil means os.LookupEnv) and the clock
+	// of directory names (nil means time.Now).
+	lookupEnv func(string) (string, bool)
+	now       func() time.Time
 }
 
 // Defaults of the timing options.
@@ -137,11 +138,11 @@ func New(opts *Options) (*Recorder, error) {
 	if o.RingBytes <= 0 {
 		o.RingBytes = DefaultRingBytes
 	}
-	if o.LookupEnv == nil {
-		o.LookupEnv = os.LookupEnv
+	if o.lookupEnv == nil {
+		o.lookupEnv = os.LookupEnv
 	}
-	if o.Now == nil {
-		o.Now = time.Now
+	if o.now == nil {
+		o.now = time.Now
 	}
 	if o.Interval <= 0 {
 		o.Interval = DefaultInterval
@@ -152,8 +153,8 @@ func New(opts *Options) (*Recorder, error) {
 	s := &shared{opts: o, host: newRing(o.RingBytes), device: newRing(o.RingBytes), pid: os.Getpid(), maxDirs: DefaultRecordNum,
 		kick: make(chan struct{}, 1), stopDumper: make(chan struct{}), dumperDone: make(chan struct{})}
 	// CANN's TraceInitDirNum says which value is in force, in its words.
-	if v, ok := o.LookupEnv(EnvRecordNum); ok {
-		n, valid, warning := ParseRecordNum(v)
+	if v, ok := o.lookupEnv(EnvRecordNum); ok {
+		n, valid, warning := parseRecordNum(v)
 		s.maxDirs = n
 		if valid {
 			s.log(levels.Info, fmt.Sprintf("set dir num=%d by env %s.", n, EnvRecordNum))
@@ -163,13 +164,13 @@ func New(opts *Options) (*Recorder, error) {
 	} else {
 		s.log(levels.Info, fmt.Sprintf("doesn't set env %s, use default dir num=%d.", EnvRecordNum, DefaultRecordNum))
 	}
-	lookup := o.LookupEnv
+	lookup := o.lookupEnv
 	if o.Root != "" {
 		lookup = func(k string) (string, bool) {
 			if k == EnvWorkPath {
 				return o.Root, true
 			}
-			return o.LookupEnv(k)
+			return o.lookupEnv(k)
 		}
 	}
 	root, why, err := resolveRoot(lookup)
@@ -180,7 +181,7 @@ func New(opts *Options) (*Recorder, error) {
 		s.warn(fmt.Sprintf("%s is not usable (%s); trace dumps go to %s", EnvWorkPath, why, root))
 	}
 	s.base = root
-	s.tree = filepath.Join("atrace", fmt.Sprintf("trace_%d_%d_%s", pgrp(), s.pid, stamp(o.Now())))
+	s.tree = filepath.Join("atrace", fmt.Sprintf("trace_%d_%d_%s", pgrp(), s.pid, stamp(o.now())))
 	s.root = filepath.Join(root, s.tree)
 	return &Recorder{shared: s}, nil
 }

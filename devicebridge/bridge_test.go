@@ -221,8 +221,8 @@ func TestParseCANNLevel(t *testing.T) {
 		{"+", 3, false}, {" ", 3, false}, {"1.0", 3, false}, {"99999999999999999999", 3, false},
 	} {
 		t.Run(fmt.Sprintf("%q", tt.in), func(t *testing.T) {
-			got, ok := ParseCANNLevel(tt.in)
-			assert.False(t, got != tt.want || ok != tt.ok, "ParseCANNLevel(%q) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
+			got, ok := parseCANNLevel(tt.in)
+			assert.False(t, got != tt.want || ok != tt.ok, "parseCANNLevel(%q) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
 		})
 	}
 }
@@ -240,13 +240,13 @@ func TestLatch(t *testing.T) {
 	} {
 		t.Run(levels.ThresholdName(tt.host), func(t *testing.T) {
 			st, _ := newState(t, tt.host)
-			d, err := InitDevice(st, 0, &DeviceOptions{LookupEnv: noEnv, Writer: mustWriter(t, io.Discard)})
+			d, err := InitDevice(st, 0, &DeviceOptions{lookupEnv: noEnv, writer: mustWriter(t, io.Discard)})
 			require.NoError(t, err)
 			assert.False(t, d.Level != tt.level || d.Timing != tt.timing || d.FromEnv, "latched %+v, want level %d timing %v", d, tt.level, tt.timing)
 			// The host moves; the device does not.
 			st.SetLevel(levels.Debug)
 			assert.False(t, d.Level != tt.level || d.Timing != tt.timing, "latched device changed with the host")
-			d2, _ := InitDevice(st, 1, &DeviceOptions{LookupEnv: noEnv, Writer: mustWriter(t, io.Discard)})
+			d2, _ := InitDevice(st, 1, &DeviceOptions{lookupEnv: noEnv, writer: mustWriter(t, io.Discard)})
 			assert.False(t, d2.Level != 0 || !d2.Timing, "a new init did not latch again: %+v", d2)
 		})
 	}
@@ -263,7 +263,7 @@ func TestLatch(t *testing.T) {
 				}
 				return "", false
 			}
-			d, err := InitDevice(st, 0, &DeviceOptions{LookupEnv: env, Writer: mustWriter(t, io.Discard)})
+			d, err := InitDevice(st, 0, &DeviceOptions{lookupEnv: env, writer: mustWriter(t, io.Discard)})
 			require.NoError(t, err)
 			assert.False(t, !d.FromEnv || d.Level != tt.level || d.Timing != tt.timing, "env %q: %+v", tt.env, d)
 		}
@@ -272,9 +272,9 @@ func TestLatch(t *testing.T) {
 	assert.True(t, errors.Is(err, ErrNilState), "InitDevice(nil) = %v", err)
 }
 
-func mustWriter(t *testing.T, w io.Writer) *Writer {
+func mustWriter(t *testing.T, w io.Writer) *cannWriter {
 	t.Helper()
-	wr, err := NewWriter(&WriterOptions{Out: w, PID: 4711, PName: "python3", Now: fixedClock})
+	wr, err := newWriter(&writerOptions{Out: w, PID: 4711, PName: "python3", now: fixedClock})
 	require.NoError(t, err)
 	return wr
 }
@@ -297,7 +297,7 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 func TestCANNLines(t *testing.T) {
 	out := &countingWriter{}
 	st, _ := newState(t, levels.Timing)
-	d, err := InitDevice(st, 0, &DeviceOptions{LookupEnv: noEnv, Writer: mustWriter(t, out)})
+	d, err := InitDevice(st, 0, &DeviceOptions{lookupEnv: noEnv, writer: mustWriter(t, out)})
 	require.NoError(t, err)
 	d.Log(levels.Timing, slogsimpler.Source{Function: "run", File: "kernel.cpp", Line: 88}, 4712, "step done")
 	d.Log(levels.Info, slogsimpler.Source{Function: "run", File: "kernel.cpp", Line: 90}, 4712, "hidden at WARNING")
@@ -312,7 +312,7 @@ func TestCANNLines(t *testing.T) {
 	t.Run("no TIMING at a WARN host", func(t *testing.T) {
 		var out bytes.Buffer
 		st, _ := newState(t, levels.Warn)
-		d, _ := InitDevice(st, 0, &DeviceOptions{LookupEnv: noEnv, Writer: mustWriter(t, &out)})
+		d, _ := InitDevice(st, 0, &DeviceOptions{lookupEnv: noEnv, writer: mustWriter(t, &out)})
 		d.Log(levels.Timing, slogsimpler.Source{Function: "f", File: "k.cpp", Line: 1}, 1, "x")
 		assert.EqualValues(t, 0, out.Len(), "%q", out.String())
 	})
@@ -336,12 +336,12 @@ func TestWriterDestinations(t *testing.T) {
 		{"home", map[string]string{"HOME": "/h"}, false, "/h/ascend/log/debug/device-3"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			w, err := NewWriter(&WriterOptions{DeviceID: 3, LookupEnv: env(tt.env)})
+			w, err := newWriter(&writerOptions{DeviceID: 3, lookupEnv: env(tt.env)})
 			require.NoError(t, err)
 			assert.False(t, (w.out == os.Stdout) != tt.stdout || w.Dir() != tt.dir, "stdout %v dir %q", w.out == os.Stdout, w.Dir())
 		})
 	}
-	_, err := NewWriter(&WriterOptions{LookupEnv: env(nil)})
+	_, err := newWriter(&writerOptions{lookupEnv: env(nil)})
 	assert.Error(t, err, "no error without any log directory")
 }
 
@@ -349,8 +349,8 @@ func TestWriterFilesAndRotation(t *testing.T) {
 	root := t.TempDir()
 	now := fixedTime
 	clock := func() time.Time { now = now.Add(time.Millisecond); return now }
-	w, err := NewWriter(&WriterOptions{DeviceID: 0, PID: 4711, PName: "p", Now: clock, MaxFileBytes: 1000, MaxFiles: 3,
-		LookupEnv: func(k string) (string, bool) {
+	w, err := newWriter(&writerOptions{DeviceID: 0, PID: 4711, PName: "p", now: clock, MaxFileBytes: 1000, MaxFiles: 3,
+		lookupEnv: func(k string) (string, bool) {
 			if k == "ASCEND_PROCESS_LOG_PATH" {
 				return root, true
 			}
@@ -358,7 +358,7 @@ func TestWriterFilesAndRotation(t *testing.T) {
 		}})
 	require.NoError(t, err)
 	for i := range 60 {
-		require.NoError(t, w.WriteRecord(CANNRecord{Level: CANNError, File: "k.cpp", Line: i, TID: 1, Func: "f", Msg: strings.Repeat("m", 50)}))
+		require.NoError(t, w.WriteRecord(cannRecord{Level: CANNError, File: "k.cpp", Line: i, TID: 1, Func: "f", Msg: strings.Repeat("m", 50)}))
 	}
 	w.Close()
 	dir := filepath.Join(root, "debug", "device-0")
@@ -388,14 +388,14 @@ func TestWriterRefusesPlantedLink(t *testing.T) {
 	require.NoError(t, os.Chmod(victim, 0o777))
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "debug"), 0o750))
 	require.NoError(t, os.Symlink(victim, filepath.Join(root, "debug", "device-0")))
-	w, err := NewWriter(&WriterOptions{LookupEnv: func(k string) (string, bool) {
+	w, err := newWriter(&writerOptions{lookupEnv: func(k string) (string, bool) {
 		if k == "ASCEND_PROCESS_LOG_PATH" {
 			return root, true
 		}
 		return "", false
 	}})
 	require.NoError(t, err)
-	assert.Error(t, w.WriteRecord(CANNRecord{Level: CANNError, File: "k.cpp", Line: 1, TID: 1, Func: "f", Msg: "m"}))
+	assert.Error(t, w.WriteRecord(cannRecord{Level: CANNError, File: "k.cpp", Line: 1, TID: 1, Func: "f", Msg: "m"}))
 	fi, err := os.Stat(victim)
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o777), fi.Mode().Perm())

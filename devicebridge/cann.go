@@ -1,6 +1,7 @@
 package devicebridge
 
 import (
+	"io"
 	"log/slog"
 	"os"
 
@@ -24,11 +25,11 @@ const (
 // device log level; when it is present the bridge sets nothing.
 const EnvGlobalLogLevel = "ASCEND_GLOBAL_LOG_LEVEL"
 
-// ParseCANNLevel reads a level the way CANN reads ASCEND_GLOBAL_LOG_LEVEL:
+// parseCANNLevel reads a level the way CANN reads ASCEND_GLOBAL_LOG_LEVEL:
 // a decimal number filling the whole string, leading white space and one
 // sign allowed, in 0–4. Anything else is invalid: ok is false and level is
 // the default, ERROR (3).
-func ParseCANNLevel(s string) (level int, ok bool) {
+func parseCANNLevel(s string) (level int, ok bool) {
 	i := 0
 	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\v' || s[i] == '\f' || s[i] == '\r') {
 		i++
@@ -73,16 +74,32 @@ type Device struct {
 	// the bridge set nothing.
 	FromEnv bool
 
-	w *Writer
+	w *cannWriter
 }
 
-// DeviceOptions configure InitDevice. Nil means defaults.
+// DeviceOptions configure InitDevice. Nil means defaults. They say where
+// the device's CANN lines go; without Out the environment decides, as CANN
+// does: standard output when ASCEND_LOG_PRINT_TO_STDOUT=1, else a
+// plog-style file under ASCEND_PROCESS_LOG_PATH, $ASCEND_WORK_PATH/log or
+// $HOME/ascend/log.
 type DeviceOptions struct {
-	// Writer receives the device's lines; nil means NewWriter with the
-	// device's id and default options.
-	Writer *Writer
-	// LookupEnv reads the environment; nil means os.LookupEnv.
-	LookupEnv func(string) (string, bool)
+	// Out, if not nil, receives the device's lines instead.
+	Out io.Writer
+	// Module names the device code in every line; "" means "AICPU".
+	Module string
+	// PName is the process name in every line; "" means the base name
+	// of os.Args[0].
+	PName string
+	// MaxFileBytes starts a new file before one would pass it; 0 means
+	// 20 MiB. MaxFiles is how many of this process's files are kept; 0
+	// means 10.
+	MaxFileBytes int64
+	MaxFiles     int
+
+	// For tests: the environment (nil means os.LookupEnv) and a writer
+	// made beforehand (nil means one made from the fields above).
+	lookupEnv func(string) (string, bool)
+	writer    *cannWriter
 }
 
 // InitDevice latches device id's log level from state's threshold now, or
@@ -99,13 +116,13 @@ func InitDevice(state *slogsimpler.State, id int, opts *DeviceOptions) (*Device,
 	if opts != nil {
 		o = *opts
 	}
-	lookup := o.LookupEnv
+	lookup := o.lookupEnv
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
-	d := &Device{ID: id, w: o.Writer}
+	d := &Device{ID: id, w: o.writer}
 	if v, ok := lookup(EnvGlobalLogLevel); ok {
-		d.Level, _ = ParseCANNLevel(v)
+		d.Level, _ = parseCANNLevel(v)
 		d.FromEnv = true
 		d.Timing = d.Level <= CANNWarning
 	} else {
@@ -114,7 +131,8 @@ func InitDevice(state *slogsimpler.State, id int, opts *DeviceOptions) (*Device,
 		d.Timing = levels.Admits(t, levels.Timing)
 	}
 	if d.w == nil {
-		w, err := NewWriter(&WriterOptions{DeviceID: id, LookupEnv: lookup})
+		w, err := newWriter(&writerOptions{DeviceID: id, lookupEnv: lookup, Out: o.Out, Module: o.Module,
+			PName: o.PName, MaxFileBytes: o.MaxFileBytes, MaxFiles: o.MaxFiles})
 		if err != nil {
 			return nil, err
 		}
@@ -157,7 +175,7 @@ func (d *Device) Log(level slog.Level, src slogsimpler.Source, tid int64, msg st
 		return nil
 	}
 	c, timing := cannLevel(level)
-	return d.w.WriteRecord(CANNRecord{Level: c, Timing: timing, File: src.File, Line: src.Line, TID: tid, Func: src.Function, Msg: msg})
+	return d.w.WriteRecord(cannRecord{Level: c, Timing: timing, File: src.File, Line: src.Line, TID: tid, Func: src.Function, Msg: msg})
 }
 
 // Close closes the device's writer.

@@ -29,7 +29,7 @@
 // ERROR 3, NUL 4), with a TIMING flag on when the host threshold admits
 // TIMING. Nothing the host does afterwards changes a latched device.
 //
-// A [Writer] writes CANN-format lines:
+// A [cannWriter] writes CANN-format lines:
 //
 //	[WARNING] AICPU(4711,python3):2026-06-01-10:00:00.123.456 [kernel.cpp:88]4712 run [TIMING] "step done"
 //

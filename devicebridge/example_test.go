@@ -7,25 +7,30 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
 	"simpler.dev/log/devicebridge"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
 )
 
-func ExampleAppendCANN() {
-	t := time.Date(2026, 6, 1, 10, 0, 0, 123456000, time.Local)
-	rec := devicebridge.AppendCANN(nil,
-		devicebridge.CANNProcess{Module: "AICPU", PID: 4711, PName: "python3"},
-		devicebridge.CANNRecord{Level: devicebridge.CANNWarning, Timing: true, Time: t,
-			File: "kernel.cpp", Line: 88, TID: 4712, Func: "run", Msg: "step done"})
-	os.Stdout.Write(rec)
-	fmt.Println(levels.CANN(levels.Timing), levels.CANN(levels.Nul))
+// An onboard device latches its CANN level from the host threshold once,
+// at init, and writes CANN's two-line records.
+func ExampleInitDevice() {
+	st, _ := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing, Output: &bytes.Buffer{}})
+	var out bytes.Buffer
+	dev, err := devicebridge.InitDevice(st, 0, &devicebridge.DeviceOptions{Out: &out, PName: "python3"})
+	if err != nil {
+		panic(err)
+	}
+	st.SetLevel(levels.Error) // too late: the device keeps what it latched
+	_ = dev.Log(levels.Timing, slogsimpler.Source{Function: "run", File: "kernel.cpp", Line: 88}, 4712, "step done")
+	stamp := regexp.MustCompile(`\(\d+,python3\):\S+`)
+	fmt.Print(stamp.ReplaceAllString(out.String(), "(PID,python3):TIME"))
+	fmt.Println("latched:", dev.Level == devicebridge.CANNWarning, dev.Timing)
 	// Output:
-	// [WARNING] AICPU(4711,python3):2026-06-01-10:00:00.123.456 [kernel.cpp:88]4712 run [TIMING]
+	// [WARNING] AICPU(PID,python3):TIME [kernel.cpp:88]4712 run [TIMING]
 	// "step done"
-	// 2 4
+	// latched: true true
 }
 
 // Simulated device code logs through the host state: same envelope, live

@@ -36,7 +36,7 @@ func FuzzParseCANNLevel(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got, ok := ParseCANNLevel(s)
+		got, ok := parseCANNLevel(s)
 		rest := strings.TrimLeft(s, " \t\n\v\f\r")
 		digits := strings.TrimLeft(rest, "+-")
 		wantOK := len(rest)-len(digits) <= 1 && digits != "" && strings.Trim(digits, "0123456789") == ""
@@ -49,7 +49,7 @@ func FuzzParseCANNLevel(f *testing.F) {
 				want = v
 			}
 		}
-		require.False(t, got != want || ok != wantOK, "ParseCANNLevel(%q) = %d, %v; want %d, %v", s, got, ok, want, wantOK)
+		require.False(t, got != want || ok != wantOK, "parseCANNLevel(%q) = %d, %v; want %d, %v", s, got, ok, want, wantOK)
 	})
 }
 
@@ -59,8 +59,8 @@ func FuzzAppendCANN(f *testing.F) {
 	f.Add("kernel.cpp", "run", `"step done"`, "python3")
 	f.Add("a\nb", "f\r", "x\ny\x00", "p\x1b")
 	f.Fuzz(func(t *testing.T, file, fn, msg, pname string) {
-		line := AppendCANN(nil, CANNProcess{Module: "AICPU", PID: 1, PName: pname},
-			CANNRecord{Level: CANNWarning, Timing: true, Time: fixedTime, File: file, Line: 1, TID: 2, Func: fn, Msg: msg})
+		line := appendCANN(nil, cannProcess{Module: "AICPU", PID: 1, PName: pname},
+			cannRecord{Level: CANNWarning, Timing: true, Time: fixedTime, File: file, Line: 1, TID: 2, Func: fn, Msg: msg})
 		parts := strings.Split(strings.TrimSuffix(string(line), "\n"), "\n")
 		require.False(t, len(parts) != 2 || !strings.HasSuffix(string(line), "\n") || strings.ContainsAny(string(line), "\r\x00"), "not two lines: %q", line)
 		require.False(t, !strings.HasPrefix(parts[1], `"`) || !strings.HasSuffix(parts[1], `"`) || !strings.HasSuffix(parts[0], " [TIMING]"), "payload: %q", line)

@@ -14,15 +14,15 @@ import (
 	"simpler.dev/log/internal/safedir"
 )
 
-// Defaults of a Writer's plog-style files.
+// Defaults of a cannWriter's plog-style files.
 const (
-	DefaultModule       = "AICPU"
-	DefaultMaxFileBytes = 20 << 20
-	DefaultMaxFiles     = 10
+	defaultModule       = "AICPU"
+	defaultMaxFileBytes = 20 << 20
+	defaultMaxFiles     = 10
 )
 
-// WriterOptions configure a Writer. The zero value and nil mean defaults.
-type WriterOptions struct {
+// writerOptions configure a cannWriter. The zero value and nil mean defaults.
+type writerOptions struct {
 	Module   string // "AICPU"
 	DeviceID int
 	PID      int    // 0: os.Getpid()
@@ -30,14 +30,14 @@ type WriterOptions struct {
 	// Out replaces the destination that the environment selects.
 	Out io.Writer
 	// Now is the clock; nil means time.Now. Times print in local time.
-	Now func() time.Time
+	now func() time.Time
 	// LookupEnv reads the environment; nil means os.LookupEnv.
-	LookupEnv    func(string) (string, bool)
+	lookupEnv    func(string) (string, bool)
 	MaxFileBytes int64 // 0: 20 MiB
 	MaxFiles     int   // 0: 10
 }
 
-// A Writer writes CANN-format device records ([AppendCANN]):
+// A cannWriter writes CANN-format device records ([appendCANN]):
 //
 //	[LEVEL] MODULE(PID,PNAME):yyyy-mm-dd-hh:mm:ss.mmm.uuu [file:line]<tid> <func> [TIMING]
 //	"<message>"
@@ -49,8 +49,8 @@ type WriterOptions struct {
 // (directories 0750, files 0640), starting a new file before one would pass
 // MaxFileBytes and keeping this process's newest MaxFiles files. Safe for
 // concurrent use.
-type Writer struct {
-	o    WriterOptions
+type cannWriter struct {
+	o    writerOptions
 	mu   sync.Mutex
 	out  io.Writer // stdout or Out; nil when writing files
 	root string    // the log root the user configured (links in it are followed)
@@ -61,16 +61,16 @@ type Writer struct {
 	buf  []byte
 }
 
-// NewWriter resolves the destination; directories are created when the
+// newWriter resolves the destination; directories are created when the
 // first file is opened.
-func NewWriter(opts *WriterOptions) (*Writer, error) {
-	w := &Writer{}
+func newWriter(opts *writerOptions) (*cannWriter, error) {
+	w := &cannWriter{}
 	if opts != nil {
 		w.o = *opts
 	}
 	o := &w.o
 	if o.Module == "" {
-		o.Module = DefaultModule
+		o.Module = defaultModule
 	}
 	if o.PID == 0 {
 		o.PID = os.Getpid()
@@ -78,32 +78,32 @@ func NewWriter(opts *WriterOptions) (*Writer, error) {
 	if o.PName == "" {
 		o.PName = filepath.Base(os.Args[0])
 	}
-	if o.Now == nil {
-		o.Now = time.Now
+	if o.now == nil {
+		o.now = time.Now
 	}
-	if o.LookupEnv == nil {
-		o.LookupEnv = os.LookupEnv
+	if o.lookupEnv == nil {
+		o.lookupEnv = os.LookupEnv
 	}
 	if o.MaxFileBytes <= 0 {
-		o.MaxFileBytes = DefaultMaxFileBytes
+		o.MaxFileBytes = defaultMaxFileBytes
 	}
 	if o.MaxFiles <= 0 {
-		o.MaxFiles = DefaultMaxFiles
+		o.MaxFiles = defaultMaxFiles
 	}
 	if o.Out != nil {
 		w.out = o.Out
 		return w, nil
 	}
-	if v, ok := o.LookupEnv("ASCEND_LOG_PRINT_TO_STDOUT"); ok {
+	if v, ok := o.lookupEnv("ASCEND_LOG_PRINT_TO_STDOUT"); ok {
 		if v == "1" {
 			w.out = os.Stdout
 			return w, nil
 		}
-	} else if v, ok := o.LookupEnv("ASCEND_SLOG_PRINT_TO_STDOUT"); ok && v == "1" {
+	} else if v, ok := o.lookupEnv("ASCEND_SLOG_PRINT_TO_STDOUT"); ok && v == "1" {
 		w.out = os.Stdout
 		return w, nil
 	}
-	root, sub, err := logRoot(o.LookupEnv)
+	root, sub, err := logRoot(o.lookupEnv)
 	if err != nil {
 		return nil, err
 	}
@@ -134,19 +134,19 @@ func logRoot(lookup func(string) (string, bool)) (root, sub string, err error) {
 }
 
 // Dir returns the device directory, or "" when writing to a stream.
-func (w *Writer) Dir() string { return w.dir }
+func (w *cannWriter) Dir() string { return w.dir }
 
 var cannNames = [...]string{"DEBUG", "INFO", "WARNING", "ERROR"}
 
-// A CANNProcess names the process in every CANN record's header.
-type CANNProcess struct {
+// A cannProcess names the process in every CANN record's header.
+type cannProcess struct {
 	Module string // "AICPU"
 	PID    int
 	PName  string // process name
 }
 
-// A CANNRecord is one device record.
-type CANNRecord struct {
+// A cannRecord is one device record.
+type cannRecord struct {
 	Level  int  // CANN level, 0 (DEBUG) to 3 (ERROR)
 	Timing bool // a TIMING record: written at WARNING with the [TIMING] tag
 	Time   time.Time
@@ -157,7 +157,7 @@ type CANNRecord struct {
 	Msg    string
 }
 
-// AppendCANN appends r as CANN's dlog writes it:
+// appendCANN appends r as CANN's dlog writes it:
 //
 //	[LEVEL] MODULE(PID,PNAME):yyyy-mm-dd-hh:mm:ss.mmm.uuu [file:line]<payload>
 //
@@ -167,7 +167,7 @@ type CANNRecord struct {
 // newline that ends the record. A record is therefore two lines, written
 // with one Write. Control bytes in every field are escaped, so the message
 // can add no line of its own. Times print in local time.
-func AppendCANN(b []byte, p CANNProcess, r CANNRecord) []byte {
+func appendCANN(b []byte, p cannProcess, r cannRecord) []byte {
 	level := min(max(r.Level, CANNDebug), CANNError)
 	b = append(b, '[')
 	b = append(b, cannNames[level]...)
@@ -221,13 +221,13 @@ func appendClean(b []byte, s string) []byte {
 }
 
 // WriteRecord writes one record, in one Write (a zero Time means now).
-func (w *Writer) WriteRecord(r CANNRecord) error {
+func (w *cannWriter) WriteRecord(r cannRecord) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if r.Time.IsZero() {
-		r.Time = w.o.Now()
+		r.Time = w.o.now()
 	}
-	w.buf = AppendCANN(w.buf[:0], CANNProcess{Module: w.o.Module, PID: w.o.PID, PName: w.o.PName}, r)
+	w.buf = appendCANN(w.buf[:0], cannProcess{Module: w.o.Module, PID: w.o.PID, PName: w.o.PName}, r)
 	if w.out != nil {
 		_, err := w.out.Write(w.buf)
 		return err
@@ -248,7 +248,7 @@ func (w *Writer) WriteRecord(r CANNRecord) error {
 
 // openLocked starts a new file and removes this process's oldest files
 // beyond MaxFiles.
-func (w *Writer) openLocked() error {
+func (w *cannWriter) openLocked() error {
 	// A link planted anywhere below the configured root (debug/device-0
 	// pointing at a world-writable directory) is refused, and only
 	// directories made here get mode 0750.
@@ -256,7 +256,7 @@ func (w *Writer) openLocked() error {
 		return err
 	}
 	prefix := fmt.Sprintf("device-%d_", w.o.PID)
-	t := w.o.Now()
+	t := w.o.now()
 	var f *os.File
 	for range 1000 {
 		name := filepath.Join(w.dir, prefix+t.Local().Format("20060102150405")+fmt.Sprintf("%03d", t.Nanosecond()/1e6)+".log")
@@ -278,7 +278,7 @@ func (w *Writer) openLocked() error {
 	return w.pruneLocked(prefix)
 }
 
-func (w *Writer) pruneLocked(prefix string) error {
+func (w *cannWriter) pruneLocked(prefix string) error {
 	ents, err := os.ReadDir(w.dir)
 	if err != nil {
 		return err
@@ -305,7 +305,7 @@ func (w *Writer) pruneLocked(prefix string) error {
 }
 
 // Close closes the current file.
-func (w *Writer) Close() error {
+func (w *cannWriter) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.f != nil {

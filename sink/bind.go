@@ -13,8 +13,17 @@ var ErrAlreadyBound = errors.New("sink: a different directory is already bound")
 // maxBatch bounds one write whatever a Destination asks.
 const maxBatch = 1 << 20
 
-// BindDir makes the File <dir>/host.<pid>.log the destination (see
-// OpenFile). The binding is committed only once the file is open: if the
+// BindDir makes <dir>/host.<pid>.log the destination: the directory is
+// made absolute and created with its missing parents (0750, no symbolic
+// link followed in what it creates); the file is opened append-only,
+// close-on-exec, non-blocking and without following a symbolic link, mode
+// 0640, and anything at the path but a regular file with one link owned by
+// this user (a FIFO, socket, device, symbolic or hard link) is refused
+// with an error wrapping ErrUnsafeFile. Records written into a file
+// removed under the sink are written again into a new file at the path, or
+// counted as output_failed when that cannot be made, never as written; the
+// path is compared with the open file at least once a second and reopened
+// when it was replaced or renamed away. The binding is committed only once the file is open: if the
 // directory cannot be made or the file cannot be opened (or is refused,
 // see ErrUnsafeFile), BindDir returns an error naming the path and the
 // cause, and the sink stays as it was, so a later BindDir, with this
@@ -38,7 +47,7 @@ func (s *Sink) BindDir(dir string) error {
 	}
 	// Open outside the lock: a stalled write on the old destination must
 	// not hold up the bind.
-	f, err := OpenFile(abs, s.pid)
+	f, err := openFile(abs, s.pid)
 	if err != nil {
 		return err
 	}

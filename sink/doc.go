@@ -41,7 +41,7 @@
 // pipe whose reader has gone is an EPIPE error, counted as output_failed,
 // and never the SIGPIPE that Go's runtime raises for descriptors 1 and 2.
 // [Writer] is a writer of the process's own (a file, a buffer): writes
-// batch up to 64 KiB. [File] is simpler's <dir>/host.<pid>.log, opened
+// batch up to 64 KiB. [dirFile] is simpler's <dir>/host.<pid>.log, opened
 // with the safety checks its doc lists; [Sink.BindDir] opens one and makes
 // it the destination for good: the first directory bound wins, and a
 // record it cannot take is counted as output_failed and never sent

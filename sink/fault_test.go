@@ -203,7 +203,7 @@ func TestStartAfterTimedOutQuiesce(t *testing.T) {
 	var te *TimeoutError
 	require.ErrorAs(t, s.Quiesce(10*time.Millisecond), &te)
 	require.NoError(t, s.Start())
-	assert.True(t, s.Running())
+	assert.True(t, s.writerRunning())
 	// Records go to the queue, not through a synchronous write that would
 	// block this goroutine behind the stall.
 	for range 20 {
@@ -251,7 +251,7 @@ func TestCloseBoundedWhenAsyncWriteStalls(t *testing.T) {
 	require.ErrorAs(t, s.Close(20*time.Millisecond), &te)
 	assert.Equal(t, uint64(2), te.Pending)
 	close(w.release)
-	require.Eventually(t, func() bool { return !s.Running() }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return !s.writerRunning() }, 10*time.Second, time.Millisecond)
 	assert.Equal(t, uint64(2), s.Counts().Written)
 }
 
@@ -332,7 +332,7 @@ func TestReportWhileQueueNeverDrains(t *testing.T) {
 			_ = s.Submit(rec("r", 300))
 		}
 		require.NotZero(t, s.Counts().QueueFull)
-		time.Sleep(3 * ReportInterval)
+		time.Sleep(3 * reportInterval)
 		synctest.Wait()
 		lines := w.lines()
 		assert.Contains(t, strings.Join(lines, "\n"), "[HOSTLOG_DROPS]", "no report within 3 s while %d records were pending", s.Counts().Pending)

@@ -16,13 +16,13 @@ import (
 // nothing is written there, and nothing blocks on it.
 var ErrUnsafeFile = errors.New("sink: refusing the log file")
 
-// pathCheckInterval is how often a File checks that its path still names
+// pathCheckInterval is how often a dirFile checks that its path still names
 // the open file, so a removed or renamed directory is noticed (and its
 // records counted as output_failed) instead of writes going on into an
 // unlinked inode.
 const pathCheckInterval = time.Second
 
-// A File is the destination <dir>/host.<pid>.log: opened append-only,
+// A dirFile is the destination <dir>/host.<pid>.log: opened append-only,
 // close-on-exec, non-blocking and without following a symbolic link, mode
 // 0640, in a directory created 0750 (with its missing parents, no
 // symbolic link followed in what it creates). Anything at the path but a
@@ -36,8 +36,8 @@ const pathCheckInterval = time.Second
 // path is compared with the open file at least once a second and reopened
 // when it names another file or none.
 //
-// A File is not safe for concurrent use: a Sink serialises its calls.
-type File struct {
+// A dirFile is not safe for concurrent use: a Sink serialises its calls.
+type dirFile struct {
 	dir, path string // both absolute; immutable
 	closed    bool   // Close was called: nothing reopens the file
 	f         *os.File
@@ -45,10 +45,10 @@ type File struct {
 	checked   time.Time // when the path was last checked against f
 }
 
-// OpenFile creates dir if needed and opens dir/host.<pid>.log, returning
+// openFile creates dir if needed and opens dir/host.<pid>.log, returning
 // an error that names the path and the cause (wrapping ErrUnsafeFile for
 // a refused file).
-func OpenFile(dir string, pid int) (*File, error) {
+func openFile(dir string, pid int) (*dirFile, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("sink: bind %q: %w", dir, err)
@@ -56,7 +56,7 @@ func OpenFile(dir string, pid int) (*File, error) {
 	if _, err := safedir.MkdirAll(abs, "", 0o750); err != nil {
 		return nil, fmt.Errorf("sink: bind %s: %w", abs, err)
 	}
-	f := &File{dir: abs, path: filepath.Join(abs, fmt.Sprintf("host.%d.log", pid))}
+	f := &dirFile{dir: abs, path: filepath.Join(abs, fmt.Sprintf("host.%d.log", pid))}
 	if err := f.open(); err != nil {
 		return nil, fmt.Errorf("sink: bind %s: %w", abs, err)
 	}
@@ -64,13 +64,13 @@ func OpenFile(dir string, pid int) (*File, error) {
 }
 
 // Dir returns the directory, absolute.
-func (f *File) Dir() string { return f.dir }
+func (f *dirFile) Dir() string { return f.dir }
 
 // Path returns the file's path.
-func (f *File) Path() string { return f.path }
+func (f *dirFile) Path() string { return f.path }
 
 // Batch implements Destination: the file is the process's own.
-func (f *File) Batch() int { return fileBatch }
+func (f *dirFile) Batch() int { return fileBatch }
 
 // errShut is what a write after Close meets: the destination is closed
 // for good and nothing reopens it.
@@ -78,7 +78,7 @@ var errShut = errors.New("sink: destination closed")
 
 // Write implements Destination. A failed write closes the file; the next
 // write reopens it.
-func (f *File) Write(b []byte) error {
+func (f *dirFile) Write(b []byte) error {
 	if f.closed {
 		return errShut
 	}
@@ -111,13 +111,13 @@ func (f *File) Write(b []byte) error {
 }
 
 // Close implements Destination: the file is closed and never reopened.
-func (f *File) Close() error {
+func (f *dirFile) Close() error {
 	f.closeFile()
 	f.closed = true
 	return nil
 }
 
-func (f *File) closeFile() {
+func (f *dirFile) closeFile() {
 	if f.f != nil {
 		_ = f.f.Close()
 		f.f = nil

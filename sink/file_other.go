@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// fileState is what a File keeps about its open file.
+// fileState is what a dirFile keeps about its open file.
 type fileState struct {
 	fi os.FileInfo // the open file, to notice a replaced path
 }
@@ -18,7 +18,7 @@ type fileState struct {
 // POSIX calls, link counts and owners are not checked, and a file
 // replaced between the check and the open is not noticed until the next
 // path check.
-func (f *File) open() error {
+func (f *dirFile) open() error {
 	if fi, err := os.Lstat(f.path); err == nil && !fi.Mode().IsRegular() {
 		return fmt.Errorf("%w %s: it is not a regular file (%v)", ErrUnsafeFile, f.path, fi.Mode().Type())
 	}
@@ -38,11 +38,11 @@ func (f *File) open() error {
 }
 
 // replaced reports whether the path no longer names the open file.
-func (f *File) replaced() bool {
+func (f *dirFile) replaced() bool {
 	fi, err := os.Stat(f.path)
 	return err != nil || !os.SameFile(fi, f.state.fi)
 }
 
 // unlinked cannot tell here; the path check (at least once a second)
 // notices a removed file.
-func (f *File) unlinked() bool { return false }
+func (f *dirFile) unlinked() bool { return false }

@@ -11,7 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// fileState is what a File keeps about its open file.
+// fileState is what a dirFile keeps about its open file.
 type fileState struct {
 	fd int          // f's descriptor (f.Fd would make it blocking)
 	id fileIdentity // device and inode, to notice a replaced path
@@ -25,7 +25,7 @@ type fileIdentity struct{ dev, ino uint64 }
 // refuses anything but a regular file with one link owned by this user. A
 // file this call creates gets mode 0640 whatever the umask; an existing
 // file keeps its mode.
-func (f *File) open() error {
+func (f *dirFile) open() error {
 	const flags = unix.O_WRONLY | unix.O_APPEND | unix.O_CLOEXEC | unix.O_NOFOLLOW | unix.O_NONBLOCK
 	fd, err := unix.Open(f.path, flags|unix.O_CREAT|unix.O_EXCL, 0o640)
 	created := err == nil
@@ -73,14 +73,14 @@ func unsafeFile(st *unix.Stat_t) string {
 
 // replaced reports whether the path no longer names the open file
 // (removed, or replaced by another).
-func (f *File) replaced() bool {
+func (f *dirFile) replaced() bool {
 	var st unix.Stat_t
 	return unix.Stat(f.path, &st) != nil || (fileIdentity{uint64(st.Dev), st.Ino}) != f.state.id
 }
 
 // unlinked reports whether the open file has no link left: what was
 // just written there reached no file anyone can read.
-func (f *File) unlinked() bool {
+func (f *dirFile) unlinked() bool {
 	var st unix.Stat_t
 	return unix.Fstat(f.state.fd, &st) == nil && st.Nlink == 0
 }

@@ -16,20 +16,20 @@ const (
 	// SlotSize is the largest record, newline included.
 	SlotSize = 512
 
-	// ClaimBudget bounds the compare-and-swap attempts of one claim. A
+	// claimBudget bounds the compare-and-swap attempts of one claim. A
 	// claim fails only when another producer won the same position, so
 	// each lost attempt means another record got in; 1024 consecutive
 	// losses (simpler's number) happen only under pathological contention,
 	// and a producer must not spin forever when they do.
-	ClaimBudget = 1024
+	claimBudget = 1024
 
-	// DefaultTimeout bounds Flush, Quiesce and Close when the caller passes
+	// defaultTimeout bounds Flush, Quiesce and Close when the caller passes
 	// zero.
-	DefaultTimeout = time.Second
+	defaultTimeout = time.Second
 
-	// ReportInterval is the least time between two drop reports from the
+	// reportInterval is the least time between two drop reports from the
 	// writer (quiesce and close always report).
-	ReportInterval = time.Second
+	reportInterval = time.Second
 
 	mask = Slots - 1
 	// closedBit in head stops every claim: producers that see it take the
@@ -63,7 +63,7 @@ type Options struct {
 	// appended to dst (SlotSize bytes of room): c is the accounting now
 	// and fresh how much of c.Dropped is new since the last report. The
 	// sink writes it beside a batch, whenever the drop total has grown
-	// (at most once per ReportInterval from the writer, and always at a
+	// (at most once per reportInterval from the writer, and always at a
 	// quiesce and at close); it takes no queue slot and is not counted
 	// as written. It is called with the destination's lock held and must
 	// not log. Nil means no report in the log (Counts still tells).
@@ -139,12 +139,12 @@ type Sink struct {
 	// the writer for each batch, by producers only in synchronous mode, and
 	// by BindDir; Counts, Dir and Path never take it.
 	mu   sync.Mutex
-	dest Destination // Options.Destination, then the bound File
+	dest Destination // Options.Destination, then the bound dirFile
 	shut bool        // Close has closed the destination: nothing reopens it
-	// file is the bound directory's File, nil for none: stored once
+	// file is the bound directory's dirFile, nil for none: stored once
 	// under mu by BindDir, loaded by Dir and Path without it. Its dir and
 	// path never change.
-	file       atomic.Pointer[File]
+	file       atomic.Pointer[dirFile]
 	reported   uint64 // drop total in the last successful report
 	lastReport time.Time
 	syncBuf    [SlotSize]byte // the synchronous path copies here so callers' buffers do not escape
@@ -180,9 +180,6 @@ func New(opts *Options) *Sink {
 	return s
 }
 
-// PID returns the process id the sink writes in file names and reports.
-func (s *Sink) PID() int { return s.pid }
-
 // The errors Submit returns, one per drop reason. Each drop has been
 // counted when Submit returns it.
 var (
@@ -206,7 +203,7 @@ func (s *Sink) Submit(rec []byte) error {
 // exits right after it (an error before os.Exit, log.Fatal): it returns
 // once the record and every record accepted before it have been written or
 // counted as failed, or once timeout has passed (zero means
-// DefaultTimeout). On timeout it returns a *TimeoutError and the record
+// defaultTimeout). On timeout it returns a *TimeoutError and the record
 // stays queued, counted like any other.
 func (s *Sink) SubmitFlush(rec []byte, timeout time.Duration) error {
 	end, err := s.submit(rec)
@@ -231,7 +228,7 @@ func (s *Sink) submit(rec []byte) (end uint64, err error) {
 		if pos&closedBit != 0 {
 			return 0, s.submitSync(rec)
 		}
-		if attempt == ClaimBudget {
+		if attempt == claimBudget {
 			s.claimExhausted.Add(1)
 			s.poke()
 			return 0, ErrClaimExhausted
@@ -386,7 +383,7 @@ func (s *Sink) Counts() Counts {
 
 // reportLocked writes a [HOSTLOG_DROPS] record if the drop total has grown
 // since the last successful report and, unless force, at least
-// ReportInterval has passed since it. It reports whether a report is still
+// reportInterval has passed since it. It reports whether a report is still
 // owed (drops unreported and not written now). mu must be held.
 func (s *Sink) reportLocked(force bool) (owed bool) {
 	if s.dropTotal() <= s.reported {
@@ -394,7 +391,7 @@ func (s *Sink) reportLocked(force bool) (owed bool) {
 	}
 	c := s.Counts()
 	now := time.Now()
-	if !force && !s.lastReport.IsZero() && now.Sub(s.lastReport) < ReportInterval {
+	if !force && !s.lastReport.IsZero() && now.Sub(s.lastReport) < reportInterval {
 		return true
 	}
 	if s.report != nil {

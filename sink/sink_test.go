@@ -410,7 +410,7 @@ func TestBoundDirectoryFaults(t *testing.T) {
 		target := filepath.Join(dir, "target")
 		os.WriteFile(target, nil, 0o600)
 		s := New(&Options{Report: testReport})
-		os.Symlink(target, filepath.Join(dir, fmt.Sprintf("host.%d.log", s.PID())))
+		os.Symlink(target, filepath.Join(dir, fmt.Sprintf("host.%d.log", os.Getpid())))
 		assert.NotEqualValues(t, nil, s.BindDir(dir), "followed a symlink at the last component")
 	})
 	t.Run("first binding wins", func(t *testing.T) {
@@ -478,7 +478,7 @@ func TestLifecycle(t *testing.T) {
 			_ = s.Submit(rec(fmt.Sprintf("a%d", i), 30))
 		}
 		require.NoError(t, s.Quiesce(time.Second))
-		assert.False(t, s.Running(), "writer still running after Quiesce")
+		assert.False(t, s.writerRunning(), "writer still running after Quiesce")
 		assert.EqualValues(t, 100, len(w.lines()))
 		_ = s.Submit(rec("sync", 30)) // synchronous now
 		assert.EqualValues(t, 101, len(w.lines()), "synchronous record not written at once")
@@ -516,7 +516,7 @@ func TestLifecycle(t *testing.T) {
 }
 
 // TestPeriodicReport: a long-running writer reports new drops without a
-// quiesce, and at most once per ReportInterval. Time is synthetic.
+// quiesce, and at most once per reportInterval. Time is synthetic.
 func TestPeriodicReport(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := &memWriter{}
@@ -528,10 +528,10 @@ func TestPeriodicReport(t *testing.T) {
 		synctest.Wait()
 		require.False(t, reports() != 1 || !strings.Contains(strings.Join(w.lines(), "\n"), "new=1 total=1"), "the writer did not report the drop: %q", w.lines())
 		_ = s.Submit(nil)
-		time.Sleep(ReportInterval / 2)
+		time.Sleep(reportInterval / 2)
 		synctest.Wait()
 		assert.EqualValues(t, 1, reports())
-		time.Sleep(ReportInterval / 2)
+		time.Sleep(reportInterval / 2)
 		synctest.Wait()
 		n := reports()
 		assert.False(t, n != 2 || !strings.Contains(strings.Join(w.lines(), "\n"), "new=1 total=2"), "second report missing after the interval: %q", w.lines())

@@ -67,9 +67,9 @@ func (s *Sink) Start() error {
 	return nil
 }
 
-// Running reports whether a writer goroutine is running (possibly
+// writerRunning reports whether a writer goroutine is running (possibly
 // finishing a quiesce that timed out).
-func (s *Sink) Running() bool {
+func (s *Sink) writerRunning() bool {
 	s.life.Lock()
 	defer s.life.Unlock()
 	if s.running {
@@ -84,13 +84,13 @@ func (s *Sink) Running() bool {
 
 func orDefault(d time.Duration) time.Duration {
 	if d <= 0 {
-		return DefaultTimeout
+		return defaultTimeout
 	}
 	return d
 }
 
 // Flush waits until every record accepted before the call has been written
-// or counted as failed, or until timeout (zero means DefaultTimeout). On
+// or counted as failed, or until timeout (zero means defaultTimeout). On
 // timeout it returns a *TimeoutError with the pending and dropped counts.
 func (s *Sink) Flush(timeout time.Duration) error {
 	return s.waitWritten(s.head.Load()&^closedBit, "flush", orDefault(timeout))
@@ -142,7 +142,7 @@ func backoff(deadline time.Time, done func() bool) bool {
 // drop report if anything was lost, and exit; the sink is then synchronous
 // again (for example while standard error is handed to a child process).
 // Start resumes asynchronous mode; counts survive. It waits at most timeout
-// (zero means DefaultTimeout) and then returns a *TimeoutError: the writer
+// (zero means defaultTimeout) and then returns a *TimeoutError: the writer
 // goes on draining if the destination recovers, and Start cancels the
 // quiesce. Quiesce after Close does nothing.
 func (s *Sink) Quiesce(timeout time.Duration) error {
@@ -182,7 +182,7 @@ func (s *Sink) lockBy(deadline time.Time) bool { return backoff(deadline, s.mu.T
 
 // Close quiesces the sink, writes a final drop report, and closes the log
 // file. Every record submitted afterwards is counted as not_admitted. It returns within timeout (zero
-// means DefaultTimeout) in every mode: when the destination is stalled it
+// means defaultTimeout) in every mode: when the destination is stalled it
 // returns a *TimeoutError with the records still pending (they are written,
 // and the file closed, by whoever holds the stalled write if it ever
 // returns). Closing twice is safe; the second call returns nil.
@@ -263,7 +263,7 @@ func (s *Sink) run(done chan struct{}) {
 			continue
 		}
 		if owed {
-			timer.Reset(ReportInterval)
+			timer.Reset(reportInterval)
 		}
 		select {
 		case <-s.wake:
@@ -348,7 +348,7 @@ func (s *Sink) drain(next *uint64, batch []byte, locked bool) int {
 
 // writeBatch writes records records and publishes end as the new tail.
 // Before the batch it writes a drop report when one is owed and the last
-// was at least ReportInterval ago, so a destination too slow for the queue
+// was at least reportInterval ago, so a destination too slow for the queue
 // ever to drain still gets its losses reported about once a second. The
 // report is a record of its own, written before the batch; it takes no
 // queue slot and is not counted as a written record.

@@ -1,6 +1,8 @@
 package slogsimpler
 
 import (
+	"os"
+
 	"github.com/petermattis/goid"
 
 	"errors"
@@ -145,7 +147,7 @@ func NewState(opts *Options) (*State, error) {
 		dest = sink.Pipe(o.Output)
 	}
 	s.sink = sink.New(&sink.Options{Destination: dest, Report: s.dropReport})
-	s.pid = s.sink.PID()
+	s.pid = os.Getpid()
 	s.claim.Store(&s.ownClaim)
 	s.SetFlush(o.FlushLevel, o.FlushBound)
 	s.ops.Store(o.OpLines)
