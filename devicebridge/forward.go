@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"os"
 	"sync/atomic"
 
 	"simpler.dev/log/envelope"
@@ -170,7 +171,7 @@ func (f *Forwarder) learn(body string) {
 	if f.pid.Load() != 0 {
 		return
 	}
-	if a, err := envelope.ParseAnchor([]byte(body)); err == nil && a.PID != f.state.PID() {
+	if a, err := envelope.ParseAnchor([]byte(body)); err == nil && a.PID != os.Getpid() {
 		f.pid.CompareAndSwap(0, int64(a.PID))
 	}
 }
@@ -183,7 +184,7 @@ func (f *Forwarder) trust(body string) trustLevel {
 	if !envelope.ContainsMarker(body) {
 		return trustNone
 	}
-	host, sim := f.state.PID(), int(f.pid.Load())
+	host, sim := os.Getpid(), int(f.pid.Load())
 	marker, pid, err := envelope.ParseMachine([]byte(body))
 	switch {
 	case err != nil || sim == 0 || sim == host:

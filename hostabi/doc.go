@@ -26,7 +26,7 @@
 //     (dlclose need not unload it).
 //   - threshold holds simpler's number for the State's threshold (10 DEBUG,
 //     20 INFO, 25 TIMING, 30 WARN, 40 ERROR, 60 NUL), stored atomically by
-//     SetLevel and SetLeveler, so a module's next call sees it. A followed
+//     SetLevel, so a module's next call sees it. A followed
 //     Leveler (a slog.LevelVar) reaches the C state with Go's next record.
 //   - clock_anchor_pid is the one anchor claim for Go and C writers, with
 //     the seed's protocol: a writer swaps any value but ±pid for -pid,

@@ -219,7 +219,7 @@ func TestThresholdLive(t *testing.T) {
 	assert.Equal(t, -1, mod.Log(40, "error, NUL admits nothing"))
 
 	var lv slog.LevelVar
-	st.SetLeveler(&lv)
+	st.SetLevel(&lv)
 	lv.Set(levels.Error)
 	slog.New(st.Handler()).Error("go record: the module follows")
 	assert.Equal(t, -1, mod.Log(30, "warn, filtered"))

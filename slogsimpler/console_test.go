@@ -329,7 +329,7 @@ func TestSetup(t *testing.T) {
 		st, _ := NewState(nil)
 		var con bytes.Buffer
 		dir := t.TempDir()
-		t.Setenv(EnvLevel, "debug")
+		t.Setenv(envLevel, "debug")
 		lg, err := Setup(&SetupOptions{Dir: dir, Console: &con, State: st})
 		require.NoError(t, err)
 		slog.Debug("file only")
@@ -364,12 +364,12 @@ func TestSetup(t *testing.T) {
 		old := slog.Default()
 		defer slog.SetDefault(old)
 		st, _ := NewState(&Options{Output: io.Discard})
-		t.Setenv(EnvMAXLevel, "TRACE")
+		t.Setenv(envMAXLevel, "TRACE")
 		lg, err := Setup(&SetupOptions{NoConsole: true, State: st})
 		require.NoError(t, err)
 		assert.Equal(t, levels.Debug, st.Level())
 		assert.True(t, st.Enabled(levels.Trace))
-		t.Setenv(EnvLevel, "info") // SIMPLER_LOG_LEVEL wins for the threshold
+		t.Setenv(envLevel, "info") // SIMPLER_LOG_LEVEL wins for the threshold
 		lg2, err := Setup(&SetupOptions{NoConsole: true, State: st})
 		require.NoError(t, err)
 		assert.Equal(t, levels.Info, st.Level())
@@ -379,7 +379,7 @@ func TestSetup(t *testing.T) {
 	})
 	t.Run("bad level in the environment", func(t *testing.T) {
 		st, _ := NewState(nil)
-		t.Setenv(EnvLevel, "loud")
+		t.Setenv(envLevel, "loud")
 		_, err := Setup(&SetupOptions{State: st})
 		assert.False(t, err == nil || !strings.Contains(err.Error(), "timing"), "err = %v", err)
 	})

@@ -61,7 +61,7 @@ func ExampleState_SetLevel() {
 	log.Warn("hidden at ERROR")
 	st.SetLevel(levels.Warn) // live: the clone above sees it
 	log.Warn("shown at WARN", "table", "items")
-	st.SetLevel(5) // between WARN and ERROR: rounds up, admitting no warning
+	st.SetLevel(slog.Level(5)) // between WARN and ERROR: rounds up, admitting no warning
 	fmt.Println(levels.Name(st.Level()))
 	show(out.Bytes())
 	// Output:

@@ -180,7 +180,7 @@ func TestLevelerIsLive(t *testing.T) {
 	var lv slog.LevelVar
 	lv.Set(levels.Warn)
 	s, buf := newTestState(t, levels.Info)
-	s.SetLeveler(&lv)
+	s.SetLevel(&lv)
 	l := slog.New(s.Handler())
 	l.Info("hidden")
 	lv.Set(levels.Info)
@@ -194,7 +194,7 @@ func TestLevelerIsLive(t *testing.T) {
 	s.SetLevel(levels.Debug) // a fixed level replaces the Leveler
 	lv.Set(levels.Error)
 	assert.Equal(t, levels.Debug, s.Level())
-	s.SetLeveler(s) // following itself changes nothing
+	s.SetLevel(s) // following itself changes nothing
 	assert.Equal(t, levels.Debug, s.Level())
 }
 

@@ -22,22 +22,22 @@ import (
 // Environment variables read by Setup. They override the options, so an
 // operator can change a program's logging without rebuilding it.
 const (
-	// EnvLevel names the file threshold: a level name, a Python number or
+	// envLevel names the file threshold: a level name, a Python number or
 	// an INFO+2 form (see levels.Parse). Rounded up onto the ladder.
-	EnvLevel = "SIMPLER_LOG_LEVEL"
-	// EnvConsoleLevel names the console's level the same way.
-	EnvConsoleLevel = "SIMPLER_LOG_CONSOLE_LEVEL"
-	// EnvFlushLevel names the level from which records are exit-safe
+	envLevel = "SIMPLER_LOG_LEVEL"
+	// envConsoleLevel names the console's level the same way.
+	envConsoleLevel = "SIMPLER_LOG_CONSOLE_LEVEL"
+	// envFlushLevel names the level from which records are exit-safe
 	// (see Options.FlushLevel) the same way.
-	EnvFlushLevel = "SIMPLER_LOG_FLUSH_LEVEL"
-	// EnvMAXLevel is MAX's own switch: LOGGING_LEVEL=trace turns MAX-style
+	envFlushLevel = "SIMPLER_LOG_FLUSH_LEVEL"
+	// envMAXLevel is MAX's own switch: LOGGING_LEVEL=trace turns MAX-style
 	// [OP] lines on (and the file threshold to DEBUG, unless
 	// SIMPLER_LOG_LEVEL says otherwise). Other values are MAX's business
 	// and ignored here.
-	EnvMAXLevel = "LOGGING_LEVEL"
-	// EnvNoColor, when set to anything non-empty, turns console colours
+	envMAXLevel = "LOGGING_LEVEL"
+	// envNoColor, when set to anything non-empty, turns console colours
 	// off (https://no-color.org).
-	EnvNoColor = "NO_COLOR"
+	envNoColor = "NO_COLOR"
 )
 
 // SetupOptions configure [Setup]. The zero value and nil mean defaults.
@@ -71,9 +71,6 @@ type SetupOptions struct {
 	FlushLevel slog.Leveler
 	// FlushBound bounds that wait; zero means 250 ms.
 	FlushBound time.Duration
-	// OpLines switches MAX-style [OP] lines on (see Options.OpLines);
-	// so do a Level of levels.Trace and LOGGING_LEVEL=trace.
-	OpLines bool
 	// ReplaceAttr rewrites or drops attributes before any destination sees
 	// them (see WithReplaceAttr): a value it redacts reaches neither the
 	// file, nor the console, nor a recorder in Handlers. Nil costs nothing.
@@ -123,13 +120,13 @@ func Setup(opts *SetupOptions) (*Logging, error) {
 	if o.Level != nil {
 		level = o.Level // followed live: a LevelVar moves the file's threshold
 	}
-	if v, ok := os.LookupEnv(EnvMAXLevel); ok && strings.EqualFold(strings.TrimSpace(v), "trace") {
+	if v, ok := os.LookupEnv(envMAXLevel); ok && strings.EqualFold(strings.TrimSpace(v), "trace") {
 		level = levels.Trace
 	}
-	if v, ok := os.LookupEnv(EnvLevel); ok {
+	if v, ok := os.LookupEnv(envLevel); ok {
 		l, err := levels.Parse(v)
 		if err != nil {
-			return nil, fmt.Errorf("slogsimpler: %s: %w", EnvLevel, err)
+			return nil, fmt.Errorf("slogsimpler: %s: %w", envLevel, err)
 		}
 		level = l
 	}
@@ -137,25 +134,22 @@ func Setup(opts *SetupOptions) (*Logging, error) {
 	if o.ConsoleLevel != nil {
 		consoleLevel = o.ConsoleLevel
 	}
-	if v, ok := os.LookupEnv(EnvConsoleLevel); ok {
+	if v, ok := os.LookupEnv(envConsoleLevel); ok {
 		l, err := levels.ParseThreshold(v)
 		if err != nil {
-			return nil, fmt.Errorf("slogsimpler: %s: %w", EnvConsoleLevel, err)
+			return nil, fmt.Errorf("slogsimpler: %s: %w", envConsoleLevel, err)
 		}
 		consoleLevel = l
 	}
 	flushLevel := o.FlushLevel
-	if v, ok := os.LookupEnv(EnvFlushLevel); ok {
+	if v, ok := os.LookupEnv(envFlushLevel); ok {
 		l, err := levels.Parse(v)
 		if err != nil {
-			return nil, fmt.Errorf("slogsimpler: %s: %w", EnvFlushLevel, err)
+			return nil, fmt.Errorf("slogsimpler: %s: %w", envFlushLevel, err)
 		}
 		flushLevel = l
 	}
-	if o.OpLines {
-		st.SetOpLines(true)
-	}
-	st.SetLeveler(level)
+	st.SetLevel(level)
 	st.SetFlush(flushLevel, o.FlushBound)
 	if err := st.BindDir(o.Dir); err != nil {
 		return nil, err

@@ -29,7 +29,7 @@ type State struct {
 	// set.
 	threshold atomic.Int64
 	// follow, when set, is a Leveler the threshold follows live (read and
-	// rounded on every record). Written by SetLeveler and cleared by
+	// rounded on every record). Written by SetLevel for a Leveler and cleared by
 	// SetLevel; loaded by every record (one atomic load when nil).
 	follow atomic.Pointer[leveler]
 	// anchored is set once this process's [CLOCK_ANCHOR] is written (or
@@ -48,9 +48,9 @@ type State struct {
 	// written before Handle returns. Replaced whole by SetFlush, read by
 	// every handler on every record.
 	flush atomic.Pointer[flushPolicy]
-	// ops switches MAX-style [OP] lines on (levels.Trace). Written by
-	// SetOpLines and SetLevel(levels.Trace); read by Enabled(levels.Trace),
-	// which op code asks before building a line.
+	// ops says the stored threshold was levels.Trace: MAX-style [OP]
+	// lines on. Written with the threshold by SetLevel; read by
+	// Enabled(levels.Trace), which op code asks before building a line.
 	ops atomic.Bool
 	// link is simpler's C ABI state when package hostabi attached one
 	// (see attach), nil otherwise: the State publishes its threshold,
@@ -92,15 +92,16 @@ func (p *flushPolicy) admits(l slog.Level) bool {
 	return l >= p.level.Level()
 }
 
-// Defaults of the exit-safety policy (see [Options.FlushLevel]).
+// Defaults of the exit-safety policy (see [Options.FlushLevel]): ERROR,
+// 250 ms.
 const (
-	DefaultFlushLevel = levels.Error
-	DefaultFlushBound = 250 * time.Millisecond
+	defaultFlushLevel = levels.Error
+	defaultFlushBound = 250 * time.Millisecond
 )
 
 // Options configure a State. The zero value and nil mean defaults.
 type Options struct {
-	// Level is the threshold, followed live (see State.SetLeveler): a
+	// Level is the threshold, followed live (see State.SetLevel): a
 	// slog.LevelVar here moves the threshold whenever it is set. Levels
 	// between rungs round up onto the ladder. Nil means TIMING.
 	Level slog.Leveler
@@ -127,9 +128,6 @@ type Options struct {
 	// FlushBound bounds that wait; zero means 250 ms. On timeout the
 	// record stays queued and counts like any other.
 	FlushBound time.Duration
-	// OpLines switches MAX-style [OP] LAUNCH/COMPLETE lines on (off by
-	// default, as in MAX). A Level of levels.Trace does the same.
-	OpLines bool
 }
 
 // NewState returns a new State. It fails if the level is off the ladder or
@@ -150,8 +148,7 @@ func NewState(opts *Options) (*State, error) {
 	s.pid = os.Getpid()
 	s.claim.Store(&s.ownClaim)
 	s.SetFlush(o.FlushLevel, o.FlushBound)
-	s.ops.Store(o.OpLines)
-	s.SetLeveler(o.Level)
+	s.SetLevel(o.Level)
 	var err error
 	if o.Dir != "" {
 		err = s.BindDir(o.Dir)
@@ -179,21 +176,36 @@ func Default() *State {
 	return defaultState
 }
 
-// SetLevel sets the live threshold; every handler bound to s sees it on
-// its next record. A level between rungs rounds up onto the ladder (35
-// admits no warnings: it is ERROR), anything above ERROR is NUL, as
-// levels.RoundThreshold says; the same rule holds for Options.Level and
-// Setup. levels.Trace (MAX's trace level) means DEBUG with op lines
-// switched on. It replaces a Leveler set with SetLeveler.
-func (s *State) SetLevel(l slog.Level) {
-	s.follow.Store(nil)
-	s.storeThreshold(l)
+// SetLevel sets the threshold; every handler bound to s sees it on its
+// next record. A plain slog.Level (or levels.Level) is stored once, at no
+// cost per record; any other Leveler, a slog.LevelVar shared with the
+// console's options say, is followed live: every record reads l.Level(),
+// so setting the LevelVar moves the file's threshold too. A level between
+// rungs rounds up onto the ladder (35 admits no warnings: it is ERROR),
+// anything above ERROR is NUL, as levels.RoundThreshold says; the same
+// rule holds for Options.Level and Setup. levels.Trace (MAX's trace level)
+// is DEBUG with MAX-style op lines switched on, the one switch for them.
+// Nil means TIMING.
+func (s *State) SetLevel(l slog.Leveler) {
+	switch v := l.(type) {
+	case nil:
+		s.storeThreshold(levels.DefaultThreshold)
+	case *State:
+		if v != s { // following itself: keep the threshold as it is
+			s.follow.Store(&leveler{l})
+		}
+	case slog.Level:
+		s.storeThreshold(v)
+	case levels.Level:
+		s.storeThreshold(slog.Level(v))
+	default:
+		s.follow.Store(&leveler{l})
+	}
 }
 
 func (s *State) storeThreshold(l slog.Level) {
-	if l == levels.Trace {
-		s.ops.Store(true)
-	}
+	s.follow.Store(nil)
+	s.ops.Store(l == levels.Trace)
 	t := levels.RoundThreshold(l)
 	s.threshold.Store(int64(t))
 	s.publish(t)
@@ -204,29 +216,6 @@ func (s *State) storeThreshold(l slog.Level) {
 func (s *State) publish(t slog.Level) {
 	if ln := s.link.Load(); ln != nil && s.published.Swap(int64(t)) != int64(t) {
 		ln.SetThreshold(t)
-	}
-}
-
-// SetLeveler makes s follow l live: every record reads l.Level(), rounded
-// up onto the ladder as SetLevel rounds, so a slog.LevelVar shared with
-// other handlers (the console's, say) moves the file's threshold too. A
-// plain slog.Level (or levels.Level) is stored once instead, at no cost per
-// record. Nil means TIMING.
-func (s *State) SetLeveler(l slog.Leveler) {
-	switch v := l.(type) {
-	case nil:
-		s.SetLevel(levels.DefaultThreshold)
-	case *State:
-		if v == s {
-			return // following itself: keep the threshold as it is
-		}
-		s.follow.Store(&leveler{l})
-	case slog.Level:
-		s.SetLevel(v)
-	case levels.Level:
-		s.SetLevel(slog.Level(v))
-	default:
-		s.follow.Store(&leveler{l})
 	}
 }
 
@@ -246,14 +235,13 @@ func (s *State) current() slog.Level {
 	return slog.Level(s.threshold.Load())
 }
 
-// opsOn reports whether op lines are on: switched on, or the followed
-// Leveler says levels.Trace.
+// opsOn reports whether op lines are on: the threshold was set to
+// levels.Trace, or the followed Leveler says levels.Trace now.
 func (s *State) opsOn() bool {
-	if s.ops.Load() {
-		return true
+	if f := s.follow.Load(); f != nil {
+		return f.Level() == levels.Trace
 	}
-	f := s.follow.Load()
-	return f != nil && f.Level() == levels.Trace
+	return s.ops.Load()
 }
 
 // SetFlush sets the exit-safety policy: records at or above level (read
@@ -262,10 +250,10 @@ func (s *State) opsOn() bool {
 // every handler bound to s.
 func (s *State) SetFlush(level slog.Leveler, bound time.Duration) {
 	if level == nil {
-		level = DefaultFlushLevel
+		level = defaultFlushLevel
 	}
 	if bound <= 0 {
-		bound = DefaultFlushBound
+		bound = defaultFlushBound
 	}
 	p := &flushPolicy{level: level, bound: bound}
 	p.at, p.fixed = level.(slog.Level)
@@ -338,16 +326,12 @@ func (s *State) Enabled(l slog.Level) bool {
 	return t != levels.Nul && l >= t
 }
 
-// SetOpLines switches MAX-style [OP] LAUNCH/COMPLETE lines on or off, live.
-// They are written at DEBUG, so the threshold must admit DEBUG too.
-func (s *State) SetOpLines(on bool) { s.ops.Store(on) }
-
 // BindDir makes dir/host.<pid>.log the destination, creating dir and its
 // parents (0750). The binding is committed only once the file is open: a
 // failed BindDir returns an error naming the path and the cause and leaves
 // s unbound, so it can be retried. Once bound, the first directory wins;
 // binding it again is a no-op, another directory is an error wrapping
-// ErrAlreadyBound.
+// sink.ErrAlreadyBound.
 func (s *State) BindDir(dir string) error {
 	if err := s.sink.BindDir(dir); err != nil {
 		return err
@@ -376,9 +360,6 @@ func (s *State) Dir() string { return s.sink.Dir() }
 // error.
 func (s *State) Path() string { return s.sink.Path() }
 
-// PID returns the process id written in records.
-func (s *State) PID() int { return s.pid }
-
 // Start starts the writer goroutine: from then on logging calls queue
 // their records and return without I/O. Call Close (or Quiesce) before the
 // program exits so queued records are written.
@@ -395,7 +376,7 @@ func (s *State) Start() error {
 
 // Counts returns the sink's accounting: written, pending, and drops by
 // reason.
-func (s *State) Counts() Counts { return s.sink.Counts() }
+func (s *State) Counts() sink.Counts { return s.sink.Counts() }
 
 // Flush waits, at most timeout (zero: 1 s), until every record accepted so
 // far is written or counted as failed.
@@ -405,7 +386,7 @@ func (s *State) Flush(timeout time.Duration) error { return s.sink.Flush(timeout
 // before handing standard error to a child process: admission to the
 // queue stops, the writer drains it, reports drops and exits, and records
 // are written synchronously until Start. It waits at most timeout (zero:
-// 1 s) and then returns a *TimeoutError; Start after a timed-out Quiesce
+// 1 s) and then returns a *sink.TimeoutError; Start after a timed-out Quiesce
 // resumes the writer. Quiesce after Close does nothing.
 func (s *State) Quiesce(timeout time.Duration) error {
 	s.closeShared(timeout)

@@ -77,8 +77,8 @@
 // As in MAX, op lines are off by default and switched on by the trace
 // level. MAX enables them with LOGGING_LEVEL=trace (or
 // set_mojo_log_level(LogLevel.TRACE)); here the same variable does, with
-// slogsimpler.Setup, and so do the level name "trace" (levels.Trace: DEBUG
-// on simpler's ladder, with op lines) and slogsimpler's OpLines options.
+// slogsimpler.Setup, and so does the level name "trace" (levels.Trace:
+// DEBUG on simpler's ladder, with op lines), the one switch for them.
 // StartOp asks the logger whether it is enabled at levels.Trace, so a
 // disabled op costs one Enabled call and builds nothing. An op declares
 // MAX's trace level ([OpOptions.Level]): TraceOp writes lines, TraceThread

@@ -314,13 +314,17 @@ func TestOpLinesOffByDefault(t *testing.T) {
 		assert.Nil(t, op)
 		assert.NotContains(t, buf.String(), "[OP]")
 	})
-	t.Run("switched on live", func(t *testing.T) {
+	t.Run("switched on and off live by the trace level", func(t *testing.T) {
 		logger, buf, st := newLogger(t, levels.Debug)
-		st.SetOpLines(true)
-		_, op := StartOp(WithLogger(context.Background(), logger), "x", nil)
+		st.SetLevel(levels.Trace)
+		ctx := WithLogger(context.Background(), logger)
+		_, op := StartOp(ctx, "x", nil)
 		op.End()
 		assert.Equal(t, 2, strings.Count(buf.String(), "[OP] "))
 		assert.Equal(t, "MAX", op.Category())
+		st.SetLevel(levels.Debug)
+		_, op = StartOp(ctx, "y", nil)
+		assert.Nil(t, op, "op lines stay off at DEBUG")
 	})
 	t.Run("THREAD level writes none, its span still", func(t *testing.T) {
 		logger, buf, _ := newLogger(t, levels.Trace)
