@@ -40,7 +40,7 @@ func benchRecorder(b *testing.B, attach bool) (*slog.Logger, *Recorder) {
 	b.Cleanup(func() { rec.Close() })
 	l := slog.New(slogsimpler.NewFanout(st, st.Handler(), rec))
 	pad := strings.Repeat("x", 200)
-	for i := 0; i < 2*DefaultRingBytes/300; i++ {
+	for i := 0; i < 2*defaultRingBytes/300; i++ {
 		l.Debug("context", "i", i, "pad", pad) // fills the ring; below the file's level
 	}
 	return l, rec

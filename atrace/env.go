@@ -9,9 +9,9 @@ import (
 
 // Aging bounds, as CANN has them.
 const (
-	MinRecordNum     = 10
-	MaxRecordNum     = 1000
-	DefaultRecordNum = 10
+	minRecordNum     = 10
+	maxRecordNum     = 1000
+	defaultRecordNum = 10
 	// maxRootLen leaves room under the root for the trace directories
 	// within Linux's PATH_MAX (4096).
 	maxRootLen = 4096 - 256
@@ -37,14 +37,14 @@ func parseRecordNum(s string) (n int, ok bool, warning string) {
 	}
 	v, digits := 0, 0
 	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-		if v <= MaxRecordNum {
+		if v <= maxRecordNum {
 			v = v*10 + int(s[i]-'0')
 		}
 		digits++
 	}
-	if digits == 0 || i != len(s) || v < MinRecordNum || v > MaxRecordNum {
-		return DefaultRecordNum, false, fmt.Sprintf("invalid value [%s] for %s, expected range: [%d, %d]. Use default dir num=%d.",
-			s, EnvRecordNum, MinRecordNum, MaxRecordNum, DefaultRecordNum)
+	if digits == 0 || i != len(s) || v < minRecordNum || v > maxRecordNum {
+		return defaultRecordNum, false, fmt.Sprintf("invalid value [%s] for %s, expected range: [%d, %d]. Use default dir num=%d.",
+			s, EnvRecordNum, minRecordNum, maxRecordNum, defaultRecordNum)
 	}
 	return v, true, ""
 }

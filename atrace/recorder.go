@@ -26,9 +26,9 @@ import (
 
 // Defaults of a Recorder.
 const (
-	DefaultRingBytes = 4 << 20
-	DefaultLevel     = levels.Debug
-	DefaultTrigger   = levels.Error
+	defaultRingBytes = 4 << 20
+	defaultLevel     = levels.Debug
+	defaultTrigger   = levels.Error
 )
 
 // Event names.
@@ -73,8 +73,8 @@ type Options struct {
 
 // Defaults of the timing options.
 const (
-	DefaultInterval     = time.Second
-	DefaultDrainTimeout = time.Second
+	defaultInterval     = time.Second
+	defaultDrainTimeout = time.Second
 )
 
 // A Recorder keeps recent records and dumps them on events. It is a
@@ -130,13 +130,13 @@ func New(opts *Options) (*Recorder, error) {
 		o = *opts
 	}
 	if o.Level == nil {
-		o.Level = DefaultLevel
+		o.Level = defaultLevel
 	}
 	if o.Trigger == nil {
-		o.Trigger = DefaultTrigger
+		o.Trigger = defaultTrigger
 	}
 	if o.RingBytes <= 0 {
-		o.RingBytes = DefaultRingBytes
+		o.RingBytes = defaultRingBytes
 	}
 	if o.lookupEnv == nil {
 		o.lookupEnv = os.LookupEnv
@@ -145,12 +145,12 @@ func New(opts *Options) (*Recorder, error) {
 		o.now = time.Now
 	}
 	if o.Interval <= 0 {
-		o.Interval = DefaultInterval
+		o.Interval = defaultInterval
 	}
 	if o.DrainTimeout <= 0 {
-		o.DrainTimeout = DefaultDrainTimeout
+		o.DrainTimeout = defaultDrainTimeout
 	}
-	s := &shared{opts: o, host: newRing(o.RingBytes), device: newRing(o.RingBytes), pid: os.Getpid(), maxDirs: DefaultRecordNum,
+	s := &shared{opts: o, host: newRing(o.RingBytes), device: newRing(o.RingBytes), pid: os.Getpid(), maxDirs: defaultRecordNum,
 		kick: make(chan struct{}, 1), stopDumper: make(chan struct{}), dumperDone: make(chan struct{})}
 	// CANN's TraceInitDirNum says which value is in force, in its words.
 	if v, ok := o.lookupEnv(EnvRecordNum); ok {
@@ -162,7 +162,7 @@ func New(opts *Options) (*Recorder, error) {
 			s.log(levels.Warn, warning)
 		}
 	} else {
-		s.log(levels.Info, fmt.Sprintf("doesn't set env %s, use default dir num=%d.", EnvRecordNum, DefaultRecordNum))
+		s.log(levels.Info, fmt.Sprintf("doesn't set env %s, use default dir num=%d.", EnvRecordNum, defaultRecordNum))
 	}
 	lookup := o.lookupEnv
 	if o.Root != "" {

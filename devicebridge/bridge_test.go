@@ -358,7 +358,7 @@ func TestWriterFilesAndRotation(t *testing.T) {
 		}})
 	require.NoError(t, err)
 	for i := range 60 {
-		require.NoError(t, w.WriteRecord(cannRecord{Level: CANNError, File: "k.cpp", Line: i, TID: 1, Func: "f", Msg: strings.Repeat("m", 50)}))
+		require.NoError(t, w.WriteRecord(cannRecord{Level: cannError, File: "k.cpp", Line: i, TID: 1, Func: "f", Msg: strings.Repeat("m", 50)}))
 	}
 	w.Close()
 	dir := filepath.Join(root, "debug", "device-0")
@@ -395,7 +395,7 @@ func TestWriterRefusesPlantedLink(t *testing.T) {
 		return "", false
 	}})
 	require.NoError(t, err)
-	assert.Error(t, w.WriteRecord(cannRecord{Level: CANNError, File: "k.cpp", Line: 1, TID: 1, Func: "f", Msg: "m"}))
+	assert.Error(t, w.WriteRecord(cannRecord{Level: cannError, File: "k.cpp", Line: 1, TID: 1, Func: "f", Msg: "m"}))
 	fi, err := os.Stat(victim)
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o777), fi.Mode().Perm())

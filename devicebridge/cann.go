@@ -11,14 +11,14 @@ import (
 
 // CANN device log levels.
 const (
-	CANNDebug   = 0
-	CANNInfo    = 1
-	CANNWarning = 2
-	CANNError   = 3
-	CANNNull    = 4
-	// CANNDefault is CANN's level when ASCEND_GLOBAL_LOG_LEVEL is absent
+	cannDebug   = 0
+	cannInfo    = 1
+	cannWarning = 2
+	cannError   = 3
+	cannNull    = 4
+	// cannDefault is CANN's level when ASCEND_GLOBAL_LOG_LEVEL is absent
 	// or invalid.
-	CANNDefault = CANNError
+	cannDefault = cannError
 )
 
 // EnvGlobalLogLevel is the variable through which an operator sets the
@@ -40,24 +40,24 @@ func parseCANNLevel(s string) (level int, ok bool) {
 		i++
 	}
 	if i == len(s) {
-		return CANNDefault, false
+		return cannDefault, false
 	}
 	v := 0
 	for ; i < len(s); i++ {
 		c := s[i]
 		if c < '0' || c > '9' {
-			return CANNDefault, false
+			return cannDefault, false
 		}
 		v = v*10 + int(c-'0')
-		if v > CANNNull {
-			return CANNDefault, false
+		if v > cannNull {
+			return cannDefault, false
 		}
 	}
 	if neg {
 		v = -v
 	}
-	if v < CANNDebug || v > CANNNull {
-		return CANNDefault, false
+	if v < cannDebug || v > cannNull {
+		return cannDefault, false
 	}
 	return v, true
 }
@@ -124,11 +124,11 @@ func InitDevice(state *slogsimpler.State, id int, opts *DeviceOptions) (*Device,
 	if v, ok := lookup(EnvGlobalLogLevel); ok {
 		d.Level, _ = parseCANNLevel(v)
 		d.FromEnv = true
-		d.Timing = d.Level <= CANNWarning
+		d.Timing = d.Level <= cannWarning
 	} else {
 		t := state.Level()
 		d.Level = levels.CANN(t)
-		d.Timing = levels.Admits(t, levels.Timing)
+		d.Timing = t != levels.Nul && levels.Timing >= t
 	}
 	if d.w == nil {
 		w, err := newWriter(&writerOptions{DeviceID: id, lookupEnv: lookup, Out: o.Out, Module: o.Module,
@@ -146,22 +146,22 @@ func InitDevice(state *slogsimpler.State, id int, opts *DeviceOptions) (*Device,
 func cannLevel(l slog.Level) (int, bool) {
 	switch levels.RoundRecord(l) {
 	case levels.Debug:
-		return CANNDebug, false
+		return cannDebug, false
 	case levels.Info:
-		return CANNInfo, false
+		return cannInfo, false
 	case levels.Timing:
-		return CANNWarning, true
+		return cannWarning, true
 	case levels.Warn:
-		return CANNWarning, false
+		return cannWarning, false
 	default:
-		return CANNError, false
+		return cannError, false
 	}
 }
 
 // Enabled reports whether the latched device writes a record at level.
 func (d *Device) Enabled(level slog.Level) bool {
 	c, timing := cannLevel(level)
-	if d.Level >= CANNNull || c < d.Level {
+	if d.Level >= cannNull || c < d.Level {
 		return false
 	}
 	return !timing || d.Timing

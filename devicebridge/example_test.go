@@ -26,7 +26,7 @@ func ExampleInitDevice() {
 	_ = dev.Log(levels.Timing, slogsimpler.Source{Function: "run", File: "kernel.cpp", Line: 88}, 4712, "step done")
 	stamp := regexp.MustCompile(`\(\d+,python3\):\S+`)
 	fmt.Print(stamp.ReplaceAllString(out.String(), "(PID,python3):TIME"))
-	fmt.Println("latched:", dev.Level == devicebridge.CANNWarning, dev.Timing)
+	fmt.Println("latched:", dev.Level == 2, dev.Timing)
 	// Output:
 	// [WARNING] AICPU(PID,python3):TIME [kernel.cpp:88]4712 run [TIMING]
 	// "step done"

@@ -40,7 +40,7 @@ func FuzzParseCANNLevel(f *testing.F) {
 		rest := strings.TrimLeft(s, " \t\n\v\f\r")
 		digits := strings.TrimLeft(rest, "+-")
 		wantOK := len(rest)-len(digits) <= 1 && digits != "" && strings.Trim(digits, "0123456789") == ""
-		want := CANNDefault
+		want := cannDefault
 		if wantOK {
 			v, err := strconv.Atoi(rest)
 			if err != nil || v < 0 || v > 4 {
@@ -60,7 +60,7 @@ func FuzzAppendCANN(f *testing.F) {
 	f.Add("a\nb", "f\r", "x\ny\x00", "p\x1b")
 	f.Fuzz(func(t *testing.T, file, fn, msg, pname string) {
 		line := appendCANN(nil, cannProcess{Module: "AICPU", PID: 1, PName: pname},
-			cannRecord{Level: CANNWarning, Timing: true, Time: fixedTime, File: file, Line: 1, TID: 2, Func: fn, Msg: msg})
+			cannRecord{Level: cannWarning, Timing: true, Time: fixedTime, File: file, Line: 1, TID: 2, Func: fn, Msg: msg})
 		parts := strings.Split(strings.TrimSuffix(string(line), "\n"), "\n")
 		require.False(t, len(parts) != 2 || !strings.HasSuffix(string(line), "\n") || strings.ContainsAny(string(line), "\r\x00"), "not two lines: %q", line)
 		require.False(t, !strings.HasPrefix(parts[1], `"`) || !strings.HasSuffix(parts[1], `"`) || !strings.HasSuffix(parts[0], " [TIMING]"), "payload: %q", line)

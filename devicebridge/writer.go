@@ -168,7 +168,7 @@ type cannRecord struct {
 // with one Write. Control bytes in every field are escaped, so the message
 // can add no line of its own. Times print in local time.
 func appendCANN(b []byte, p cannProcess, r cannRecord) []byte {
-	level := min(max(r.Level, CANNDebug), CANNError)
+	level := min(max(r.Level, cannDebug), cannError)
 	b = append(b, '[')
 	b = append(b, cannNames[level]...)
 	b = append(b, "] "...)

@@ -2,7 +2,6 @@ package envelope
 
 import (
 	"bytes"
-	"errors"
 	"log/slog"
 	"strconv"
 
@@ -22,10 +21,6 @@ type Parsed struct {
 	Body     []byte // aliases the input
 }
 
-// ErrNotEnvelope is returned by [Parse] for a line that is not an envelope
-// record.
-var ErrNotEnvelope = errors.New("envelope: not an envelope record")
-
 // Parse splits one record (with or without its trailing newline) into its
 // fields. It accepts exactly what this package writes and what simpler's
 // C++ host logger writes.
@@ -34,32 +29,32 @@ func Parse(line []byte) (Parsed, error) {
 	line = bytes.TrimSuffix(line, []byte{'\n'})
 	rest, ok := bytes.CutPrefix(line, []byte("[mono_ns="))
 	if !ok {
-		return p, ErrNotEnvelope
+		return p, ErrNotRecord
 	}
 	var num []byte
 	if num, rest, ok = bytes.Cut(rest, []byte("][T0x")); !ok {
-		return p, ErrNotEnvelope
+		return p, ErrNotRecord
 	}
 	mono, err := strconv.ParseInt(string(num), 10, 64)
 	if err != nil || mono < 0 {
-		return p, ErrNotEnvelope
+		return p, ErrNotRecord
 	}
 	if num, rest, ok = bytes.Cut(rest, []byte("][")); !ok {
-		return p, ErrNotEnvelope
+		return p, ErrNotRecord
 	}
 	tid, err := strconv.ParseUint(string(num), 16, 64)
 	if err != nil {
-		return p, ErrNotEnvelope
+		return p, ErrNotRecord
 	}
 	var lvl []byte
 	if lvl, rest, ok = bytes.Cut(rest, []byte("] ")); !ok || len(lvl) == 0 || bytes.IndexFunc(lvl, notUpper) >= 0 {
-		return p, ErrNotEnvelope
+		return p, ErrNotRecord
 	}
 	// The function ends at the first ':', which must be followed by a
 	// space; it holds no white space.
 	i := bytes.IndexByte(rest, ':')
 	if i <= 0 || i+1 >= len(rest) || rest[i+1] != ' ' || bytes.ContainsAny(rest[:i], " \t") {
-		return p, ErrNotEnvelope
+		return p, ErrNotRecord
 	}
 	fn := rest[:i]
 	rest = rest[i+2:]
@@ -109,7 +104,7 @@ const (
 
 // ParseAny reads a line of any generation simpler has written: the
 // envelope ([Parse]) or the older simulator format. Form says which; a
-// line of neither is ErrNotEnvelope. This is the one place where a new
+// line of neither is ErrNotRecord. This is the one place where a new
 // generation is recognised.
 func ParseAny(line []byte) (p Parsed, form int, err error) {
 	if p, err = Parse(line); err == nil {
@@ -117,18 +112,18 @@ func ParseAny(line []byte) (p Parsed, form int, err error) {
 	}
 	line = bytes.TrimRight(line, "\r\n")
 	if len(line) < 4 || line[0] != '[' {
-		return Parsed{}, 0, ErrNotEnvelope
+		return Parsed{}, 0, ErrNotRecord
 	}
 	name, rest, ok := bytes.Cut(line[1:], []byte("] "))
 	if !ok {
-		return Parsed{}, 0, ErrNotEnvelope
+		return Parsed{}, 0, ErrNotRecord
 	}
 	if _, ok := LevelOf(string(name)); !ok {
-		return Parsed{}, 0, ErrNotEnvelope
+		return Parsed{}, 0, ErrNotRecord
 	}
 	fn, body, ok := bytes.Cut(rest, []byte(": "))
 	if !ok || len(fn) == 0 || bytes.ContainsAny(fn, " \t[") {
-		return Parsed{}, 0, ErrNotEnvelope
+		return Parsed{}, 0, ErrNotRecord
 	}
 	return Parsed{Level: string(name), Function: string(fn), Body: body}, FormSim, nil
 }

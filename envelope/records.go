@@ -36,12 +36,13 @@ const (
 
 // Field capacities of a [STRACE] record, in encoded bytes (see [Span]).
 const (
-	MaxSpanName  = 64
-	MaxSpanAttrs = 192
+	maxSpanName  = 64
+	maxSpanAttrs = 192
 )
 
-// ErrNotRecord is returned by the Parse functions for a body that is not a
-// record of their kind, as this package writes it.
+// ErrNotRecord is returned by the Parse functions for a line that is not
+// an envelope record, or a body that is not a record of their kind, as
+// this package writes it.
 var ErrNotRecord = errors.New("envelope: not a record of that kind")
 
 // A Header is what every record starts with:
@@ -143,7 +144,7 @@ func (l *Line) Span(mono, tid int64, s *Span, attrs []byte) {
 // or '=' inside them cannot split a pair, at most 192 bytes. The zero
 // value is empty and ready to use; it never allocates.
 type SpanAttrs struct {
-	buf   [MaxSpanAttrs]byte
+	buf   [maxSpanAttrs]byte
 	n     int
 	pairs int
 	full  bool

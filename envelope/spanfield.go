@@ -8,8 +8,8 @@ import (
 
 // Field capacities of a [STRACE] record, in encoded bytes.
 const (
-	nameCap  = MaxSpanName
-	attrsCap = MaxSpanAttrs
+	nameCap  = maxSpanName
+	attrsCap = maxSpanAttrs
 )
 
 // safeName and safeAttrs are the bytes a field carries as they are; every

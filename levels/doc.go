@@ -16,7 +16,7 @@
 // # Thresholds and record levels
 //
 // A record is emitted when its level is at or above the threshold and the
-// threshold is not NUL ([Admits]). Thresholds that fall between two rungs
+// threshold is not NUL ([admits]). Thresholds that fall between two rungs
 // round up ([RoundThreshold]: asking for Python 35 must not admit
 // warnings), while record levels round down for their printed name ([Name]:
 // a record at slog 6 prints WARN).
@@ -31,7 +31,7 @@
 //
 // # Other logging systems
 //
-// [Python] and [FromPython] convert to and from simpler's numbers; [CANN]
+// [Python] and [fromPython] convert to and from simpler's numbers; [CANN]
 // gives the device log level of the Ascend CANN runtime for a host
 // threshold. [ReplaceAttr] makes slog's TextHandler and JSONHandler (and
 // any handler that honours ReplaceAttr) print TIMING and NUL by name instead

@@ -44,8 +44,8 @@ var ladder = [...]struct {
 	{Nul, "NUL"},
 }
 
-// OnLadder reports whether l is exactly one of the six rungs.
-func OnLadder(l slog.Level) bool {
+// onLadder reports whether l is exactly one of the six rungs.
+func onLadder(l slog.Level) bool {
 	for _, r := range ladder {
 		if r.level == l {
 			return true
@@ -114,10 +114,10 @@ func ThresholdName(l slog.Level) string {
 	return "NUL"
 }
 
-// Admits reports whether a record at level rec is emitted under threshold
+// admits reports whether a record at level rec is emitted under threshold
 // t: rec >= t, and t is not NUL (a NUL threshold silences ERROR too).
 // t is rounded up first.
-func Admits(t, rec slog.Level) bool {
+func admits(t, rec slog.Level) bool {
 	t = RoundThreshold(t)
 	return t != Nul && rec >= t
 }
@@ -128,11 +128,11 @@ func Python(l slog.Level) int {
 	return int(l)*5/2 + 20
 }
 
-// FromPython converts a Python-style number to a slog level. Numbers on
+// fromPython converts a Python-style number to a slog level. Numbers on
 // the ladder (10, 20, 25, 30, 40, 60) map exactly; any other number maps to
 // the smallest slog level at or above it, so that as a threshold it admits
 // exactly what the Python number would.
-func FromPython(p int) slog.Level {
+func fromPython(p int) slog.Level {
 	n := (p - 20) * 2
 	q := n / 5
 	if n%5 != 0 && n > 0 {
@@ -167,7 +167,7 @@ var ErrUnknownLevel = errors.New("unknown log level")
 
 // Parse reads a level name, case-insensitively: the ladder names (with
 // WARNING for WARN and NULL for NUL), TRACE (MAX's name: [Trace]), a
-// Python-style number, or slog's NAME+N / NAME-N form. Python numbers off the ladder map as [FromPython]
+// Python-style number, or slog's NAME+N / NAME-N form. Python numbers off the ladder map as [fromPython]
 // says. The result is not rounded; use [ParseThreshold] for a threshold.
 func Parse(s string) (slog.Level, error) {
 	t := strings.TrimSpace(s)
@@ -175,7 +175,7 @@ func Parse(s string) (slog.Level, error) {
 		return 0, fmt.Errorf("%w %q: want %s", ErrUnknownLevel, s, validNames)
 	}
 	if n, err := strconv.Atoi(t); err == nil {
-		return FromPython(n), nil
+		return fromPython(n), nil
 	}
 	base, off := t, 0
 	if i := strings.IndexAny(t, "+-"); i > 0 {
@@ -253,4 +253,22 @@ func (l *Level) UnmarshalText(b []byte) error {
 	}
 	*l = Level(v)
 	return nil
+}
+
+// AppendText implements [encoding.TextAppender]: it appends the text
+// MarshalText returns.
+func (l Level) AppendText(b []byte) ([]byte, error) { return append(b, l.String()...), nil }
+
+// MarshalJSON implements [encoding/json.Marshaler]: the name as a JSON
+// string ("TIMING", "WARN+1"), as slog.Level marshals.
+func (l Level) MarshalJSON() ([]byte, error) { return strconv.AppendQuote(nil, l.String()), nil }
+
+// UnmarshalJSON implements [encoding/json.Unmarshaler]: a JSON string that
+// Parse reads ("timing", "35", "INFO+2").
+func (l *Level) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return fmt.Errorf("levels: a level is a JSON string, not %s", b)
+	}
+	return l.UnmarshalText([]byte(s))
 }

@@ -2,6 +2,7 @@ package levels
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"log/slog"
@@ -27,10 +28,10 @@ func TestLadderNumbers(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.EqualValues(t, tt.python, Python(tt.level), "Python(%d)", tt.level)
-			assert.EqualValues(t, tt.level, FromPython(tt.python), "FromPython(%d)", tt.python)
+			assert.EqualValues(t, tt.level, fromPython(tt.python), "fromPython(%d)", tt.python)
 			assert.EqualValues(t, tt.cann, CANN(tt.level), "CANN(%d)", tt.level)
 			assert.EqualValues(t, tt.name, ThresholdName(tt.level), "ThresholdName(%d)", tt.level)
-			assert.True(t, OnLadder(tt.level), "OnLadder(%d) = false", tt.level)
+			assert.True(t, onLadder(tt.level), "onLadder(%d) = false", tt.level)
 		})
 	}
 }
@@ -74,10 +75,10 @@ func TestAdmits(t *testing.T) {
 		{"timing admits timing", Timing, Timing, true},
 		{"timing admits warn", Timing, Warn, true},
 		{"timing rejects info", Timing, Info, false},
-		{"python 35 rejects warn", FromPython(35), Warn, false},
-		{"python 35 admits error", FromPython(35), Error, true},
-		{"python 26 rejects timing", FromPython(26), Timing, false},
-		{"python 24 admits timing", FromPython(24), Timing, true},
+		{"python 35 rejects warn", fromPython(35), Warn, false},
+		{"python 35 admits error", fromPython(35), Error, true},
+		{"python 26 rejects timing", fromPython(26), Timing, false},
+		{"python 24 admits timing", fromPython(24), Timing, true},
 		{"nul rejects error", Nul, Error, false},
 		{"nul rejects everything", Nul, 1000, false},
 		{"above error is nul", Error + 1, Error + 5, false},
@@ -85,7 +86,7 @@ func TestAdmits(t *testing.T) {
 		{"below debug rounds to debug", -10, -5, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.EqualValues(t, tt.wantAdmits, Admits(tt.threshold, tt.rec), "Admits(%d, %d)", tt.threshold, tt.rec)
+			assert.EqualValues(t, tt.wantAdmits, admits(tt.threshold, tt.rec), "admits(%d, %d)", tt.threshold, tt.rec)
 		})
 	}
 }
@@ -98,7 +99,7 @@ func TestFromPython(t *testing.T) {
 		{0, -8}, {9, -4}, {10, -4}, {11, -3}, {14, -2}, {15, -2}, {19, 0}, {20, 0},
 		{21, 1}, {24, 2}, {25, 2}, {26, 3}, {30, 4}, {35, 6}, {36, 7}, {40, 8}, {41, 9}, {60, 16},
 	} {
-		assert.EqualValues(t, tt.want, FromPython(tt.p), "FromPython(%d)", tt.p)
+		assert.EqualValues(t, tt.want, fromPython(tt.p), "fromPython(%d)", tt.p)
 	}
 }
 
@@ -221,11 +222,32 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		th := RoundThreshold(l)
-		require.True(t, OnLadder(th), "RoundThreshold(%d) = %d off the ladder", l, th)
+		require.True(t, onLadder(th), "RoundThreshold(%d) = %d off the ladder", l, th)
 		require.False(t, th < l && th != Nul, "threshold %d rounded down to %d", l, th)
 		// A level's text form parses back to itself.
 		txt, _ := Level(l).MarshalText()
 		back, err := Parse(string(txt))
 		require.False(t, err != nil || back != l, "round trip %d -> %q -> %d, %v", l, txt, back, err)
 	})
+}
+
+func TestLevelJSON(t *testing.T) {
+	type config struct {
+		File    Level `json:"file"`
+		Console Level `json:"console"`
+	}
+	in := config{File: Level(Timing), Console: Level(Warn + 1)}
+	b, err := json.Marshal(in)
+	require.NoError(t, err)
+	assert.Equal(t, `{"file":"TIMING","console":"WARN+1"}`, string(b))
+	var out config
+	require.NoError(t, json.Unmarshal(b, &out))
+	assert.Equal(t, in, out)
+	require.NoError(t, json.Unmarshal([]byte(`{"file":"35","console":"nul"}`), &out))
+	assert.Equal(t, config{File: Level(6), Console: Level(Nul)}, out, "Python's 35 is slog's 6, as Parse reads it")
+	assert.Error(t, json.Unmarshal([]byte(`{"file":4}`), &out), "a number is not a level name")
+	assert.Error(t, json.Unmarshal([]byte(`{"file":"loud"}`), &out))
+	got, err := Level(Error).AppendText([]byte("level="))
+	require.NoError(t, err)
+	assert.Equal(t, "level=ERROR", string(got))
 }

@@ -69,15 +69,6 @@ func (s *Sink) BindDir(dir string) error {
 	return nil
 }
 
-// Dir returns the bound directory, or "" while none is. It takes no lock,
-// so it never waits for a stalled destination.
-func (s *Sink) Dir() string {
-	if f := s.file.Load(); f != nil {
-		return f.dir
-	}
-	return ""
-}
-
 // Path returns the log file's path once a directory is bound, or "". It
 // takes no lock.
 func (s *Sink) Path() string {

@@ -129,7 +129,7 @@ func TestBindRefusesSpecialFiles(t *testing.T) {
 			}
 			// The bind did not happen: records go to the output, none
 			// to the planted file, and another directory can be bound.
-			assert.Empty(t, s.Dir())
+			assert.Empty(t, s.Path())
 			require.NoError(t, s.Submit(rec("x", 10)))
 			assert.Len(t, out.lines(), 1)
 			other := t.TempDir()

@@ -68,6 +68,12 @@ type Options struct {
 	// as written. It is called with the destination's lock held and must
 	// not log. Nil means no report in the log (Counts still tells).
 	Report func(dst []byte, c Counts, fresh uint64) []byte
+	// External, if not nil, is where the owner publishes drops counted
+	// outside the sink, by reason (queue_full, claim_exhausted,
+	// output_failed, not_admitted), in memory that never moves, updated
+	// atomically: C modules that could not submit records here count them
+	// in their own state. Counts and every report add them.
+	External *atomic.Pointer[[4]uint64]
 }
 
 // slot is one queue entry. seq is the Vyukov sequence number:
@@ -125,12 +131,10 @@ type Sink struct {
 	// (the writer, or a producer in synchronous mode, under mu); the other
 	// reasons by producers.
 	written, queueFull, claimExhausted, outputFailed, notAdmitted atomic.Uint64
-	// ext, when set, are drops counted outside Go by reason (queue_full,
-	// claim_exhausted, output_failed, not_admitted): C modules sharing
-	// this sink through package hostabi count records they could not
-	// submit there. Set once by SetExternalDrops; read, like the counters
-	// above, by every report and Counts.
-	ext atomic.Pointer[[4]uint64]
+	// ext is Options.External: where drops counted outside the sink are
+	// published. Set by New; loaded, like the counters above, by every
+	// report and Counts.
+	ext *atomic.Pointer[[4]uint64]
 
 	pid    int
 	report func(dst []byte, c Counts, fresh uint64) []byte // Options.Report; set by New
@@ -168,7 +172,10 @@ func New(opts *Options) *Sink {
 	if opts != nil {
 		o = *opts
 	}
-	s := &Sink{dest: o.Destination, pid: o.PID, report: o.Report, wake: make(chan struct{}, 1)}
+	s := &Sink{dest: o.Destination, pid: o.PID, report: o.Report, ext: o.External, wake: make(chan struct{}, 1)}
+	if s.ext == nil {
+		s.ext = new(atomic.Pointer[[4]uint64])
+	}
 	if s.dest == nil {
 		s.dest = Pipe(nil)
 	}
@@ -352,12 +359,6 @@ func (s *Sink) dropTotal() uint64 {
 	}
 	return t
 }
-
-// SetExternalDrops makes the counters at p (queue_full, claim_exhausted,
-// output_failed, not_admitted; in memory that never moves, updated
-// atomically by their owner) part of this sink's accounting: Counts and
-// every [HOSTLOG_DROPS] report add them.
-func (s *Sink) SetExternalDrops(p *[4]uint64) { s.ext.Store(p) }
 
 // Counts returns the current accounting.
 func (s *Sink) Counts() Counts {

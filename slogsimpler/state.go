@@ -2,6 +2,7 @@ package slogsimpler
 
 import (
 	"os"
+	"path/filepath"
 
 	"github.com/petermattis/goid"
 
@@ -62,6 +63,10 @@ type State struct {
 	// by whoever computes a changed threshold; a race only publishes the
 	// same value twice).
 	published atomic.Int64
+	// cDrops are the drops C modules counted in the attached C state, by
+	// reason; the sink adds them to its counts and reports. Stored once by
+	// attach.
+	cDrops atomic.Pointer[[4]uint64]
 	// route is the handler records made outside slog travel through: the
 	// fan-out Setup installed, or nil for the state's own handler.
 	// Written by Setup, read by every such record.
@@ -144,7 +149,7 @@ func NewState(opts *Options) (*State, error) {
 	if dest == nil {
 		dest = sink.Pipe(o.Output)
 	}
-	s.sink = sink.New(&sink.Options{Destination: dest, Report: s.dropReport})
+	s.sink = sink.New(&sink.Options{Destination: dest, Report: s.dropReport, External: &s.cDrops})
 	s.pid = os.Getpid()
 	s.claim.Store(&s.ownClaim)
 	s.SetFlush(o.FlushLevel, o.FlushBound)
@@ -337,7 +342,7 @@ func (s *State) BindDir(dir string) error {
 		return err
 	}
 	if ln := s.link.Load(); ln != nil {
-		ln.BindDir(s.sink.Dir())
+		ln.BindDir(s.Dir())
 	}
 	s.anchorNow()
 	return nil
@@ -354,7 +359,12 @@ func (s *State) anchorNow() {
 }
 
 // Dir returns the bound directory, or "".
-func (s *State) Dir() string { return s.sink.Dir() }
+func (s *State) Dir() string {
+	if p := s.sink.Path(); p != "" {
+		return filepath.Dir(p)
+	}
+	return ""
+}
 
 // Path returns the log file path, or "" while the destination is standard
 // error.
@@ -429,7 +439,7 @@ func (s *State) attach(req *hostlink.Request) {
 	t := s.current()
 	s.published.Store(int64(t))
 	req.L.SetThreshold(t)
-	if d := s.sink.Dir(); d != "" {
+	if d := s.Dir(); d != "" {
 		req.L.BindDir(d)
 	}
 	c := req.L.AnchorClaim()
@@ -437,7 +447,7 @@ func (s *State) attach(req *hostlink.Request) {
 		atomic.StoreInt32(c, int32(s.pid))
 	}
 	s.claim.Store(c)
-	s.sink.SetExternalDrops(req.L.Drops())
+	s.cDrops.Store(req.L.Drops())
 	req.Submit = s.enterC
 }
 

@@ -81,8 +81,8 @@
 // DEBUG on simpler's ladder, with op lines), the one switch for them.
 // StartOp asks the logger whether it is enabled at levels.Trace, so a
 // disabled op costs one Enabled call and builds nothing. An op declares
-// MAX's trace level ([OpOptions.Level]): TraceOp writes lines, TraceThread
-// writes none, as MAX's THREAD traces do; and its category
+// MAX's trace level: OP (the default) writes lines, THREAD
+// ([OpOptions.Thread]) writes none, as MAX's THREAD traces do; and its category
 // ([OpOptions.Category], default MAX), kept on the op and, as in MAX, not
 // printed.
 //

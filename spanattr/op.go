@@ -27,23 +27,14 @@ type OpOptions struct {
 	// Span also measures the op as a [STRACE] span named like the op,
 	// written when it completes.
 	Span bool
-	// Level is the op's MAX trace level: TraceOp (the default) writes
-	// LAUNCH/COMPLETE lines, TraceThread writes none (MAX's THREAD traces
-	// never produce op lines). A Span is written either way.
-	Level TraceLevel
+	// Thread says the op is traced at MAX's THREAD level, which never
+	// produces op lines (its OP level, the default, writes LAUNCH and
+	// COMPLETE). A Span is written either way.
+	Thread bool
 	// Category is MAX's trace category; empty means "MAX". It is kept on
 	// the op (Op.Category) and, as MAX does, not printed.
 	Category string
 }
-
-// TraceLevel is MAX's TraceLevel for an op: which traces produce op lines.
-type TraceLevel uint8
-
-// MAX's trace levels that matter for op lines.
-const (
-	TraceOp     TraceLevel = iota // writes [OP] lines when op lines are on
-	TraceThread                   // never writes op lines
-)
 
 // An Op is a MAX-style operation: a LAUNCH line when it starts and a
 // COMPLETE line when it ends, both at DEBUG:
@@ -60,7 +51,7 @@ type Op struct {
 	o        OpOptions
 	span     *Span
 	category string
-	lines    bool // a TraceOp op whose LAUNCH line was wanted
+	lines    bool // an OP-level op whose LAUNCH line was wanted
 	ended    atomic.Bool
 }
 
@@ -78,7 +69,7 @@ func StartOp(ctx context.Context, name string, opts *OpOptions) (context.Context
 	logger := nodeFrom(ctx).log()
 	// Op lines are off unless the logger's handler says it is enabled at
 	// levels.Trace (MAX's trace level: a state with op lines on).
-	debug := o.Level == TraceOp && logger.Enabled(ctx, levels.Trace)
+	debug := !o.Thread && logger.Enabled(ctx, levels.Trace)
 	var sp *Span
 	child := ctx
 	if o.Span {

@@ -209,7 +209,7 @@ func TestHostileNamesAndAttrs(t *testing.T) {
 	require.EqualValues(t, 4, len(got), "%d records from hostile input: %q", len(got), buf.String())
 	assert.False(t, got[0].name != "unnamed" || got[1].name != "bad%20name%0A%5BSTRACE%5D%3Dx" || !strings.HasSuffix(got[2].name, "~") || got[3].name != "%FF%FE", "names %q %q %q %q", got[0].name, got[1].name, got[2].name, got[3].name)
 	for _, s := range got {
-		if len(s.attrs) > envelope.MaxSpanAttrs || strings.Count(s.line, "[") != 4 { // [mono_ns=][T0x][TIMING][STRACE]
+		if len(s.attrs) > 192 || strings.Count(s.line, "[") != 4 { // [mono_ns=][T0x][TIMING][STRACE]
 			t.Errorf("unsafe record %q", s.line)
 		}
 	}
@@ -328,7 +328,7 @@ func TestOpLinesOffByDefault(t *testing.T) {
 	})
 	t.Run("THREAD level writes none, its span still", func(t *testing.T) {
 		logger, buf, _ := newLogger(t, levels.Trace)
-		_, op := StartOp(WithLogger(context.Background(), logger), "t", &OpOptions{Level: TraceThread, Span: true, Category: "MEM"})
+		_, op := StartOp(WithLogger(context.Background(), logger), "t", &OpOptions{Thread: true, Span: true, Category: "MEM"})
 		op.End()
 		assert.NotContains(t, buf.String(), "[OP]")
 		assert.Len(t, spans(t, buf.String()), 1)

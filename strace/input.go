@@ -40,7 +40,7 @@ func ReadInput(p *Parser, in string, stdin io.Reader) error {
 			// capped: a sparse or junk file must not reserve memory for
 			// spans it does not hold. Past the cap, memory grows with
 			// the spans actually read.
-			p.Grow(int(min(fi.Size()/300, 1<<16)))
+			p.grow(int(min(fi.Size()/300, 1<<16)))
 		}
 		err = p.ReadParallel(f)
 		f.Close()

@@ -41,7 +41,7 @@ func BenchmarkReadParallel(b *testing.B) {
 	b.SetBytes(int64(len(log)))
 	for b.Loop() {
 		var p Parser
-		p.Grow(lines / 2)
+		p.grow(lines / 2)
 		if err := p.ReadParallel(bytes.NewReader(log)); err != nil || len(p.Spans) != lines/2 {
 			b.Fatal(err, len(p.Spans))
 		}

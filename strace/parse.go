@@ -89,7 +89,7 @@ func (p *Parser) internBytes(b []byte) string {
 // Grow makes room for n more spans, for a caller that can estimate them
 // (a span record is about 200 bytes of log), so a large log is not copied
 // again and again as the span list grows.
-func (p *Parser) Grow(n int) { p.Spans = slices.Grow(p.Spans, n) }
+func (p *Parser) grow(n int) { p.Spans = slices.Grow(p.Spans, n) }
 
 // Incomplete returns how many record heads did not make a complete span.
 func (p *Parser) Incomplete() int { return max(p.Heads-len(p.Spans), 0) }
