@@ -51,12 +51,12 @@ func TestSimFollowsHostThreshold(t *testing.T) {
 	st, buf := newState(t, levels.Error)
 	dev, err := NewSim(st)
 	require.NoError(t, err)
-	dev.Warnf("run_kernel", "block %d slow", 3)
-	dev.Errorf("run_kernel", "block %d failed", 4)
+	dev.Logf(levels.Warn, "run_kernel", "block %d slow", 3)
+	dev.Logf(levels.Error, "run_kernel", "block %d failed", 4)
 	lines := buf.lines()
 	require.False(t, len(lines) != 1 || !regexp.MustCompile(`^\[mono_ns=\d+\]\[T0x[0-9a-f]+\]\[ERROR\] run_kernel: \[bridge_test\.go:\d+\] block 4 failed$`).MatchString(lines[0]), "lines %q", lines)
 	st.SetLevel(levels.Warn) // on the host, no re-bind
-	dev.Warnf("run_kernel", "block %d slow", 5)
+	dev.Logf(levels.Warn, "run_kernel", "block %d slow", 5)
 	lines = buf.lines()
 	assert.False(t, len(lines) != 2 || !strings.HasSuffix(lines[1], "block 5 slow") || !strings.Contains(lines[1], "[WARN] run_kernel:"), "lines %q", lines)
 	assert.False(t, !dev.Enabled(levels.Warn) || dev.Enabled(levels.Info), "Enabled does not follow the host")
@@ -67,7 +67,7 @@ func TestSimFollowsHostThreshold(t *testing.T) {
 func TestSimHostileText(t *testing.T) {
 	st, buf := newState(t, levels.Debug)
 	dev, _ := NewSim(st)
-	dev.Infof("bad fn: x", "%s", "a\n[STRACE] v=1")
+	dev.Logf(levels.Info, "bad fn: x", "%s", "a\n[STRACE] v=1")
 	lines := buf.lines()
 	assert.False(t, len(lines) != 1 || strings.Contains(lines[0], "[STRACE]") || !envelopeRE.MatchString(lines[0]), "%q", lines)
 }
@@ -80,7 +80,7 @@ func TestSimConcurrentWithHost(t *testing.T) {
 	for g := range 8 {
 		wg.Go(func() {
 			for i := range 200 {
-				dev.Infof("aicpu_worker", "core %d step %d", g, i)
+				dev.Logf(levels.Info, "aicpu_worker", "core %d step %d", g, i)
 				host.Info("host step", "g", g, "i", i)
 			}
 		})

@@ -9,7 +9,7 @@
 // the host's envelope, live threshold, queue and destination:
 //
 //	dev, _ := devicebridge.NewSim(state)
-//	dev.Infof("run_kernel", "block %d done in %d cycles", blk, cycles)
+//	dev.Logf(levels.Info, "run_kernel", "block %d done in %d cycles", blk, cycles)
 //
 //	[mono_ns=…][T0x2f][INFO] run_kernel: [kernel.go:41] block 3 done in 1200 cycles
 //

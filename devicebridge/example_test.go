@@ -39,8 +39,8 @@ func ExampleSim() {
 	var out bytes.Buffer
 	st, _ := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Output: &out})
 	dev, _ := devicebridge.NewSim(st)
-	dev.Infof("aicpu_scheduler", "core %d online", 0)
-	dev.Debugf("aicpu_execute", "hidden at INFO")
+	dev.Logf(levels.Info, "aicpu_scheduler", "core %d online", 0)
+	dev.Logf(levels.Debug, "aicpu_execute", "hidden at INFO")
 	fmt.Print(regexp.MustCompile(`mono_ns=\d+|T0x[0-9a-f]+|pid=\d+|wall_ns=\d+|\.go:\d+`).ReplaceAllString(out.String(), "…"))
 	// Output:
 	// […][…][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 … … …

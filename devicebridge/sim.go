@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"runtime"
 
-	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
 )
 
@@ -55,18 +54,3 @@ func (s *Sim) logf(level slog.Level, fn, format string, args []any) {
 	}
 	s.state.Emit(level, src, 0, 0, msg)
 }
-
-// Debugf logs at DEBUG.
-func (s *Sim) Debugf(fn, format string, args ...any) { s.logf(levels.Debug, fn, format, args) }
-
-// Infof logs at INFO.
-func (s *Sim) Infof(fn, format string, args ...any) { s.logf(levels.Info, fn, format, args) }
-
-// Timingf logs at TIMING.
-func (s *Sim) Timingf(fn, format string, args ...any) { s.logf(levels.Timing, fn, format, args) }
-
-// Warnf logs at WARN.
-func (s *Sim) Warnf(fn, format string, args ...any) { s.logf(levels.Warn, fn, format, args) }
-
-// Errorf logs at ERROR.
-func (s *Sim) Errorf(fn, format string, args ...any) { s.logf(levels.Error, fn, format, args) }

@@ -87,7 +87,7 @@ func TestRedactionEverySource(t *testing.T) {
 		{"Sim", "sim_fn", func() {
 			sim, err := devicebridge.NewSim(st)
 			require.NoError(t, err)
-			sim.Warnf("sim_fn", "password=%s", "hunter2")
+			sim.Logf(levels.Warn, "sim_fn", "password=%s", "hunter2")
 		}},
 		{"Forward", "fwd_fn", func() {
 			_, err := devicebridge.Forward(strings.NewReader("[WARN] fwd_fn: password=hunter2\n"), st)

@@ -42,7 +42,7 @@ func ReadInput(p *Parser, in string, stdin io.Reader) error {
 			// the spans actually read.
 			p.grow(int(min(fi.Size()/300, 1<<16)))
 		}
-		err = p.ReadParallel(f)
+		err = p.Read(f)
 		f.Close()
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)

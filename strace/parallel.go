@@ -12,15 +12,16 @@ import (
 // blockSize is how much of the input one worker parses at a time.
 const blockSize = 1 << 20
 
-// ReadParallel is Read spread over GOMAXPROCS goroutines: the input is cut
-// into blocks at line boundaries, the blocks are parsed concurrently, and
-// the results are merged in input order, so the outcome is exactly Read's.
-// At most a few blocks are in memory at once; what grows is, as with Read,
-// the list of spans.
-func (p *Parser) ReadParallel(r io.Reader) error {
+// Read parses every line of r, spread over GOMAXPROCS goroutines: the
+// input is cut into blocks at line boundaries, the blocks are parsed
+// concurrently, and the results are merged in input order, so the outcome
+// is exactly what feeding Line every line in turn gives. At most a few
+// blocks are in memory at once; what grows is the list of spans. Bytes
+// that are not UTF-8 are tolerated.
+func (p *Parser) Read(r io.Reader) error {
 	workers := runtime.GOMAXPROCS(0)
 	if workers < 2 {
-		return p.Read(r)
+		return p.readSerial(r)
 	}
 	type job struct {
 		seq int
@@ -39,7 +40,7 @@ func (p *Parser) ReadParallel(r io.Reader) error {
 				// Sized once from a count of record heads in the block
 				// (a vectorised search), instead of growing as it parses.
 				q := &Parser{Spans: make([]Span, 0, bytes.Count(j.buf, markStrace))}
-				q.Read(bytes.NewReader(j.buf)) // a bytes.Reader cannot fail
+				q.readSerial(bytes.NewReader(j.buf)) // a bytes.Reader cannot fail
 				b := j.buf[:0]
 				pool.Put(&b)
 				mu.Lock()

@@ -19,8 +19,8 @@ func TestReadParallelMatchesRead(t *testing.T) {
 	for name, in := range map[string][]byte{"fixture": fixture, "many": many, "bench": benchLog(30000), "no final newline": []byte("[STRACE] v=1 pid=1 tid=1 inv=1 hid=0 depth=0 name=a ts=1 dur=1 x=1")} {
 		t.Run(name, func(t *testing.T) {
 			var seq, par Parser
-			require.NoError(t, seq.Read(bytes.NewReader(in)))
-			require.NoError(t, par.ReadParallel(iotest.HalfReader(bytes.NewReader(in))))
+			require.NoError(t, seq.readSerial(bytes.NewReader(in)))
+			require.NoError(t, par.Read(iotest.HalfReader(bytes.NewReader(in))))
 			seq.intern, par.intern = nil, nil
 			assert.True(t, reflect.DeepEqual(seq, par), "results differ: %d/%d spans, %d/%d heads, %d/%d lines", len(seq.Spans), len(par.Spans), seq.Heads, par.Heads, seq.Lines, par.Lines)
 		})
@@ -30,7 +30,7 @@ func TestReadParallelMatchesRead(t *testing.T) {
 func TestReadParallelError(t *testing.T) {
 	var p Parser
 	r := io.MultiReader(bytes.NewReader(benchLog(10)), iotest.ErrReader(errors.New("disk gone")))
-	err := p.ReadParallel(r)
+	err := p.Read(r)
 	assert.False(t, err == nil || err.Error() != "disk gone", "err = %v", err)
 	assert.EqualValues(t, 5, len(p.Spans), "%d spans before the error, want 5", len(p.Spans))
 }
@@ -42,7 +42,7 @@ func BenchmarkReadParallel(b *testing.B) {
 	for b.Loop() {
 		var p Parser
 		p.grow(lines / 2)
-		if err := p.ReadParallel(bytes.NewReader(log)); err != nil || len(p.Spans) != lines/2 {
+		if err := p.Read(bytes.NewReader(log)); err != nil || len(p.Spans) != lines/2 {
 			b.Fatal(err, len(p.Spans))
 		}
 	}

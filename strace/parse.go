@@ -106,8 +106,8 @@ var (
 // (a record is at most 512 bytes).
 const maxLine = 1 << 20
 
-// Read parses every line of r. Bytes that are not UTF-8 are tolerated.
-func (p *Parser) Read(r io.Reader) error {
+// readSerial parses every line of r in this goroutine.
+func (p *Parser) readSerial(r io.Reader) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var long []byte
 	for {

@@ -172,7 +172,7 @@ func TestHostileFunctionAndFile(t *testing.T) {
 	for _, s := range corpus() {
 		st.Emit(levels.Warn, slogsimpler.Source{Function: s, File: s, Line: 7}, 0, 0, s)
 		st.Emit(levels.Warn, slogsimpler.Source{Function: s + "/"}, 0, 0, s)
-		sim.Errorf(s, "%s", s)
+		sim.Logf(levels.Error, s, "%s", s)
 		n += 3
 	}
 	require.NoError(t, st.Close(0))

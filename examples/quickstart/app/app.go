@@ -173,11 +173,11 @@ func runDevice(st *slogsimpler.State) error {
 	var wg sync.WaitGroup
 	for core := range 2 {
 		wg.Go(func() {
-			dev.Infof("aicpu_scheduler", "core %d online", core)
+			dev.Logf(levels.Info, "aicpu_scheduler", "core %d online", core)
 			for task := range 3 {
-				dev.Debugf("aicpu_execute", "core %d task %d dispatched", core, task)
+				dev.Logf(levels.Debug, "aicpu_execute", "core %d task %d dispatched", core, task)
 			}
-			dev.Timingf("aicpu_execute", "core %d idle after %d tasks", core, 3)
+			dev.Logf(levels.Timing, "aicpu_execute", "core %d idle after %d tasks", core, 3)
 		})
 	}
 	wg.Wait()
