@@ -33,18 +33,29 @@
 //
 // # One data path
 //
-// Every record takes the same way, whatever made it:
+// Every record reaches the file by the same walk, whatever made it:
 //
-//	slog, log  ─┐                              ┌─► Handler: envelope ─► sink ─► host.<pid>.log
-//	State.Emit ─┼─► ReplaceAttr ─► fan-out ────┼─► ConsoleHandler: tint ─► terminal
-//	devices    ─┘   (State.Route after Setup)  └─► atrace.Recorder, the program's handlers
+//	slog, log ───────────┐                          ┌─► Handler ─► envelope ─► State.enter ─► sink ─► destination
+//	spans, op lines ─────┤                          │
+//	Emit, Sim, Forward ──┼─► ReplaceAttr ─► fan-out ┼─► ConsoleHandler ─► terminal
+//	C modules (hostabi) ─┘                          │
+//	                                                └─► atrace.Recorder, OTel, the program's handlers
+//	the anchor ─────────────────────────────────────────────────────────────► State.enter
 //
-// Records made outside a slog call site (State.Emit, devicebridge.Sim and
-// Forward) carry their own function, position, clock and lane, and a
-// simulator's verified machine records their trust, in an internal mark
-// that only this module can set; the file writes them as simpler does,
-// the console shows them, the recorder keeps them. A program with only a
-// State routes them through the state's own handler.
+// A span, an op line, a record from simulated device code, a forwarded
+// simulator line and a C module's record are real slog records: a
+// message, a source, attributes, and, as the first attribute, an origin
+// saying what made them (the span's identity and timing, the device's
+// function and position) in a type only this module can make. So
+// ReplaceAttr rewrites a span's attributes as it rewrites any, every
+// handler of the fan-out sees the record (slog's own handlers print the
+// origin as the group "simpler"), and the file writes it as simpler does:
+// a [STRACE] or [OP] record from its typed values, a device record with
+// the device's function and position. The [CLOCK_ANCHOR] record, which the
+// state writes itself before the first TIMING-enabled record of a file,
+// takes the same door. The [HOSTLOG_DROPS] report is the state's typed
+// record too; the sink writes it beside a batch, since it must not take a
+// queue slot.
 //
 // # Levels
 //
