@@ -1,41 +1,69 @@
-// Package envelope renders log records in the host envelope of the simpler
-// runtime, one record per line, at most 512 bytes:
+// Package envelope is the record grammar of the simpler runtime's host
+// logs: how a record is written, byte for byte, and how it is read back.
+// Every writer and reader of this module goes through it; so can any other
+// program that produces or consumes simpler logs.
+//
+// A record is one line of at most 512 bytes:
 //
 //	[mono_ns=183746529384756][T0x1a][WARN] main.serve: [server.go:88] slow request path=/v1/items ms=412
 //
-// The fields are the CLOCK_MONOTONIC time in nanoseconds ([Mono]), the
-// goroutine id in hexadecimal ([GoroutineID]), the level name from package
-// levels, the calling function and its source position ([Lookup]), the
-// message, and the attributes as key=value pairs quoted like slog's
-// TextHandler, with groups written as dotted keys (req.id=7).
+// The [Header] is the CLOCK_MONOTONIC time in nanoseconds ([Mono],
+// [MonoNow]), the thread or goroutine id in hexadecimal, the level's name
+// on simpler's ladder (package levels), the function and, when there is
+// one, the source position. The body is a message and the attributes as
+// key=value pairs quoted like slog's TextHandler, groups as dotted keys
+// (req.id=7); or one of the machine records the tools read.
+//
+// # Machine records
+//
+// Four typed records carry what simpler's tools read, each behind its
+// marker and version word ([MarkerSpan] and [Version], and so on, defined
+// here and nowhere else):
+//
+//   - [Span], a [STRACE] span at TIMING: invocation, callable hash, depth,
+//     name, start and duration, and its attributes ([SpanAttrs]);
+//   - [Op], a MAX-style [OP] LAUNCH or COMPLETE line at DEBUG;
+//   - [Anchor], the [CLOCK_ANCHOR] that ties the monotonic clock to Unix
+//     time, from which readers place records on the wall clock;
+//   - [Drops], the [HOSTLOG_DROPS] report of records lost on the way.
+//
+// Each has AppendBody, a writer on [Line] for the whole record, and a Parse
+// function ([ParseSpan], [ParseOp], [ParseAnchor], [ParseDrops]) that reads
+// back exactly what is written; [ParseMachine] dispatches on the marker.
+// [Parse] splits any record into its header fields and body, and
+// [ParseAny] also reads simpler's older simulator lines ("[LEVEL] func:
+// body"): new generations of the format are recognised there, in one
+// place. (Package strace reads spans in the looser grammar of simpler's
+// own reader, which accepts what other writers leave.)
 //
 // # Rendering without allocation
 //
 // A [Line] is a fixed 512-byte buffer that the caller keeps on its stack.
 // Writers append to it and never grow it: text past the bound sets a flag,
 // and [Line.Finish] closes the record. A record whose full length would
-// reach 512 bytes becomes exactly 512 bytes, its first 510 bytes then "~\n";
-// the longest record left untouched is 511 bytes. 512 is the portable
-// PIPE_BUF, so a record written alone to a pipe is never interleaved with
-// another process's.
+// reach 512 bytes becomes exactly 512 bytes, its first 510 bytes then "~\n"
+// (cut back to a UTF-8 rune boundary); the longest record left untouched is
+// 511 bytes. 512 is the portable PIPE_BUF, so a record written alone to a
+// pipe is never interleaved with another process's.
 //
 // # One record, one line, no forgeries
 //
-// Text that comes from users (messages, keys, values, group names) is
-// written through escaping writers: control bytes and line separators
-// become Go escapes (a newline is the two characters \n), invalid UTF-8
-// becomes \xNN, and the markers that tools look for ([STRACE],
-// [HOSTLOG_DROPS], [CLOCK_ANCHOR], [OP] and [mono_ns=) have their opening
-// bracket written as %5B. A user can therefore neither start a new record
-// nor make a line that a reader takes for a machine record.
-//
-// Machine records themselves (the clock anchor, the drop report, spans and
-// op lines) are written with [Line.Trusted], which only escapes control
-// bytes. Nothing outside this module can reach that path through slog: see
-// package simpler.dev/log/internal/trusted.
+// Text that comes from users (messages, functions and files named by
+// callers, keys, values, group names) is written through escaping writers:
+// control bytes and line separators become Go escapes (a newline is the
+// two characters \n), invalid UTF-8, C1 and bidi controls are escaped, and
+// the markers that tools look for ([STRACE], [HOSTLOG_DROPS],
+// [CLOCK_ANCHOR], [OP] and [mono_ns=) have their opening bracket written as
+// %5B. A user can therefore neither start a new record nor make a line
+// that a reader takes for a machine record. A machine record's fields are
+// percent-encoded instead (a span's name "a b" is a%20b), so whatever a
+// span is called, its record parses.
 //
 // The monotonic clock is calibrated once per process against
 // clock_gettime(CLOCK_MONOTONIC), so a Go record and a C++ record written
 // at the same instant carry the same mono_ns and interleave on one time
 // line; each record then costs a subtraction, not a system call.
+//
+// Values are immutable once written; a Line is not safe for concurrent
+// use, and everything else here is.
 package envelope
