@@ -2,6 +2,7 @@ package envelope
 
 import (
 	"log/slog"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -100,4 +101,27 @@ func FuzzParseSpan(f *testing.F) {
 		_, _ = ParseOp([]byte(name + val))
 		_, _ = ParseDrops([]byte(name + val))
 	})
+}
+
+// TestLineSpanAtTheBound: a span record with every number at its largest
+// and a full attrs field passes 512 bytes; it is cut like any record, on
+// the copying path, and what fits is the same bytes as the short path
+// writes.
+func TestLineSpanAtTheBound(t *testing.T) {
+	var attrs SpanAttrs
+	attrs.Add(slog.String("k", strings.Repeat("v", 300)))
+	big := Span{PID: math.MaxInt, TID: math.MaxInt64, Inv: math.MaxUint64, HID: math.MaxUint64, Depth: math.MaxInt,
+		Name: strings.Repeat("n", 100), TS: math.MaxInt64, Dur: math.MaxInt64}
+	var l Line
+	l.Span(math.MaxInt64, math.MaxInt64, &big, attrs.Bytes())
+	rec := l.Finish()
+	require.Len(t, rec, MaxRecord)
+	assert.True(t, strings.HasSuffix(string(rec), "~\n"))
+	want := "[mono_ns=9223372036854775807][T0x7fffffffffffffff][TIMING] emit_host_span: " + string(big.AppendBody(nil, attrs.Bytes()))
+	assert.Equal(t, want[:MaxRecord-2], string(rec[:MaxRecord-2]))
+
+	small := Span{PID: 1, TID: 2, Inv: 3, HID: 4, Depth: 0, Name: "x", TS: 5, Dur: 6}
+	l = Line{}
+	l.Span(7, 8, &small, attrs.Bytes())
+	assert.Equal(t, "[mono_ns=7][T0x8][TIMING] emit_host_span: "+string(small.AppendBody(nil, attrs.Bytes()))+"\n", string(l.Finish()))
 }

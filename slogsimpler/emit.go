@@ -39,7 +39,7 @@ func (s *State) Emit(level slog.Level, src Source, mono, tid int64, msg string, 
 		}
 	}
 	if o == nil {
-		o = &origin.Origin{Kind: origin.Outside, Header: envelope.Header{Func: src.Function, File: src.File, Line: src.Line, Mono: mono, TID: tid}}
+		o = origin.NewOutside(envelope.Header{Func: src.Function, File: src.File, Line: src.Line, Mono: mono, TID: tid})
 	}
 	return s.send(level, 0, o, msg, attrs)
 }
@@ -80,13 +80,13 @@ func (s *State) enterC(rec []byte) error {
 	p, err := envelope.Parse(rec)
 	level, ok := envelope.LevelOf(p.Level)
 	if err != nil || !ok {
-		o := &origin.Origin{Kind: origin.Outside, Header: envelope.Header{Func: "cmodule"}}
+		o := origin.NewOutside(envelope.Header{Func: "cmodule"})
 		s.send(slog.LevelInfo, 0, o, string(rec[:len(rec)-1]), nil)
 		return nil
 	}
 	h := envelope.Header{Mono: p.Mono, TID: p.TID, Func: p.Function, File: p.File, Line: p.Line}
 	body := string(p.Body)
-	o := &origin.Origin{Kind: origin.Outside, Header: h}
+	o := origin.NewOutside(h)
 	if _, pid, err := envelope.ParseMachine(p.Body); err == nil && (pid == 0 || pid == s.pid) {
 		o = origin.NewMachine(h, body)
 	}

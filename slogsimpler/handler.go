@@ -21,7 +21,13 @@ import (
 type Handler struct {
 	state *State
 	r     render.Renderer
+	// A span's record is written from its typed values, never with its
+	// source position: spans behind this handler alone skip reading it.
+	// (Embedded through an unexported alias: the field stays private.)
+	pcFree
 }
+
+type pcFree = origin.PCFree
 
 var _ slog.Handler = (*Handler)(nil)
 

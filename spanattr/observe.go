@@ -116,7 +116,7 @@ func SpanOf(r slog.Record) (SpanInfo, bool) {
 	if o == nil || o.Kind != origin.Span {
 		return SpanInfo{}, false
 	}
-	s := &o.Span
+	s := o.Span
 	return SpanInfo{Name: r.Message, Inv: s.Inv, HID: s.HID, Depth: s.Depth, TID: s.TID, Start: s.TS, Dur: s.Dur}, true
 }
 

@@ -115,7 +115,7 @@ func (op *Op) write(phase string) {
 	// attributes, so ReplaceAttr sees them; the origin holds what the
 	// program made (the phase and the id). One per line: a handler that
 	// keeps the record after Handle returns keeps the line it was given.
-	o := &origin.Origin{Kind: origin.Op, Op: envelope.Op{Phase: phase, ID: op.id}}
+	o := origin.NewOp(envelope.Op{Phase: phase, ID: op.id})
 	r := slog.NewRecord(time.Now(), levels.Debug, op.name, pcs[0])
 	r.AddAttrs(o.Attr())
 	for _, a := range [...]slog.Attr{

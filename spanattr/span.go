@@ -150,9 +150,11 @@ type Span struct {
 	attrs  [inlineAttrs]slog.Attr
 	nattrs int
 	more   []slog.Attr
-	// org is the record's origin, filled by End: it lives in the Span so
-	// writing the record allocates nothing more.
+	// org is the record's origin and rec the identity and timing it
+	// points to, filled by End: they live in the Span so writing the
+	// record allocates nothing more.
 	org origin.Origin
+	rec envelope.Span
 }
 
 // inlineAttrs is how many of Start's attributes a Span holds without an
@@ -220,24 +222,27 @@ func (sp *Span) End(attrs ...slog.Attr) {
 
 // write hands the span's record to the logger's handler, then tells the
 // observer, if any, that it ended. The record is a real slog record: the
-// span's name as its message, the caller of End or Emit as its source,
+// span's name as its message, the caller of End or Emit as its source
+// (unless the handler is one that never shows it),
 // the origin (the span's identity and timing) as its first attribute and
 // the span's attributes after it, so ReplaceAttr and every handler of a
 // fan-out see them with their types; slogsimpler's handler writes it as
 // the [STRACE] record.
 func (sp *Span) write(now time.Time, ts, dur int64, end []slog.Attr) {
 	dur = max(dur, 0)
-	if sp.logger.Enabled(&sp.ctx, levels.Timing) {
+	if h := sp.logger.Handler(); h.Enabled(&sp.ctx, levels.Timing) {
 		var pcs [1]uintptr
-		runtime.Callers(3, pcs[:]) // the caller of End or Emit
-		sp.org = origin.Origin{Kind: origin.Span, Token: sp.node.token, Span: envelope.Span{
-			PID: pid, TID: sp.tid, Inv: sp.node.inv, HID: sp.node.hid, Depth: sp.node.depth, TS: ts, Dur: dur}}
+		if origin.NeedsPC(h) {
+			runtime.Callers(3, pcs[:]) // the caller of End or Emit
+		}
+		sp.rec = envelope.Span{PID: pid, TID: sp.tid, Inv: sp.node.inv, HID: sp.node.hid, Depth: sp.node.depth, TS: ts, Dur: dur}
+		sp.org = origin.Origin{Kind: origin.Span, Token: sp.node.token, Span: &sp.rec}
 		r := slog.NewRecord(now, levels.Timing, sp.name, pcs[0])
 		r.AddAttrs(sp.org.Attr())
 		r.AddAttrs(sp.attrs[:sp.nattrs]...)
 		r.AddAttrs(sp.more...)
 		r.AddAttrs(end...)
-		_ = sp.logger.Handler().Handle(&sp.ctx, r)
+		_ = h.Handle(&sp.ctx, r)
 	}
 	if sp.node.obs != nil {
 		all := make([]slog.Attr, 0, sp.nattrs+len(sp.more)+len(end))

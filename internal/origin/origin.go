@@ -53,12 +53,15 @@ const (
 	Link
 )
 
-// An Origin is immutable once it is in a record.
+// An Origin is immutable once it is in a record. It is small (the typed
+// values it points to live with their owner: a span's in its Span, the
+// others in one allocation with the origin), since a span carries one in
+// every allocation it makes.
 type Origin struct {
 	Kind   Kind
-	Header envelope.Header // Outside and Machine
-	Span   envelope.Span   // Span: identity and timing (the name is the message)
-	Op     envelope.Op     // Op
+	Header *envelope.Header // Outside and Machine
+	Span   *envelope.Span   // Span: identity and timing (the name is the message)
+	Op     *envelope.Op     // Op
 	// Token is the span observer's token for a Span (see
 	// spanattr.Observe), nil when none was set.
 	Token any
@@ -74,9 +77,34 @@ type Origin struct {
 	msg string
 }
 
-// NewMachine returns a Machine origin for msg.
+// withHeader is an origin and its header in one allocation.
+type withHeader struct {
+	o Origin
+	h envelope.Header
+}
+
+// NewOutside returns an Outside origin with header h.
+func NewOutside(h envelope.Header) *Origin {
+	w := &withHeader{h: h}
+	w.o = Origin{Kind: Outside, Header: &w.h}
+	return &w.o
+}
+
+// NewMachine returns a Machine origin for msg, with header h.
 func NewMachine(h envelope.Header, msg string) *Origin {
-	return &Origin{Kind: Machine, Header: h, msg: msg}
+	o := NewOutside(h)
+	o.Kind, o.msg = Machine, msg
+	return o
+}
+
+// NewOp returns an Op origin for op's phase and id.
+func NewOp(op envelope.Op) *Origin {
+	w := &struct {
+		o  Origin
+		op envelope.Op
+	}{op: op}
+	w.o = Origin{Kind: Op, Op: &w.op}
+	return &w.o
 }
 
 // Vouches reports whether o is a Machine origin made for msg: the same
@@ -131,13 +159,13 @@ func Attrs(r *slog.Record, f func(slog.Attr) bool) {
 func (o *Origin) LogValue() slog.Value {
 	switch o.Kind {
 	case Span:
-		s := &o.Span
+		s := o.Span
 		return slog.GroupValue(slog.String("kind", "span"), slog.Uint64("inv", s.Inv), slog.Uint64("hid", s.HID),
 			slog.Int("depth", s.Depth), slog.Int64("tid", s.TID), slog.Int64("ts", s.TS), slog.Duration("dur", time.Duration(s.Dur)))
 	case Op:
 		return slog.GroupValue(slog.String("kind", "op"), slog.String("phase", o.Op.Phase), slog.Uint64("id", o.Op.ID))
 	}
-	h := &o.Header
+	h := o.Header
 	attrs := []slog.Attr{slog.String("kind", "outside"), slog.String("func", h.Func)}
 	if o.Kind == Machine {
 		attrs[0] = slog.String("kind", "machine")
@@ -182,7 +210,7 @@ const (
 // id from o, the name from the message, and the detail, target and task
 // from r's string attributes of those keys (as ReplaceAttr left them).
 func OpOf(o *Origin, r *slog.Record) envelope.Op {
-	op := o.Op
+	op := *o.Op
 	op.Name = r.Message
 	r.Attrs(func(a slog.Attr) bool {
 		if a.Value.Kind() != slog.KindString {
@@ -199,4 +227,20 @@ func OpOf(o *Origin, r *slog.Record) envelope.Op {
 		return true
 	})
 	return op
+}
+
+// PCFree is embedded in handlers that never show a span's or op's source
+// position (this module's file handler and recorder write the record from
+// its typed values): behind such a handler alone, a span skips reading its
+// caller's PC, a stack walk that is a fifth of its cost. Its one method is
+// unexported, so embedding it adds nothing to a type's API.
+type PCFree struct{}
+
+func (PCFree) ignoresPC() {}
+
+// NeedsPC reports whether h may show a record's source position: whether
+// it does not embed PCFree.
+func NeedsPC(h slog.Handler) bool {
+	_, free := h.(interface{ ignoresPC() })
+	return !free
 }

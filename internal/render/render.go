@@ -98,7 +98,7 @@ func (rd Renderer) Render(r slog.Record, l *envelope.Line) *origin.Origin {
 			first = false
 			return true
 		})
-		sp := o.Span
+		sp := *o.Span
 		sp.Name = r.Message
 		l.Span(envelope.Mono(r.Time), goid.Get(), &sp, attrs.Bytes())
 	case origin.Op:
@@ -106,7 +106,7 @@ func (rd Renderer) Render(r slog.Record, l *envelope.Line) *origin.Origin {
 		op := origin.OpOf(o, &r)
 		l.Op(&op)
 	default:
-		h := o.Header
+		h := *o.Header
 		h.Level = r.Level
 		if h.Mono == 0 {
 			h.Mono = envelope.Mono(r.Time)
