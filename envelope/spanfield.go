@@ -136,7 +136,10 @@ type attrWriter struct {
 }
 
 func (w *attrWriter) attr(prefix string, a slog.Attr) {
-	v := a.Value.Resolve()
+	v := a.Value
+	if v.Kind() == slog.KindLogValuer { // Resolve has a deferred recover: only when it has work
+		v = v.Resolve()
+	}
 	if v.Kind() == slog.KindGroup {
 		p := prefix
 		if a.Key != "" {

@@ -238,10 +238,17 @@ func (sp *Span) write(now time.Time, ts, dur int64, end []slog.Attr) {
 		sp.rec = envelope.Span{PID: pid, TID: sp.tid, Inv: sp.node.inv, HID: sp.node.hid, Depth: sp.node.depth, TS: ts, Dur: dur}
 		sp.org = origin.Origin{Kind: origin.Span, Token: sp.node.token, Span: &sp.rec}
 		r := slog.NewRecord(now, levels.Timing, sp.name, pcs[0])
-		r.AddAttrs(sp.org.Attr())
-		r.AddAttrs(sp.attrs[:sp.nattrs]...)
-		r.AddAttrs(sp.more...)
-		r.AddAttrs(end...)
+		// One AddAttrs for the origin and Start's inline attributes: they
+		// fill the record's inline array.
+		var first [1 + inlineAttrs]slog.Attr
+		first[0] = sp.org.Attr()
+		r.AddAttrs(first[:1+copy(first[1:], sp.attrs[:sp.nattrs])]...)
+		if len(sp.more) > 0 {
+			r.AddAttrs(sp.more...)
+		}
+		if len(end) > 0 {
+			r.AddAttrs(end...)
+		}
 		_ = h.Handle(&sp.ctx, r)
 	}
 	if sp.node.obs != nil {
@@ -284,7 +291,9 @@ func newSpan(ctx context.Context, name string, attrs []slog.Attr) *Span {
 	}
 	sp.ctx = spanCtx{Context: ctx, n: &sp.node}
 	for _, a := range attrs {
-		a.Value = a.Value.Resolve() // as of Start, as the record would have had it
+		if a.Value.Kind() == slog.KindLogValuer {
+			a.Value = a.Value.Resolve() // as of Start, as the record would have had it
+		}
 		if sp.nattrs < inlineAttrs {
 			sp.attrs[sp.nattrs] = a
 			sp.nattrs++

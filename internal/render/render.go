@@ -75,18 +75,52 @@ func (rd Renderer) WithGroup(name string) Renderer {
 // made for. Attributes of the handler (WithAttrs) go on user records only.
 //
 // It returns the record's origin, nil for one from a slog call site.
+//
+// A record with a PC is written as user text first, its origin looked for
+// on the way (it is the first attribute): records from slog call sites,
+// nearly all of them, pay one comparison for it. One that turns out to
+// have an origin is written again from the start; one without a PC (a
+// record made outside a call site, or the standard log package's) is
+// looked at first, since its user header would walk the stack.
 func (rd Renderer) Render(r slog.Record, l *envelope.Line) *origin.Origin {
-	o := origin.Of(&r)
-	if o == nil {
-		h := envelope.Header{Mono: envelope.Mono(r.Time), TID: goid.Get(), Level: r.Level, PC: r.PC}
-		if r.PC == 0 {
-			h.Func, h.File, h.Line = noPC()
+	if r.PC == 0 && r.NumAttrs() > 0 {
+		if o := origin.Of(&r); o != nil {
+			rd.renderOrigin(&r, o, l)
+			return o
 		}
-		l.Start(&h)
-		l.Message(r.Message)
-		rd.attrs(&r, l, false)
+	}
+	h := envelope.Header{Mono: envelope.Mono(r.Time), TID: goid.Get(), Level: r.Level, PC: r.PC}
+	if r.PC == 0 {
+		h.Func, h.File, h.Line = noPC()
+	}
+	l.Start(&h)
+	l.Message(r.Message)
+	l.Rendered(rd.pre)
+	if r.NumAttrs() == 0 {
 		return nil
 	}
+	var o *origin.Origin
+	first := true
+	prefix, depth := rd.prefix, rd.depth
+	r.Attrs(func(a slog.Attr) bool {
+		if first {
+			first = false
+			if o = origin.From(a); o != nil {
+				return false
+			}
+		}
+		l.Attr(prefix, depth, a)
+		return !l.Truncated() // nothing more fits
+	})
+	if o != nil {
+		*l = envelope.Line{}
+		rd.renderOrigin(&r, o, l)
+	}
+	return o
+}
+
+// renderOrigin writes r, whose origin is o, into an empty l.
+func (rd Renderer) renderOrigin(r *slog.Record, o *origin.Origin, l *envelope.Line) {
 	switch o.Kind {
 	case origin.Span:
 		var attrs envelope.SpanAttrs
@@ -103,7 +137,7 @@ func (rd Renderer) Render(r slog.Record, l *envelope.Line) *origin.Origin {
 		l.Span(envelope.Mono(r.Time), goid.Get(), &sp, attrs.Bytes())
 	case origin.Op:
 		l.Start(&envelope.Header{Mono: envelope.Mono(r.Time), TID: goid.Get(), Level: r.Level, PC: r.PC, Func: "go"})
-		op := origin.OpOf(o, &r)
+		op := origin.OpOf(o, r)
 		l.Op(&op)
 	default:
 		h := *o.Header
@@ -118,25 +152,22 @@ func (rd Renderer) Render(r slog.Record, l *envelope.Line) *origin.Origin {
 		l.Start(&h)
 		if o.Vouches(r.Message) {
 			l.Trusted(r.Message)
-			return o
+			return
 		}
 		l.Message(r.Message)
-		rd.attrs(&r, l, true)
+		rd.attrs(r, l)
 	}
-	return o
 }
 
-// attrs writes the handler's attributes and then r's, skipping the first
-// when it is the origin, until nothing more fits.
-func (rd Renderer) attrs(r *slog.Record, l *envelope.Line, skipFirst bool) {
+// attrs writes the handler's attributes and then r's, but its first (the
+// origin), until nothing more fits.
+func (rd Renderer) attrs(r *slog.Record, l *envelope.Line) {
 	l.Rendered(rd.pre)
-	if r.NumAttrs() == 0 {
-		return
-	}
 	prefix, depth := rd.prefix, rd.depth
+	first := true
 	r.Attrs(func(a slog.Attr) bool {
-		if skipFirst {
-			skipFirst = false
+		if first {
+			first = false
 			return true
 		}
 		l.Attr(prefix, depth, a)
