@@ -144,7 +144,7 @@ func (l *Line) headerName(mono int64, gid int64, name string) {
 		l.headerFast(mono, gid, name)
 		return
 	}
-	l.raw("[mono_ns=")
+	l.raw(MarkerHeader)
 	l.int64(mono)
 	l.raw("][T0x")
 	l.hex(uint64(gid))
@@ -157,7 +157,7 @@ func (l *Line) headerName(mono int64, gid int64, name string) {
 // bytes, far below the bound, so no piece needs a bound check of its own.
 func (l *Line) headerFast(mono int64, gid int64, name string) {
 	b := l.buf[:0:maxContent]
-	b = append(b, "[mono_ns="...)
+	b = append(b, MarkerHeader...)
 	if mono < 0 {
 		b = append(b, '-')
 		mono = -mono

@@ -27,7 +27,7 @@ type Parsed struct {
 func Parse(line []byte) (Parsed, error) {
 	var p Parsed
 	line = bytes.TrimSuffix(line, []byte{'\n'})
-	rest, ok := bytes.CutPrefix(line, []byte("[mono_ns="))
+	rest, ok := bytes.CutPrefix(line, []byte(MarkerHeader))
 	if !ok {
 		return p, ErrNotRecord
 	}

@@ -3,6 +3,8 @@ package strace
 import (
 	"regexp"
 	"strconv"
+
+	"simpler.dev/log/envelope"
 )
 
 // BindPhase is a "bind phase=<name> start_ns=<ns> dur_ns=<ns>" line of a
@@ -13,7 +15,7 @@ type BindPhase struct {
 	Attrs         string
 }
 
-var bindPhaseRE = regexp.MustCompile(`\[mono_ns=\d+\]\[T0x([0-9a-fA-F]+)\]\[TIMING\]\s+\S+:\s+\[[^\]]*\]\s+bind phase=(\w+)\s+start_ns=(\d+)\s+dur_ns=(\d+)([^\r\n]*)`)
+var bindPhaseRE = regexp.MustCompile(regexp.QuoteMeta(envelope.MarkerHeader) + `\d+\]\[T0x([0-9a-fA-F]+)\]\[TIMING\]\s+\S+:\s+\[[^\]]*\]\s+bind phase=(\w+)\s+start_ns=(\d+)\s+dur_ns=(\d+)([^\r\n]*)`)
 
 func (p *Parser) bindPhases(line []byte) {
 	for _, m := range bindPhaseRE.FindAllSubmatch(line, -1) {

@@ -95,9 +95,9 @@ func (p *Parser) grow(n int) { p.Spans = slices.Grow(p.Spans, n) }
 func (p *Parser) Incomplete() int { return max(p.Heads-len(p.Spans), 0) }
 
 var (
-	markStrace = []byte("[STRACE]")
-	markAnchor = []byte("[CLOCK_ANCHOR]")
-	markDrops  = []byte("[HOSTLOG_DROPS]")
+	markStrace = []byte(envelope.MarkerSpan)
+	markAnchor = []byte(envelope.MarkerAnchor)
+	markDrops  = []byte(envelope.MarkerDrops)
 	// markBindPhase finds a host prepare path's timing lines.
 	markBindPhase = []byte("bind phase=")
 )
@@ -337,7 +337,7 @@ func attrsEnd(line []byte, a int) int {
 // \[mono_ns=\d+\]\[T0x[0-9a-fA-F]+\]\[[A-Z]+\]\s+[^:\r\n]+:\s+
 func prefixAt(b []byte) bool {
 	c := cursor{b: b}
-	if !c.lit("[mono_ns=") || c.digits() == 0 || !c.lit("][T0x") {
+	if !c.lit(envelope.MarkerHeader) || c.digits() == 0 || !c.lit("][T0x") {
 		return false
 	}
 	j := c.i
@@ -387,8 +387,9 @@ func prefixAt(b []byte) bool {
 // nothing after wall_ns but blanks to the end of the line. An anchor
 // payload quoted inside another record's message, or followed by more
 // text, is not an anchor.
-var anchorRE = regexp.MustCompile(`\[mono_ns=\d+\]\[T0x[0-9a-fA-F]+\]\[TIMING\]\s+clock_anchor:\s+` +
-	`\[CLOCK_ANCHOR\]\s+v=(\d+)\s+pid=(\d+)\s+mono_ns=(\d+)\s+wall_ns=(\d+)[ \t]*\r?$`)
+var anchorRE = regexp.MustCompile(regexp.QuoteMeta(envelope.MarkerHeader) + `\d+\]\[T0x[0-9a-fA-F]+\]\[TIMING\]\s+` +
+	envelope.FuncAnchor + `:\s+` + regexp.QuoteMeta(envelope.MarkerAnchor) +
+	`\s+v=(\d+)\s+pid=(\d+)\s+mono_ns=(\d+)\s+wall_ns=(\d+)[ \t]*\r?$`)
 
 // anchors reads "[CLOCK_ANCHOR] v=1 pid=P mono_ns=M wall_ns=W" records.
 // Lines reach it only when they hold the marker, so the regular
