@@ -4,7 +4,6 @@ package hostabi
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -23,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"simpler.dev/log/hostabi/internal/ctest"
+	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/sink"
 	"simpler.dev/log/slogsimpler"
@@ -419,22 +419,6 @@ func BenchmarkModuleRecord(b *testing.B) {
 	})
 }
 
-// fanoutRecorder keeps every record the fan-out gives it.
-type fanoutRecorder struct {
-	mu   sync.Mutex
-	recs []slog.Record
-}
-
-func (h *fanoutRecorder) Enabled(context.Context, slog.Level) bool { return true }
-func (h *fanoutRecorder) Handle(_ context.Context, r slog.Record) error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.recs = append(h.recs, r.Clone())
-	return nil
-}
-func (h *fanoutRecorder) WithAttrs([]slog.Attr) slog.Handler { return h }
-func (h *fanoutRecorder) WithGroup(string) slog.Handler      { return h }
-
 // TestCRecordThroughTheFanout: a C module's record takes the Go records'
 // way: ReplaceAttr sees its message (the secret never reaches the file or
 // another handler), and every handler of the fan-out gets it with the
@@ -442,7 +426,7 @@ func (h *fanoutRecorder) WithGroup(string) slog.Handler      { return h }
 func TestCRecordThroughTheFanout(t *testing.T) {
 	defer slog.SetDefault(slog.Default())
 	st, mod := bound(t, slogsimpler.Options{Level: levels.Info})
-	rec := &fanoutRecorder{}
+	rec := &logtest.Keeper{}
 	lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{Dir: t.TempDir(), State: st, NoConsole: true, Handlers: []slog.Handler{rec},
 		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
 			if a.Key == slog.MessageKey {
@@ -457,10 +441,9 @@ func TestCRecordThroughTheFanout(t *testing.T) {
 	assert.NotContains(t, file, "hunter2")
 	assert.Contains(t, file, "][WARN] consumer_log: [")
 	assert.Contains(t, file, "login password=REDACTED")
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	require.Len(t, rec.recs, 1)
-	r := rec.recs[0]
+	recs := rec.Records()
+	require.Len(t, recs, 1)
+	r := recs[0]
 	assert.Equal(t, "login password=REDACTED", r.Message)
 	var fn, file2 string
 	r.Attrs(func(a slog.Attr) bool {

@@ -46,27 +46,6 @@ func records(t testing.TB, out []byte) []parsed {
 	return recs
 }
 
-// zeroTimeSpy notes whether the last record had a zero time. The envelope
-// always carries mono_ns (SPEC: a zero Record.Time prints the moment of
-// Handle), so the results function reports the time as absent exactly when
-// the record had none, as slogtest's results contract allows for a value a
-// handler supplies itself.
-type zeroTimeSpy struct {
-	slog.Handler
-	zero *bool
-}
-
-func (z zeroTimeSpy) Handle(ctx context.Context, r slog.Record) error {
-	*z.zero = r.Time.IsZero()
-	return z.Handler.Handle(ctx, r)
-}
-func (z zeroTimeSpy) WithAttrs(as []slog.Attr) slog.Handler {
-	return zeroTimeSpy{z.Handler.WithAttrs(as), z.zero}
-}
-func (z zeroTimeSpy) WithGroup(n string) slog.Handler {
-	return zeroTimeSpy{z.Handler.WithGroup(n), z.zero}
-}
-
 func TestSlogtest(t *testing.T) {
 	t.Run("Handler", func(t *testing.T) {
 		runSlogtest(t, func(s *State) slog.Handler { return s.Handler() })
@@ -85,7 +64,7 @@ func runSlogtest(t *testing.T, build func(*State) slog.Handler) {
 	slogtest.Run(t, func(t *testing.T) slog.Handler {
 		var s *State
 		s, buf = newTestState(t, levels.Info)
-		return zeroTimeSpy{build(s), &zero}
+		return logtest.TimeSpy{Handler: build(s), Zero: &zero}
 	}, func(t *testing.T) map[string]any {
 		recs := records(t, buf.Bytes())
 		require.EqualValues(t, 1, len(recs), "got %d records, want 1", len(recs))

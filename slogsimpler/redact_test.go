@@ -7,34 +7,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"simpler.dev/log/devicebridge"
+	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
 	"simpler.dev/log/spanattr"
 )
-
-// recorder is a handler of another library's kind in the fan-out: it
-// keeps every record it is given.
-type recorder struct {
-	mu   sync.Mutex
-	recs []slog.Record
-}
-
-func (h *recorder) Enabled(context.Context, slog.Level) bool { return true }
-func (h *recorder) Handle(_ context.Context, r slog.Record) error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.recs = append(h.recs, r.Clone())
-	return nil
-}
-func (h *recorder) WithAttrs([]slog.Attr) slog.Handler { return h }
-func (h *recorder) WithGroup(string) slog.Handler      { return h }
 
 // redactSecret is a ReplaceAttr that hides the password attribute and
 // scrubs the secret from any other text, the message included.
@@ -61,7 +44,7 @@ func TestRedactionEverySource(t *testing.T) {
 	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Debug})
 	require.NoError(t, err)
 	var console bytes.Buffer
-	rec := &recorder{}
+	rec := &logtest.Keeper{}
 	lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{
 		Dir: dir, State: st, Level: levels.Trace, Console: &console, ConsoleLevel: levels.Debug,
 		Handlers: []slog.Handler{rec}, ReplaceAttr: redactSecret,
@@ -111,10 +94,8 @@ func TestRedactionEverySource(t *testing.T) {
 		}
 	}
 
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
 	var fromSources int
-	for _, r := range rec.recs {
+	for _, r := range rec.Records() {
 		var b strings.Builder
 		b.WriteString(r.Message)
 		var fn string

@@ -344,35 +344,19 @@ func TestOpsSilentAboveDebug(t *testing.T) {
 	assert.EqualValues(t, "", buf.String(), "wrote %q", buf.String())
 }
 
-// keeper is a handler that keeps every record, as a test capture or a
-// buffering handler may.
-type keeper struct {
-	mu   sync.Mutex
-	recs []slog.Record
-}
-
-func (k *keeper) Enabled(context.Context, slog.Level) bool { return true }
-func (k *keeper) Handle(_ context.Context, r slog.Record) error {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	k.recs = append(k.recs, r.Clone())
-	return nil
-}
-func (k *keeper) WithAttrs([]slog.Attr) slog.Handler { return k }
-func (k *keeper) WithGroup(string) slog.Handler      { return k }
-
 // TestKeptSpanRecordsStayIntact: a handler that keeps span records keeps
 // each one's name, identity and attributes, however many spans follow
 // (nothing of a span's record is reused).
 func TestKeptSpanRecordsStayIntact(t *testing.T) {
-	k := &keeper{}
+	k := &logtest.Keeper{}
 	ctx := WithLogger(context.Background(), slog.New(k))
 	for i := range 50 {
 		_, sp := Start(ctx, fmt.Sprintf("chip.run.n%d", i), slog.Int("i", i))
 		sp.End()
 	}
-	require.Len(t, k.recs, 50)
-	for i, r := range k.recs {
+	recs := k.Records()
+	require.Len(t, recs, 50)
+	for i, r := range recs {
 		info, ok := SpanOf(r)
 		require.True(t, ok)
 		assert.Equal(t, fmt.Sprintf("chip.run.n%d", i), info.Name)
