@@ -21,8 +21,10 @@ import (
 )
 
 // findReference returns simpler's own strace_timing.py, or "" when it or
-// python3 is not here: $SIMPLER_STRACE_TIMING_PY, else the snapshot a
-// developer fetched (never committed), copied into dir.
+// python3 is not here: $SIMPLER_STRACE_TIMING_PY, else the script at HEAD
+// of the git directory $SIMPLER_GIT_DIR names (a snapshot of
+// hw-native-sys/simpler a developer fetched, never committed), copied into
+// dir.
 func findReference(dir string) string {
 	if _, err := exec.LookPath("python3"); err != nil {
 		return ""
@@ -30,7 +32,11 @@ func findReference(dir string) string {
 	if p := os.Getenv("SIMPLER_STRACE_TIMING_PY"); p != "" {
 		return p
 	}
-	src, err := exec.Command("git", "-C", "/work/.mirror/hw-native-sys+simpler/repo", "show", "HEAD:simpler_setup/tools/strace_timing.py").Output()
+	repo := os.Getenv("SIMPLER_GIT_DIR")
+	if repo == "" {
+		return ""
+	}
+	src, err := exec.Command("git", "-C", repo, "show", "HEAD:simpler_setup/tools/strace_timing.py").Output()
 	if err != nil {
 		return ""
 	}
@@ -46,7 +52,7 @@ func referenceScript(t *testing.T) string {
 	t.Helper()
 	p := findReference(t.TempDir())
 	if p == "" {
-		t.Skip("simpler's strace_timing.py or python3 is not here (set SIMPLER_STRACE_TIMING_PY)")
+		t.Skip("simpler's strace_timing.py or python3 is not here (set SIMPLER_STRACE_TIMING_PY, or SIMPLER_GIT_DIR to a git directory of hw-native-sys/simpler)")
 	}
 	return p
 }
