@@ -3,7 +3,6 @@ package envelope
 import (
 	"log/slog"
 	"unicode/utf8"
-	"unsafe"
 
 	"simpler.dev/log/levels"
 )
@@ -263,11 +262,6 @@ func (l *Line) Trusted(s string) {
 		return
 	}
 	l.textMode(s, false, false)
-}
-
-// trustedBytes is [Line.Trusted] for a byte slice.
-func (l *Line) trustedBytes(b []byte) {
-	l.Trusted(unsafe.String(unsafe.SliceData(b), len(b)))
 }
 
 // Rendered appends bytes produced by an earlier rendering (attributes

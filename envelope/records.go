@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"strconv"
+	"strings"
 	"time"
 
 	"simpler.dev/log/levels"
@@ -194,18 +195,35 @@ func ParseSpan(body []byte) (s Span, attrs []byte, err error) {
 }
 
 // EachSpanAttr calls fn with every key=value pair of an encoded attrs
-// field, both decoded, until fn returns false. A token without '=' is
-// skipped; a field cut short ends in "~", which stays on its last value.
-func EachSpanAttr(attrs []byte, fn func(key, value string) bool) {
-	for _, tok := range bytes.Fields(attrs) {
-		k, v, ok := bytes.Cut(tok, []byte{'='})
-		if !ok {
+// field (as ParseSpan returns it, or as a log line carries it), both
+// decoded, until fn returns false. Pairs are separated by white space; a
+// token without '=' is skipped; a field cut short ends in "~", which stays
+// on its last value.
+func EachSpanAttr[T ~string | ~[]byte](attrs T, fn func(key, value string) bool) {
+	s := string(attrs) // for a []byte, a copy the keys and values share
+	for len(s) > 0 {
+		i := 0
+		for i < len(s) && isSpaceByte(s[i]) {
+			i++
+		}
+		j := i
+		for j < len(s) && !isSpaceByte(s[j]) {
+			j++
+		}
+		tok := s[i:j]
+		s = s[j:]
+		k, v, ok := strings.Cut(tok, "=")
+		if !ok || tok == "" {
 			continue
 		}
-		if !fn(DecodeField(string(k)), DecodeField(string(v))) {
+		if !fn(DecodeField(k), DecodeField(v)) {
 			return
 		}
 	}
+}
+
+func isSpaceByte(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }
 
 // An Op is a MAX-style op line, the message of an envelope record at

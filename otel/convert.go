@@ -207,33 +207,25 @@ func appendInvocation(out []sdktrace.ReadOnlySpan, skipped []Skipped, host strin
 	return out, skipped
 }
 
-// spanAttributes types a span's attributes from the text of its record:
-// integers as int64, other numbers as float64, true and false as
-// booleans, the rest as strings; keys and values percent-decoded, sorted
-// by key, the last of a repeated key kept. It allocates only the slice it
-// returns (and decoded text).
+// spanAttributes types a span's attributes from the text of its record
+// (read with envelope.EachSpanAttr): integers as int64, other numbers as
+// float64, true and false as booleans, the rest as strings; keys and
+// values percent-decoded, sorted by key, the last of a repeated key kept.
+// It allocates only the slice it returns (and decoded text).
 func spanAttributes(s *strace.Span) []attribute.KeyValue {
 	kv := identity(s, 8+strings.Count(s.Attrs, "="))
 	fixed := len(kv)
-	rest := s.Attrs
-	for rest != "" {
-		var tok string
-		if i := strings.IndexAny(rest, " \t"); i >= 0 {
-			tok, rest = rest[:i], rest[i+1:]
-		} else {
-			tok, rest = rest, ""
+	envelope.EachSpanAttr(s.Attrs, func(k, v string) bool {
+		if k == "" {
+			return true
 		}
-		k, v, ok := strings.Cut(tok, "=")
-		if !ok || k == "" {
-			continue
-		}
-		k = valid(envelope.DecodeField(k))
 		if n, ok := integer(v); ok {
-			kv = append(kv, attribute.Int64(k, n))
-			continue
+			kv = append(kv, attribute.Int64(valid(k), n))
+		} else {
+			kv = append(kv, typed(valid(k), v))
 		}
-		kv = append(kv, typed(k, envelope.DecodeField(v)))
-	}
+		return true
+	})
 	return lastOfEachKey(kv, fixed)
 }
 

@@ -54,13 +54,19 @@
 // invalid UTF-8, a "[STRACE]" inside a name), yields a record a reader
 // cannot parse or a marker it would misread.
 //
-// # The trusted path
+// # Spans are slog records
 //
-// Span and op records reach the handler with a mark in the context that
-// only this module can make (see package slogsimpler): the handler writes
-// the body as it is, with function emit_host_span and no source position,
-// as simpler does. Other handlers, such as a console in a fan-out, see an
-// ordinary record whose message is the body.
+// A span's record is a real slog record: the span's name as the message,
+// the caller of End as its source, the span's attributes as attributes,
+// and, first, an origin holding its identity and timing, in a type only
+// this module can make. So a ReplaceAttr in front of the handlers rewrites
+// a span's attributes as it rewrites any record's, and every handler of a
+// fan-out gets the span: slogsimpler's file handler writes it as the
+// [STRACE] record above (function emit_host_span, no source position, as
+// simpler does), its console shows "span chip.run 41.2µs rank=0", and
+// slog's own handlers print the origin as the group "simpler" (kind=span,
+// inv, hid, depth, tid, ts, dur). [SpanOf] tells a handler of the
+// program's own that a record is a span. Op lines travel the same way.
 //
 // # Go's execution tracer
 //
