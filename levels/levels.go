@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -133,6 +134,15 @@ func Python(l slog.Level) int {
 // the smallest slog level at or above it, so that as a threshold it admits
 // exactly what the Python number would.
 func fromPython(p int) slog.Level {
+	// Saturate before the arithmetic, which would wrap for numbers near
+	// the ends of int: at or above NUL's 60 is NUL, at or below DEBUG's 10
+	// is DEBUG.
+	switch {
+	case p >= 60:
+		return Nul
+	case p <= 10:
+		return Debug
+	}
 	n := (p - 20) * 2
 	q := n / 5
 	if n%5 != 0 && n > 0 {
@@ -174,13 +184,13 @@ func Parse(s string) (slog.Level, error) {
 	if t == "" {
 		return 0, fmt.Errorf("%w %q: want %s", ErrUnknownLevel, s, validNames)
 	}
-	if n, err := strconv.Atoi(t); err == nil {
+	if n, ok := saturatedInt(t); ok {
 		return fromPython(n), nil
 	}
 	base, off := t, 0
 	if i := strings.IndexAny(t, "+-"); i > 0 {
-		n, err := strconv.Atoi(t[i:])
-		if err != nil {
+		n, ok := saturatedInt(t[i:])
+		if !ok {
 			return 0, fmt.Errorf("%w %q: bad offset: want %s", ErrUnknownLevel, s, validNames)
 		}
 		base, off = t[:i], n
@@ -204,7 +214,32 @@ func Parse(s string) (slog.Level, error) {
 	default:
 		return 0, fmt.Errorf("%w %q: want %s", ErrUnknownLevel, s, validNames)
 	}
+	// The sum saturates at the ends of slog.Level, never wraps: as a
+	// threshold it then rounds up to NUL or DEBUG, as numbers past the
+	// ladder do.
+	switch {
+	case off > 0 && int(l) > math.MaxInt-off:
+		return slog.Level(math.MaxInt), nil
+	case off < 0 && int(l) < math.MinInt-off:
+		return slog.Level(math.MinInt), nil
+	}
 	return l + slog.Level(off), nil
+}
+
+// saturatedInt reads a decimal integer with an optional sign, clamping
+// one too large for int to the nearest end instead of refusing it.
+func saturatedInt(s string) (int, bool) {
+	n, err := strconv.Atoi(s)
+	if err == nil {
+		return n, true
+	}
+	if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+		if strings.HasPrefix(s, "-") {
+			return math.MinInt, true
+		}
+		return math.MaxInt, true
+	}
+	return 0, false
 }
 
 // ParseThreshold is [Parse] followed by [RoundThreshold].

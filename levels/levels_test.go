@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"log/slog"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -96,8 +97,8 @@ func TestFromPython(t *testing.T) {
 		p    int
 		want slog.Level
 	}{
-		{0, -8}, {9, -4}, {10, -4}, {11, -3}, {14, -2}, {15, -2}, {19, 0}, {20, 0},
-		{21, 1}, {24, 2}, {25, 2}, {26, 3}, {30, 4}, {35, 6}, {36, 7}, {40, 8}, {41, 9}, {60, 16},
+		{math.MinInt, -4}, {-1, -4}, {0, -4}, {9, -4}, {10, -4}, {11, -3}, {14, -2}, {15, -2}, {19, 0}, {20, 0},
+		{21, 1}, {24, 2}, {25, 2}, {26, 3}, {30, 4}, {35, 6}, {36, 7}, {40, 8}, {41, 9}, {60, 16}, {61, 16}, {math.MaxInt, 16},
 	} {
 		assert.EqualValues(t, tt.want, fromPython(tt.p), "fromPython(%d)", tt.p)
 	}
@@ -250,4 +251,26 @@ func TestLevelJSON(t *testing.T) {
 	got, err := Level(Error).AppendText([]byte("level="))
 	require.NoError(t, err)
 	assert.Equal(t, "level=ERROR", string(got))
+}
+
+// TestNumbersSaturate: numbers past the ends of the ladder, or of int, never
+// wrap around to another level (Python 0 or 2^63-1 once became the trace
+// level, ERROR+2^63-8 became DEBUG).
+func TestNumbersSaturate(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want slog.Level // as a threshold
+	}{
+		{"9223372036854775807", Nul}, {"99999999999999999999", Nul}, {"61", Nul},
+		{"ERROR+9223372036854775800", Nul}, {"NUL+9223372036854775807", Nul},
+		{"-9223372036854775808", Debug}, {"-99999999999999999999", Debug}, {"0", Debug},
+		{"INFO-9223372036854775800", Debug}, {"DEBUG-9223372036854775808", Debug},
+	} {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := ParseThreshold(tt.in)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+			assert.NotEqual(t, Trace, got)
+		})
+	}
 }
