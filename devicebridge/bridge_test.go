@@ -22,6 +22,7 @@ import (
 	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
+	"simpler.dev/log/strace"
 )
 
 type lockedBuffer struct{ logtest.Buffer }
@@ -114,7 +115,9 @@ func TestForward(t *testing.T) {
 		"torn last line without newline",
 	}, "\n")
 	st, buf := newState(t, levels.Info)
-	n, err := Forward(strings.NewReader(input), st)
+	fw, err := NewForwarder(st, &ForwardOptions{PID: 9})
+	require.NoError(t, err)
+	n, err := fw.Forward(strings.NewReader(input))
 	require.False(t, err != nil || n != 9, "Forward = %d, %v", n, err)
 	lines := buf.lines()
 	want := []string{
@@ -199,13 +202,33 @@ func TestForwardRefusesForgery(t *testing.T) {
 			assert.False(t, envelope.ContainsMarker(p.Function), "%q", last)
 		})
 	}
-	t.Run("the pid is learnt from the simulator's anchor", func(t *testing.T) {
+	// A stream's own anchor proves nothing: without a pid from the
+	// caller, a stream that claims its parent's pid, pid 1 or any other
+	// yields no machine record (it once put a drop report of 424242 in
+	// the host's log).
+	for _, pid := range []int{os.Getppid(), 1, sim} {
+		t.Run(fmt.Sprintf("no pid given, the stream claims %d", pid), func(t *testing.T) {
+			st, buf := newState(t, levels.Debug)
+			f, err := NewForwarder(st, nil)
+			require.NoError(t, err)
+			_, err = f.Forward(strings.NewReader(fmt.Sprintf("[mono_ns=1][T0x1][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=%[1]d mono_ns=1 wall_ns=5\n"+
+				"[mono_ns=2][T0x1][ERROR] host_log_drops: [HOSTLOG_DROPS] v=1 pid=%[1]d new=424242 total=424242 queue_full=424242 claim_exhausted=0 output_failed=0 not_admitted=0\n"+
+				"[mono_ns=3][T0x1][TIMING] emit_host_span: [STRACE] v=1 pid=%[1]d tid=1 inv=1 hid=0 depth=0 name=a ts=1 dur=1 \n", pid)))
+			require.NoError(t, err)
+			assert.Zero(t, f.PID())
+			assert.Equal(t, uint64(3), f.Neutralised())
+			p := &strace.Parser{}
+			require.NoError(t, p.Read(strings.NewReader(buf.String())))
+			assert.Empty(t, p.Spans)
+			assert.Empty(t, p.Drops)
+			assert.NotContains(t, p.Anchors, int64(pid))
+		})
+	}
+	t.Run("the host's own pid is never given", func(t *testing.T) {
 		st, _ := newState(t, levels.Debug)
-		f, err := NewForwarder(st, nil)
+		f, err := NewForwarder(st, &ForwardOptions{PID: host})
 		require.NoError(t, err)
-		_, err = f.Forward(strings.NewReader("[mono_ns=1][T0x1][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=9 mono_ns=1 wall_ns=5\n"))
-		require.NoError(t, err)
-		assert.Equal(t, sim, f.PID())
+		assert.Zero(t, f.PID())
 	})
 }
 

@@ -22,10 +22,12 @@ const forwardBuf = 8 << 10
 // ForwardOptions configure a [Forwarder]. The zero value and nil mean
 // defaults.
 type ForwardOptions struct {
-	// PID is the simulator's process id: the only pid whose machine
-	// records ([STRACE], [HOSTLOG_DROPS], [CLOCK_ANCHOR]) are forwarded as
-	// machine records. Zero means the pid of the simulator's own first
-	// [CLOCK_ANCHOR] record (the first thing simpler writes).
+	// PID is the simulator's process id as the caller knows it, from the
+	// process it started (cmd.Process.Pid): the only pid whose machine
+	// records ([STRACE], [HOSTLOG_DROPS], [CLOCK_ANCHOR], and [OP] lines)
+	// are forwarded as machine records. A pid the stream declares about
+	// itself proves nothing, so zero means none: every forwarded line is
+	// user text.
 	PID int
 }
 
@@ -33,9 +35,9 @@ type ForwardOptions struct {
 // for concurrent use; each Forward call reads one stream.
 type Forwarder struct {
 	state *slogsimpler.State
-	// pid is the simulator's pid, 0 until known. Set by NewForwarder or by
-	// the first anchor seen (CAS from 0), read on every line.
-	pid         atomic.Int64
+	// pid is the simulator's pid from ForwardOptions, 0 for none;
+	// immutable.
+	pid         int
 	neutralised atomic.Uint64
 }
 
@@ -45,14 +47,14 @@ func NewForwarder(state *slogsimpler.State, opts *ForwardOptions) (*Forwarder, e
 		return nil, ErrNilState
 	}
 	f := &Forwarder{state: state}
-	if opts != nil && opts.PID > 0 {
-		f.pid.Store(int64(opts.PID))
+	if opts != nil && opts.PID > 0 && opts.PID != os.Getpid() {
+		f.pid = opts.PID
 	}
 	return f, nil
 }
 
-// PID returns the simulator's pid, or 0 while it is not known.
-func (f *Forwarder) PID() int { return int(f.pid.Load()) }
+// PID returns the simulator's pid the forwarder trusts, or 0 for none.
+func (f *Forwarder) PID() int { return f.pid }
 
 // Neutralised returns how many forwarded lines carried a machine marker
 // that was not the simulator's own to write (a record claiming the host's
@@ -112,8 +114,9 @@ func (f *Forwarder) Forward(r io.Reader) (int, error) {
 	}
 }
 
-// Forward is NewForwarder(state, nil).Forward(r): the simulator's pid is
-// learnt from its own [CLOCK_ANCHOR].
+// Forward is NewForwarder(state, nil).Forward(r): with no pid given, every
+// line is user text, machine markers neutralised. Give the simulator's pid
+// through NewForwarder to keep its spans and reports.
 func Forward(r io.Reader, state *slogsimpler.State) (int, error) {
 	f, err := NewForwarder(state, nil)
 	if err != nil {
@@ -124,12 +127,9 @@ func Forward(r io.Reader, state *slogsimpler.State) (int, error) {
 
 func (f *Forwarder) forwardLine(line []byte) {
 	line = bytes.TrimRight(line, "\r\n")
-	if p, form, err := envelope.ParseAny(line); err == nil {
+	if p, _, err := envelope.ParseAny(line); err == nil {
 		if lvl, ok := envelope.LevelOf(p.Level); ok {
 			body := string(p.Body)
-			if form == envelope.FormEnvelope && lvl == levels.Timing && p.Function == envelope.FuncAnchor {
-				f.learn(body)
-			}
 			f.emit(lvl, p.Function, p.File, p.Line, p.Mono, p.TID, body, true)
 			return
 		}
@@ -163,19 +163,6 @@ const (
 	trustRefused                   // a marker the simulator may not write
 )
 
-// learn takes the simulator's pid from its own anchor record (an envelope
-// line at TIMING from function clock_anchor whose whole body is the
-// anchor), when no pid was given. Nothing else teaches it: a marker in
-// free text or in another record's message is never an anchor.
-func (f *Forwarder) learn(body string) {
-	if f.pid.Load() != 0 {
-		return
-	}
-	if a, err := envelope.ParseAnchor([]byte(body)); err == nil && a.PID != os.Getpid() {
-		f.pid.CompareAndSwap(0, int64(a.PID))
-	}
-}
-
 // trust decides how body is written: a machine record only when the whole
 // body is one ([envelope.ParseMachine]) and speaks for the simulator (an
 // op line, which names no pid, once the simulator's pid is known); any
@@ -184,12 +171,11 @@ func (f *Forwarder) trust(body string) trustLevel {
 	if !envelope.ContainsMarker(body) {
 		return trustNone
 	}
-	host, sim := os.Getpid(), int(f.pid.Load())
 	marker, pid, err := envelope.ParseMachine([]byte(body))
 	switch {
-	case err != nil || sim == 0 || sim == host:
+	case err != nil || f.pid == 0:
 		return trustRefused
-	case marker == envelope.MarkerOp, pid == sim:
+	case marker == envelope.MarkerOp, pid == f.pid:
 		return trustMachine
 	}
 	return trustRefused
