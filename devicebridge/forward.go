@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"log/slog"
 	"os"
 	"sync/atomic"
 
@@ -130,29 +129,24 @@ func (f *Forwarder) forwardLine(line []byte) {
 	if p, _, err := envelope.ParseAny(line); err == nil {
 		if lvl, ok := envelope.LevelOf(p.Level); ok {
 			body := string(p.Body)
-			f.emit(lvl, p.Function, p.File, p.Line, p.Mono, p.TID, body, true)
+			t := f.trust(p, body)
+			if t == trustRefused {
+				f.neutralised.Add(1)
+			}
+			if t == trustMachine {
+				h := envelope.Header{Func: p.Function, File: p.File, Line: p.Line, Mono: p.Mono, TID: p.TID}
+				f.state.Emit(lvl, slogsimpler.Source{}, 0, 0, body, origin.NewMachine(h, body).Attr())
+				return
+			}
+			f.state.Emit(lvl, slogsimpler.Source{Function: p.Function, File: p.File, Line: p.Line}, p.Mono, p.TID, body)
 			return
 		}
 	}
-	f.emit(levels.Info, "sim", "", 0, 0, 0, string(line), false)
-}
-
-// emit writes one forwarded line. Only a structured line (an envelope or
-// the older sim format) can carry a machine record; free text never does.
-func (f *Forwarder) emit(level slog.Level, fn, file string, line int, mono, tid int64, body string, structured bool) {
-	t := f.trust(body)
-	if !structured && t == trustMachine {
-		t = trustRefused
-	}
-	if t == trustRefused {
+	// Free text never carries a machine record.
+	if envelope.ContainsMarker(string(line)) {
 		f.neutralised.Add(1)
 	}
-	if t == trustMachine {
-		h := envelope.Header{Func: fn, File: file, Line: line, Mono: mono, TID: tid}
-		f.state.Emit(level, slogsimpler.Source{}, 0, 0, body, origin.NewMachine(h, body).Attr())
-		return
-	}
-	f.state.Emit(level, slogsimpler.Source{Function: fn, File: file, Line: line}, mono, tid, body)
+	f.state.Emit(levels.Info, slogsimpler.Source{Function: "sim"}, 0, 0, string(line))
 }
 
 type trustLevel uint8
@@ -163,15 +157,16 @@ const (
 	trustRefused                   // a marker the simulator may not write
 )
 
-// trust decides how body is written: a machine record only when the whole
-// body is one ([envelope.ParseMachine]) and speaks for the simulator (an
+// trust decides how body, p's, is written: a machine record only when the
+// whole line is one in machine position ([envelope.ParseMachine]) and speaks
+// for the simulator (an
 // op line, which names no pid, once the simulator's pid is known); any
 // other marker makes it refused, written as neutralised text.
-func (f *Forwarder) trust(body string) trustLevel {
+func (f *Forwarder) trust(p envelope.Parsed, body string) trustLevel {
 	if !envelope.ContainsMarker(body) {
 		return trustNone
 	}
-	marker, pid, err := envelope.ParseMachine([]byte(body))
+	marker, pid, err := envelope.ParseMachine(p)
 	switch {
 	case err != nil || f.pid == 0:
 		return trustRefused

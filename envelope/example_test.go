@@ -46,18 +46,21 @@ func ExampleSpan() {
 }
 
 // Telling machine records from user text: only a whole record of a known
-// kind is one, whatever the text says.
+// kind, in its machine position, is one, whatever the text says.
 func ExampleParseMachine() {
-	for _, body := range []string{
-		"[CLOCK_ANCHOR] v=1 pid=4711 mono_ns=10 wall_ns=1780000000000000000",
-		"[HOSTLOG_DROPS] v=1 pid=4711 new=3 total=5 queue_full=5 claim_exhausted=0 output_failed=0 not_admitted=0",
-		"see [CLOCK_ANCHOR] v=1 pid=4711 mono_ns=10 wall_ns=20",
+	for _, line := range []string{
+		"[mono_ns=10][T0x1][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=4711 mono_ns=10 wall_ns=1780000000000000000",
+		"[mono_ns=11][T0x1][ERROR] host_log_drops: [HOSTLOG_DROPS] v=1 pid=4711 new=3 total=5 queue_full=5 claim_exhausted=0 output_failed=0 not_admitted=0",
+		"[mono_ns=12][T0x1][INFO] main.run: [main.go:9] [CLOCK_ANCHOR] v=1 pid=4711 mono_ns=10 wall_ns=20",
+		"[mono_ns=13][T0x1][TIMING] clock_anchor: see [CLOCK_ANCHOR] v=1 pid=4711 mono_ns=10 wall_ns=20",
 	} {
-		marker, pid, err := envelope.ParseMachine([]byte(body))
+		p, _ := envelope.Parse([]byte(line))
+		marker, pid, err := envelope.ParseMachine(p)
 		fmt.Println(marker, pid, err)
 	}
 	// Output:
 	// [CLOCK_ANCHOR] 4711 <nil>
 	// [HOSTLOG_DROPS] 4711 <nil>
+	//  0 envelope: not a record of that kind
 	//  0 envelope: not a record of that kind
 }

@@ -461,24 +461,29 @@ func (c *scanner) int(key string) (int64, bool) {
 	return v, err == nil
 }
 
-// ParseMachine reads body as one whole machine record of any kind,
-// dispatched on its marker: it returns the marker and, for a span, a drop
-// report or an anchor, the pid the record speaks for (0 for an op line).
-// Anything else, including a machine record with text around it, is
+// ParseMachine reads a parsed line as one whole machine record in machine
+// position, dispatched on its body's marker: a span at TIMING from
+// emit_host_span, a drop report at ERROR from host_log_drops, an anchor at
+// TIMING from clock_anchor (none of them with a source position), an op
+// line at DEBUG. It returns the marker and, for a span, a drop report or an
+// anchor, the pid the record speaks for (0 for an op line). Anything else
+// — a machine body under another function or level, text around it — is
 // ErrNotRecord. A producer that forwards records (a simulator's, a C
 // module's) uses it to decide which of them are machine records.
-func ParseMachine(body []byte) (marker string, pid int, err error) {
+func ParseMachine(p Parsed) (marker string, pid int, err error) {
+	body := p.Body
+	machine := func(level, fn string) bool { return p.Level == level && p.Function == fn && p.File == "" }
 	switch {
-	case bytes.HasPrefix(body, []byte(MarkerSpan)):
+	case bytes.HasPrefix(body, []byte(MarkerSpan)) && machine("TIMING", FuncSpan):
 		s, _, err := ParseSpan(body)
 		return MarkerSpan, s.PID, err
-	case bytes.HasPrefix(body, []byte(MarkerDrops)):
+	case bytes.HasPrefix(body, []byte(MarkerDrops)) && machine("ERROR", FuncDrops):
 		d, err := ParseDrops(body)
 		return MarkerDrops, d.PID, err
-	case bytes.HasPrefix(body, []byte(MarkerAnchor)):
+	case bytes.HasPrefix(body, []byte(MarkerAnchor)) && machine("TIMING", FuncAnchor):
 		a, err := ParseAnchor(body)
 		return MarkerAnchor, a.PID, err
-	case bytes.HasPrefix(body, []byte(MarkerOp)):
+	case bytes.HasPrefix(body, []byte(MarkerOp)) && p.Level == "DEBUG":
 		_, err := ParseOp(body)
 		return MarkerOp, 0, err
 	}

@@ -39,11 +39,21 @@
 //     sink_context is one byte of C memory whose address identifies the
 //     owner (Go never hands C a Go pointer); sink_enqueue is a C function
 //     forwarding to Go.
-//   - sink_enqueue copies the record into the Go queue and returns 1, or
+//   - sink_enqueue takes the record into the Go state and returns 1, or
 //     returns 0 with the record counted under one reason: queue_full or
 //     claim_exhausted by the queue, not_admitted when the record is empty,
-//     over 512 bytes, not ending in its only newline, or for a state this
-//     package does not own. It never blocks once the writer runs (before
+//     over 512 bytes, not ending in a newline, or for a state this package
+//     does not own. The record keeps Go's rules: it is read as an envelope
+//     record (its clock, lane, level, function and position kept) and
+//     written as a Go record made outside slog is, through the program's
+//     handlers (ReplaceAttr, the console, a recorder) and the state's one
+//     door. Its message is user text, escaped and neutralised like a Go
+//     message (an embedded newline is kept, escaped), unless the whole
+//     record is one machine record of this process in machine position:
+//     a span, an op line, a drop report, or the file's one anchor while
+//     the module holds the anchor claim. A line without an envelope header
+//     is written as text from function "cmodule". Every record not written
+//     as handed over is counted ([Altered]). It never blocks once the writer runs (before
 //     Start records are written synchronously, as simpler's are before its
 //     writer exists), and it releases the caller's producer reference on
 //     every path.

@@ -18,7 +18,6 @@ const char *hostabi_module_of(void *addr);
 import "C"
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -43,10 +42,12 @@ const producerStop = uint64(1) << 63
 // never freed or moved: a module may keep the pointer for the life of the
 // process, since dlclose need not unload it.
 type owner struct {
-	c      *C.SimplerHostLogState
-	st     *slogsimpler.State
-	submit func([]byte) error
-	id     uintptr // sink_context's address: its key in owners
+	c  *C.SimplerHostLogState
+	st *slogsimpler.State
+	id uintptr // sink_context's address: its key in owners
+	// altered counts records written otherwise than the module handed them
+	// (see Altered); added to by every sink_enqueue caller.
+	altered atomic.Uint64
 }
 
 var (
@@ -78,11 +79,9 @@ func ownerOf(st *slogsimpler.State) (*owner, error) {
 		return nil, errors.New("hostabi: cannot allocate the C state")
 	}
 	o := &owner{c: c, st: st, id: uintptr(ctx)}
-	submit, err := origin.Attach(st.Handler(), o)
-	if err != nil {
+	if err := origin.Attach(st.Handler(), o); err != nil {
 		return nil, err
 	}
-	o.submit = submit
 	m := map[uintptr]*owner{}
 	if old := owners.Load(); old != nil {
 		for k, v := range *old {
@@ -240,12 +239,14 @@ func (o *owner) Close(timeout time.Duration) bool {
 // Open implements hostlink.Listener.
 func (o *owner) Open() { atomic.AndUint64(o.producers(), ^producerStop) }
 
-// hostabiGoEnqueue is sink_enqueue: it copies one record into the Go
-// queue. It never blocks once the writer runs. A record is refused as
-// not_admitted unless it is 1 to 512 bytes, ends in its only newline and
-// comes for a state this package owns; a record the queue cannot take is
-// counted by the queue under its reason. Either way the caller's admission
-// reference is released, as the ABI says.
+// hostabiGoEnqueue is sink_enqueue: it takes one record into the Go
+// state, under the rules Go's own records keep (see submit). It never
+// blocks once the writer runs. A record is refused as not_admitted, and
+// counted in the C state as a consumer counts its own, unless it is 1 to
+// 512 bytes ending in a newline and comes for a state this package owns;
+// a record the queue cannot take is counted by the queue under its
+// reason. Either way the caller's admission reference is released, as the
+// ABI says.
 //
 //export hostabiGoEnqueue
 func hostabiGoEnqueue(context unsafe.Pointer, state *C.SimplerHostLogState, record *C.char, size C.uint32_t, anchorPID C.int32_t) C.int {
@@ -264,7 +265,7 @@ func hostabiGoEnqueue(context unsafe.Pointer, state *C.SimplerHostLogState, reco
 		return 0
 	}
 	rec := unsafe.Slice((*byte)(unsafe.Pointer(record)), n)
-	if bytes.IndexByte(rec, '\n') != n-1 {
+	if rec[n-1] != '\n' {
 		notAdmitted(state)
 		return 0
 	}
@@ -272,6 +273,84 @@ func hostabiGoEnqueue(context unsafe.Pointer, state *C.SimplerHostLogState, reco
 		return 0 // counted by the queue
 	}
 	return 1
+}
+
+// submit writes one module record as a Go record made outside slog
+// (State.Emit): through the program's handlers and the state's one door,
+// read into its typed form first. An envelope record keeps its clock,
+// lane, level, function and position; its message is user text, escaped
+// and neutralised as a Go message is (control bytes, CR, an embedded
+// newline, invalid UTF-8, U+2028/9 and bidi controls escaped, kept), unless
+// the whole of it is one machine record of this process in machine
+// position: a span, an op line, a drop report, or the file's one anchor
+// while the anchor claim is this module's to write. A line without an
+// envelope header is written as text at INFO from function "cmodule".
+// Every record not written as handed over is counted (Altered).
+func (o *owner) submit(rec []byte) error {
+	line := rec[:len(rec)-1]
+	p, err := envelope.Parse(line)
+	level, ok := envelope.LevelOf(p.Level)
+	if err != nil || !ok {
+		o.altered.Add(1)
+		return o.emit(slog.LevelInfo, origin.NewOutside(envelope.Header{Func: "cmodule"}), string(line))
+	}
+	h := envelope.Header{Mono: p.Mono, TID: p.TID, Func: p.Function, File: p.File, Line: p.Line}
+	body := string(p.Body)
+	if marker, pid, err := envelope.ParseMachine(p); err == nil {
+		if pid == 0 || pid == os.Getpid() && (marker != envelope.MarkerAnchor || o.mayAnchor()) {
+			return o.emit(level, origin.NewMachine(h, body), body)
+		}
+		o.altered.Add(1) // a machine record it may not write: user text
+	} else if envelope.ContainsMarker(body) || !plain(p.Body) {
+		o.altered.Add(1) // markers neutralised, or bytes escaped
+	}
+	return o.emit(level, origin.NewOutside(h), body)
+}
+
+// mayAnchor reports whether a module's [CLOCK_ANCHOR] for this process is
+// the one the file is owed: the shared claim is held (-pid), by the module
+// writing it, and the anchor has not been written (pid).
+func (o *owner) mayAnchor() bool {
+	return atomic.LoadInt32(o.AnchorClaim()) == -int32(os.Getpid())
+}
+
+// emit hands the record to the state and returns what the door made of
+// it: nil when the queue took it (or wrote it), else the error naming the
+// reason it was counted under.
+func (o *owner) emit(level slog.Level, og *origin.Origin, msg string) error {
+	var outcome error
+	og.Outcome = &outcome
+	o.st.Emit(level, slogsimpler.Source{}, 0, 0, msg, og.Attr())
+	return outcome
+}
+
+// plain reports whether b is printable ASCII: bytes the envelope writes as
+// they are (other text may be, but needs a closer look than this counter
+// is worth; it errs on counting).
+func plain(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// Altered returns how many records st's C modules handed over that were
+// not written as they were: a line without an envelope header (written as
+// text from function "cmodule"), a machine record refused (another
+// process's, or an anchor the file already has, written as neutralised
+// text), or a message whose markers were neutralised or whose bytes were
+// escaped (control bytes, an embedded newline, non-ASCII text, which the
+// envelope may keep as it is). 0 for a state no module is bound to.
+func Altered(st *slogsimpler.State) uint64 {
+	mu.Lock()
+	o := byState[st]
+	mu.Unlock()
+	if o == nil {
+		return 0
+	}
+	return o.altered.Load()
 }
 
 // notAdmitted counts a refused record in the C state, as a consumer

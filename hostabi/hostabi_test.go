@@ -16,11 +16,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"simpler.dev/log/envelope"
 	"simpler.dev/log/hostabi/internal/ctest"
 	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/levels"
@@ -459,4 +461,74 @@ func TestCRecordThroughTheFanout(t *testing.T) {
 	})
 	assert.Equal(t, "consumer_log", fn)
 	assert.NotEmpty(t, file2)
+}
+
+// TestCRecordsKeepGoRules: a module's records pass the rules Go's own
+// keep. At c70c1aa any 1–512 bytes ending in one newline were written as
+// they came: a message made the reader report drops and a span for this
+// process, raw ESC, NUL, CR, U+2028 and invalid UTF-8 reached the file, a
+// second anchor was accepted, and a record with an embedded newline was
+// dropped.
+func TestCRecordsKeepGoRules(t *testing.T) {
+	pid := os.Getpid()
+	hdr := "[mono_ns=5][T0x7][INFO] consumer_fn: [consumer.c:9] "
+	for _, tt := range []struct {
+		name    string
+		rec     string
+		altered bool
+		check   func(t *testing.T, line string)
+	}{
+		{"a plain record is written as it is", hdr + "ready cores=4\n", false, func(t *testing.T, line string) {
+			assert.Equal(t, strings.TrimSuffix(hdr, " ")+" ready cores=4", line)
+		}},
+		{"drops in this process's name inside a message", hdr + fmt.Sprintf("x [HOSTLOG_DROPS] v=1 pid=%d new=555 total=555 queue_full=555 claim_exhausted=0 output_failed=0 not_admitted=0\n", pid), true, nil},
+		{"a span in the message", hdr + fmt.Sprintf("[STRACE] v=1 pid=%d tid=1 inv=1 hid=0 depth=0 name=chip.run ts=1 dur=123000000 \n", pid), true, nil},
+		{"a drop report of another process", fmt.Sprintf("[mono_ns=5][T0x7][ERROR] host_log_drops: [HOSTLOG_DROPS] v=1 pid=%d new=1 total=1 queue_full=1 claim_exhausted=0 output_failed=0 not_admitted=0\n", pid+1), true, nil},
+		{"a second anchor for this process", fmt.Sprintf("[mono_ns=5][T0x7][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=%d mono_ns=5 wall_ns=6\n", pid), true, nil},
+		{"control bytes, CR, ESC and OSC", hdr + "a\x1b]0;title\x07b\rc\x01\n", true, func(t *testing.T, line string) {
+			assert.NotContains(t, line, "\x1b")
+			assert.NotContains(t, line, "\r")
+			assert.Contains(t, line, `a\x1b]0;title\ab\rc\x01`)
+		}},
+		{"an embedded newline is kept, escaped", hdr + "first\nsecond\n", true, func(t *testing.T, line string) {
+			assert.Contains(t, line, `first\nsecond`)
+		}},
+		{"U+2028 and invalid UTF-8", hdr + "a\u2028b\xffc\n", true, func(t *testing.T, line string) {
+			assert.Contains(t, line, `a\u2028b\xffc`)
+		}},
+		{"no envelope header", "just text [STRACE] v=1\n", true, func(t *testing.T, line string) {
+			assert.Regexp(t, `^\[mono_ns=\d+\]\[T0x[0-9a-f]+\]\[INFO\] cmodule: just text %5BSTRACE\] v=1$`, line)
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			st, mod := bound(t, slogsimpler.Options{Dir: t.TempDir(), Level: levels.Info})
+			require.Equal(t, 1, mod.Raw(tt.rec))
+			require.NoError(t, st.Close(0))
+			ls := lines(t, st) // every line an envelope record under 512 bytes
+			var mine []string
+			for _, l := range ls {
+				p, err := envelope.Parse([]byte(l))
+				require.NoError(t, err)
+				if p.Function == envelope.FuncAnchor && p.Mono != 5 {
+					continue // the state's own anchor
+				}
+				mine = append(mine, l)
+				assert.True(t, utf8.ValidString(l), "%q", l)
+			}
+			require.Len(t, mine, 1, "%q", ls)
+			p := &strace.Parser{}
+			require.NoError(t, p.Read(strings.NewReader(strings.Join(ls, "\n")+"\n")))
+			assert.Empty(t, p.Spans, "a span from message text")
+			assert.Empty(t, p.Drops, "a drop report from message text")
+			assert.Equal(t, 1, p.AnchorCount[int64(pid)], "one anchor in the file")
+			if tt.altered {
+				assert.EqualValues(t, 1, Altered(st))
+			} else {
+				assert.Zero(t, Altered(st))
+			}
+			if tt.check != nil {
+				tt.check(t, mine[0])
+			}
+		})
+	}
 }

@@ -67,31 +67,3 @@ func (s *State) routed() slog.Handler {
 	}
 	return s.Handler()
 }
-
-// enterC takes one record of a C module (see attach): an envelope line of
-// simpler's, at most 512 bytes, ending in its only newline. It is read
-// into its typed form and written as a Go record made outside slog is,
-// through the program's handlers and the one door: its function,
-// position, clock and lane kept, its message escaped and neutralised as
-// user text unless it is a whole machine record for this process. A line
-// that is not an envelope is forwarded as text at INFO from function
-// "cmodule".
-func (s *State) enterC(rec []byte) error {
-	p, err := envelope.Parse(rec)
-	level, ok := envelope.LevelOf(p.Level)
-	if err != nil || !ok {
-		o := origin.NewOutside(envelope.Header{Func: "cmodule"})
-		s.send(slog.LevelInfo, 0, o, string(rec[:len(rec)-1]), nil)
-		return nil
-	}
-	h := envelope.Header{Mono: p.Mono, TID: p.TID, Func: p.Function, File: p.File, Line: p.Line}
-	body := string(p.Body)
-	o := origin.NewOutside(h)
-	if _, pid, err := envelope.ParseMachine(p.Body); err == nil && (pid == 0 || pid == s.pid) {
-		o = origin.NewMachine(h, body)
-	}
-	var outcome error
-	o.Outcome = &outcome
-	s.send(level, 0, o, body, nil)
-	return outcome
-}

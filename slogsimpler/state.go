@@ -421,13 +421,13 @@ func (s *State) Close(timeout time.Duration) error {
 
 // attach makes s publish to req.L, simpler's cross-DSO
 // SimplerHostLogState (see package hostabi, which asks through
-// origin.Attach), and answers with the function C modules' records enter
-// through. From then on s publishes its threshold and directory to the C
+// origin.Attach). From then on s publishes its threshold and directory to the C
 // state, claims the [CLOCK_ANCHOR] through its clock_anchor_pid (shared
 // with C writers), closes C admission on Quiesce and Close and opens it on
 // Start, and counts the drops C modules record there in its own reports.
 // One C state per State.
 func (s *State) attach(req *hostlink.Request) {
+	req.Done = true
 	if req.L == nil {
 		req.Err = errors.New("slogsimpler: attach: nil C state")
 		return
@@ -448,7 +448,6 @@ func (s *State) attach(req *hostlink.Request) {
 	}
 	s.claim.Store(c)
 	s.cDrops.Store(req.L.Drops())
-	req.Submit = s.enterC
 }
 
 // Bounds of the wait for another writer's anchor claim: a few yields,

@@ -54,7 +54,7 @@ func TestMachineRecordsFromTypedValues(t *testing.T) {
 			for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
 				p, err := envelope.Parse([]byte(line))
 				require.NoError(t, err)
-				switch marker, _, err := envelope.ParseMachine(p.Body); {
+				switch marker, _, err := envelope.ParseMachine(p); {
 				case p.Function == envelope.FuncAnchor:
 				case err != nil:
 					assert.False(t, envelope.ContainsMarker(string(p.Body)), "a marker in user text: %q", line)

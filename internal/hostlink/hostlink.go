@@ -1,8 +1,8 @@
 // Package hostlink is the seam between slogsimpler's State and package
 // hostabi, the owner of simpler's C ABI state: what the State tells the C
 // side (threshold, directory, admission), what it reads from it (the
-// shared anchor claim, the drops C modules counted), and the function C
-// modules' records enter through. It keeps cgo out of slogsimpler and
+// shared anchor claim, the drops C modules counted). It keeps cgo out of
+// slogsimpler and
 // adds nothing to its public API: hostabi asks a State's own handler to
 // attach a [Listener] (origin.Attach), a request only this module can make.
 package hostlink
@@ -37,13 +37,10 @@ type Listener interface {
 	Open()
 }
 
-// A Request asks a State to publish to L. The State answers in Submit, the
-// function C modules' records enter through (one complete envelope record
-// of at most 512 bytes ending in its only newline; it never blocks once
-// the writer runs, and a record it cannot take is counted under one
-// reason and returned as an error), or in Err.
+// A Request asks a State to publish to L. The State sets Done, and Err
+// when it refuses.
 type Request struct {
-	L      Listener
-	Submit func(rec []byte) error
-	Err    error
+	L    Listener
+	Done bool
+	Err  error
 }

@@ -181,22 +181,22 @@ func (o *Origin) LogValue() slog.Value {
 // and every other handler's level check turns it away.
 const LinkLevel = slog.Level(-1 << 30)
 
-// Attach asks the State behind h (a slogsimpler Handler) to publish to l
-// and returns the function C modules' records enter through. The request
-// is a record whose origin only this module can make; any other handler
-// ignores it.
-func Attach(h slog.Handler, l hostlink.Listener) (submit func(rec []byte) error, err error) {
+// Attach asks the State behind h (a slogsimpler Handler) to publish to l.
+// The request is a record whose origin only this module can make; any
+// other handler ignores it. (C modules' records then enter as records made
+// outside slog, through State.Emit with an origin of hostabi's making.)
+func Attach(h slog.Handler, l hostlink.Listener) error {
 	req := &hostlink.Request{L: l}
 	o := &Origin{Kind: Link, Link: req}
 	r := slog.NewRecord(time.Now(), LinkLevel, "attach", 0)
 	r.AddAttrs(o.Attr())
 	if err := h.Handle(context.Background(), r); err != nil {
-		return nil, err
+		return err
 	}
-	if req.Submit == nil && req.Err == nil {
-		return nil, errors.New("hostlink: the handler is not a slogsimpler State's")
+	if !req.Done {
+		return errors.New("hostlink: the handler is not a slogsimpler State's")
 	}
-	return req.Submit, req.Err
+	return req.Err
 }
 
 // The attribute keys of an op record's detail, target and task.

@@ -14,6 +14,7 @@ static int call_log(void *fn, int level, const char *msg) { return ((int (*)(int
 static int call_span(void *fn, const char *name, unsigned long long inv, int depth, long long ts, long long dur) {
 	return ((int (*)(const char *, unsigned long long, int, long long, long long))fn)(name, inv, depth, ts, dur);
 }
+static int call_raw(void *fn, const char *rec, int n) { return ((int (*)(const char *, int))fn)(rec, n); }
 static long call_threads(void *fn, int n, int per) { return ((long (*)(int, int))fn)(n, per); }
 static int call_bind(void *fn, void *state) { return ((int (*)(void *))fn)(state); }
 */
@@ -43,6 +44,13 @@ func (m Module) Log(level int, msg string) int {
 	c := C.CString(msg)
 	defer C.free(unsafe.Pointer(c))
 	return int(C.call_log(m.sym("consumer_log"), C.int(level), c))
+}
+
+// Raw hands rec to the owner as it is: 1 accepted, 0 lost.
+func (m Module) Raw(rec string) int {
+	c := C.CString(rec) // rec holds no NUL: C strings cannot
+	defer C.free(unsafe.Pointer(c))
+	return int(C.call_raw(m.sym("consumer_raw"), c, C.int(len(rec))))
 }
 
 // Span writes a [STRACE] span.
