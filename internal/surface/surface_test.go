@@ -91,8 +91,11 @@ func receiverExported(e ast.Expr) bool {
 // left it (c70c1aa had 175 names and 89 methods without envelope and
 // sink; with them public, 158 and 103). Adding to it is a decision:
 // raise the budget here in the same change, and say why.
+//
+//   - 159: hostabi.Altered, the count of C module records not written as
+//     handed over (the worst day, round two, asks for it exposed).
 func TestExportedSurface(t *testing.T) {
-	const budgetTop, budgetMethods = 158, 103
+	const budgetTop, budgetMethods = 159, 103
 	top, methods := exported(t, root)
 	t.Logf("exported: %d names, %d methods", top, methods)
 	assert.LessOrEqual(t, top, budgetTop, "the public packages export more names than the budget")
