@@ -1,8 +1,11 @@
 package sink
 
 import (
+	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 )
 
@@ -78,13 +81,32 @@ func (s *Sink) Path() string {
 	return ""
 }
 
-// writeLocked writes b, whole records, to the destination. mu must be
+// writeLocked writes b, whole records, to the destination, and returns
+// how many of them it wrote whole. A short write that ends inside a record
+// leaves the destination torn; the fragment is ended ("~\n") before the
+// next write, which fails (writing nothing) while it cannot be. mu must be
 // held.
-func (s *Sink) writeLocked(b []byte) error {
+func (s *Sink) writeLocked(b []byte) (int, error) {
 	if s.shut {
-		return errShut
+		return 0, errShut
 	}
-	return s.dest.Write(b)
+	if s.torn {
+		if n, err := s.dest.Write([]byte("~\n")); n != 2 || err != nil {
+			return 0, cmp.Or(err, io.ErrShortWrite)
+		}
+		s.torn = false
+	}
+	n, err := s.dest.Write(b)
+	n = min(max(n, 0), len(b))
+	if n < len(b) {
+		if n > 0 && b[n-1] != '\n' {
+			s.torn = true
+		}
+		if err == nil {
+			err = io.ErrShortWrite
+		}
+	}
+	return bytes.Count(b[:n], []byte{'\n'}), err
 }
 
 // shutLocked closes the destination for good. mu must be held.

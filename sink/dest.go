@@ -17,8 +17,13 @@ import (
 // queueing, and Flush, Quiesce and Close give up at their bounds.
 type Destination interface {
 	// Write writes b, one or more whole records, each ending in a
-	// newline. An error counts every record of b as output_failed.
-	Write(b []byte) error
+	// newline, and returns how many bytes it wrote, as io.Writer does: the
+	// records wholly within them count as written, the rest output_failed.
+	// A short write that ends inside a record leaves a torn record behind;
+	// the sink then ends it ("~\n") before it writes anything more, so no
+	// record is glued to a fragment. (Records in a file of the sink's own
+	// are cut back to their last whole record instead.)
+	Write(b []byte) (int, error)
 	// Batch is the most bytes one Write may carry: SlotSize (PIPE_BUF)
 	// for a pipe other processes write to as well, so no write splits or
 	// interleaves a record; more (64 KiB) for a file of the process's own.
@@ -60,10 +65,7 @@ type writerDest struct {
 	batch int
 }
 
-func (d *writerDest) Write(b []byte) error {
-	_, err := d.w.Write(b)
-	return err
-}
+func (d *writerDest) Write(b []byte) (int, error) { return d.w.Write(b) }
 
 func (d *writerDest) Batch() int   { return d.batch }
 func (d *writerDest) Close() error { return nil }

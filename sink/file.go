@@ -1,6 +1,7 @@
 package sink
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -43,6 +44,9 @@ type dirFile struct {
 	f         *os.File
 	state     fileState
 	checked   time.Time // when the path was last checked against f
+	// testWrite, when set, writes instead of f.Write: tests make a disk
+	// that fills up with it.
+	testWrite func(f *os.File, b []byte) (int, error)
 }
 
 // openFile creates dir if needed and opens dir/host.<pid>.log, returning
@@ -77,10 +81,12 @@ func (f *dirFile) Batch() int { return fileBatch }
 var errShut = errors.New("sink: destination closed")
 
 // Write implements Destination. A failed write closes the file; the next
-// write reopens it.
-func (f *dirFile) Write(b []byte) error {
+// write reopens it. A short write (a full disk) never leaves a torn record
+// for the next write to glue onto: the file is cut back to the end of the
+// last whole record written, and only whole records are reported written.
+func (f *dirFile) Write(b []byte) (int, error) {
 	if f.closed {
-		return errShut
+		return 0, errShut
 	}
 	if f.f != nil && time.Since(f.checked) >= pathCheckInterval {
 		f.checked = time.Now()
@@ -91,23 +97,52 @@ func (f *dirFile) Write(b []byte) error {
 	for attempt := 0; ; attempt++ {
 		if f.f == nil {
 			if err := f.open(); err != nil {
-				return err
+				return 0, err
 			}
 		}
-		if _, err := f.f.Write(b); err != nil {
+		n, err := f.write(b)
+		if err != nil {
+			n = f.cutTorn(b, n)
 			f.closeFile()
-			return err
+			return n, err
 		}
 		if !f.unlinked() {
-			return nil
+			return n, nil
 		}
 		// Unlinked under us: those bytes reached no file anyone can
 		// read. Recreate the file and write them again, once.
 		f.closeFile()
 		if attempt == 1 {
-			return &os.PathError{Op: "write", Path: f.path, Err: errors.New("file unlinked while writing")}
+			return 0, &os.PathError{Op: "write", Path: f.path, Err: errors.New("file unlinked while writing")}
 		}
 	}
+}
+
+// write is f.f.Write, or a test's stand-in for a disk that fills.
+func (f *dirFile) write(b []byte) (int, error) {
+	if f.testWrite != nil {
+		return f.testWrite(f.f, b)
+	}
+	return f.f.Write(b)
+}
+
+// cutTorn takes back the bytes of a record a short write left half
+// written (n bytes of b reached the file) and returns how many bytes of b
+// the file now holds: up to the end of the last whole record.
+func (f *dirFile) cutTorn(b []byte, n int) int {
+	if n <= 0 || n >= len(b) {
+		return max(n, 0)
+	}
+	keep := bytes.LastIndexByte(b[:n], '\n') + 1
+	if keep == n {
+		return n
+	}
+	if fi, err := f.f.Stat(); err == nil {
+		if f.f.Truncate(fi.Size()-int64(n-keep)) == nil {
+			return keep
+		}
+	}
+	return n // torn: the sink ends the fragment before its next write
 }
 
 // Close implements Destination: the file is closed and never reopened.

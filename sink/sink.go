@@ -1,8 +1,10 @@
 package sink
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"sync"
@@ -145,6 +147,7 @@ type Sink struct {
 	mu   sync.Mutex
 	dest Destination // Options.Destination, then the bound dirFile
 	shut bool        // Close has closed the destination: nothing reopens it
+	torn bool        // a short write left a record fragment at the end: end it first
 	// file is the bound directory's dirFile, nil for none: stored once
 	// under mu by BindDir, loaded by Dir and Path without it. Its dir and
 	// path never change.
@@ -315,11 +318,13 @@ func (s *Sink) submitSync(rec []byte) error {
 		return ErrNotAdmitted
 	}
 	n := copy(s.syncBuf[:], rec)
-	err := s.writeLocked(s.syncBuf[:n])
-	if err != nil {
+	whole, err := s.writeLocked(s.syncBuf[:n])
+	if whole == 0 {
 		s.outputFailed.Add(1)
+		err = cmp.Or(err, io.ErrShortWrite)
 	} else {
 		s.written.Add(1)
+		err = nil
 	}
 	if s.closed.Load() {
 		// A Close timed out behind this write and left the destination
@@ -397,7 +402,7 @@ func (s *Sink) reportLocked(force bool) (owed bool) {
 	}
 	if s.report != nil {
 		rec := s.report(s.syncBuf[:0], c, c.Dropped-s.reported)
-		if len(rec) > 0 && s.writeLocked(rec) != nil {
+		if whole, _ := s.writeLocked(rec); len(rec) > 0 && whole == 0 {
 			return true
 		}
 	}

@@ -357,12 +357,9 @@ func (s *Sink) writeBatch(b []byte, records int, end uint64, locked bool) {
 		s.mu.Lock()
 	}
 	s.reportLocked(false)
-	err := s.writeLocked(b)
-	if err != nil {
-		s.outputFailed.Add(uint64(records))
-	} else {
-		s.written.Add(uint64(records))
-	}
+	whole, _ := s.writeLocked(b)
+	s.written.Add(uint64(whole))
+	s.outputFailed.Add(uint64(records - whole))
 	if !locked {
 		s.mu.Unlock()
 	}
