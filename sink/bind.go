@@ -26,7 +26,11 @@ const maxBatch = 1 << 20
 // removed under the sink are written again into a new file at the path, or
 // counted as output_failed when that cannot be made, never as written; the
 // path is compared with the open file at least once a second and reopened
-// when it was replaced or renamed away. The binding is committed only once the file is open: if the
+// when it was replaced or renamed away. Every file opened at the path
+// starts with the record Options.FileHeader renders (the state's
+// [CLOCK_ANCHOR]). BindDir never waits for a write in progress: records
+// go to the new file from the next write on. The binding is committed
+// only once the file is open: if the
 // directory cannot be made or the file cannot be opened (or is refused,
 // see ErrUnsafeFile), BindDir returns an error naming the path and the
 // cause, and the sink stays as it was, so a later BindDir, with this
@@ -48,28 +52,44 @@ func (s *Sink) BindDir(dir string) error {
 		}
 		return fmt.Errorf("%w: %s (ignoring %s)", ErrAlreadyBound, f.dir, abs)
 	}
-	// Open outside the lock: a stalled write on the old destination must
-	// not hold up the bind.
-	f, err := openFile(abs, s.pid)
+	// Open outside the lock, and do not take it: a write stalled on the
+	// old destination must not hold up the bind. The file is installed as
+	// the destination by whoever holds the lock next, before its write.
+	f, err := openFile(abs, s.pid, s.header)
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	switch {
-	case s.shut:
+	if s.closed.Load() {
 		f.Close()
 		return fmt.Errorf("sink: bind %s: %w", abs, ErrClosed)
-	case s.file.Load() != nil: // another BindDir won meanwhile
+	}
+	if !s.file.CompareAndSwap(nil, f) { // another BindDir won meanwhile
 		f.Close()
 		return s.BindDir(abs)
 	}
+	s.pending.Store(f)
+	if s.mu.TryLock() {
+		s.installLocked()
+		s.mu.Unlock()
+	}
+	return nil
+}
+
+// installLocked makes a file BindDir opened the destination, if one is
+// waiting. mu must be held.
+func (s *Sink) installLocked() {
+	f := s.pending.Swap(nil)
+	if f == nil {
+		return
+	}
+	if s.shut {
+		f.Close()
+		return
+	}
 	old := s.dest
 	s.dest = f
-	s.file.Store(f)
 	s.batchLimit.Store(int64(min(max(f.Batch(), SlotSize), maxBatch)))
 	_ = old.Close()
-	return nil
 }
 
 // Path returns the log file's path once a directory is bound, or "". It
@@ -90,6 +110,7 @@ func (s *Sink) writeLocked(b []byte) (int, error) {
 	if s.shut {
 		return 0, errShut
 	}
+	s.installLocked()
 	if s.torn {
 		if n, err := s.dest.Write([]byte("~\n")); n != 2 || err != nil {
 			return 0, cmp.Or(err, io.ErrShortWrite)
@@ -114,6 +135,7 @@ func (s *Sink) shutLocked() {
 	if s.shut {
 		return
 	}
+	s.installLocked()
 	s.shut = true
 	_ = s.dest.Close()
 }

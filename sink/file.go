@@ -44,6 +44,9 @@ type dirFile struct {
 	f         *os.File
 	state     fileState
 	checked   time.Time // when the path was last checked against f
+	// header writes the record a new file starts with (Options.FileHeader);
+	// nil for none.
+	header func(*os.File)
 	// testWrite, when set, writes instead of f.Write: tests make a disk
 	// that fills up with it.
 	testWrite func(f *os.File, b []byte) (int, error)
@@ -52,7 +55,7 @@ type dirFile struct {
 // openFile creates dir if needed and opens dir/host.<pid>.log, returning
 // an error that names the path and the cause (wrapping ErrUnsafeFile for
 // a refused file).
-func openFile(dir string, pid int) (*dirFile, error) {
+func openFile(dir string, pid int, header func(*os.File)) (*dirFile, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("sink: bind %q: %w", dir, err)
@@ -60,8 +63,8 @@ func openFile(dir string, pid int) (*dirFile, error) {
 	if _, err := safedir.MkdirAll(abs, "", 0o750); err != nil {
 		return nil, fmt.Errorf("sink: bind %s: %w", abs, err)
 	}
-	f := &dirFile{dir: abs, path: filepath.Join(abs, fmt.Sprintf("host.%d.log", pid))}
-	if err := f.open(); err != nil {
+	f := &dirFile{dir: abs, path: filepath.Join(abs, fmt.Sprintf("host.%d.log", pid)), header: header}
+	if err := f.start(); err != nil {
 		return nil, fmt.Errorf("sink: bind %s: %w", abs, err)
 	}
 	return f, nil
@@ -96,7 +99,7 @@ func (f *dirFile) Write(b []byte) (int, error) {
 	}
 	for attempt := 0; ; attempt++ {
 		if f.f == nil {
-			if err := f.open(); err != nil {
+			if err := f.start(); err != nil {
 				return 0, err
 			}
 		}
@@ -116,6 +119,17 @@ func (f *dirFile) Write(b []byte) (int, error) {
 			return 0, &os.PathError{Op: "write", Path: f.path, Err: errors.New("file unlinked while writing")}
 		}
 	}
+}
+
+// start opens the file and writes its header record.
+func (f *dirFile) start() error {
+	if err := f.open(); err != nil {
+		return err
+	}
+	if f.header != nil {
+		f.header(f.f)
+	}
+	return nil
 }
 
 // write is f.f.Write, or a test's stand-in for a disk that fills.

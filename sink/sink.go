@@ -70,6 +70,13 @@ type Options struct {
 	// as written. It is called with the destination's lock held and must
 	// not log. Nil means no report in the log (Counts still tells).
 	Report func(dst []byte, c Counts, fresh uint64) []byte
+	// FileHeader, if not nil, renders the record every file the sink opens
+	// at a bound directory starts with (the first, and one recreated after
+	// the old was removed or replaced), appended to dst: the state's
+	// [CLOCK_ANCHOR], so each file can be placed on the wall clock alone.
+	// It may return nothing. It is written before any other record of
+	// that file and counted as written.
+	FileHeader func(dst []byte) []byte
 	// External, if not nil, is where the owner publishes drops counted
 	// outside the sink, by reason (queue_full, claim_exhausted,
 	// output_failed, not_admitted), in memory that never moves, updated
@@ -148,10 +155,15 @@ type Sink struct {
 	dest Destination // Options.Destination, then the bound dirFile
 	shut bool        // Close has closed the destination: nothing reopens it
 	torn bool        // a short write left a record fragment at the end: end it first
-	// file is the bound directory's dirFile, nil for none: stored once
-	// under mu by BindDir, loaded by Dir and Path without it. Its dir and
-	// path never change.
-	file       atomic.Pointer[dirFile]
+	// file is the bound directory's file, nil for none: stored once by
+	// BindDir (CAS), loaded by Path without a lock. Its dir and path never
+	// change. pending is the same file until the holder of mu installs it
+	// as dest.
+	file    atomic.Pointer[dirFile]
+	pending atomic.Pointer[dirFile]
+	// header writes Options.FileHeader's record into a file just opened;
+	// nil without one. Set by New.
+	header     func(*os.File)
 	reported   uint64 // drop total in the last successful report
 	lastReport time.Time
 	syncBuf    [SlotSize]byte // the synchronous path copies here so callers' buffers do not escape
@@ -176,6 +188,16 @@ func New(opts *Options) *Sink {
 		o = *opts
 	}
 	s := &Sink{dest: o.Destination, pid: o.PID, report: o.Report, ext: o.External, wake: make(chan struct{}, 1)}
+	if o.FileHeader != nil {
+		s.header = func(f *os.File) {
+			var buf [SlotSize]byte
+			if rec := o.FileHeader(buf[:0]); len(rec) > 0 {
+				if _, err := f.Write(rec); err == nil {
+					s.written.Add(1)
+				}
+			}
+		}
+	}
 	if s.ext == nil {
 		s.ext = new(atomic.Pointer[[4]uint64])
 	}

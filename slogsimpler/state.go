@@ -149,7 +149,7 @@ func NewState(opts *Options) (*State, error) {
 	if dest == nil {
 		dest = sink.Pipe(o.Output)
 	}
-	s.sink = sink.New(&sink.Options{Destination: dest, Report: s.dropReport, External: &s.cDrops})
+	s.sink = sink.New(&sink.Options{Destination: dest, Report: s.dropReport, External: &s.cDrops, FileHeader: s.fileAnchor})
 	s.pid = os.Getpid()
 	s.claim.Store(&s.ownClaim)
 	s.SetFlush(o.FlushLevel, o.FlushBound)
@@ -344,8 +344,24 @@ func (s *State) BindDir(dir string) error {
 	if ln := s.link.Load(); ln != nil {
 		ln.BindDir(s.Dir())
 	}
-	s.anchorNow()
-	return nil
+	return nil // the file starts with its anchor (fileAnchor)
+}
+
+// fileAnchor renders the [CLOCK_ANCHOR] every file the sink opens starts
+// with, while TIMING is enabled: each file of a bound directory (the
+// first, and one recreated after the old was removed) can be placed on
+// the wall clock alone, whatever went to standard error before. It marks
+// the anchor written, for Go and C writers alike.
+func (s *State) fileAnchor(dst []byte) []byte {
+	if !s.Enabled(levels.Timing) {
+		return nil
+	}
+	a := envelope.NewAnchor(s.pid, time.Now())
+	var l envelope.Line
+	l.Anchor(goid.Get(), &a)
+	atomic.StoreInt32(s.claim.Load(), int32(s.pid))
+	s.anchored.Store(true)
+	return append(dst, l.Finish()...)
 }
 
 // anchorNow writes the [CLOCK_ANCHOR] record now, if TIMING is enabled and

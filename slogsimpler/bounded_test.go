@@ -1,0 +1,116 @@
+package slogsimpler
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"simpler.dev/log/levels"
+	"simpler.dev/log/sink"
+)
+
+// hangLimit turns a hang into a failure; it bounds nothing that a busy
+// machine could take longer over (everything measured returns at once or
+// within its own bound of at most a second).
+const hangLimit = 30 * time.Second
+
+// returns runs f and reports whether it returned within hangLimit.
+func returns(f func()) bool {
+	done := make(chan struct{})
+	go func() { f(); close(done) }()
+	select {
+	case <-done:
+		return true
+	case <-time.After(hangLimit):
+		return false
+	}
+}
+
+// stalled is a destination whose writes block until released.
+type stalled struct {
+	release chan struct{}
+	entered chan struct{}
+	once    atomic.Bool
+}
+
+func (s *stalled) Write(p []byte) (int, error) {
+	if s.once.CompareAndSwap(false, true) {
+		close(s.entered)
+	}
+	<-s.release
+	return len(p), nil
+}
+
+// TestBindDirDoesNotWaitOnAWrite: with a synchronous write stalled on
+// standard error, BindDir and Path return at once, and the records after
+// the stall go to the new file (at c70c1aa both waited for the write).
+func TestBindDirDoesNotWaitOnAWrite(t *testing.T) {
+	out := &stalled{release: make(chan struct{}), entered: make(chan struct{})}
+	st, err := NewState(&Options{Level: levels.Warn, Destination: sink.Writer(out)})
+	require.NoError(t, err)
+	go slog.New(st.Handler()).Warn("stuck on stderr")
+	<-out.entered
+	dir := t.TempDir()
+	require.True(t, returns(func() { require.NoError(t, st.BindDir(dir)) }), "BindDir waited for a stalled write")
+	require.True(t, returns(func() { assert.NotEmpty(t, st.Path()) }), "Path waited for a stalled write")
+	close(out.release)
+	slog.New(st.Handler()).Warn("after the bind")
+	require.NoError(t, st.Close(0))
+	b, err := os.ReadFile(st.Path())
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "after the bind")
+	assert.NotContains(t, string(b), "stuck on stderr")
+}
+
+// TestAnchorClaimWaitIsBounded: a record that finds the anchor claim held
+// by a writer that never finishes (a stuck C module) goes on without the
+// anchor after a bounded, sleeping wait (at c70c1aa it spun on Gosched
+// for as long as the claim was held).
+func TestAnchorClaimWaitIsBounded(t *testing.T) {
+	var buf bytes.Buffer
+	st, err := NewState(&Options{Level: levels.Timing, Destination: sink.Writer(&buf)})
+	require.NoError(t, err)
+	atomic.StoreInt32(st.claim.Load(), -int32(st.pid)) // held, never released
+	require.True(t, returns(func() { slog.New(st.Handler()).Log(context.Background(), levels.Timing, "timed") }), "the claim wait did not end")
+	assert.Contains(t, buf.String(), "timed")
+	assert.NotContains(t, buf.String(), "[CLOCK_ANCHOR]", "the anchor is the claim holder's to write")
+}
+
+// TestEveryFileStartsWithAnAnchor: the file gets its own anchor even when
+// one already went to standard error before the bind, and a file
+// recreated after the old one was removed starts with one too (at c70c1aa
+// the file never got one when standard error had, and a recreated file had
+// none).
+func TestEveryFileStartsWithAnAnchor(t *testing.T) {
+	var stderr bytes.Buffer
+	st, err := NewState(&Options{Level: levels.Timing, Destination: sink.Writer(&stderr)})
+	require.NoError(t, err)
+	log := slog.New(st.Handler())
+	log.Log(context.Background(), levels.Timing, "before the bind")
+	require.Contains(t, stderr.String(), "[CLOCK_ANCHOR]")
+	dir := t.TempDir()
+	require.NoError(t, st.BindDir(dir))
+	log.Warn("first file")
+	first, err := os.ReadFile(st.Path())
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(first), "[mono_ns="), "%q", first)
+	assert.Contains(t, strings.SplitN(string(first), "\n", 2)[0], "[CLOCK_ANCHOR]", "the file starts with its anchor")
+
+	require.NoError(t, os.Remove(st.Path()))
+	log.Warn("second file") // written into the unlinked file, noticed, rewritten into a new one
+	require.NoError(t, st.Close(0))
+	second, err := os.ReadFile(st.Path())
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSuffix(string(second), "\n"), "\n")
+	require.GreaterOrEqual(t, len(lines), 2, "%q", second)
+	assert.Contains(t, lines[0], "[CLOCK_ANCHOR]", "the recreated file starts with an anchor")
+	assert.Contains(t, string(second), "second file")
+}
