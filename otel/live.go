@@ -323,11 +323,22 @@ func (l *Live) report() {
 	logger.LogAttrs(context.Background(), levels.Error, "OpenTelemetry spans dropped", attrs...)
 }
 
+// shutdownBound bounds Shutdown when its context has no deadline of its
+// own: a collector that never answers must not hold a program's exit.
+const shutdownBound = 5 * time.Second
+
 // Shutdown stops observing spans, exports those already finished, shuts
 // the exporter down and reports any drops; spans that end from now on are
-// counted not_admitted. It waits at most until ctx is done. Calls after
-// the first return the first's result.
+// counted not_admitted. It waits at most until ctx is done, and at most 5
+// seconds when ctx has no deadline (context.Background()), what is still
+// queued then counted abandoned. Calls after the first return the first's
+// result.
 func (l *Live) Shutdown(ctx context.Context) error {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, shutdownBound)
+		defer cancel()
+	}
 	l.shutdown.Do(func() {
 		l.stopObserving()
 		l.admit.Or(closedBit)

@@ -237,7 +237,9 @@ func TestLiveStalledCollector(t *testing.T) {
 	d := live.Drops()
 	assert.Positive(t, d.QueueFull, "the SDK's queue (2048) and ours (8) cannot hold 10 000 spans")
 	close(exp.release)
-	require.NoError(t, live.Shutdown(context.Background()))
+	shutCtx, cancel := context.WithTimeout(context.Background(), time.Minute) // a bound a loaded machine cannot reach
+	defer cancel()
+	require.NoError(t, live.Shutdown(shutCtx))
 	d = live.Drops()
 	assert.EqualValues(t, n+1, live.Exported()+d.Total(), "exported + dropped = ended (spans and the invocation)")
 	assert.EqualValues(t, exp.n, live.Exported())
@@ -439,4 +441,32 @@ func TestLiveKeepsSlogKinds(t *testing.T) {
 	} {
 		assert.Equal(t, want, got[k], "%s", k)
 	}
+}
+
+// TestLiveShutdownBoundedByDefault: against a collector that never
+// answers, Shutdown(context.Background()), as the doc shows it, returns
+// (after its default bound, at c70c1aa it took 69 s) with an error, and
+// every span is counted: exported, or dropped by reason.
+func TestLiveShutdownBoundedByDefault(t *testing.T) {
+	exp := &blocking{release: make(chan struct{})} // never released
+	defer close(exp.release)
+	live, err := NewLive(exp, &LiveOptions{QueueSize: 8, Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	ctx, inv := spanattr.NewInvocation(spanContext(live), 1)
+	const n = 100
+	for range n {
+		_, sp := spanattr.Start(ctx, "work")
+		sp.End()
+	}
+	inv.End()
+	done := make(chan error, 1)
+	go func() { done <- live.Shutdown(context.Background()) }()
+	select {
+	case err := <-done:
+		assert.Error(t, err, "spans were still queued")
+	case <-time.After(time.Minute): // a hang, not a slow machine: the bound is 5 s
+		t.Fatal("Shutdown(context.Background()) did not return")
+	}
+	d := live.Drops()
+	assert.EqualValues(t, n+1, live.Exported()+d.Total(), "exported + dropped = ended")
 }
