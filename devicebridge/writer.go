@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"simpler.dev/log/internal/stdio"
+
 	"simpler.dev/log/internal/safedir"
 )
 
@@ -91,16 +93,16 @@ func newWriter(opts *writerOptions) (*cannWriter, error) {
 		o.MaxFiles = defaultMaxFiles
 	}
 	if o.Out != nil {
-		w.out = o.Out
+		w.out = stdio.Writer(o.Out)
 		return w, nil
 	}
 	if v, ok := o.lookupEnv("ASCEND_LOG_PRINT_TO_STDOUT"); ok {
 		if v == "1" {
-			w.out = os.Stdout
+			w.out = stdio.Writer(os.Stdout) // a closed pipe is EPIPE, never SIGPIPE
 			return w, nil
 		}
 	} else if v, ok := o.lookupEnv("ASCEND_SLOG_PRINT_TO_STDOUT"); ok && v == "1" {
-		w.out = os.Stdout
+		w.out = stdio.Writer(os.Stdout)
 		return w, nil
 	}
 	root, sub, err := logRoot(o.lookupEnv)

@@ -8,14 +8,18 @@
 // a counted loss, not the end of the service.
 //
 // [Writer] returns, for os.Stdout or os.Stderr, a duplicate of the
-// descriptor (close-on-exec, numbered 3 or above), made once per process
-// and shared. It shares the open file
+// descriptor (close-on-exec, numbered 3 or above), shared by every writer
+// made while the descriptor names the same file. It shares the open file
 // description, so records go exactly where they went before, but a broken
 // pipe is now an ordinary EPIPE error from Write. The alternative,
 // signal.Notify(SIGPIPE), would change the whole program: its own writes
 // to a closed standard output (`prog | head`) would no longer end it.
 //
-// The duplicate is taken once. A program that later replaces descriptor 2
-// (dup2 onto it, to capture a child's output) keeps logging to the
-// original standard error; Close the state and make a new one to follow.
+// A writer follows where the descriptor pointed when it was made: a
+// program that replaces descriptor 2 (dup2 onto it, to capture a child's
+// output) and then makes a new State logs to the new target, while States
+// made before keep the original. A duplicate that cannot be made (the
+// descriptor table is full) is tried again at each write, the writes
+// failing meanwhile, counted by the sink; nothing falls back to writing
+// descriptor 1 or 2 directly, where a closed pipe would kill the process.
 package stdio
