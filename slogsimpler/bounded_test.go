@@ -114,3 +114,32 @@ func TestEveryFileStartsWithAnAnchor(t *testing.T) {
 	assert.Contains(t, lines[0], "[CLOCK_ANCHOR]", "the recreated file starts with an anchor")
 	assert.Contains(t, string(second), "second file")
 }
+
+// TestStalledConsoleNeverBlocks: a console on a pipe that nobody reads (a
+// terminal scrolled back, a stopped pager) holds up no logging call: its
+// lines queue up to a bound, then are dropped and counted, and the file
+// gets every record (at c70c1aa every logging call in every goroutine
+// blocked for ever, and the file got nothing either).
+func TestStalledConsoleNeverBlocks(t *testing.T) {
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	defer r.Close()
+	defer w.Close()
+	dir := t.TempDir()
+	st, err := NewState(&Options{Level: levels.Info, Dir: dir, Async: true})
+	require.NoError(t, err)
+	fan := NewFanout(st, st.Handler(), NewConsoleHandler(w, nil))
+	log := slog.New(fan)
+	const n = 20_000
+	require.True(t, returns(func() {
+		for i := range n {
+			log.Info("a line the console will not show", "i", i, "pad", strings.Repeat("x", 100))
+		}
+	}), "a logging call waited for the console")
+	require.NoError(t, st.Close(0))
+	assert.Positive(t, fan.Failures(), "the lines the console could not take are counted")
+	b, err := os.ReadFile(st.Path())
+	require.NoError(t, err)
+	assert.Equal(t, n, strings.Count(string(b), "a line the console will not show i="))
+	assert.Contains(t, string(b), "a log handler failed", "and reported in the file")
+}

@@ -74,6 +74,10 @@ type ConsoleHandler struct {
 	// element: a data race. Serialising WithGroup and WithAttrs across the
 	// family removes it; Handle never takes the lock.
 	cloneMu *sync.Mutex
+	// flush waits, bounded, for the lines queued for a terminal or pipe,
+	// and returns what went wrong with them; nil for a writer of the
+	// program's own, written in the logging call.
+	flush func() error
 	// depth is the number of WithGroup names passed to tint, at most
 	// envelope.MaxGroupDepth+1 (the last the "~" standing for every
 	// deeper group): tint copies its group list on every WithGroup, so
@@ -110,26 +114,17 @@ func newConsole(w io.Writer, o ConsoleOptions, noColor bool) *ConsoleHandler {
 	base := tint.Options{Level: slog.Level(-1 << 20), NoColor: noColor, TimeFormat: o.TimeFormat, AddSource: o.AddSource}
 	named := base
 	named.ReplaceAttr = nameLevel
-	sw := &syncWriter{w: w}
-	return &ConsoleHandler{
+	out := consoleOut(w)
+	c := &ConsoleHandler{
 		level:   o.Level,
-		plain:   tint.NewTextHandler(sw, &base),
-		named:   tint.NewTextHandler(sw, &named),
+		plain:   tint.NewTextHandler(out, &base),
+		named:   tint.NewTextHandler(out, &named),
 		cloneMu: new(sync.Mutex),
 	}
-}
-
-// syncWriter lets the two tint handlers share one writer without
-// interleaving their lines.
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
+	if cw, ok := out.(*consoleWriter); ok {
+		c.flush = cw.Flush
+	}
+	return c
 }
 
 // nameLevel is the named handler's ReplaceAttr: TIMING and NUL by name and

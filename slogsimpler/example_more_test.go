@@ -3,8 +3,8 @@ package slogsimpler_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
-	"os"
 
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
@@ -43,9 +43,14 @@ func ExampleState_Emit() {
 
 // The console for people: TIMING by name, control characters escaped.
 func ExampleNewConsoleHandler() {
-	log := slog.New(slogsimpler.NewConsoleHandler(os.Stdout, &slogsimpler.ConsoleOptions{TimeFormat: "-"}))
+	// A writer of the program's own is written in the logging call; a
+	// terminal, pipe or file descriptor gets a queue of its own, so a
+	// console that stops reading never holds up a logging call.
+	var out bytes.Buffer
+	log := slog.New(slogsimpler.NewConsoleHandler(&out, &slogsimpler.ConsoleOptions{TimeFormat: "-"}))
 	log.Log(context.Background(), levels.Timing, "step done", "ms", 12)
 	log.Warn("two\nlines", "v", "\x1b[2J")
+	fmt.Print(out.String())
 	// Output:
 	// - TIMING step done ms=12
 	// - WRN two\nlines v=\u001b[2J

@@ -86,11 +86,23 @@ type Logging struct {
 	// Fanout counts and reports failing children; nil when the file is
 	// the only destination.
 	Fanout *Fanout
+	// flushConsole waits, bounded, for the console's queued lines; nil
+	// without a console on a terminal or pipe.
+	flushConsole func() error
 }
 
 // Close flushes and closes the state (reporting drops in the log) and
-// returns any error, including a timeout that left records pending.
-func (l *Logging) Close() error { return l.State.Close(0) }
+// returns any error, including a timeout that left records pending; the
+// console's last lines are written first (waiting at most 250 ms for a
+// terminal or pipe that does not read).
+func (l *Logging) Close() error {
+	if l.flushConsole != nil {
+		if err := l.flushConsole(); err != nil {
+			l.State.report(fmt.Sprintf("a log handler failed: the console: %v", err))
+		}
+	}
+	return l.State.Close(0)
+}
 
 // Setup is the one call a program makes at start-up: it binds Dir, starts
 // the writer, builds a console (INFO and above, coloured on a terminal)
@@ -164,7 +176,9 @@ func Setup(opts *SetupOptions) (*Logging, error) {
 		if w == nil {
 			w = os.Stderr
 		}
-		children = append(children, NewConsoleHandler(w, &ConsoleOptions{Level: consoleLevel}))
+		console := NewConsoleHandler(w, &ConsoleOptions{Level: consoleLevel})
+		lg.flushConsole = console.flush
+		children = append(children, console)
 	}
 	children = append(children, o.Handlers...)
 	var h slog.Handler = children[0]
@@ -180,7 +194,7 @@ func Setup(opts *SetupOptions) (*Logging, error) {
 	// The standard log package through a writer that flushes, so
 	// log.Fatal's record is in the file before the exit. Its flags are
 	// cleared: the envelope has the time and the caller.
-	log.SetOutput(&stdlogWriter{h: h, state: st})
+	log.SetOutput(&stdlogWriter{h: h, state: st, flushConsole: lg.flushConsole})
 	log.SetFlags(0)
 	return lg, nil
 }

@@ -18,8 +18,9 @@ import (
 // wait is what makes log.Fatal and log.Panic safe: both write, then exit or
 // panic, and their last words must already be in the file.
 type stdlogWriter struct {
-	h     slog.Handler
-	state *State
+	h            slog.Handler
+	state        *State
+	flushConsole func() error // nil without a console on a terminal or pipe
 }
 
 func (w *stdlogWriter) Write(p []byte) (int, error) {
@@ -29,6 +30,9 @@ func (w *stdlogWriter) Write(p []byte) (int, error) {
 		r := slog.NewRecord(time.Now(), levels.Info, msg, logCaller())
 		_ = w.h.Handle(ctx, r)
 		w.state.flushQueued()
+		if w.flushConsole != nil {
+			_ = w.flushConsole() // log.Fatal's line on the terminal too
+		}
 	}
 	return len(p), nil
 }
