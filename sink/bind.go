@@ -75,9 +75,30 @@ func (s *Sink) BindDir(dir string) error {
 	return nil
 }
 
+// Reopen closes the bound file and opens the path again at the next
+// write (a new file, starting with Options.FileHeader's record, when the
+// old one was renamed away): for rotation by another program, such as
+// logrotate's postrotate running kill -HUP. It never waits for a write in
+// progress. Without a bound directory it does nothing.
+func (s *Sink) Reopen() {
+	if s.file.Load() == nil {
+		return
+	}
+	s.reopen.Store(true)
+	if s.mu.TryLock() {
+		s.installLocked()
+		s.mu.Unlock()
+	}
+}
+
 // installLocked makes a file BindDir opened the destination, if one is
-// waiting. mu must be held.
+// waiting, and closes the file for a Reopen asked for. mu must be held.
 func (s *Sink) installLocked() {
+	if s.reopen.Swap(false) {
+		if f, ok := s.dest.(*dirFile); ok {
+			f.closeFile() // its next write opens the path again
+		}
+	}
 	f := s.pending.Swap(nil)
 	if f == nil {
 		return

@@ -161,6 +161,9 @@ type Sink struct {
 	// as dest.
 	file    atomic.Pointer[dirFile]
 	pending atomic.Pointer[dirFile]
+	// reopen asks the holder of mu to close the bound file, so the next
+	// write opens the path again. Set by Reopen.
+	reopen atomic.Bool
 	// header writes Options.FileHeader's record into a file just opened;
 	// nil without one. Set by New.
 	header     func(*os.File)

@@ -143,3 +143,34 @@ func TestStalledConsoleNeverBlocks(t *testing.T) {
 	assert.Equal(t, n, strings.Count(string(b), "a line the console will not show i="))
 	assert.Contains(t, string(b), "a log handler failed", "and reported in the file")
 }
+
+// TestReopenForOutsideRotation: after logrotate renames the file away,
+// Reopen makes the next record go to a new file at the path, which starts
+// with its own anchor (at c70c1aa there was no reopen hook, and a renamed
+// file's successor had no [CLOCK_ANCHOR], so strace-timing --hosts could
+// place none of its spans).
+func TestReopenForOutsideRotation(t *testing.T) {
+	dir := t.TempDir()
+	st, err := NewState(&Options{Level: levels.Timing, Dir: dir, Async: true})
+	require.NoError(t, err)
+	log := slog.New(st.Handler())
+	log.Warn("before the rotation")
+	require.NoError(t, st.Flush(0))
+	rotated := st.Path() + ".1"
+	require.NoError(t, os.Rename(st.Path(), rotated))
+	st.Reopen()
+	log.Warn("after the rotation")
+	require.NoError(t, st.Close(0))
+	old, err := os.ReadFile(rotated)
+	require.NoError(t, err)
+	assert.Contains(t, string(old), "before the rotation")
+	assert.NotContains(t, string(old), "after the rotation")
+	cur, err := os.ReadFile(st.Path())
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSuffix(string(cur), "\n"), "\n")
+	require.Len(t, lines, 2, "%q", cur)
+	assert.Contains(t, lines[0], "[CLOCK_ANCHOR]")
+	assert.Contains(t, lines[1], "after the rotation")
+	c := st.Counts()
+	assert.Zero(t, c.Dropped)
+}

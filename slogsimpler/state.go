@@ -374,6 +374,25 @@ func (s *State) anchorNow() {
 	}
 }
 
+// Reopen closes the log file and opens its path again before the next
+// record, as rotation by another program needs: once logrotate (or a
+// script) has renamed host.<pid>.log away, Reopen makes the state write a
+// new one, which starts with its own [CLOCK_ANCHOR]. It never waits for a
+// write in progress. A program hands it to SIGHUP, logrotate's postrotate
+// signal:
+//
+//	hup := make(chan os.Signal, 1)
+//	signal.Notify(hup, syscall.SIGHUP)
+//	go func() {
+//		for range hup {
+//			lg.State.Reopen()
+//		}
+//	}()
+//
+// Without a bound directory it does nothing. (A file the state finds
+// removed or renamed is reopened on its own too, within a second.)
+func (s *State) Reopen() { s.sink.Reopen() }
+
 // Dir returns the bound directory, or "".
 func (s *State) Dir() string {
 	if p := s.sink.Path(); p != "" {

@@ -94,8 +94,10 @@ func receiverExported(e ast.Expr) bool {
 //
 //   - 159: hostabi.Altered, the count of C module records not written as
 //     handed over (the worst day, round two, asks for it exposed).
+//   - 105 methods: State.Reopen and Sink.Reopen, for rotation by another
+//     program (logrotate's postrotate SIGHUP).
 func TestExportedSurface(t *testing.T) {
-	const budgetTop, budgetMethods = 159, 103
+	const budgetTop, budgetMethods = 159, 105
 	top, methods := exported(t, root)
 	t.Logf("exported: %d names, %d methods", top, methods)
 	assert.LessOrEqual(t, top, budgetTop, "the public packages export more names than the budget")
