@@ -133,8 +133,10 @@
 //
 // # The standard log package
 //
-// [Setup] routes the standard log package into the same handlers, at INFO,
-// with the position of the code that called it, and writes each of its
+// [Setup] routes the standard log package into the same handlers, at INFO
+// (log.Fatal's and log.Panic's lines at ERROR, so a WARN or ERROR
+// threshold does not hide a program's last words), with the position of
+// the code that called it, and writes each of its
 // records before the call returns, so log.Fatal and log.Panic leave their
 // last words in the file. Without Setup, slog.SetDefault also routes the
 // log package (records then get function "log" and the calling position,

@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"simpler.dev/log/levels"
 )
 
 // The fault tests below run the scenario in a child process (this test
@@ -32,6 +34,13 @@ func exitChild() {
 	case "fatal":
 		setupBusy(dir)
 		log.Fatal("the last words")
+	case "fatal-at-warn":
+		// With the file at WARN, log.Print is filtered out; log.Fatal's
+		// line is not.
+		_, err := Setup(&SetupOptions{Dir: dir, NoConsole: true, Level: levels.Warn})
+		must(err)
+		log.Print("an ordinary line, filtered")
+		log.Fatalf("the last words at %s", "WARN")
 	case "error-exit":
 		setupBusy(dir)
 		slog.Error("the error before exit")
@@ -127,6 +136,17 @@ func TestExitSafeRecords(t *testing.T) {
 			}
 		})
 	}
+	// log.Fatal's line passes a WARN threshold that filters log.Print (at
+	// c70c1aa it was an INFO record, filtered out with
+	// SIMPLER_LOG_LEVEL=warn).
+	t.Run("fatal-at-warn", func(t *testing.T) {
+		ws, log := runChild(t, "fatal-at-warn", false)
+		require.True(t, ws.Exited(), "%v", ws)
+		assert.Equal(t, 1, ws.ExitStatus())
+		assert.Contains(t, log, "][ERROR] slogsimpler.exitChild: [exit_test.go:")
+		assert.Contains(t, log, "the last words at WARN")
+		assert.NotContains(t, log, "an ordinary line")
+	})
 }
 
 // TestClosedStandardErrorDoesNotKill: a console or a state writing to a

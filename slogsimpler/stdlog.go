@@ -25,9 +25,14 @@ type stdlogWriter struct {
 
 func (w *stdlogWriter) Write(p []byte) (int, error) {
 	ctx := context.Background()
-	if w.h.Enabled(ctx, levels.Info) {
+	pc, last := logCaller()
+	level := levels.Info
+	if last {
+		level = levels.Error // log.Fatal's and log.Panic's last words pass any threshold but NUL
+	}
+	if w.h.Enabled(ctx, level) {
 		msg := strings.TrimSuffix(string(p), "\n")
-		r := slog.NewRecord(time.Now(), levels.Info, msg, logCaller())
+		r := slog.NewRecord(time.Now(), level, msg, pc)
 		_ = w.h.Handle(ctx, r)
 		w.state.flushQueued()
 		if w.flushConsole != nil {
@@ -38,18 +43,23 @@ func (w *stdlogWriter) Write(p []byte) (int, error) {
 }
 
 // logCaller returns the PC of the first frame outside package log above
-// the log package's call to Write, or 0.
-func logCaller() uintptr {
+// the log package's call to Write, or 0, and whether the call is a Fatal
+// or Panic one (the program's last words, which a WARN or ERROR threshold
+// must not hide: they are written at ERROR).
+func logCaller() (pc uintptr, last bool) {
 	var pcs [16]uintptr
 	n := runtime.Callers(3, pcs[:]) // skip Callers, logCaller, Write
 	frames := runtime.CallersFrames(pcs[:n])
 	for {
 		f, more := frames.Next()
-		if !strings.HasPrefix(f.Function, "log.") {
-			return f.PC + 1 // a return address, as slog.Record.PC is
+		fn, inLog := strings.CutPrefix(f.Function, "log.")
+		if !inLog {
+			return f.PC + 1, last // a return address, as slog.Record.PC is
 		}
+		fn = strings.TrimPrefix(fn, "(*Logger).")
+		last = last || strings.HasPrefix(fn, "Fatal") || strings.HasPrefix(fn, "Panic")
 		if !more {
-			return 0
+			return 0, last
 		}
 	}
 }
