@@ -20,6 +20,7 @@ import (
 
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/render"
+	"simpler.dev/log/internal/stdio"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
 )
@@ -453,10 +454,16 @@ func (r *Recorder) signalDump(sig os.Signal) {
 // passOn drains the host log and delivers sig again with the recorder's
 // subscription gone, so the signal's own action runs (no other subscriber
 // watches it: the program said so by not listing it as Handled).
+//
+// The drain is a Quiesce, not a Close: goroutines still logging while the
+// process goes down have their records written synchronously after the
+// drain, not refused after the last drop report, where nothing would say
+// they were lost. A drain that times out is said on standard error, which
+// is still open, not logged into the state it failed to drain.
 func (r *Recorder) passOn(ch chan os.Signal, sig os.Signal) {
 	if st := r.opts.State; st != nil {
-		if err := st.Close(r.opts.DrainTimeout); err != nil {
-			r.warn("host log not drained before " + sig.String() + ": " + err.Error())
+		if err := st.Quiesce(r.opts.DrainTimeout); err != nil {
+			fmt.Fprintf(stdio.Writer(os.Stderr), "atrace: host log not drained before %s: %v\n", sig, err)
 		}
 	}
 	signal.Stop(ch)
