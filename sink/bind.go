@@ -78,8 +78,11 @@ func (s *Sink) BindDir(dir string) error {
 // Reopen closes the bound file and opens the path again at the next
 // write (a new file, starting with Options.FileHeader's record, when the
 // old one was renamed away): for rotation by another program, such as
-// logrotate's postrotate running kill -HUP. It never waits for a write in
-// progress. Without a bound directory it does nothing.
+// logrotate's postrotate running kill -HUP. The directory's path is looked
+// up again too, as BindDir did: after a bound directory was removed and
+// made again, Reopen is how the sink is told to follow it (it never
+// follows a path on its own). It never waits for a write in progress.
+// Without a bound directory it does nothing.
 func (s *Sink) Reopen() {
 	if s.file.Load() == nil {
 		return
@@ -96,7 +99,7 @@ func (s *Sink) Reopen() {
 func (s *Sink) installLocked() {
 	if s.reopen.Swap(false) {
 		if f, ok := s.dest.(*dirFile); ok {
-			f.closeFile() // its next write opens the path again
+			f.reopenDir() // its next write opens the path again
 		}
 	}
 	f := s.pending.Swap(nil)

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -162,14 +163,18 @@ func TestRemovedDirectory(t *testing.T) {
 	c := s.Counts()
 	assert.Equal(t, uint64(1), c.Written)
 	assert.Equal(t, uint64(5), c.OutputFailed)
-	// The directory comes back: the next record recreates the file.
+	// The directory comes back: it is a new directory at the path, and
+	// nothing follows a path on its own (a link could be planted there);
+	// records go on failing until Reopen says to follow it.
 	require.NoError(t, os.Mkdir(dir, 0o750))
+	assert.Equal(t, ErrOutputFailed, s.Submit(rec("not followed", 20)))
+	s.Reopen()
 	require.NoError(t, s.Submit(rec("again", 20)))
 	require.NoError(t, s.Close(time.Second))
 	b, err := os.ReadFile(logPath(dir))
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(b), "again"), "%q", b)
-	assert.Contains(t, string(b), "output_failed=5")
+	assert.Contains(t, string(b), "output_failed=6")
 }
 
 // TestRemovedFileIsRecreated: a record written into a file unlinked under
@@ -368,4 +373,32 @@ func TestSubmitFlush(t *testing.T) {
 		require.NoError(t, s.Close(5*time.Second))
 		assert.Equal(t, uint64(1), s.Counts().Written)
 	})
+}
+
+// TestSwappedDirectoryNotFollowed: the bound directory renamed away and a
+// symbolic link planted at its path: a file the sink makes again is made
+// in the directory it bound, never through the link (at c70c1aa the path
+// was looked up on every reopen, and host.<pid>.log was created in the
+// link's target).
+func TestSwappedDirectoryNotFollowed(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the directory is held open on POSIX systems")
+	}
+	root := t.TempDir()
+	dir, moved, target := filepath.Join(root, "logs"), filepath.Join(root, "moved"), filepath.Join(root, "target")
+	require.NoError(t, os.Mkdir(dir, 0o750))
+	require.NoError(t, os.Mkdir(target, 0o750))
+	s := New(&Options{Report: testReport})
+	require.NoError(t, s.BindDir(dir))
+	require.NoError(t, s.Submit(rec("before", 20)))
+	require.NoError(t, os.Rename(dir, moved))
+	require.NoError(t, os.Symlink(target, dir))
+	require.NoError(t, os.Remove(logPath(moved))) // the sink must make the file again
+	require.NoError(t, s.Submit(rec("after", 20)))
+	require.NoError(t, s.Close(time.Second))
+	planted, _ := os.ReadDir(target)
+	assert.Empty(t, planted, "a file was made through the planted link")
+	b, err := os.ReadFile(logPath(moved))
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "after", "the file was made again in the bound directory")
 }

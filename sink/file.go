@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"simpler.dev/log/internal/stdio"
+
 	"simpler.dev/log/internal/safedir"
 )
 
@@ -23,7 +25,11 @@ var ErrUnsafeFile = errors.New("sink: refusing the log file")
 // unlinked inode.
 const pathCheckInterval = time.Second
 
-// A dirFile is the destination <dir>/host.<pid>.log: opened append-only,
+// A dirFile is the destination <dir>/host.<pid>.log, the directory held
+// open and the file made relative to it (a directory renamed or removed
+// after the bind, or a link planted at its path, never takes the file
+// elsewhere; a removed directory makes every write fail, counted): opened
+// append-only,
 // close-on-exec, non-blocking and without following a symbolic link, mode
 // 0640, in a directory created 0750 (with its missing parents, no
 // symbolic link followed in what it creates). Anything at the path but a
@@ -39,8 +45,11 @@ const pathCheckInterval = time.Second
 //
 // A dirFile is not safe for concurrent use: a Sink serialises its calls.
 type dirFile struct {
-	dir, path string // both absolute; immutable
-	closed    bool   // Close was called: nothing reopens the file
+	dir, path string    // both absolute; immutable
+	name      string    // the file's name in dir
+	dh        dirHandle // dir, held open (POSIX): the file is made relative to it
+	closed    bool      // Close was called: nothing reopens the file
+	told      bool      // tell said the file cannot be made again
 	f         *os.File
 	state     fileState
 	checked   time.Time // when the path was last checked against f
@@ -63,8 +72,14 @@ func openFile(dir string, pid int, header func(*os.File)) (*dirFile, error) {
 	if _, err := safedir.MkdirAll(abs, "", 0o750); err != nil {
 		return nil, fmt.Errorf("sink: bind %s: %w", abs, err)
 	}
-	f := &dirFile{dir: abs, path: filepath.Join(abs, fmt.Sprintf("host.%d.log", pid)), header: header}
+	dh, err := openDir(abs)
+	if err != nil {
+		return nil, fmt.Errorf("sink: bind %s: %w", abs, err)
+	}
+	name := fmt.Sprintf("host.%d.log", pid)
+	f := &dirFile{dir: abs, name: name, path: filepath.Join(abs, name), dh: dh, header: header}
 	if err := f.start(); err != nil {
+		dh.close()
 		return nil, fmt.Errorf("sink: bind %s: %w", abs, err)
 	}
 	return f, nil
@@ -100,8 +115,10 @@ func (f *dirFile) Write(b []byte) (int, error) {
 	for attempt := 0; ; attempt++ {
 		if f.f == nil {
 			if err := f.start(); err != nil {
+				f.tell(err)
 				return 0, err
 			}
+			f.told = false
 		}
 		n, err := f.write(b)
 		if err != nil {
@@ -118,6 +135,33 @@ func (f *dirFile) Write(b []byte) (int, error) {
 		if attempt == 1 {
 			return 0, &os.PathError{Op: "write", Path: f.path, Err: errors.New("file unlinked while writing")}
 		}
+	}
+}
+
+// tell says once on standard error, which may still be open, that the
+// file cannot be made again (its directory removed, most often): the drop
+// reports that count the records cannot reach the file. Written from a
+// goroutine of its own, so a stalled standard error holds up nothing.
+func (f *dirFile) tell(err error) {
+	if f.told {
+		return
+	}
+	f.told = true
+	go fmt.Fprintf(stdio.Writer(os.Stderr), "sink: cannot make %s again: %v; records are counted output_failed until it can (a directory made again at the path is followed after Reopen)\n", f.path, err)
+}
+
+// reopenDir closes the file and looks the directory's path up again, for
+// Reopen: the next write makes the file there. A path that cannot be
+// opened keeps the old handle (writes go on failing, counted, or succeed
+// where they did).
+func (f *dirFile) reopenDir() {
+	f.closeFile()
+	if f.closed {
+		return
+	}
+	if dh, err := openDir(f.dir); err == nil {
+		f.dh.close()
+		f.dh = dh
 	}
 }
 
@@ -162,6 +206,9 @@ func (f *dirFile) cutTorn(b []byte, n int) int {
 // Close implements Destination: the file is closed and never reopened.
 func (f *dirFile) Close() error {
 	f.closeFile()
+	if !f.closed {
+		f.dh.close()
+	}
 	f.closed = true
 	return nil
 }

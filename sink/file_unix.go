@@ -19,6 +19,26 @@ type fileState struct {
 
 type fileIdentity struct{ dev, ino uint64 }
 
+// dirHandle is the bound directory, held open: the file is created and
+// looked up relative to it, so a directory renamed or removed after the
+// bind, and a symbolic link planted at its old path, never take the file
+// elsewhere. The path the caller gave is followed once, at the bind.
+type dirHandle struct{ fd int }
+
+func openDir(abs string) (dirHandle, error) {
+	fd, err := unix.Open(abs, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return dirHandle{fd: -1}, &os.PathError{Op: "open", Path: abs, Err: err}
+	}
+	return dirHandle{fd: fd}, nil
+}
+
+func (d dirHandle) close() {
+	if d.fd >= 0 {
+		unix.Close(d.fd)
+	}
+}
+
 // open opens the log file: append-only, close-on-exec, non-blocking
 // (a FIFO without a reader fails at once instead of hanging), refusing a
 // symbolic link at the last component; then it checks what it opened and
@@ -27,10 +47,10 @@ type fileIdentity struct{ dev, ino uint64 }
 // file keeps its mode.
 func (f *dirFile) open() error {
 	const flags = unix.O_WRONLY | unix.O_APPEND | unix.O_CLOEXEC | unix.O_NOFOLLOW | unix.O_NONBLOCK
-	fd, err := unix.Open(f.path, flags|unix.O_CREAT|unix.O_EXCL, 0o640)
+	fd, err := unix.Openat(f.dh.fd, f.name, flags|unix.O_CREAT|unix.O_EXCL, 0o640)
 	created := err == nil
 	if errors.Is(err, unix.EEXIST) {
-		fd, err = unix.Open(f.path, flags, 0)
+		fd, err = unix.Openat(f.dh.fd, f.name, flags, 0)
 	}
 	switch {
 	case errors.Is(err, unix.ELOOP):
@@ -75,7 +95,7 @@ func unsafeFile(st *unix.Stat_t) string {
 // (removed, or replaced by another).
 func (f *dirFile) replaced() bool {
 	var st unix.Stat_t
-	return unix.Stat(f.path, &st) != nil || (fileIdentity{uint64(st.Dev), st.Ino}) != f.state.id
+	return unix.Fstatat(f.dh.fd, f.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || (fileIdentity{uint64(st.Dev), st.Ino}) != f.state.id
 }
 
 // unlinked reports whether the open file has no link left: what was

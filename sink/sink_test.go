@@ -399,8 +399,9 @@ func TestBoundDirectoryFaults(t *testing.T) {
 		_ = s.Flush(time.Second)
 		c := s.Counts()
 		assert.False(t, c.OutputFailed != 5 || c.Written != 1, "counts %+v", c)
-		// Recreated: the report lands in the new file.
+		// Made again and reopened: the report lands in the new file.
 		os.Mkdir(dir, 0o750)
+		s.Reopen()
 		require.NoError(t, s.Close(time.Second))
 		b, _ := os.ReadFile(s.Path())
 		assert.False(t, !strings.Contains(string(b), "[HOSTLOG_DROPS]") || !strings.Contains(string(b), "output_failed=5"), "report missing from recreated file: %q", b)
