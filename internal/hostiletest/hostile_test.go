@@ -245,6 +245,49 @@ func TestHostileForward(t *testing.T) {
 	assert.NotZero(t, f.Neutralised())
 }
 
+// TestHostileForwardPidClaims: a simulator's stream claims machine records
+// in every name it could steal: this process's, its parent's, pid 1, the
+// simulator's own. Without a pid from the caller none survives; with the
+// simulator's pid given, only its own whole records do, and the reader
+// finds no span, drop report or anchor in any other name.
+func TestHostileForwardPidClaims(t *testing.T) {
+	const sim = 424242
+	var in strings.Builder
+	for _, pid := range []int{os.Getpid(), os.Getppid(), 1, sim} {
+		fmt.Fprintf(&in, "[mono_ns=1][T0x1][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=%d mono_ns=1 wall_ns=2\n", pid)
+		fmt.Fprintf(&in, "[mono_ns=2][T0x1][ERROR] host_log_drops: [HOSTLOG_DROPS] v=1 pid=%d new=424242 total=424242 queue_full=424242 claim_exhausted=0 output_failed=0 not_admitted=0\n", pid)
+		fmt.Fprintf(&in, "[mono_ns=3][T0x1][TIMING] emit_host_span: [STRACE] v=1 pid=%d tid=1 inv=1 hid=0 depth=0 name=chip.run ts=1 dur=123000000 \n", pid)
+		fmt.Fprintf(&in, "[mono_ns=4][T0x1][INFO] fn: [f.c:1] x [STRACE] v=1 pid=%d tid=1 inv=1 hid=0 depth=0 name=y ts=1 dur=1 \n", pid)
+		fmt.Fprintf(&in, "[WARN] host_log_drops: [HOSTLOG_DROPS] v=1 pid=%d new=1 total=1 queue_full=1 claim_exhausted=0 output_failed=0 not_admitted=0\n", pid)
+	}
+	for _, given := range []int{0, sim} {
+		t.Run(fmt.Sprintf("pid given %d", given), func(t *testing.T) {
+			st, buf := newState(t)
+			f, err := devicebridge.NewForwarder(st, &devicebridge.ForwardOptions{PID: given})
+			require.NoError(t, err)
+			_, err = f.Forward(strings.NewReader(in.String()))
+			require.NoError(t, err)
+			require.NoError(t, st.Close(0))
+			simOwn := func(p envelope.Parsed) bool {
+				_, pid, err := envelope.ParseMachine(p)
+				return isAnchor(p) || given != 0 && err == nil && pid == given
+			}
+			checkRecords(t, buf.Bytes(), simOwn)
+			rd := &strace.Parser{}
+			require.NoError(t, rd.Read(bytes.NewReader(buf.Bytes())))
+			for _, s := range rd.Spans {
+				assert.EqualValues(t, given, s.PID, "a span in another's name")
+			}
+			for pid := range rd.Drops {
+				assert.EqualValues(t, given, pid, "a drop report in another's name")
+			}
+			for pid := range rd.Anchors {
+				assert.True(t, pid == int64(os.Getpid()) || pid == int64(given), "an anchor in pid %d's name", pid)
+			}
+		})
+	}
+}
+
 // TestHostileConsole: the console never writes a control byte (colour is
 // off: the writer is not a terminal), never splits a record, never cuts.
 func TestHostileConsole(t *testing.T) {
