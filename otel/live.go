@@ -108,6 +108,10 @@ type Live struct {
 	shut                                   atomic.Bool // set as Shutdown returns
 
 	stopObserving func()
+	// late is the token of every span started after Shutdown: Live keeps
+	// observing until another Live takes its place (see NewLive), so those
+	// spans are counted not_admitted, not lost from sight.
+	late          liveSpan
 	shutdown      sync.Once
 	shutErr       error
 	reportMu      sync.Mutex // the export goroutine and Shutdown both report
@@ -163,7 +167,16 @@ func NewLive(exp sdktrace.SpanExporter, opts *LiveOptions) (*Live, error) {
 		bopts = append(bopts, sdktrace.WithExportTimeout(o.ExportTimeout))
 	}
 	l.bsp = sdktrace.NewBatchSpanProcessor(l.exp, bopts...)
+	observing.Lock()
 	stop, err := spanattr.Observe(l)
+	if errors.Is(err, spanattr.ErrObserverSet) && observing.live != nil && observing.live.shut.Load() {
+		observing.live.stopObserving() // a Live shut down only counts; it gives way
+		stop, err = spanattr.Observe(l)
+	}
+	if err == nil {
+		observing.live = l
+	}
+	observing.Unlock()
 	if err != nil {
 		_ = l.bsp.Shutdown(context.Background())
 		return nil, err
@@ -209,6 +222,9 @@ type liveSpan struct {
 // Start implements [spanattr.Observer]: it gives the span its ids, an
 // invocation a new trace.
 func (l *Live) Start(parent any, s spanattr.SpanInfo) any {
+	if l.admit.Load()&closedBit != 0 {
+		return &l.late // shut down: counted at its end, nothing allocated
+	}
 	ls := &liveSpan{live: l, invocation: s.Depth < 0, name: s.Name, inv: s.Inv, hid: s.HID, depth: s.Depth, tid: s.TID, start: s.Start}
 	if p, ok := parent.(*liveSpan); ok && p.live == l && !ls.invocation {
 		ls.traceID, ls.parent = p.traceID, p.id
@@ -224,7 +240,11 @@ func (l *Live) Start(parent any, s spanattr.SpanInfo) any {
 // counts it dropped. It never blocks.
 func (l *Live) End(token any, s spanattr.SpanInfo) {
 	ls, ok := token.(*liveSpan)
-	if !ok || ls.live != l {
+	if !ok || ls.live != l && ls != &l.late {
+		return
+	}
+	if ls == &l.late {
+		l.notAdmitted.Add(1) // started after Shutdown
 		return
 	}
 	ls.dur = s.Dur
@@ -323,13 +343,21 @@ func (l *Live) report() {
 	logger.LogAttrs(context.Background(), levels.Error, "OpenTelemetry spans dropped", attrs...)
 }
 
+// observing is the Live that observes spans now (spanattr allows one at a
+// time), so a new Live can take the place of one shut down.
+var observing struct {
+	sync.Mutex
+	live *Live
+}
+
 // shutdownBound bounds Shutdown when its context has no deadline of its
 // own: a collector that never answers must not hold a program's exit.
 const shutdownBound = 5 * time.Second
 
-// Shutdown stops observing spans, exports those already finished, shuts
-// the exporter down and reports any drops; spans that end from now on are
-// counted not_admitted. It waits at most until ctx is done, and at most 5
+// Shutdown exports the spans already finished, shuts the exporter down and
+// reports any drops; spans that end from now on, whenever they started,
+// are counted not_admitted (Live keeps observing, to count them, until a
+// new Live takes its place). It waits at most until ctx is done, and at most 5
 // seconds when ctx has no deadline (context.Background()), what is still
 // queued then counted abandoned. Calls after the first return the first's
 // result.
@@ -340,7 +368,8 @@ func (l *Live) Shutdown(ctx context.Context) error {
 		defer cancel()
 	}
 	l.shutdown.Do(func() {
-		l.stopObserving()
+		// It goes on observing, counting spans that start from now on as
+		// not_admitted, until a new Live takes its place.
 		l.admit.Or(closedBit)
 		// Ends in the middle of admission finish in a few instructions;
 		// wait for them so none is left in the queue after the drain.
