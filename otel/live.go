@@ -111,11 +111,11 @@ type Live struct {
 	// late is the token of every span started after Shutdown: Live keeps
 	// observing until another Live takes its place (see NewLive), so those
 	// spans are counted not_admitted, not lost from sight.
-	late          liveSpan
-	shutdown      sync.Once
-	shutErr       error
-	reportMu      sync.Mutex // the export goroutine and Shutdown both report
-	reported      LiveDrops  // guarded by reportMu
+	late     liveSpan
+	shutdown sync.Once
+	shutErr  error
+	reportMu sync.Mutex // the export goroutine and Shutdown both report
+	reported LiveDrops  // guarded by reportMu
 }
 
 const (
