@@ -27,13 +27,6 @@ type Line struct {
 	over bool // some content did not fit
 }
 
-// reset empties the line for reuse.
-func (l *Line) reset() { l.n, l.over = 0, false }
-
-// length returns the number of content bytes written so far (after Finish,
-// the record length).
-func (l *Line) length() int { return l.n }
-
 // Truncated reports whether content was cut off at the bound.
 func (l *Line) Truncated() bool { return l.over }
 
@@ -205,10 +198,6 @@ func appendHex(b []byte, v uint64) []byte {
 
 // caller writes "func: [file:line] " for a resolved frame.
 func (l *Line) caller(f *frame) { l.raw(f.prefix) }
-
-// source writes only the "[file:line] " part of a frame, after a function
-// that named the function differently.
-func (l *Line) source(f *frame) { l.raw(f.prefix[f.source:]) }
 
 // sourceAt writes "[file:line] " for a position that came from outside
 // the program (a device record, a forwarded line). The file is user text:

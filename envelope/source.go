@@ -17,7 +17,6 @@ type frame struct {
 	Line     int
 
 	prefix string // "Function: [File:Line] ", rendered once
-	source int    // offset of "[File:Line] " in prefix
 }
 
 // Resolving a PC through runtime.CallersFrames costs about 170 ns and a few
@@ -61,7 +60,6 @@ func resolve(pc uintptr) *frame {
 	var buf [maxField + 10]byte
 	src := "[" + string(appendField(buf[:0], file, fileField, maxField)) + ":" + strconv.Itoa(f.Line) + "] "
 	f.prefix = f.Function + ": " + src
-	f.source = len(f.Function) + 2
 	return f
 }
 

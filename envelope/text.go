@@ -20,20 +20,6 @@ func startsMarker(s string) bool {
 	return false
 }
 
-// markerAt returns the machine marker that starts at s[i] with its opening
-// bracket ("[STRACE]", "[mono_ns="), or "" when none does.
-func markerAt(s string, i int) string {
-	if i >= len(s) || s[i] != '[' {
-		return ""
-	}
-	for _, m := range markers {
-		if len(s)-i-1 >= len(m) && s[i+1:i+1+len(m)] == m {
-			return s[i : i+1+len(m)]
-		}
-	}
-	return ""
-}
-
 // ContainsMarker reports whether s holds any machine marker with its
 // opening bracket.
 func ContainsMarker(s string) bool {

@@ -10,5 +10,3 @@ import (
 type parsed = logtest.Record
 
 func parseLines(t testing.TB, out []byte) []parsed { return logtest.ParseLines(t, out) }
-
-func parseRecord(line []byte) (parsed, error) { return logtest.ParseRecord(line) }
