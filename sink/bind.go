@@ -126,15 +126,17 @@ func (s *Sink) Path() string {
 }
 
 // writeLocked writes b, whole records, to the destination, and returns
-// how many of them it wrote whole. A short write that ends inside a record
-// leaves the destination torn; the fragment is ended ("~\n") before the
-// next write, which fails (writing nothing) while it cannot be. mu must be
-// held.
+// how many bytes of b it wrote (all of them, or the error says why not).
+// A short write that ends inside a record leaves the destination torn; the
+// fragment is ended ("~\n") before the next write, which fails (writing
+// nothing) while it cannot be. mu must be held.
 func (s *Sink) writeLocked(b []byte) (int, error) {
 	if s.shut {
 		return 0, errShut
 	}
-	s.installLocked()
+	if s.reopen.Load() || s.pending.Load() != nil {
+		s.installLocked()
+	}
 	if s.torn {
 		if n, err := s.dest.Write([]byte("~\n")); n != 2 || err != nil {
 			return 0, cmp.Or(err, io.ErrShortWrite)
@@ -142,16 +144,22 @@ func (s *Sink) writeLocked(b []byte) (int, error) {
 		s.torn = false
 	}
 	n, err := s.dest.Write(b)
-	n = min(max(n, 0), len(b))
-	if n < len(b) {
-		if n > 0 && b[n-1] != '\n' {
-			s.torn = true
-		}
-		if err == nil {
-			err = io.ErrShortWrite
-		}
+	if n == len(b) && err == nil {
+		return n, nil
 	}
-	return bytes.Count(b[:n], []byte{'\n'}), err
+	n = min(max(n, 0), len(b))
+	if n > 0 && b[n-1] != '\n' {
+		s.torn = true
+	}
+	return n, cmp.Or(err, io.ErrShortWrite)
+}
+
+// whole returns how many records of b the first n bytes hold whole.
+func whole(b []byte, n, records int) int {
+	if n == len(b) {
+		return records
+	}
+	return bytes.Count(b[:n], []byte{'\n'})
 }
 
 // shutLocked closes the destination for good. mu must be held.

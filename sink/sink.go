@@ -1,10 +1,8 @@
 package sink
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"sync"
@@ -343,10 +341,9 @@ func (s *Sink) submitSync(rec []byte) error {
 		return ErrNotAdmitted
 	}
 	n := copy(s.syncBuf[:], rec)
-	whole, err := s.writeLocked(s.syncBuf[:n])
-	if whole == 0 {
+	wrote, err := s.writeLocked(s.syncBuf[:n])
+	if wrote < n {
 		s.outputFailed.Add(1)
-		err = cmp.Or(err, io.ErrShortWrite)
 	} else {
 		s.written.Add(1)
 		err = nil
@@ -427,8 +424,10 @@ func (s *Sink) reportLocked(force bool) (owed bool) {
 	}
 	if s.report != nil {
 		rec := s.report(s.syncBuf[:0], c, c.Dropped-s.reported)
-		if whole, _ := s.writeLocked(rec); len(rec) > 0 && whole == 0 {
-			return true
+		if len(rec) > 0 {
+			if wrote, _ := s.writeLocked(rec); wrote < len(rec) {
+				return true
+			}
 		}
 	}
 	s.reported, s.lastReport = c.Dropped, now

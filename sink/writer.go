@@ -357,9 +357,12 @@ func (s *Sink) writeBatch(b []byte, records int, end uint64, locked bool) {
 		s.mu.Lock()
 	}
 	s.reportLocked(false)
-	whole, _ := s.writeLocked(b)
-	s.written.Add(uint64(whole))
-	s.outputFailed.Add(uint64(records - whole))
+	n, _ := s.writeLocked(b)
+	w := whole(b, n, records)
+	s.written.Add(uint64(w))
+	if w < records {
+		s.outputFailed.Add(uint64(records - w))
+	}
 	if !locked {
 		s.mu.Unlock()
 	}
