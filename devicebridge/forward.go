@@ -126,7 +126,7 @@ func Forward(r io.Reader, state *slogsimpler.State) (int, error) {
 
 func (f *Forwarder) forwardLine(line []byte) {
 	line = bytes.TrimRight(line, "\r\n")
-	if p, _, err := envelope.ParseAny(line); err == nil {
+	if p, err := envelope.ParseAny(line); err == nil {
 		if lvl, ok := envelope.LevelOf(p.Level); ok {
 			body := string(p.Body)
 			t := f.trust(p, body)

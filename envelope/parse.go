@@ -93,37 +93,29 @@ func LevelOf(name string) (slog.Level, bool) {
 	return 0, false
 }
 
-// The generations of simpler's host log lines that ParseAny accepts.
-const (
-	// FormEnvelope: [mono_ns=..][T0x..][LEVEL] func: [file:line] body
-	FormEnvelope = iota + 1
-	// FormSim: simpler's older simulator format, [LEVEL] func: body,
-	// with no clock, lane or position.
-	FormSim
-)
-
 // ParseAny reads a line of any generation simpler has written: the
-// envelope ([Parse]) or the older simulator format. Form says which; a
+// envelope ([Parse]), or the older simulator format "[LEVEL] func: body",
+// which has no clock, lane or position (Mono, TID, File and Line zero). A
 // line of neither is ErrNotRecord. This is the one place where a new
 // generation is recognised.
-func ParseAny(line []byte) (p Parsed, form int, err error) {
+func ParseAny(line []byte) (p Parsed, err error) {
 	if p, err = Parse(line); err == nil {
-		return p, FormEnvelope, nil
+		return p, nil
 	}
 	line = bytes.TrimRight(line, "\r\n")
 	if len(line) < 4 || line[0] != '[' {
-		return Parsed{}, 0, ErrNotRecord
+		return Parsed{}, ErrNotRecord
 	}
 	name, rest, ok := bytes.Cut(line[1:], []byte("] "))
 	if !ok {
-		return Parsed{}, 0, ErrNotRecord
+		return Parsed{}, ErrNotRecord
 	}
 	if _, ok := LevelOf(string(name)); !ok {
-		return Parsed{}, 0, ErrNotRecord
+		return Parsed{}, ErrNotRecord
 	}
 	fn, body, ok := bytes.Cut(rest, []byte(": "))
 	if !ok || len(fn) == 0 || bytes.ContainsAny(fn, " \t[") {
-		return Parsed{}, 0, ErrNotRecord
+		return Parsed{}, ErrNotRecord
 	}
-	return Parsed{Level: string(name), Function: string(fn), Body: body}, FormSim, nil
+	return Parsed{Level: string(name), Function: string(fn), Body: body}, nil
 }

@@ -64,17 +64,6 @@ func (iv *Invocation) Root() *Span {
 	return nil
 }
 
-// ByName returns the earliest span of each name.
-func (iv *Invocation) ByName() map[string]*Span {
-	m := map[string]*Span{}
-	for _, s := range iv.Spans {
-		if prev, ok := m[s.Name]; !ok || s.TS < prev.TS {
-			m[s.Name] = s
-		}
-	}
-	return m
-}
-
 // Group groups the spans that keep accepts (all when keep is nil; the
 // invocation views pass InInvocation) into invocations ordered by (pid,
 // inv). Invocations point into spans, which must outlive them.

@@ -49,3 +49,15 @@ func Label(buckets []Bucket, hid string) string {
 	}
 	return hid[:min(8, len(hid))]
 }
+
+// byName returns the earliest span of each name in iv, as simpler's reader
+// keys an invocation's spans.
+func byName(iv *strace.Invocation) map[string]*strace.Span {
+	m := map[string]*strace.Span{}
+	for _, s := range iv.Spans {
+		if prev, ok := m[s.Name]; !ok || s.TS < prev.TS {
+			m[s.Name] = s
+		}
+	}
+	return m
+}

@@ -82,7 +82,7 @@ func nativeDispatches(invs []*strace.Invocation) ([]dispatch, error) {
 			return nil, fmt.Errorf("duplicate identity for pid=%d sequence=%d", id.pid, id.sequence())
 		}
 		seen[id] = true
-		out = append(out, dispatch{id, iv.ByName()})
+		out = append(out, dispatch{id, byName(iv)})
 	}
 	return out, nil
 }

@@ -290,7 +290,7 @@ func TestReferenceInvocationViews(t *testing.T) {
 		invs := strace.Group(parseLines(t, runRecords(run{epoch: 1, prepare: window{50, 20}, device: window{100, 100}, release: 200})), strace.InInvocation)
 		require.Len(t, invs, 1)
 		assert.Equal(t, "chip.run", invs[0].Root().Name)
-		assert.Equal(t, 1, invs[0].ByName()["chip.run.claim_release"].Depth)
+		assert.Equal(t, 1, byName(invs[0])["chip.run.claim_release"].Depth)
 		assert.Equal(t, int64(210-50), invs[0].Root().Dur, "the root reports the whole lifetime")
 	})
 	t.Run("a sequential thread keeps its own tid", func(t *testing.T) {

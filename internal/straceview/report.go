@@ -58,7 +58,7 @@ func WriteTables(w io.Writer, buckets []Bucket) {
 			if r := iv.Root(); r != nil {
 				roots = append(roots, r.Dur)
 			}
-			for name, s := range iv.ByName() {
+			for name, s := range byName(iv) {
 				if s.Depth != 0 {
 					stages[name] = append(stages[name], s.Dur)
 				}
@@ -125,7 +125,7 @@ func writeAggTree(w io.Writer, invs []*strace.Invocation) {
 	byNames := make([]map[string]*strace.Span, len(invs))
 	samples := map[string][]int64{}
 	for i, iv := range invs {
-		byNames[i] = iv.ByName()
+		byNames[i] = byName(iv)
 		for name, s := range byNames[i] {
 			samples[name] = append(samples[name], s.Dur)
 		}

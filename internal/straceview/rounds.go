@@ -30,7 +30,7 @@ const (
 // and Effective = max(orch end, sched end) - min(orch start, sched start),
 // 0 when neither span is there (a missing span reads 0 too).
 func roundMetrics(iv *strace.Invocation) [5]float64 {
-	names := iv.ByName()
+	names := byName(iv)
 	var m [5]float64
 	for c, name := range roundSpans {
 		if s := names[name]; name != "" && s != nil {

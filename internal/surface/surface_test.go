@@ -92,12 +92,14 @@ func receiverExported(e ast.Expr) bool {
 // sink; with them public, 158 and 103). Adding to it is a decision:
 // raise the budget here in the same change, and say why.
 //
-//   - 159: hostabi.Altered, the count of C module records not written as
-//     handed over (the worst day, round two, asks for it exposed).
-//   - 105 methods: State.Reopen and Sink.Reopen, for rotation by another
-//     program (logrotate's postrotate SIGHUP).
+//   - hostabi.Altered, the count of C module records not written as
+//     handed over (the worst day, round two, asks for it exposed), and
+//     State.Reopen and Sink.Reopen, for rotation by another program
+//     (logrotate's postrotate SIGHUP); room for them made by folding
+//     envelope's generation constants into ParseAny and moving strace's
+//     Invocation.ByName to the command's views: 157 and 104.
 func TestExportedSurface(t *testing.T) {
-	const budgetTop, budgetMethods = 159, 105
+	const budgetTop, budgetMethods = 157, 104
 	top, methods := exported(t, root)
 	t.Logf("exported: %d names, %d methods", top, methods)
 	assert.LessOrEqual(t, top, budgetTop, "the public packages export more names than the budget")
