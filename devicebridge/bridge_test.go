@@ -427,3 +427,37 @@ func TestWriterRefusesPlantedLink(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, ents)
 }
+
+// TestWriterDirectorySwappedAfterStart: the device directory renamed away
+// and a link planted at its path after the first file: the next file (a
+// rotation) is made in the directory the writer made, never through the
+// link (at c70c1aa the path was looked up again and the file made in the
+// link's target).
+func TestWriterDirectorySwappedAfterStart(t *testing.T) {
+	root, victim := t.TempDir(), t.TempDir()
+	w, err := newWriter(&writerOptions{DeviceID: 0, PID: 4711, PName: "p", MaxFileBytes: 100, MaxFiles: 10,
+		lookupEnv: func(k string) (string, bool) {
+			if k == "ASCEND_PROCESS_LOG_PATH" {
+				return root, true
+			}
+			return "", false
+		}})
+	require.NoError(t, err)
+	rec := cannRecord{Level: cannError, File: "k.cpp", Line: 1, TID: 1, Func: "f", Msg: strings.Repeat("m", 60)}
+	require.NoError(t, w.WriteRecord(rec))
+	dir := filepath.Join(root, "debug", "device-0")
+	moved := filepath.Join(root, "debug", "moved")
+	require.NoError(t, os.Rename(dir, moved))
+	require.NoError(t, os.Symlink(victim, dir))
+	for range 3 { // past MaxFileBytes: new files
+		rec.Line++
+		require.NoError(t, w.WriteRecord(rec))
+	}
+	require.NoError(t, w.Close())
+	planted, err := os.ReadDir(victim)
+	require.NoError(t, err)
+	assert.Empty(t, planted, "a file was made through the planted link")
+	kept, err := os.ReadDir(moved)
+	require.NoError(t, err)
+	assert.Len(t, kept, 4, "every file in the directory the writer made")
+}

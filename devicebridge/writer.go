@@ -59,7 +59,8 @@ type cannWriter struct {
 	rel  string    // the device directory below root (no link followed)
 	dir  string    // root/rel
 	f    *os.File
-	n    int64 // bytes in f
+	held *os.Root // dir, held open once made; nil before the first file
+	n    int64    // bytes in f
 	buf  []byte
 }
 
@@ -249,21 +250,30 @@ func (w *cannWriter) WriteRecord(r cannRecord) error {
 }
 
 // openLocked starts a new file and removes this process's oldest files
-// beyond MaxFiles.
+// beyond MaxFiles. The device directory is made once (a link planted
+// anywhere below the configured root, debug/device-0 pointing at a
+// world-writable directory, is refused, and only directories made here get
+// mode 0750) and then held open: every file is made, listed and removed
+// relative to it, so a directory renamed away and a link planted at its
+// path later never take a file elsewhere.
 func (w *cannWriter) openLocked() error {
-	// A link planted anywhere below the configured root (debug/device-0
-	// pointing at a world-writable directory) is refused, and only
-	// directories made here get mode 0750.
-	if _, err := safedir.MkdirAll(w.root, w.rel, 0o750); err != nil {
-		return err
+	if w.held == nil {
+		if _, err := safedir.MkdirAll(w.root, w.rel, 0o750); err != nil {
+			return err
+		}
+		held, err := os.OpenRoot(w.dir)
+		if err != nil {
+			return err
+		}
+		w.held = held
 	}
 	prefix := fmt.Sprintf("device-%d_", w.o.PID)
 	t := w.o.now()
 	var f *os.File
 	for range 1000 {
-		name := filepath.Join(w.dir, prefix+t.Local().Format("20060102150405")+fmt.Sprintf("%03d", t.Nanosecond()/1e6)+".log")
+		name := prefix + t.Local().Format("20060102150405") + fmt.Sprintf("%03d", t.Nanosecond()/1e6) + ".log"
 		var err error
-		f, err = os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o640)
+		f, err = w.held.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o640) // O_EXCL: never through a link
 		if err == nil {
 			break
 		}
@@ -281,7 +291,12 @@ func (w *cannWriter) openLocked() error {
 }
 
 func (w *cannWriter) pruneLocked(prefix string) error {
-	ents, err := os.ReadDir(w.dir)
+	d, err := w.held.Open(".")
+	if err != nil {
+		return err
+	}
+	ents, err := d.ReadDir(-1)
+	d.Close()
 	if err != nil {
 		return err
 	}
@@ -295,7 +310,7 @@ func (w *cannWriter) pruneLocked(prefix string) error {
 	slices.Sort(mine)
 	var errs []error
 	for len(mine) > w.o.MaxFiles {
-		if err := os.Remove(filepath.Join(w.dir, mine[0])); err != nil {
+		if err := w.held.Remove(mine[0]); err != nil {
 			errs = append(errs, err)
 		}
 		mine = mine[1:]
@@ -306,10 +321,14 @@ func (w *cannWriter) pruneLocked(prefix string) error {
 	return nil
 }
 
-// Close closes the current file.
+// Close closes the current file and the held directory.
 func (w *cannWriter) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.held != nil {
+		w.held.Close()
+		w.held = nil
+	}
 	if w.f != nil {
 		err := w.f.Close()
 		w.f = nil
