@@ -184,8 +184,9 @@ func TestAging(t *testing.T) {
 
 func TestRemovalFailureWarnsAndContinues(t *testing.T) {
 	failed := errors.New("read-only file system")
-	removeAll = func(string) error { return failed }
-	defer func() { removeAll = os.RemoveAll }()
+	orig := removeAll
+	removeAll = func(*os.Root, string) error { return failed }
+	defer func() { removeAll = orig }()
 	r, warnings := newRecorder(t, nil, nil)
 	for range 11 {
 		_, err := r.Dump(EventSchedule)
@@ -369,4 +370,28 @@ func FuzzParseRecordNum(f *testing.F) {
 		want := err == nil && rest != "" && strings.Trim(rest, "0123456789") == "" && v >= 10 && v <= 1000
 		require.False(t, ok != want || (ok && n != v) || (!ok && (n != 10 || warning == "")), "parseRecordNum(%q) = %d, %v", s, n, ok)
 	})
+}
+
+// TestRootSwappedAfterStart: the dump root renamed away and a link
+// planted at its path after the first dump: the next dump is made in the
+// root the recorder holds, never through the link (at c70c1aa the path was
+// looked up on every dump, and a schedule dump landed in the link's
+// target).
+func TestRootSwappedAfterStart(t *testing.T) {
+	parent, victim := t.TempDir(), t.TempDir()
+	work := filepath.Join(parent, "work")
+	require.NoError(t, os.Mkdir(work, 0o750))
+	r, _ := newRecorder(t, env{EnvWorkPath: work}, nil)
+	_, err := r.Dump(EventSchedule)
+	require.NoError(t, err)
+	moved := filepath.Join(parent, "moved")
+	require.NoError(t, os.Rename(work, moved))
+	require.NoError(t, os.Symlink(victim, work))
+	_, err = r.Dump(EventSchedule)
+	require.NoError(t, err)
+	planted, err := os.ReadDir(victim)
+	require.NoError(t, err)
+	assert.Empty(t, planted, "a dump was made through the planted link")
+	dumps, _ := filepath.Glob(filepath.Join(moved, "atrace", "trace_*", "schedule_event_*"))
+	assert.Len(t, dumps, 2, "both dumps in the root the recorder holds")
 }

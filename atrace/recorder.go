@@ -88,12 +88,15 @@ type Recorder struct {
 
 // shared is everything the clones of one recorder have in common.
 type shared struct {
-	opts     Options
-	host     *ring
-	device   *ring
-	base     string // the dump root: ASCEND_WORK_PATH (real path) or $HOME/ascend
-	tree     string // atrace/trace_<pgid>_<pid>_<time>, below base
-	root     string // base/tree
+	opts   Options
+	host   *ring
+	device *ring
+	base   string // the dump root: ASCEND_WORK_PATH (real path) or $HOME/ascend
+	tree   string // atrace/trace_<pgid>_<pid>_<time>, below base
+	root   string // base/tree
+	// held is base, held open from the first dump on (see hold); written
+	// and read under dumpMu.
+	held     *os.Root
 	pid      int
 	maxDirs  int
 	dumpMu   sync.Mutex // serialises dumps: names, lists and aging
@@ -503,6 +506,10 @@ func (r *Recorder) Close() error {
 	_, err := r.dump(EventExit, false, nil)
 	r.dumpMu.Lock()
 	r.closed = true
+	if r.held != nil {
+		r.held.Close()
+		r.held = nil
+	}
 	r.dumpMu.Unlock()
 	return err
 }
