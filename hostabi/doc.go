@@ -74,6 +74,23 @@
 // copy into the queue; slog.Info into the same state costs about 260 ns
 // (BenchmarkModuleRecord, on a 2-core machine).
 //
+// # Where Go departs from the seed, and why
+//
+//   - The threshold a State follows live (a slog.LevelVar given as its
+//     level) reaches the C state with Go's next record or the next
+//     SetLevel, not the moment the LevelVar is set: a Leveler has no way to
+//     say it changed, and polling it would cost a goroutine per state. A
+//     program that sets the threshold with State.SetLevel, or logs, has the
+//     modules follow at once.
+//   - Records the Go queue could not take (queue_full, claim_exhausted,
+//     output_failed) are counted in Go's accounting, not in the C state's
+//     dropped_record_count and dropped_by_reason: those hold what modules
+//     counted themselves and what sink_enqueue refused, and Go's Counts and
+//     every [HOSTLOG_DROPS] report add both sides. Mirroring Go's counts
+//     into the C fields would count them twice in that one account.
+//   - pending_record_count stays 0 (see below): the Go queue's pending
+//     count is State.Counts().Pending.
+//
 // # Where the seed is silent
 //
 //   - The callback's return: nonzero for accepted, zero for a record the
