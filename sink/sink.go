@@ -75,6 +75,10 @@ type Options struct {
 	// It may return nothing. It is written before any other record of
 	// that file and counted as written.
 	FileHeader func(dst []byte) []byte
+	// FileStarted, if not nil, is told after each file is opened whether
+	// FileHeader's record was written (false also when there was none):
+	// the owner of an anchor claim releases it when it was not.
+	FileStarted func(headerWritten bool)
 	// External, if not nil, is where the owner publishes drops counted
 	// outside the sink, by reason (queue_full, claim_exhausted,
 	// output_failed, not_admitted), in memory that never moves, updated
@@ -192,10 +196,15 @@ func New(opts *Options) *Sink {
 	if o.FileHeader != nil {
 		s.header = func(f *os.File) {
 			var buf [SlotSize]byte
+			ok := false
 			if rec := o.FileHeader(buf[:0]); len(rec) > 0 {
-				if _, err := f.Write(rec); err == nil {
+				if n, err := f.Write(rec); err == nil && n == len(rec) {
 					s.written.Add(1)
+					ok = true
 				}
+			}
+			if o.FileStarted != nil {
+				o.FileStarted(ok)
 			}
 		}
 	}

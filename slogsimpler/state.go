@@ -149,7 +149,8 @@ func NewState(opts *Options) (*State, error) {
 	if dest == nil {
 		dest = sink.Pipe(o.Output)
 	}
-	s.sink = sink.New(&sink.Options{Destination: dest, Report: s.dropReport, External: &s.cDrops, FileHeader: s.fileAnchor})
+	s.sink = sink.New(&sink.Options{Destination: dest, Report: s.dropReport, External: &s.cDrops,
+		FileHeader: s.fileAnchor, FileStarted: s.fileStarted})
 	s.pid = os.Getpid()
 	s.claim.Store(&s.ownClaim)
 	s.SetFlush(o.FlushLevel, o.FlushBound)
@@ -350,8 +351,7 @@ func (s *State) BindDir(dir string) error {
 // fileAnchor renders the [CLOCK_ANCHOR] every file the sink opens starts
 // with, while TIMING is enabled: each file of a bound directory (the
 // first, and one recreated after the old was removed) can be placed on
-// the wall clock alone, whatever went to standard error before. It marks
-// the anchor written, for Go and C writers alike.
+// the wall clock alone, whatever went to standard error before.
 func (s *State) fileAnchor(dst []byte) []byte {
 	if !s.Enabled(levels.Timing) {
 		return nil
@@ -359,9 +359,21 @@ func (s *State) fileAnchor(dst []byte) []byte {
 	a := envelope.NewAnchor(s.pid, time.Now())
 	var l envelope.Line
 	l.Anchor(goid.Get(), &a)
-	atomic.StoreInt32(s.claim.Load(), int32(s.pid))
-	s.anchored.Store(true)
 	return append(dst, l.Finish()...)
+}
+
+// fileStarted is told whether a new file got its anchor: the claim says so
+// to Go and C writers alike, and a file without one (TIMING off then, or
+// the write failed) leaves the claim free, so the first TIMING-enabled
+// record writes it.
+func (s *State) fileStarted(anchored bool) {
+	if anchored {
+		atomic.StoreInt32(s.claim.Load(), int32(s.pid))
+		s.anchored.Store(true)
+		return
+	}
+	atomic.CompareAndSwapInt32(s.claim.Load(), int32(s.pid), 0)
+	s.anchored.Store(false)
 }
 
 // anchorNow writes the [CLOCK_ANCHOR] record now, if TIMING is enabled and
