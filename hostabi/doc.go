@@ -50,8 +50,9 @@
 //     door. Its message is user text, escaped and neutralised like a Go
 //     message (an embedded newline is kept, escaped), unless the whole
 //     record is one machine record of this process in machine position:
-//     a span, an op line, a drop report, or the file's one anchor while
-//     the module holds the anchor claim. A line without an envelope header
+//     a span, an op line, or the file's one anchor while the module holds
+//     the anchor claim (a [HOSTLOG_DROPS] report is the owner's to write:
+//     Go reports the losses of both sides). A line without an envelope header
 //     is written as text from function "cmodule". Every record not written
 //     as handed over is counted ([Altered]). It never blocks once the writer runs (before
 //     Start records are written synchronously, as simpler's are before its

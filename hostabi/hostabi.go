@@ -282,8 +282,9 @@ func hostabiGoEnqueue(context unsafe.Pointer, state *C.SimplerHostLogState, reco
 // and neutralised as a Go message is (control bytes, CR, an embedded
 // newline, invalid UTF-8, U+2028/9 and bidi controls escaped, kept), unless
 // the whole of it is one machine record of this process in machine
-// position: a span, an op line, a drop report, or the file's one anchor
-// while the anchor claim is this module's to write. A line without an
+// position: a span, an op line, or the file's one anchor while the anchor
+// claim is this module's to write (a drop report is the owner's to write:
+// Go reports for both sides). A line without an
 // envelope header is written as text at INFO from function "cmodule".
 // Every record not written as handed over is counted (Altered).
 func (o *owner) submit(rec []byte) error {
@@ -297,7 +298,11 @@ func (o *owner) submit(rec []byte) error {
 	h := envelope.Header{Mono: p.Mono, TID: p.TID, Func: p.Function, File: p.File, Line: p.Line}
 	body := string(p.Body)
 	if marker, pid, err := envelope.ParseMachine(p); err == nil {
-		if pid == 0 || pid == os.Getpid() && (marker != envelope.MarkerAnchor || o.mayAnchor()) {
+		switch {
+		case marker == envelope.MarkerDrops:
+			// The report of losses is the owner's: Go counts and reports
+			// for both sides, and a module's own would count them twice.
+		case pid == 0 || pid == os.Getpid() && (marker != envelope.MarkerAnchor || o.mayAnchor()):
 			return o.emit(level, origin.NewMachine(h, body), body)
 		}
 		o.altered.Add(1) // a machine record it may not write: user text

@@ -23,7 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"simpler.dev/log/envelope"
-	"simpler.dev/log/hostabi/internal/ctest"
+	"simpler.dev/log/internal/ctest"
 	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/sink"
@@ -31,57 +31,12 @@ import (
 	"simpler.dev/log/strace"
 )
 
-// compiler returns the system C compiler, or skips.
-func compiler(t *testing.T) string {
-	t.Helper()
-	for _, cc := range []string{os.Getenv("CC"), "cc", "gcc", "clang"} {
-		if cc == "" {
-			continue
-		}
-		if p, err := exec.LookPath(cc); err == nil {
-			return p
-		}
-	}
-	t.Skip("no C compiler (cc, gcc or clang) on PATH: the consumer module cannot be built")
-	return ""
-}
-
-var (
-	buildOnce sync.Once
-	builtDir  string
-	buildErr  error
-)
-
-// consumer builds testdata/consumer.c once per test binary and returns a
-// copy of it under a path of the test's own, so each test loads a fresh
-// instance (dlopen returns the loaded one for a path it has seen).
-func consumer(t *testing.T) string {
-	t.Helper()
-	cc := compiler(t)
-	buildOnce.Do(func() {
-		builtDir, buildErr = os.MkdirTemp("", "hostabi-consumer-")
-		if buildErr != nil {
-			return
-		}
-		out, err := exec.Command(cc, "-shared", "-fPIC", "-O1", "-Wall", "-I.", "-o",
-			filepath.Join(builtDir, "libconsumer.so"), "testdata/consumer.c", "-lpthread").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("%v\n%s", err, out)
-		}
-	})
-	require.NoError(t, buildErr, "building the consumer module")
-	b, err := os.ReadFile(filepath.Join(builtDir, "libconsumer.so"))
-	require.NoError(t, err)
-	p := filepath.Join(t.TempDir(), "libconsumer.so")
-	require.NoError(t, os.WriteFile(p, b, 0o755))
-	return p
-}
+// consumer is the test consumer module, built for this test.
+func consumer(t *testing.T) string { return ctest.Consumer(t) }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if builtDir != "" {
-		os.RemoveAll(builtDir)
-	}
+	ctest.Cleanup()
 	os.Exit(code)
 }
 
@@ -113,7 +68,7 @@ func lines(t *testing.T, st *slogsimpler.State) []string {
 }
 
 func TestLayout(t *testing.T) {
-	cc := compiler(t)
+	cc := ctest.Compiler(t)
 	bin := filepath.Join(t.TempDir(), "layout")
 	out, err := exec.Command(cc, "-I.", "-o", bin, "testdata/layout.c").CombinedOutput()
 	require.NoError(t, err, "%s", out)
@@ -339,7 +294,7 @@ func TestBindErrors(t *testing.T) {
 	_, err = BindPath(st, filepath.Join(t.TempDir(), "missing.so"))
 	require.ErrorContains(t, err, "missing.so")
 
-	cc := compiler(t)
+	cc := ctest.Compiler(t)
 	plain := filepath.Join(t.TempDir(), "libplain.so")
 	src := filepath.Join(t.TempDir(), "plain.c")
 	require.NoError(t, os.WriteFile(src, []byte("int nothing(void) { return 0; }\n"), 0o644))
@@ -483,6 +438,7 @@ func TestCRecordsKeepGoRules(t *testing.T) {
 		}},
 		{"drops in this process's name inside a message", hdr + fmt.Sprintf("x [HOSTLOG_DROPS] v=1 pid=%d new=555 total=555 queue_full=555 claim_exhausted=0 output_failed=0 not_admitted=0\n", pid), true, nil},
 		{"a span in the message", hdr + fmt.Sprintf("[STRACE] v=1 pid=%d tid=1 inv=1 hid=0 depth=0 name=chip.run ts=1 dur=123000000 \n", pid), true, nil},
+		{"a whole drop report in this process's name (the owner's to write)", fmt.Sprintf("[mono_ns=5][T0x7][ERROR] host_log_drops: [HOSTLOG_DROPS] v=1 pid=%d new=1 total=1 queue_full=1 claim_exhausted=0 output_failed=0 not_admitted=0\n", pid), true, nil},
 		{"a drop report of another process", fmt.Sprintf("[mono_ns=5][T0x7][ERROR] host_log_drops: [HOSTLOG_DROPS] v=1 pid=%d new=1 total=1 queue_full=1 claim_exhausted=0 output_failed=0 not_admitted=0\n", pid+1), true, nil},
 		{"a second anchor for this process", fmt.Sprintf("[mono_ns=5][T0x7][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=%d mono_ns=5 wall_ns=6\n", pid), true, nil},
 		{"control bytes, CR, ESC and OSC", hdr + "a\x1b]0;title\x07b\rc\x01\n", true, func(t *testing.T, line string) {

@@ -1,7 +1,8 @@
 //go:build cgo && (linux || darwin || freebsd)
 
-// Package ctest calls the entry points of hostabi's test consumer module
-// (../../testdata/consumer.c), which Go test files cannot do themselves.
+// Package ctest builds hostabi's test consumer module
+// (hostabi/testdata/consumer.c) and calls its entry points, which Go test
+// files cannot do themselves.
 package ctest
 
 /*
@@ -22,8 +23,77 @@ import "C"
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
 	"unsafe"
 )
+
+var (
+	buildOnce sync.Once
+	builtDir  string
+	buildErr  error
+)
+
+// Consumer builds the consumer module once per test binary with the
+// system C compiler (skipping the test, saying so, without one) and
+// returns a copy of it under a path of the test's own, so each test loads
+// a fresh instance (dlopen returns the loaded one for a path it has seen).
+func Consumer(t testing.TB) string {
+	t.Helper()
+	cc := Compiler(t)
+	buildOnce.Do(func() {
+		_, self, _, _ := runtime.Caller(0)
+		hostabi := filepath.Join(filepath.Dir(self), "..", "..", "hostabi")
+		builtDir, buildErr = os.MkdirTemp("", "hostabi-consumer-")
+		if buildErr != nil {
+			return
+		}
+		out, err := exec.Command(cc, "-shared", "-fPIC", "-O1", "-Wall", "-I"+hostabi, "-o",
+			filepath.Join(builtDir, "libconsumer.so"), filepath.Join(hostabi, "testdata", "consumer.c"), "-lpthread").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("%v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("building the consumer module: %v", buildErr)
+	}
+	b, err := os.ReadFile(filepath.Join(builtDir, "libconsumer.so"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "libconsumer.so")
+	if err := os.WriteFile(p, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Compiler returns the system C compiler ($CC, cc, gcc or clang), or skips
+// the test saying there is none.
+func Compiler(t testing.TB) string {
+	t.Helper()
+	for _, c := range []string{os.Getenv("CC"), "cc", "gcc", "clang"} {
+		if c == "" {
+			continue
+		}
+		if p, err := exec.LookPath(c); err == nil {
+			return p
+		}
+	}
+	t.Skip("no C compiler (cc, gcc or clang) on PATH: the consumer module cannot be built")
+	return ""
+}
+
+// Cleanup removes the built module; call it from TestMain after the tests.
+func Cleanup() {
+	if builtDir != "" {
+		os.RemoveAll(builtDir)
+	}
+}
 
 // Module is a loaded consumer module.
 type Module struct{ H unsafe.Pointer }
