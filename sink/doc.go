@@ -41,11 +41,13 @@
 // pipe whose reader has gone is an EPIPE error, counted as output_failed,
 // and never the SIGPIPE that Go's runtime raises for descriptors 1 and 2.
 // [Writer] is a writer of the process's own (a file, a buffer): writes
-// batch up to 64 KiB. [dirFile] is simpler's <dir>/host.<pid>.log, opened
-// with the safety checks its doc lists; [Sink.BindDir] opens one and makes
-// it the destination for good: the first directory bound wins, and a
-// record it cannot take is counted as output_failed and never sent
-// elsewhere. A destination of the program's (a rotating file, a socket)
+// batch up to 64 KiB. [Sink.BindDir] opens simpler's <dir>/host.<pid>.log,
+// with the safety checks its doc lists (the directory held open, the file
+// made relative to it), and makes it the destination for good: the first
+// directory bound wins, and a record it cannot take is counted as
+// output_failed and never sent elsewhere. Every file it opens there starts
+// with [Options.FileHeader]'s record (the state's [CLOCK_ANCHOR]), and
+// [Sink.Reopen] opens the path again for rotation by another program. A destination of the program's (a rotating file, a socket)
 // is one type with three methods.
 //
 // # Synchronous mode
