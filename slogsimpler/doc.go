@@ -52,8 +52,8 @@
 // origin as the group "simpler"), and the file writes it as simpler does:
 // a [STRACE] or [OP] record from its typed values, a device record with
 // the device's function and position. The [CLOCK_ANCHOR] record, which the
-// state writes itself before the first TIMING-enabled record of a file,
-// takes the same door. The [HOSTLOG_DROPS] report is the state's typed
+// state writes itself before the first TIMING-enabled record, takes the
+// same door (a file's first anchor is the sink's first write to it). The [HOSTLOG_DROPS] report is the state's typed
 // record too; the sink writes it beside a batch, since it must not take a
 // queue slot.
 //
@@ -77,10 +77,12 @@
 // programs with unusual needs make their own with [NewState]. A [Handler]
 // bound to no state is silent.
 //
-// When the state is bound to a directory or started with TIMING enabled
-// (or, failing that, before the first record written while TIMING is
-// enabled), it writes one [CLOCK_ANCHOR] record pairing the monotonic clock
-// with Unix time, from which readers recover wall-clock times; written
+// While TIMING is enabled, every file the state opens in a bound directory
+// starts with a [CLOCK_ANCHOR] record pairing the monotonic clock with
+// Unix time, from which readers recover wall-clock times (a file recreated
+// after the old one was removed, or opened again by [State.Reopen], gets
+// its own); standard error gets one when the state starts, and failing
+// that before the first record written while TIMING is enabled. Written
 // that early, it precedes every span that can begin afterwards.
 //
 // # Destination and the writer
