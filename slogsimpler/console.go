@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -18,6 +19,7 @@ import (
 	"golang.org/x/term"
 
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/origin"
 	"simpler.dev/log/internal/stdio"
 	"simpler.dev/log/levels"
 )
@@ -35,6 +37,14 @@ type ConsoleOptions struct {
 	TimeFormat string
 	// AddSource adds the caller's file and line.
 	AddSource bool
+	// Spans chooses the spans the console prints, from the span's depth
+	// (0 for the outermost span of an invocation, or of a goroutine's own
+	// tree) and its duration; the file keeps every span whatever it says.
+	// Nil prints spans at depth 0 only. A filter that returns true prints
+	// them all, one that returns false none; "depth == 0 || took >=
+	// 100*time.Millisecond" adds the slow nested ones. A filter that
+	// panics prints the span.
+	Spans func(depth int, took time.Duration) bool
 }
 
 // ANSI 256-colour indexes of the two levels tint does not know.
@@ -83,6 +93,8 @@ type ConsoleHandler struct {
 	// deeper group): tint copies its group list on every WithGroup, so
 	// 10 000 nested groups would cost it quadratic memory.
 	depth int
+	// spans is ConsoleOptions.Spans, never nil.
+	spans func(depth int, took time.Duration) bool
 }
 
 var _ slog.Handler = (*ConsoleHandler)(nil)
@@ -106,6 +118,9 @@ func NewConsoleHandler(w io.Writer, opts *ConsoleOptions) *ConsoleHandler {
 // newConsole builds the handler with colours decided (tests force them on
 // for a buffer).
 func newConsole(w io.Writer, o ConsoleOptions, noColor bool) *ConsoleHandler {
+	if o.Spans == nil {
+		o.Spans = topSpans
+	}
 	// A closed pipe on standard error is a failed write (counted by the
 	// fan-out), never SIGPIPE.
 	w = stdio.Writer(w)
@@ -120,6 +135,7 @@ func newConsole(w io.Writer, o ConsoleOptions, noColor bool) *ConsoleHandler {
 		plain:   tint.NewTextHandler(out, &base),
 		named:   tint.NewTextHandler(out, &named),
 		cloneMu: new(sync.Mutex),
+		spans:   o.Spans,
 	}
 	if cw, ok := out.(*consoleWriter); ok {
 		c.flush = cw.Flush
@@ -151,7 +167,11 @@ func (h *ConsoleHandler) Enabled(_ context.Context, level slog.Level) bool {
 
 // Handle prints r on one line.
 func (h *ConsoleHandler) Handle(ctx context.Context, r slog.Record) error {
-	r, _ = humanise(r) // a span or op line for people; the origin off others
+	o := origin.Of(&r)
+	if o != nil && o.Kind == origin.Span && !h.showSpan(o.Span) {
+		return nil // the file has it; the console is for people
+	}
+	r = humanise(r, o) // a span or op line for people; the origin off others
 	if !consolePlain(r.Message) || !recordPlain(r, h.depth) {
 		r = h.clean(r)
 	}
@@ -166,6 +186,17 @@ func (h *ConsoleHandler) Handle(ctx context.Context, r slog.Record) error {
 	}
 	r.Level = rl
 	return h.plain.Handle(ctx, r)
+}
+
+// showSpan asks the span filter; a filter that panics prints the span
+// (a logging call never panics, and showing too much loses nothing).
+func (h *ConsoleHandler) showSpan(s *envelope.Span) (show bool) {
+	defer func() {
+		if recover() != nil {
+			show = true
+		}
+	}()
+	return h.spans(s.Depth, time.Duration(s.Dur))
 }
 
 // clean returns r with its message and every attribute made safe to print.

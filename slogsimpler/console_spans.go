@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"time"
 
 	"simpler.dev/log/internal/origin"
 )
@@ -23,14 +24,13 @@ import (
 // they are a span or an op are rewritten, from their typed values, never
 // from text; the file keeps the machine format either way.
 
-// humanise returns the console form of a record with an origin: a span
-// or op line for people, or a record made outside slog without the
+// humanise returns the console form of a record whose origin is o: a
+// span or op line for people, or a record made outside slog without the
 // origin attribute (its function and position are the file's business).
-// Records from slog call sites are returned as they are, with false.
-func humanise(r slog.Record) (slog.Record, bool) {
-	o := origin.Of(&r)
+// Records from slog call sites (o nil) are returned as they are.
+func humanise(r slog.Record, o *origin.Origin) slog.Record {
 	if o == nil {
-		return r, false
+		return r
 	}
 	var n slog.Record
 	switch o.Kind {
@@ -51,7 +51,7 @@ func humanise(r slog.Record) (slog.Record, bool) {
 				msg += ":" + op.Task
 			}
 		}
-		return slog.NewRecord(r.Time, r.Level, strings.TrimRight(msg, " "), r.PC), true
+		return slog.NewRecord(r.Time, r.Level, strings.TrimRight(msg, " "), r.PC)
 	default:
 		n = slog.NewRecord(r.Time, r.Level, r.Message, r.PC)
 	}
@@ -59,8 +59,14 @@ func humanise(r slog.Record) (slog.Record, bool) {
 		n.AddAttrs(a)
 		return true
 	})
-	return n, true
+	return n
 }
+
+// topSpans is the console's default span filter: only spans at depth 0,
+// the invocations and other outermost spans, whose durations are what a
+// person watching a run wants; the nested ones stay in the file for the
+// tools.
+func topSpans(depth int, _ time.Duration) bool { return depth == 0 }
 
 // humanDuration writes ns with three significant digits in the largest
 // unit that keeps the number at least 1: 1.22ms, 283µs, 41ns, 12.5s.

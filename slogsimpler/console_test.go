@@ -24,6 +24,7 @@ import (
 	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/sink"
+	"simpler.dev/log/spanattr"
 )
 
 // parseConsole reads one uncoloured console line: optional time
@@ -341,6 +342,26 @@ func TestSetup(t *testing.T) {
 			t.Errorf("counts %+v", c)
 		}
 		assert.False(t, strings.Count(con.String(), "\n") != 2 || !strings.Contains(con.String(), "INF both") || !strings.Contains(con.String(), "TIMING timing above INFO"), "console %q", con.String())
+	})
+	t.Run("console spans and source", func(t *testing.T) {
+		old := slog.Default()
+		defer slog.SetDefault(old)
+		st, _ := NewState(nil)
+		var con bytes.Buffer
+		lg, err := Setup(&SetupOptions{Dir: t.TempDir(), Console: &con, State: st, ConsoleAddSource: true,
+			ConsoleSpans: func(int, time.Duration) bool { return false }})
+		require.NoError(t, err)
+		ctx, inv := spanattr.NewInvocation(context.Background(), 1)
+		_, sp := spanattr.Start(ctx, "hidden")
+		sp.End()
+		inv.End()
+		slog.Info("shown")
+		require.NoError(t, lg.Close())
+		assert.NotContains(t, con.String(), "hidden", "the filter hides every span")
+		assert.Contains(t, con.String(), "console_test.go:", "the console has the source")
+		b, err := os.ReadFile(st.Path())
+		require.NoError(t, err)
+		assert.Contains(t, string(b), "name=hidden ", "the file keeps the span")
 	})
 	t.Run("missing directory, default INFO, then a failed bind retried", func(t *testing.T) {
 		old := slog.Default()

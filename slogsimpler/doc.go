@@ -20,9 +20,13 @@
 //
 // [Setup] creates the directory, starts the writer, installs the console
 // and the file with slog.SetDefault, and routes the standard log package
-// too. Without Setup, one handler does it by hand:
+// too. Without Setup, one handler does it by hand; a bare State keeps
+// simpler's default threshold, TIMING (above INFO on simpler's ladder), so
+// set the one slog users expect first or slog.Info writes nothing:
 //
-//	slog.SetDefault(slog.New(slogsimpler.Default().Handler()))
+//	st := slogsimpler.Default()
+//	st.SetLevel(slog.LevelInfo)
+//	slog.SetDefault(slog.New(st.Handler()))
 //
 // The line carries the CLOCK_MONOTONIC time in nanoseconds (the same clock
 // as simpler's C++ steady_clock, so Go and C++ records interleave on one

@@ -57,6 +57,12 @@ type SetupOptions struct {
 	// ConsoleLevel is the console's level; nil means INFO.
 	// SIMPLER_LOG_CONSOLE_LEVEL overrides it.
 	ConsoleLevel slog.Leveler
+	// ConsoleSpans chooses the spans the console prints (see
+	// ConsoleOptions.Spans); nil means the outermost ones (depth 0) only.
+	// The file keeps every span.
+	ConsoleSpans func(depth int, took time.Duration) bool
+	// ConsoleAddSource adds the caller's file and line to console lines.
+	ConsoleAddSource bool
 	// NoConsole leaves the console out: the file only.
 	NoConsole bool
 	// State is the state to use; nil means Default().
@@ -176,7 +182,7 @@ func Setup(opts *SetupOptions) (*Logging, error) {
 		if w == nil {
 			w = os.Stderr
 		}
-		console := NewConsoleHandler(w, &ConsoleOptions{Level: consoleLevel})
+		console := NewConsoleHandler(w, &ConsoleOptions{Level: consoleLevel, Spans: o.ConsoleSpans, AddSource: o.ConsoleAddSource})
 		lg.flushConsole = console.flush
 		children = append(children, console)
 	}
