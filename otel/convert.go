@@ -209,7 +209,9 @@ func appendInvocation(out []sdktrace.ReadOnlySpan, skipped []Skipped, host strin
 
 // spanAttributes types a span's attributes from the text of its record
 // (read with envelope.EachSpanAttr): integers as int64, other numbers as
-// float64, true and false as booleans, the rest as strings; keys and
+// float64, true and false as booleans, the rest as strings, a number only
+// when its text is the one slog writes for it (so "007" and "1.10" stay
+// strings); keys and
 // values percent-decoded, sorted by key, the last of a repeated key kept.
 // It allocates only the slice it returns (and decoded text).
 func spanAttributes(s *strace.Span) []attribute.KeyValue {
@@ -264,11 +266,13 @@ func lastOfEachKey(kv []attribute.KeyValue, fixed int) []attribute.KeyValue {
 	return kv[:fixed+len(out)]
 }
 
-// integer parses -?[0-9]+ that fits an int64, without the error value
-// strconv would allocate for the many values that are not.
+// integer parses -?[0-9]+ that fits an int64 and is written the way
+// slog writes an integer (no leading zero, no "-0": "007" is a zip code,
+// not 7), without the error value strconv would allocate for the many
+// values that are not.
 func integer(v string) (int64, bool) {
 	d := strings.TrimPrefix(v, "-")
-	if d == "" || len(d) > 19 {
+	if d == "" || len(d) > 19 || (d[0] == '0' && (len(d) > 1 || len(v) > 1)) {
 		return 0, false
 	}
 	for i := 0; i < len(d); i++ {
@@ -287,7 +291,10 @@ func typed(k, v string) attribute.KeyValue {
 	case "false":
 		return attribute.Bool(k, false)
 	}
-	if f, err := strconv.ParseFloat(v, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+	// A float only when slog would have written this text for it: "1.10"
+	// and "1e3" stay strings (a version, a label), "1.1" and "1e+06" are
+	// numbers. The text round-trips either way.
+	if f, err := strconv.ParseFloat(v, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) && strconv.FormatFloat(f, 'g', -1, 64) == v {
 		return attribute.Float64(k, f)
 	}
 	return attribute.String(k, valid(v))

@@ -47,6 +47,24 @@ func TestFromLogs(t *testing.T) {
 		assert.Equal(t, id["root"], parent["a"])
 		assert.Equal(t, id["root"], parent["b"])
 	})
+	t.Run("a value is a number only when slog writes that number so", func(t *testing.T) {
+		attrs := " zip=007 n=-12 z=0 nz=-0 f=1.5 ver=1.10 e=1e+06 e3=1e3 b=true big=18446744073709551615 s=abc"
+		log := otlptest.AnchorRecord(7, 0, 1e18) + strings.TrimSuffix(otlptest.SpanRecord(7, 7, 1, "x", 10, 5, "", 0), "\n") + attrs + "\n"
+		spans, skipped := FromLogs(hostsOf(t, log), nil)
+		require.Empty(t, skipped)
+		require.Len(t, spans, 2)
+		got := map[string]string{}
+		for _, kv := range spans[1].Attributes() {
+			got[string(kv.Key)] = kv.Value.Type().String() + " " + kv.Value.Emit()
+		}
+		for k, want := range map[string]string{
+			"zip": "STRING 007", "n": "INT64 -12", "z": "INT64 0", "nz": "FLOAT64 -0", // slog.Float64(math.Copysign(0, -1)) writes -0
+			"f": "FLOAT64 1.5", "ver": "STRING 1.10", "e": "FLOAT64 1e+06", "e3": "STRING 1e3",
+			"b": "BOOL true", "big": "STRING 18446744073709551615", "s": "STRING abc",
+		} {
+			assert.Equal(t, want, got[k], k)
+		}
+	})
 	t.Run("a span before its anchor is skipped, not misplaced", func(t *testing.T) {
 		spans, skipped := FromLogs(hostsOf(t, otlptest.AnchorRecord(7, 1000, 1e18)+span(7, 1, 0, "early", 10, 5)), nil)
 		assert.Empty(t, spans)

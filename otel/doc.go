@@ -4,7 +4,12 @@
 // any number of machines.
 //
 // It is its own module (simpler.dev/log/otel) so that the OpenTelemetry
-// SDK never enters the core library's dependencies.
+// SDK never enters the core library's dependencies. The package is named
+// simplerotel, not after the last element of its path, because the
+// programs that use it also import go.opentelemetry.io/otel, whose package
+// is otel; import it as
+//
+//	simplerotel "simpler.dev/log/otel"
 //
 // # Live
 //
