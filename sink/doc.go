@@ -31,6 +31,13 @@
 // before it counts the record as queue_full. Yielding is not blocking: it
 // lets a runnable writer run first and returns.
 //
+// A program that would rather slow down than lose records asks for
+// backpressure ([Options.Backpressure], [Sink.SetBackpressure]): a producer
+// that still finds the queue full then sleeps, waking the writer, until a
+// slot is free or the bound has passed, and only then counts the record as
+// queue_full. That is the one place a producer blocks, and only when asked;
+// [Counts] says how many records waited and for how long.
+//
 // # Destinations
 //
 // A [Destination] is where the writer puts records; the sink serialises

@@ -85,6 +85,13 @@ type Options struct {
 	// atomically: C modules that could not submit records here count them
 	// in their own state. Counts and every report add them.
 	External *atomic.Pointer[[4]uint64]
+	// Backpressure, if positive, is how long a producer that finds the
+	// queue full waits for a free slot (sleeping, after the yields every
+	// producer makes) before it counts the record as queue_full: for a
+	// service that would rather slow its logging calls than lose records.
+	// Zero means no wait: the record is dropped and counted. A wait ends
+	// early when the writer stops. See SetBackpressure.
+	Backpressure time.Duration
 }
 
 // slot is one queue entry. seq is the Vyukov sequence number:
@@ -142,6 +149,14 @@ type Sink struct {
 	// (the writer, or a producer in synchronous mode, under mu); the other
 	// reasons by producers.
 	written, queueFull, claimExhausted, outputFailed, notAdmitted atomic.Uint64
+	// waited and waitedNanos count the records that waited for a slot
+	// under backpressure and how long they waited in all; added to by
+	// producers, read by Counts.
+	waited, waitedNanos atomic.Uint64
+	// backpressure is the longest wait for a free slot, in ns (0: none).
+	// Stored by New and SetBackpressure, loaded by producers that find the
+	// queue full.
+	backpressure atomic.Int64
 	// ext is Options.External: where drops counted outside the sink are
 	// published. Set by New; loaded, like the counters above, by every
 	// report and Counts.
@@ -211,6 +226,7 @@ func New(opts *Options) *Sink {
 	if s.ext == nil {
 		s.ext = new(atomic.Pointer[[4]uint64])
 	}
+	s.SetBackpressure(o.Backpressure)
 	if s.dest == nil {
 		s.dest = Pipe(nil)
 	}
@@ -266,8 +282,10 @@ func (s *Sink) submit(rec []byte) (end uint64, err error) {
 	pos := s.head.Load()
 	var sl *slot
 	yields, stalls := 0, 0
+	var waitStart time.Time // set by the first wait under backpressure
 	for attempt := 0; ; attempt++ {
 		if pos&closedBit != 0 {
+			s.endWait(waitStart)
 			return 0, s.submitSync(rec)
 		}
 		if attempt == claimBudget {
@@ -300,6 +318,11 @@ func (s *Sink) submit(rec []byte) (end uint64, err error) {
 				pos = s.head.Load()
 				continue
 			}
+			if s.waitForSlot(pos, &waitStart) {
+				pos, attempt = s.head.Load(), 0 // a wait is not contention
+				continue
+			}
+			s.endWait(waitStart)
 			s.queueFull.Add(1)
 			s.poke()
 			return 0, ErrQueueFull
@@ -309,6 +332,7 @@ func (s *Sink) submit(rec []byte) (end uint64, err error) {
 		}
 	}
 claimed:
+	s.endWait(waitStart)
 	sl.n = uint32(copy(sl.buf[:], rec))
 	sl.seq.Store(pos + 1)
 	s.poke()
@@ -322,6 +346,50 @@ claimed:
 		runtime.Gosched()
 	}
 	return pos + 1, nil
+}
+
+// SetBackpressure sets Options.Backpressure from now on, for every
+// producer: d > 0 is the longest a record waits for a free slot, 0 (or
+// less) no wait.
+func (s *Sink) SetBackpressure(d time.Duration) {
+	s.backpressure.Store(max(int64(d), 0))
+}
+
+// waitForSlot is backpressure: it sleeps, waking the writer, until the
+// slot of position pos is released by the writer, another producer has
+// moved the head on, or the writer stops, and reports whether a claim is
+// worth trying again: false at once without backpressure, and once the
+// bound has passed since *start, the first wait of this record (set here).
+// Many producers may wait on one slot; those that lose it to another come
+// back with their bound still running.
+func (s *Sink) waitForSlot(pos uint64, start *time.Time) bool {
+	bound := time.Duration(s.backpressure.Load())
+	if bound <= 0 {
+		return false
+	}
+	if start.IsZero() {
+		*start = time.Now()
+		s.waited.Add(1) // counted as it begins, so Counts shows waiters
+	}
+	sl := &s.ring[pos&mask]
+	pause := 20 * time.Microsecond
+	for time.Since(*start) < bound {
+		s.poke()
+		time.Sleep(pause)
+		if int64(sl.seq.Load()-pos) >= 0 || s.head.Load() != pos {
+			return true // room, or the head moved on (closedBit included)
+		}
+		pause = min(2*pause, time.Millisecond)
+	}
+	return false
+}
+
+// endWait adds a record's wait for a slot to the time waited, if it
+// waited.
+func (s *Sink) endWait(start time.Time) {
+	if !start.IsZero() {
+		s.waitedNanos.Add(uint64(time.Since(start)))
+	}
 }
 
 // poke wakes the writer if it is waiting. Only the producer that swaps
@@ -384,6 +452,12 @@ type Counts struct {
 	ClaimExhausted uint64 // claim budget lost to contention while slots were free
 	OutputFailed   uint64 // the destination returned an error
 	NotAdmitted    uint64 // sink closed, or record empty or over SlotSize
+	// Waited counts the records that found the queue full and waited (or
+	// are waiting) for a slot under backpressure, to be written or
+	// dropped after; WaitedFor is their finished waits in all. Neither is
+	// a loss.
+	Waited    uint64
+	WaitedFor time.Duration
 }
 
 func (s *Sink) dropTotal() uint64 {
@@ -404,6 +478,8 @@ func (s *Sink) Counts() Counts {
 		ClaimExhausted: s.claimExhausted.Load(),
 		OutputFailed:   s.outputFailed.Load(),
 		NotAdmitted:    s.notAdmitted.Load(),
+		Waited:         s.waited.Load(),
+		WaitedFor:      time.Duration(s.waitedNanos.Load()),
 	}
 	if e := s.ext.Load(); e != nil {
 		c.QueueFull += atomic.LoadUint64(&e[0])

@@ -643,3 +643,92 @@ func TestOutputPrivateBatches(t *testing.T) {
 		assert.EqualValues(t, 200, len(w.lines()), "private=%v: %d lines", private, len(w.lines()))
 	}
 }
+
+// gateWriter blocks every Write until open is closed.
+type gateWriter struct {
+	open chan struct{}
+	memWriter
+}
+
+func (g *gateWriter) Write(p []byte) (int, error) {
+	<-g.open
+	return g.memWriter.Write(p)
+}
+
+// TestBackpressure: with a destination stalled until the queue is full
+// and its producers are waiting, a generous bound loses nothing (every
+// record written, the waits counted), and a short one drops the records
+// that outwait it as queue_full, counted as waited too. Outcomes never
+// depend on the machine's speed: the destination opens only once the
+// producers are known to be waiting (or never, for the short bound).
+func TestBackpressure(t *testing.T) {
+	tests := []struct {
+		name  string
+		bound time.Duration
+		open  bool // the destination opens once the queue is full
+	}{
+		{"generous bound: nothing lost", time.Hour, true},
+		{"short bound, stalled destination: dropped and counted", time.Millisecond, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			const producers, each = 4, Slots / 2
+			w := &gateWriter{open: make(chan struct{})}
+			s := New(&Options{Destination: Writer(w), Backpressure: tt.bound})
+			require.NoError(t, s.Start())
+			var wg sync.WaitGroup
+			var refused atomic.Uint64
+			for p := range producers {
+				wg.Go(func() {
+					for i := range each {
+						if s.Submit(rec(fmt.Sprintf("p%d-%d ", p, i), 64)) != nil {
+							refused.Add(1)
+						}
+					}
+				})
+			}
+			if tt.open {
+				for s.Counts().Waited == 0 { // full: a producer waits
+					time.Sleep(time.Millisecond)
+				}
+				close(w.open)
+			}
+			wg.Wait()
+			if !tt.open {
+				close(w.open)
+			}
+			require.NoError(t, s.Close(time.Minute))
+			c := checkIdentity(t, s, producers*each)
+			assert.EqualValues(t, refused.Load(), c.Dropped)
+			assert.NotZero(t, c.Waited, "records waited for a slot: %+v", c)
+			assert.Positive(t, c.WaitedFor)
+			if tt.open {
+				assert.Zero(t, c.Dropped, "%+v", c)
+				assert.EqualValues(t, producers*each, c.Written)
+				assert.Len(t, w.lines(), producers*each)
+			} else {
+				assert.NotZero(t, c.QueueFull, "%+v", c)
+				assert.LessOrEqual(t, c.QueueFull, c.Waited, "every record dropped at a full queue waited first")
+			}
+		})
+	}
+}
+
+// TestBackpressureSetLive: SetBackpressure reaches producers at once, and
+// no backpressure (the default) never waits.
+func TestBackpressureSetLive(t *testing.T) {
+	w := &gateWriter{open: make(chan struct{})}
+	s := New(&Options{Destination: Writer(w)})
+	require.NoError(t, s.Start())
+	for i := range 2 * Slots {
+		_ = s.Submit(rec(strconv.Itoa(i)+" ", 32))
+	}
+	c := s.Counts()
+	assert.Zero(t, c.Waited, "no backpressure, no wait")
+	assert.NotZero(t, c.QueueFull)
+	s.SetBackpressure(time.Millisecond)
+	require.ErrorIs(t, s.Submit(rec("late ", 32)), ErrQueueFull)
+	assert.EqualValues(t, 1, s.Counts().Waited)
+	close(w.open)
+	require.NoError(t, s.Close(time.Minute))
+}

@@ -323,6 +323,15 @@ func TestFanout(t *testing.T) {
 	})
 }
 
+// gateWriter discards what it is given once gate is closed, blocking
+// until then.
+type gateWriter chan struct{}
+
+func (g gateWriter) Write(p []byte) (int, error) {
+	<-g
+	return len(p), nil
+}
+
 func TestSetup(t *testing.T) {
 	t.Run("console and file", func(t *testing.T) {
 		old := slog.Default()
@@ -342,6 +351,44 @@ func TestSetup(t *testing.T) {
 			t.Errorf("counts %+v", c)
 		}
 		assert.False(t, strings.Count(con.String(), "\n") != 2 || !strings.Contains(con.String(), "INF both") || !strings.Contains(con.String(), "TIMING timing above INFO"), "console %q", con.String())
+	})
+	t.Run("synchronous: written in the call", func(t *testing.T) {
+		old := slog.Default()
+		defer slog.SetDefault(old)
+		st, _ := NewState(nil)
+		lg, err := Setup(&SetupOptions{Dir: t.TempDir(), NoConsole: true, State: st, Synchronous: true})
+		require.NoError(t, err)
+		slog.Info("already in the file")
+		b, err := os.ReadFile(st.Path())
+		require.NoError(t, err)
+		assert.Contains(t, string(b), "already in the file", "no writer goroutine: the call wrote it")
+		require.NoError(t, lg.Close())
+	})
+	t.Run("backpressure reaches the state", func(t *testing.T) {
+		old := slog.Default()
+		defer slog.SetDefault(old)
+		gate := make(chan struct{})
+		st, err := NewState(&Options{Destination: sink.Writer(gateWriter(gate))})
+		require.NoError(t, err)
+		lg, err := Setup(&SetupOptions{State: st, Backpressure: time.Hour, Level: levels.Warn})
+		require.NoError(t, err)
+		const n = 2 * sink.Slots
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for i := range n {
+				slog.Warn("record", "i", i)
+			}
+		}()
+		for st.Counts().Waited == 0 { // the queue is full and a call waits
+			time.Sleep(time.Millisecond)
+		}
+		close(gate)
+		<-done
+		require.NoError(t, lg.Close())
+		c := st.Counts()
+		assert.Zero(t, c.Dropped, "%+v", c)
+		assert.EqualValues(t, n, c.Written, "%+v", c)
 	})
 	t.Run("console spans and source", func(t *testing.T) {
 		old := slog.Default()

@@ -77,6 +77,16 @@ type SetupOptions struct {
 	FlushLevel slog.Leveler
 	// FlushBound bounds that wait; zero means 250 ms.
 	FlushBound time.Duration
+	// Backpressure and Synchronous choose what a logging call does when
+	// the writer falls behind. By default it drops the record (counted,
+	// reported in the log) and never waits. With Backpressure > 0 it
+	// waits up to that long for room in the queue, then drops (see
+	// Options.Backpressure). With Synchronous no writer goroutine is
+	// started: every record is written in its own logging call, under a
+	// lock, so none is dropped for want of room and each call costs a
+	// write. (A State the program started itself keeps its writer.)
+	Backpressure time.Duration
+	Synchronous  bool
 	// ReplaceAttr rewrites or drops attributes before any destination sees
 	// them (see WithReplaceAttr): a value it redacts reaches neither the
 	// file, nor the console, nor a recorder in Handlers. Nil costs nothing.
@@ -172,8 +182,11 @@ func Setup(opts *SetupOptions) (*Logging, error) {
 	if err := st.BindDir(o.Dir); err != nil {
 		return nil, err
 	}
-	if err := st.Start(); err != nil {
-		return nil, err
+	st.SetBackpressure(o.Backpressure)
+	if !o.Synchronous {
+		if err := st.Start(); err != nil {
+			return nil, err
+		}
 	}
 	lg := &Logging{State: st}
 	children := []slog.Handler{st.Handler()}

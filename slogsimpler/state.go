@@ -133,6 +133,13 @@ type Options struct {
 	// FlushBound bounds that wait; zero means 250 ms. On timeout the
 	// record stays queued and counts like any other.
 	FlushBound time.Duration
+	// Backpressure, if positive, makes a logging call that finds the
+	// queue full wait up to this long for room (the writer catching up)
+	// before its record is dropped and counted as queue_full: a service
+	// that would rather slow down than lose records sets it. Zero, the
+	// default, never waits: the record is dropped and counted. Counts
+	// reports the waits (Waited, WaitedFor). See State.SetBackpressure.
+	Backpressure time.Duration
 }
 
 // NewState returns a new State. It fails if the level is off the ladder or
@@ -150,7 +157,7 @@ func NewState(opts *Options) (*State, error) {
 		dest = sink.Pipe(o.Output)
 	}
 	s.sink = sink.New(&sink.Options{Destination: dest, Report: s.dropReport, External: &s.cDrops,
-		FileHeader: s.fileAnchor, FileStarted: s.fileStarted})
+		FileHeader: s.fileAnchor, FileStarted: s.fileStarted, Backpressure: o.Backpressure})
 	s.pid = os.Getpid()
 	s.claim.Store(&s.ownClaim)
 	s.SetFlush(o.FlushLevel, o.FlushBound)
@@ -430,6 +437,11 @@ func (s *State) Start() error {
 	s.anchorNow()
 	return nil
 }
+
+// SetBackpressure sets how long a logging call that finds the queue full
+// waits for room before its record is dropped (see Options.Backpressure);
+// 0 means no wait. It takes effect at once, for every handler bound to s.
+func (s *State) SetBackpressure(d time.Duration) { s.sink.SetBackpressure(d) }
 
 // Counts returns the sink's accounting: written, pending, and drops by
 // reason.

@@ -2,7 +2,11 @@
 // goroutines log M records in total through slog, then the state is closed
 // and the accounting is printed as one JSON object.
 //
-//	go run ./examples/loadgen -dir DIR -goroutines N -records M [-slow D] [-stall]
+//	go run ./examples/loadgen -dir DIR -goroutines N -records M [-policy drop|wait|sync] [-wait D] [-slow D] [-stall]
+//
+// -policy is what a logging call does when the writer falls behind: drop
+// the record (counted; the default), wait up to -wait for room in the
+// queue (backpressure), or write it itself (sync: no writer goroutine).
 //
 // Every record carries seq=<n>. The output always satisfies
 //
@@ -33,6 +37,7 @@ import (
 // Report is what loadgen prints.
 type Report struct {
 	Log            string            `json:"log"` // where the records went
+	Policy         string            `json:"policy"`
 	Produced       uint64            `json:"produced"`
 	Written        uint64            `json:"written"`
 	Dropped        uint64            `json:"dropped"`
@@ -42,6 +47,8 @@ type Report struct {
 	RecordsPerS    float64           `json:"records_per_s"`
 	ProducerP50NS  int64             `json:"producer_p50_ns"`
 	ProducerP99NS  int64             `json:"producer_p99_ns"`
+	Waited         uint64            `json:"waited"`    // records that waited for room (policy wait)
+	WaitedMS       float64           `json:"waited_ms"` // their waits in all
 	CloseError     string            `json:"close_error,omitempty"`
 }
 
@@ -53,6 +60,8 @@ type Config struct {
 	Slow         time.Duration
 	Stall        bool
 	CloseTimeout time.Duration
+	Policy       string        // drop (""), wait or sync
+	Wait         time.Duration // the bound on one record's wait for policy wait; 0: 1 s
 }
 
 func main() {
@@ -62,6 +71,8 @@ func main() {
 	flag.IntVar(&c.Records, "records", 100000, "records in total")
 	flag.DurationVar(&c.Slow, "slow", 0, "make every write to the destination take this long")
 	flag.BoolVar(&c.Stall, "stall", false, "make the destination block until the close timeout has passed")
+	flag.StringVar(&c.Policy, "policy", "drop", "when the writer falls behind: drop, wait (backpressure) or sync")
+	flag.DurationVar(&c.Wait, "wait", time.Second, "with -policy wait, the longest one record waits for room")
 	flag.DurationVar(&c.CloseTimeout, "close-timeout", time.Second, "bound on the final drain")
 	flag.Parse()
 	r, err := Run(c)
@@ -83,6 +94,19 @@ func Run(c Config) (Report, error) {
 		return Report{}, err
 	}
 	opts := &slogsimpler.Options{Level: levels.Warn, Async: true}
+	switch c.Policy {
+	case "", "drop":
+		c.Policy = "drop"
+	case "wait":
+		opts.Backpressure = c.Wait
+		if opts.Backpressure <= 0 {
+			opts.Backpressure = time.Second
+		}
+	case "sync":
+		opts.Async = false
+	default:
+		return Report{}, fmt.Errorf("unknown -policy %q: want drop, wait or sync", c.Policy)
+	}
 	var dest *testDest
 	logPath := ""
 	if c.Slow > 0 || c.Stall {
@@ -147,6 +171,9 @@ func Run(c Config) (Report, error) {
 	slices.Sort(all)
 	r := Report{
 		Log:      logPath,
+		Policy:   c.Policy,
+		Waited:   cnt.Waited,
+		WaitedMS: float64(cnt.WaitedFor) / 1e6,
 		Produced: uint64(c.Records),
 		Written:  cnt.Written,
 		Dropped:  cnt.Dropped,

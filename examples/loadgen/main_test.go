@@ -21,6 +21,8 @@ func TestAccountingIdentity(t *testing.T) {
 		{"fast", Config{Goroutines: 16, Records: 50000}, false},
 		{"slow", Config{Goroutines: 8, Records: 20000, Slow: 200 * time.Microsecond}, true},
 		{"stall", Config{Goroutines: 4, Records: 10000, Stall: true, CloseTimeout: 200 * time.Millisecond}, true},
+		{"slow, policy wait", Config{Goroutines: 8, Records: 6000, Slow: 200 * time.Microsecond, Policy: "wait", Wait: time.Hour}, false},
+		{"slow, policy sync", Config{Goroutines: 8, Records: 500, Slow: 200 * time.Microsecond, Policy: "sync"}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.c.Dir = t.TempDir()
@@ -37,7 +39,13 @@ func TestAccountingIdentity(t *testing.T) {
 			assert.EqualValues(t, r.Dropped, sum, "reasons sum to %d, dropped %d", sum, r.Dropped)
 			assert.False(t, tt.mustDrop && r.Dropped == 0, "no drops with a %s destination", tt.name)
 			assert.False(t, tt.c.Stall && r.CloseError == "", "a stalled destination closed without a timeout error")
+			if tt.c.Policy == "wait" || tt.c.Policy == "sync" {
+				assert.Zero(t, r.Dropped, "policy %s drops nothing however slow the destination", tt.c.Policy)
+				assert.EqualValues(t, r.Produced, r.Written)
+			}
 			t.Logf("%+v", r)
 		})
 	}
+	_, err := Run(Config{Dir: t.TempDir(), Goroutines: 1, Policy: "block"})
+	assert.ErrorContains(t, err, `unknown -policy "block"`)
 }

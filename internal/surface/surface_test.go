@@ -98,8 +98,11 @@ func receiverExported(e ast.Expr) bool {
 //     (logrotate's postrotate SIGHUP); room for them made by folding
 //     envelope's generation constants into ParseAny and moving strace's
 //     Invocation.ByName to the command's views: 157 and 104.
+//   - State.SetBackpressure and Sink.SetBackpressure: a service chooses
+//     waiting over dropping (long-running services), and Setup must set
+//     it on a State made before it (Default()): 157 and 106.
 func TestExportedSurface(t *testing.T) {
-	const budgetTop, budgetMethods = 157, 104
+	const budgetTop, budgetMethods = 157, 106
 	top, methods := exported(t, root)
 	t.Logf("exported: %d names, %d methods", top, methods)
 	assert.LessOrEqual(t, top, budgetTop, "the public packages export more names than the budget")
