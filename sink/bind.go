@@ -55,7 +55,7 @@ func (s *Sink) BindDir(dir string) error {
 	// Open outside the lock, and do not take it: a write stalled on the
 	// old destination must not hold up the bind. The file is installed as
 	// the destination by whoever holds the lock next, before its write.
-	f, err := openFile(abs, s.pid, s.header)
+	f, err := openFile(abs, s.pid, s.header, &s.rotation)
 	if err != nil {
 		return err
 	}

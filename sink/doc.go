@@ -54,7 +54,9 @@
 // directory bound wins, and a record it cannot take is counted as
 // output_failed and never sent elsewhere. Every file it opens there starts
 // with [Options.FileHeader]'s record (the state's [CLOCK_ANCHOR]), and
-// [Sink.Reopen] opens the path again for rotation by another program. A destination of the program's (a rotating file, a socket)
+// [Sink.Reopen] opens the path again for rotation by another program;
+// [Sink.SetRotation] caps the files itself ([Rotation]: a size per file,
+// how many rotated files are kept, an age past which old runs' files go). A destination of the program's (a rotating file, a socket)
 // is one type with three methods.
 //
 // # Synchronous mode

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"simpler.dev/log/internal/stdio"
@@ -59,12 +60,20 @@ type dirFile struct {
 	// testWrite, when set, writes instead of f.Write: tests make a disk
 	// that fills up with it.
 	testWrite func(f *os.File, b []byte) (int, error)
+	// rot is the sink's Rotation (nil or zero: none), loaded at each write.
+	rot *atomic.Pointer[Rotation]
+	// size is the open file's size as this dirFile wrote it (read at open,
+	// grown by each write); headerSize its size once opened and headed.
+	size, headerSize int64
+	// seq is the last rotated file's number, 0 until the first rotation
+	// looks the directory up.
+	seq int
 }
 
 // openFile creates dir if needed and opens dir/host.<pid>.log, returning
 // an error that names the path and the cause (wrapping ErrUnsafeFile for
 // a refused file).
-func openFile(dir string, pid int, header func(*os.File)) (*dirFile, error) {
+func openFile(dir string, pid int, header func(*os.File), rot *atomic.Pointer[Rotation]) (*dirFile, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("sink: bind %q: %w", dir, err)
@@ -77,11 +86,15 @@ func openFile(dir string, pid int, header func(*os.File)) (*dirFile, error) {
 		return nil, fmt.Errorf("sink: bind %s: %w", abs, err)
 	}
 	name := fmt.Sprintf("host.%d.log", pid)
-	f := &dirFile{dir: abs, name: name, path: filepath.Join(abs, name), dh: dh, header: header}
+	if rot == nil {
+		rot = new(atomic.Pointer[Rotation])
+	}
+	f := &dirFile{dir: abs, name: name, path: filepath.Join(abs, name), dh: dh, header: header, rot: rot}
 	if err := f.start(); err != nil {
 		dh.close()
 		return nil, fmt.Errorf("sink: bind %s: %w", abs, err)
 	}
+	f.prune(rot.Load()) // old runs' files age out at the bind too
 	return f, nil
 }
 
@@ -112,13 +125,30 @@ func (f *dirFile) Write(b []byte) (int, error) {
 			f.closeFile() // removed or replaced: reopen below
 		}
 	}
+	if r := f.rot.Load(); r != nil && r.MaxSize > 0 {
+		return f.writeRotating(b, r)
+	}
+	return f.writeOnce(b)
+}
+
+// begin opens the file (and writes its header), saying once on standard
+// error when it cannot.
+func (f *dirFile) begin() error {
+	if err := f.start(); err != nil {
+		f.tell(err)
+		return err
+	}
+	f.told = false
+	return nil
+}
+
+// writeOnce writes b to the file, opening it first if need be; see Write.
+func (f *dirFile) writeOnce(b []byte) (int, error) {
 	for attempt := 0; ; attempt++ {
 		if f.f == nil {
-			if err := f.start(); err != nil {
-				f.tell(err)
+			if err := f.begin(); err != nil {
 				return 0, err
 			}
-			f.told = false
 		}
 		n, err := f.write(b)
 		if err != nil {
@@ -127,6 +157,7 @@ func (f *dirFile) Write(b []byte) (int, error) {
 			return n, err
 		}
 		if !f.unlinked() {
+			f.size += int64(n)
 			return n, nil
 		}
 		// Unlinked under us: those bytes reached no file anyone can
@@ -173,6 +204,11 @@ func (f *dirFile) start() error {
 	if f.header != nil {
 		f.header(f.f)
 	}
+	f.size = 0
+	if fi, err := f.f.Stat(); err == nil {
+		f.size = fi.Size()
+	}
+	f.headerSize = f.size
 	return nil
 }
 

@@ -3,8 +3,10 @@
 package sink
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 )
 
@@ -54,3 +56,37 @@ func (f *dirFile) replaced() bool {
 // unlinked cannot tell here; the path check (at least once a second)
 // notices a removed file.
 func (f *dirFile) unlinked() bool { return false }
+
+// list returns the names in the directory.
+func (dirHandle) list(dir string) ([]string, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Readdirnames(-1)
+}
+
+// mtime is name's modification time, for a regular file only.
+func (dirHandle) mtime(dir, name string) (time.Time, error) {
+	fi, err := os.Lstat(filepath.Join(dir, name))
+	if err != nil {
+		return time.Time{}, err
+	}
+	if !fi.Mode().IsRegular() {
+		return time.Time{}, errors.New("not a regular file")
+	}
+	return fi.ModTime(), nil
+}
+
+// remove removes name.
+func (dirHandle) remove(dir, name string) error { return os.Remove(filepath.Join(dir, name)) }
+
+// renameNew renames from to to, failing with errNameTaken rather than
+// replace a file at to.
+func (dirHandle) renameNew(dir, from, to string) error {
+	if _, err := os.Lstat(filepath.Join(dir, to)); err == nil {
+		return errNameTaken
+	}
+	return os.Rename(filepath.Join(dir, from), filepath.Join(dir, to))
+}

@@ -104,3 +104,41 @@ func (f *dirFile) unlinked() bool {
 	var st unix.Stat_t
 	return unix.Fstat(f.state.fd, &st) == nil && st.Nlink == 0
 }
+
+// list returns the names in the directory, read through the held handle
+// (a fresh descriptor for ".", so no offset is shared).
+func (d dirHandle) list(string) ([]string, error) {
+	fd, err := unix.Openat(d.fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	dir := os.NewFile(uintptr(fd), ".")
+	defer dir.Close()
+	return dir.Readdirnames(-1)
+}
+
+// mtime is name's modification time; only regular files have one here
+// (anything else is an error, so retention never removes it).
+func (d dirHandle) mtime(_ string, name string) (time.Time, error) {
+	var st unix.Stat_t
+	if err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return time.Time{}, err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return time.Time{}, errors.New("not a regular file")
+	}
+	return time.Unix(st.Mtim.Unix()), nil
+}
+
+// remove unlinks name.
+func (d dirHandle) remove(_ string, name string) error { return unix.Unlinkat(d.fd, name, 0) }
+
+// renameNew renames from to to, both in the directory, failing with
+// errNameTaken rather than replace a file at to.
+func (d dirHandle) renameNew(_ string, from, to string) error {
+	var st unix.Stat_t
+	if unix.Fstatat(d.fd, to, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
+		return errNameTaken
+	}
+	return unix.Renameat(d.fd, from, d.fd, to)
+}

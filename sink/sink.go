@@ -181,6 +181,9 @@ type Sink struct {
 	// reopen asks the holder of mu to close the bound file, so the next
 	// write opens the path again. Set by Reopen.
 	reopen atomic.Bool
+	// rotation is the bound file's Rotation (nil: none); stored by New and
+	// SetRotation, loaded by the file at each write.
+	rotation atomic.Pointer[Rotation]
 	// header writes Options.FileHeader's record into a file just opened;
 	// nil without one. Set by New.
 	header     func(*os.File)

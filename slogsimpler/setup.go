@@ -17,6 +17,7 @@ import (
 
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/levels"
+	"simpler.dev/log/sink"
 )
 
 // Environment variables read by Setup. They override the options, so an
@@ -87,6 +88,10 @@ type SetupOptions struct {
 	// write. (A State the program started itself keeps its writer.)
 	Backpressure time.Duration
 	Synchronous  bool
+	// Rotation caps the files in Dir (see sink.Rotation): for example
+	// sink.Rotation{MaxSize: 64 << 20, MaxFiles: 10, MaxAge: 7 * 24 * time.Hour}.
+	// The zero value rotates nothing; a bad one is an error.
+	Rotation sink.Rotation
 	// ReplaceAttr rewrites or drops attributes before any destination sees
 	// them (see WithReplaceAttr): a value it redacts reaches neither the
 	// file, nor the console, nor a recorder in Handlers. Nil costs nothing.
@@ -179,6 +184,9 @@ func Setup(opts *SetupOptions) (*Logging, error) {
 	}
 	st.SetLevel(level)
 	st.SetFlush(flushLevel, o.FlushBound)
+	if err := st.SetRotation(o.Rotation); err != nil {
+		return nil, fmt.Errorf("slogsimpler: %w", err)
+	}
 	if err := st.BindDir(o.Dir); err != nil {
 		return nil, err
 	}

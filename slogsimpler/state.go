@@ -1,6 +1,7 @@
 package slogsimpler
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -140,11 +141,16 @@ type Options struct {
 	// default, never waits: the record is dropped and counted. Counts
 	// reports the waits (Waited, WaitedFor). See State.SetBackpressure.
 	Backpressure time.Duration
+	// Rotation caps the files of the bound directory: a size per file,
+	// how many rotated files to keep, an age past which old files go (see
+	// sink.Rotation). The zero value rotates nothing. See
+	// State.SetRotation.
+	Rotation sink.Rotation
 }
 
-// NewState returns a new State. It fails if the level is off the ladder or
-// the directory cannot be bound (see [State.BindDir]); in the second case
-// the returned State is usable and unbound (records go to Output), and
+// NewState returns a new State. A bad Rotation is an error and no State.
+// When the directory cannot be bound (see [State.BindDir]) the error comes
+// with a State that is usable and unbound (records go to Output), and
 // BindDir can be tried again.
 func NewState(opts *Options) (*State, error) {
 	var o Options
@@ -162,6 +168,9 @@ func NewState(opts *Options) (*State, error) {
 	s.claim.Store(&s.ownClaim)
 	s.SetFlush(o.FlushLevel, o.FlushBound)
 	s.SetLevel(o.Level)
+	if err := s.SetRotation(o.Rotation); err != nil {
+		return nil, fmt.Errorf("slogsimpler: %w", err)
+	}
 	var err error
 	if o.Dir != "" {
 		err = s.BindDir(o.Dir)
@@ -442,6 +451,12 @@ func (s *State) Start() error {
 // waits for room before its record is dropped (see Options.Backpressure);
 // 0 means no wait. It takes effect at once, for every handler bound to s.
 func (s *State) SetBackpressure(d time.Duration) { s.sink.SetBackpressure(d) }
+
+// SetRotation sets the rotation and retention of the bound directory's
+// files (see sink.Rotation) from the next write on; it must come before
+// BindDir for the bind's retention pass. A bad Rotation is an error and
+// changes nothing.
+func (s *State) SetRotation(r sink.Rotation) error { return s.sink.SetRotation(r) }
 
 // Counts returns the sink's accounting: written, pending, and drops by
 // reason.

@@ -2,7 +2,11 @@
 // goroutines log M records in total through slog, then the state is closed
 // and the accounting is printed as one JSON object.
 //
-//	go run ./examples/loadgen -dir DIR -goroutines N -records M [-policy drop|wait|sync] [-wait D] [-slow D] [-stall]
+//	go run ./examples/loadgen -dir DIR -goroutines N -records M [-policy drop|wait|sync] [-wait D] [-max-size BYTES] [-max-files N] [-slow D] [-stall]
+//
+// -max-size and -max-files rotate DIR/host.<pid>.log (see sink.Rotation);
+// files then counts the host.<pid>*.log files left and largest_file_bytes
+// the biggest of them.
 //
 // -policy is what a logging call does when the writer falls behind: drop
 // the record (counted; the default), wait up to -wait for room in the
@@ -31,6 +35,7 @@ import (
 	"time"
 
 	"simpler.dev/log/levels"
+	"simpler.dev/log/sink"
 	"simpler.dev/log/slogsimpler"
 )
 
@@ -47,8 +52,10 @@ type Report struct {
 	RecordsPerS    float64           `json:"records_per_s"`
 	ProducerP50NS  int64             `json:"producer_p50_ns"`
 	ProducerP99NS  int64             `json:"producer_p99_ns"`
-	Waited         uint64            `json:"waited"`    // records that waited for room (policy wait)
-	WaitedMS       float64           `json:"waited_ms"` // their waits in all
+	Files          int               `json:"files"`              // this run's log files left
+	LargestFile    int64             `json:"largest_file_bytes"` // the biggest of them
+	Waited         uint64            `json:"waited"`             // records that waited for room (policy wait)
+	WaitedMS       float64           `json:"waited_ms"`          // their waits in all
 	CloseError     string            `json:"close_error,omitempty"`
 }
 
@@ -62,6 +69,8 @@ type Config struct {
 	CloseTimeout time.Duration
 	Policy       string        // drop (""), wait or sync
 	Wait         time.Duration // the bound on one record's wait for policy wait; 0: 1 s
+	MaxSize      int64         // rotation: the cap on one file; 0: none
+	MaxFiles     int           // rotation: rotated files kept; 0: all
 }
 
 func main() {
@@ -73,6 +82,8 @@ func main() {
 	flag.BoolVar(&c.Stall, "stall", false, "make the destination block until the close timeout has passed")
 	flag.StringVar(&c.Policy, "policy", "drop", "when the writer falls behind: drop, wait (backpressure) or sync")
 	flag.DurationVar(&c.Wait, "wait", time.Second, "with -policy wait, the longest one record waits for room")
+	flag.Int64Var(&c.MaxSize, "max-size", 0, "rotate host.<pid>.log at this many bytes (0: never)")
+	flag.IntVar(&c.MaxFiles, "max-files", 0, "rotated files kept (0: all)")
 	flag.DurationVar(&c.CloseTimeout, "close-timeout", time.Second, "bound on the final drain")
 	flag.Parse()
 	r, err := Run(c)
@@ -93,7 +104,7 @@ func Run(c Config) (Report, error) {
 	if err := os.MkdirAll(c.Dir, 0o750); err != nil {
 		return Report{}, err
 	}
-	opts := &slogsimpler.Options{Level: levels.Warn, Async: true}
+	opts := &slogsimpler.Options{Level: levels.Warn, Async: true, Rotation: sink.Rotation{MaxSize: c.MaxSize, MaxFiles: c.MaxFiles}}
 	switch c.Policy {
 	case "", "drop":
 		c.Policy = "drop"
@@ -191,6 +202,15 @@ func Run(c Config) (Report, error) {
 	}
 	if closeErr != nil {
 		r.CloseError = closeErr.Error()
+	}
+	if opts.Dir != "" {
+		files, _ := filepath.Glob(filepath.Join(c.Dir, fmt.Sprintf("host.%d.*log", os.Getpid())))
+		r.Files = len(files)
+		for _, f := range files {
+			if fi, err := os.Stat(f); err == nil {
+				r.LargestFile = max(r.LargestFile, fi.Size())
+			}
+		}
 	}
 	return r, nil
 }

@@ -1,0 +1,160 @@
+package sink
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const rotPID = 4242
+
+// rotatingSink is a started sink bound to a new directory with r, whose
+// files start with "HEADER <n>\n".
+func rotatingSink(t *testing.T, dir string, r Rotation) *Sink {
+	t.Helper()
+	n := 0
+	s := New(&Options{PID: rotPID, FileHeader: func(dst []byte) []byte {
+		n++
+		return fmt.Appendf(dst, "HEADER %d\n", n)
+	}})
+	require.NoError(t, s.SetRotation(r))
+	require.NoError(t, s.BindDir(dir))
+	require.NoError(t, s.Start())
+	return s
+}
+
+// logFiles returns the host.*.log names in dir, in name order (the order
+// both readers use).
+func logFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, "host.*.log"))
+	require.NoError(t, err)
+	slices.Sort(m)
+	for i := range m {
+		m[i] = filepath.Base(m[i])
+	}
+	return m
+}
+
+// TestRotation: under a size cap every file holds at most MaxSize bytes,
+// starts with its header and holds whole records; read in name order the
+// files give back every record, in order, once; the accounting counts
+// each record once, headers included.
+func TestRotation(t *testing.T) {
+	dir := t.TempDir()
+	const maxSize, records = MinRotateSize, 4000 // ~1.2 MB: ~19 files
+	s := rotatingSink(t, dir, Rotation{MaxSize: maxSize})
+	for i := range records {
+		require.NoError(t, s.Submit(rec(fmt.Sprintf("r%06d ", i), 300)))
+		if i%1000 == 999 {
+			require.NoError(t, s.Flush(time.Minute)) // never queue_full here
+		}
+	}
+	require.NoError(t, s.Close(time.Minute))
+
+	files := logFiles(t, dir)
+	require.Greater(t, len(files), 10, "%v", files)
+	assert.Equal(t, fmt.Sprintf("host.%d.log", rotPID), files[len(files)-1], "the current file sorts last")
+	for i, name := range files[:len(files)-1] {
+		assert.Equal(t, fmt.Sprintf("host.%d.%08d.log", rotPID, i+1), name)
+	}
+	var got []string
+	for _, name := range files {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		require.NoError(t, err)
+		assert.LessOrEqual(t, len(b), maxSize, name)
+		require.True(t, strings.HasSuffix(string(b), "\n"), "%s ends inside a record", name)
+		lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+		assert.True(t, strings.HasPrefix(lines[0], "HEADER "), "%s starts %q", name, lines[0])
+		for _, l := range lines[1:] {
+			got = append(got, strings.Fields(l)[0])
+		}
+	}
+	want := make([]string, records)
+	for i := range want {
+		want[i] = fmt.Sprintf("r%06d", i)
+	}
+	assert.Equal(t, want, got, "every record once, in order")
+	c := s.Counts()
+	assert.Zero(t, c.Dropped)
+	assert.EqualValues(t, records+len(files), c.Written, "records and one header per file")
+}
+
+// TestRetention: MaxFiles keeps the newest rotated files of this process;
+// MaxAge removes old host.*.log files of any run at the bind, and leaves
+// other files, fresh files, and what is not a regular file alone; a name
+// already taken is never overwritten.
+func TestRetention(t *testing.T) {
+	t.Run("MaxFiles keeps the newest", func(t *testing.T) {
+		dir := t.TempDir()
+		s := rotatingSink(t, dir, Rotation{MaxSize: MinRotateSize, MaxFiles: 3})
+		for i := range 3000 {
+			require.NoError(t, s.Submit(rec(fmt.Sprintf("r%06d ", i), 300)))
+			if i%1000 == 999 {
+				require.NoError(t, s.Flush(time.Minute))
+			}
+		}
+		require.NoError(t, s.Close(time.Minute))
+		files := logFiles(t, dir)
+		require.Len(t, files, 4, "three rotated and the current: %v", files)
+		last := s.file.Load().seq
+		for i, name := range files[:3] {
+			assert.Equal(t, fmt.Sprintf("host.%d.%08d.log", rotPID, last-2+i), name)
+		}
+	})
+	t.Run("MaxAge removes old runs at the bind", func(t *testing.T) {
+		dir := t.TempDir()
+		old := time.Now().Add(-48 * time.Hour)
+		write := func(name string, mtime time.Time) {
+			p := filepath.Join(dir, name)
+			require.NoError(t, os.WriteFile(p, []byte("x\n"), 0o600))
+			require.NoError(t, os.Chtimes(p, mtime, mtime))
+		}
+		write("host.11.log", old)
+		write("host.11.00000003.log", old)
+		write(fmt.Sprintf("host.%d.00000001.log", rotPID), old)
+		write("host.12.log", time.Now())
+		write("notes.log", old)
+		write("host.13.txt", old)
+		require.NoError(t, os.Symlink("host.11.log", filepath.Join(dir, "host.14.log")))
+		s := rotatingSink(t, dir, Rotation{MaxAge: 24 * time.Hour})
+		require.NoError(t, s.Close(time.Minute))
+		left, err := os.ReadDir(dir)
+		require.NoError(t, err)
+		var names []string
+		for _, e := range left {
+			names = append(names, e.Name())
+		}
+		assert.ElementsMatch(t, []string{"host.12.log", "notes.log", "host.13.txt", "host.14.log", fmt.Sprintf("host.%d.log", rotPID)}, names)
+	})
+	t.Run("a taken name is skipped, never replaced", func(t *testing.T) {
+		dir := t.TempDir()
+		taken := filepath.Join(dir, fmt.Sprintf("host.%d.00000005.log", rotPID))
+		require.NoError(t, os.WriteFile(taken, []byte("keep me\n"), 0o600))
+		s := rotatingSink(t, dir, Rotation{MaxSize: MinRotateSize})
+		for i := range 400 {
+			require.NoError(t, s.Submit(rec(fmt.Sprintf("r%06d ", i), 300)))
+		}
+		require.NoError(t, s.Close(time.Minute))
+		b, err := os.ReadFile(taken)
+		require.NoError(t, err)
+		assert.Equal(t, "keep me\n", string(b))
+		assert.FileExists(t, filepath.Join(dir, fmt.Sprintf("host.%d.00000006.log", rotPID)), "numbering goes on after the highest")
+	})
+}
+
+func TestSetRotationRefusesBadValues(t *testing.T) {
+	s := New(nil)
+	for _, r := range []Rotation{{MaxSize: -1}, {MaxSize: 1}, {MaxSize: MinRotateSize - 1}, {MaxFiles: -1}, {MaxAge: -time.Second}} {
+		assert.Error(t, s.SetRotation(r), "%+v", r)
+	}
+	assert.NoError(t, s.SetRotation(Rotation{}))
+	assert.NoError(t, s.SetRotation(Rotation{MaxSize: MinRotateSize, MaxFiles: 1, MaxAge: time.Hour}))
+}

@@ -1,0 +1,81 @@
+package slogsimpler_test
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"simpler.dev/log/levels"
+	"simpler.dev/log/sink"
+	"simpler.dev/log/slogsimpler"
+	"simpler.dev/log/spanattr"
+	"simpler.dev/log/strace"
+)
+
+// TestRotatedSetReadsAsOneLog: a run under a size cap leaves only capped
+// files, each starting with its [CLOCK_ANCHOR]; strace reads the directory
+// as one log with every span, and the state's accounting matches what the
+// files hold: logged = written + dropped.
+func TestRotatedSetReadsAsOneLog(t *testing.T) {
+	defer slog.SetDefault(slog.Default())
+	dir := t.TempDir()
+	st, err := slogsimpler.NewState(nil)
+	require.NoError(t, err)
+	const maxSize = 256 << 10
+	lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{Dir: dir, State: st, NoConsole: true, Level: levels.Timing,
+		Backpressure: time.Minute, Rotation: sink.Rotation{MaxSize: maxSize}})
+	require.NoError(t, err)
+	const spans, records = 3000, 3000 // ~2 MB: ~8 files
+	ctx, inv := spanattr.NewInvocation(context.Background(), 0x9f)
+	for i := range spans {
+		_, sp := spanattr.Start(ctx, "step", slog.Int("i", i), slog.String("pad", strings.Repeat("p", 200)))
+		sp.End()
+		slog.Warn("record", "i", i, "pad", strings.Repeat("w", 200))
+	}
+	inv.End()
+	require.NoError(t, lg.Close())
+
+	names, err := filepath.Glob(filepath.Join(dir, "host.*.log"))
+	require.NoError(t, err)
+	require.Greater(t, len(names), 4, "rotated: %v", names)
+	lines := 0
+	for _, n := range names {
+		b, err := os.ReadFile(n)
+		require.NoError(t, err)
+		assert.LessOrEqual(t, len(b), maxSize, n)
+		first, _, _ := strings.Cut(string(b), "\n")
+		assert.Contains(t, first, "[CLOCK_ANCHOR] v=1 pid=", "%s starts with its anchor", filepath.Base(n))
+		lines += strings.Count(string(b), "\n")
+	}
+	p := &strace.Parser{}
+	require.NoError(t, strace.ReadInput(p, dir, nil))
+	pid := int64(os.Getpid())
+	assert.Equal(t, len(names), p.AnchorCount[pid], "one anchor per file")
+	got := 0
+	for _, s := range p.Spans {
+		if s.Name == "step" {
+			got++
+		}
+	}
+	c := st.Counts()
+	assert.Zero(t, c.Dropped, "%+v", c)
+	assert.Equal(t, spans, got, "every span read back")
+	assert.EqualValues(t, lines, c.Written, "the files hold what was counted written")
+	assert.EqualValues(t, spans+records+len(names), c.Written, "spans, records and one anchor per file: %+v", c)
+}
+
+func TestRotationRefusedWhenBad(t *testing.T) {
+	_, err := slogsimpler.NewState(&slogsimpler.Options{Rotation: sink.Rotation{MaxSize: 10}})
+	assert.ErrorContains(t, err, "below the minimum")
+	st, _ := slogsimpler.NewState(nil)
+	_, err = slogsimpler.Setup(&slogsimpler.SetupOptions{State: st, Dir: t.TempDir(), Rotation: sink.Rotation{MaxFiles: -1}})
+	assert.ErrorContains(t, err, "negative")
+	assert.Empty(t, st.Path(), "nothing bound after a refused option")
+}
