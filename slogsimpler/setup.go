@@ -137,6 +137,10 @@ func (l *Logging) Close() error {
 //	if err != nil { ... }
 //	defer lg.Close()
 //
+// A program calls Setup once. Tests call it as often as they like, each
+// with a State of its own (NewState; a Capture as its Output keeps the
+// records for assertions): the process state binds one directory for good.
+//
 // The environment variables SIMPLER_LOG_LEVEL, SIMPLER_LOG_CONSOLE_LEVEL,
 // SIMPLER_LOG_FLUSH_LEVEL and NO_COLOR override the options; an unparsable
 // level is an error.

@@ -1,0 +1,54 @@
+package slogsimpler_test
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"simpler.dev/log/levels"
+	"simpler.dev/log/slogsimpler"
+)
+
+// TestCaptureAcrossSetups: each test of a process can Setup with a State
+// of its own and see its own records, typed; concurrent writers lose
+// nothing; what is not a record is left out.
+func TestCaptureAcrossSetups(t *testing.T) {
+	defer slog.SetDefault(slog.Default())
+	for _, name := range []string{"first", "second", "third"} {
+		t.Run(name, func(t *testing.T) {
+			var c slogsimpler.Capture
+			st, err := slogsimpler.NewState(&slogsimpler.Options{Output: &c})
+			require.NoError(t, err)
+			lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{State: st, Level: levels.Warn})
+			require.NoError(t, err)
+			var wg sync.WaitGroup
+			for g := range 8 {
+				wg.Go(func() {
+					for range 100 {
+						slog.Warn("from "+name, "g", g)
+					}
+				})
+			}
+			wg.Wait()
+			slog.Log(context.Background(), levels.Debug, "below the threshold")
+			require.NoError(t, lg.Close())
+			recs := c.Records()
+			require.Len(t, recs, 800, "only this test's records, all of them")
+			for _, r := range recs {
+				assert.Equal(t, "WARN", r.Level)
+				assert.True(t, strings.HasPrefix(string(r.Body), "from "+name+" g="), "%s", r.Body)
+				assert.NotZero(t, r.Line)
+			}
+		})
+	}
+	var c slogsimpler.Capture
+	_, _ = c.Write([]byte("not a record\n[mono_ns=1][T0x1][WARN] f: ok\n~\n"))
+	recs := c.Records()
+	require.Len(t, recs, 1)
+	assert.Equal(t, "ok", string(recs[0].Body))
+}
