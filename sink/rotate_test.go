@@ -158,3 +158,53 @@ func TestSetRotationRefusesBadValues(t *testing.T) {
 	assert.NoError(t, s.SetRotation(Rotation{}))
 	assert.NoError(t, s.SetRotation(Rotation{MaxSize: MinRotateSize, MaxFiles: 1, MaxAge: time.Hour}))
 }
+
+// TestRotationWorstDays: the directory removed under a rotating sink
+// fails every later record, counted output_failed, without a hang; one
+// made again at the path is followed after Reopen, and rotation goes on
+// there. A file made unwritable to rename (its directory read-only) keeps
+// the records, past the cap: nothing is lost for a cap.
+func TestRotationWorstDays(t *testing.T) {
+	t.Run("directory removed, then made again", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "d")
+		require.NoError(t, os.Mkdir(dir, 0o750))
+		s := rotatingSink(t, dir, Rotation{MaxSize: MinRotateSize, MaxFiles: 2})
+		submit := func(n int) {
+			for i := range n {
+				_ = s.Submit(rec(fmt.Sprintf("r%06d ", i), 300))
+			}
+			_ = s.Flush(time.Minute)
+		}
+		submit(500)
+		require.NoError(t, os.RemoveAll(dir))
+		submit(500)
+		c := s.Counts()
+		assert.EqualValues(t, 500, c.OutputFailed, "every record after the removal counted: %+v", c)
+		require.NoError(t, os.Mkdir(dir, 0o750))
+		s.Reopen()
+		submit(500)
+		require.NoError(t, s.Close(time.Minute))
+		c = s.Counts()
+		assert.EqualValues(t, 500, c.OutputFailed, "%+v", c)
+		files := logFiles(t, dir)
+		assert.Len(t, files, 3, "rotating again in the new directory, two kept: %v", files)
+	})
+	t.Run("rename refused: records kept past the cap", func(t *testing.T) {
+		if os.Geteuid() == 0 {
+			t.Skip("root renames in a read-only directory")
+		}
+		dir := t.TempDir()
+		s := rotatingSink(t, dir, Rotation{MaxSize: MinRotateSize})
+		require.NoError(t, os.Chmod(dir, 0o500))
+		defer os.Chmod(dir, 0o700)
+		for i := range 500 {
+			require.NoError(t, s.Submit(rec(fmt.Sprintf("r%06d ", i), 300)))
+		}
+		require.NoError(t, s.Close(time.Minute))
+		c := s.Counts()
+		assert.Zero(t, c.Dropped, "%+v", c)
+		b, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("host.%d.log", rotPID)))
+		require.NoError(t, err)
+		assert.Equal(t, 501, strings.Count(string(b), "\n"), "the header and every record, in the one file")
+	})
+}
