@@ -54,10 +54,12 @@
 //     the anchor claim (a [HOSTLOG_DROPS] report is the owner's to write:
 //     Go reports the losses of both sides). A line without an envelope header
 //     is written as text from function "cmodule". Every record not written
-//     as handed over is counted ([Altered]). It never blocks once the writer runs (before
-//     Start records are written synchronously, as simpler's are before its
-//     writer exists), and it releases the caller's producer reference on
-//     every path.
+//     as handed over is counted ([Altered]). It never blocks once the writer
+//     runs, unless the program asked for backpressure
+//     (slogsimpler.Options.Backpressure: then a module's record waits for
+//     room like a Go record, at most the bound); before Start records are
+//     written synchronously, as simpler's are before its writer exists. It
+//     releases the caller's producer reference on every path.
 //   - Quiesce and Close set the high bit of sink_producer_state and wait
 //     (at most their timeout) for the callers inside sink_enqueue (the low
 //     bits) before the queue drains; records after that are not_admitted,

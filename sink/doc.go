@@ -20,8 +20,9 @@
 // [SlotSize] bytes, allocated once when the writer starts, and one writer
 // goroutine that drains it. A producer ([Sink.Submit], [Sink.Write])
 // claims a slot with a compare-and-swap, copies its record in, publishes
-// it and returns: it never takes a lock, never blocks, never allocates
-// and never does I/O while the writer runs. The writer copies published
+// it and returns: it never takes a lock, never blocks (unless the program
+// asks for backpressure, below), never allocates and never does I/O while
+// the writer runs. The writer copies published
 // records into a batch and writes the batch to the destination.
 //
 // On a machine with few cores a busy producer can keep the writer from
