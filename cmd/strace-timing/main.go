@@ -61,11 +61,8 @@ type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
-// parseArgs accepts flags before, between and after the inputs, as
-// simpler's reader does. -h and --help return flag.ErrHelp with the help
-// text in help.
-func parseArgs(args []string, help io.Writer) (config, error) {
-	var c config
+// newFlagSet defines the command's options, filling c.
+func newFlagSet(c *config) *flag.FlagSet {
 	fs := flag.NewFlagSet("strace-timing", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -80,6 +77,19 @@ func parseArgs(args []string, help io.Writer) (config, error) {
 	fs.Var(cli.Repeated{List: &c.phaseRecords}, "host-phase-records", "a host_phase_records.jsonl from the same run; its per-event bind segments and orchestrator operations are drawn inside the matching chip.run.bind. Repeatable. Only affects --swimlane")
 	fs.StringVar(&c.html, "html", "", "write an HTML timeline here")
 	fs.StringVar(&c.goTr, "go-trace", "", "merge this Go execution trace")
+	return fs
+}
+
+// parseArgs accepts flags before, between and after the inputs, as
+// simpler's reader does. -h and --help return flag.ErrHelp with the help
+// text in help.
+func parseArgs(args []string, help io.Writer) (config, error) {
+	var c config
+	fs := newFlagSet(&c)
+	args, err := expandPrefixes(fs, args)
+	if err != nil {
+		return c, err
+	}
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
@@ -109,6 +119,65 @@ func parseArgs(args []string, help io.Writer) (config, error) {
 		return c, usageError{"the following arguments are required: LOG (a file, - for standard input, or a directory)"}
 	}
 	return c, nil
+}
+
+// optionOrder is the reference's options in the order it defines them
+// (argparse names the candidates of an ambiguous prefix in that order),
+// then ours: every flag parseArgs defines, and help.
+var optionOrder = []string{"help", "trace-out", "swimlane", "host-phase-records", "rounds-table", "tree",
+	"assert-native-overlap", "require-hidden-prepare", "hosts", "label", "html", "go-trace"}
+
+// expandPrefixes gives long options argparse's abbreviations: "--rounds"
+// is --rounds-table, "--trace=t.json" is --trace-out=t.json, because the
+// prefix names one option only; a prefix of several is a usage error
+// naming them, in argparse's words. A value that follows an option taking
+// one, and everything after "--", is left alone.
+func expandPrefixes(fs *flag.FlagSet, args []string) ([]string, error) {
+	names := optionOrder
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...), nil
+		}
+		name, value, hasValue := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		if !strings.HasPrefix(a, "--") || name == "" {
+			out = append(out, a)
+			continue
+		}
+		f := fs.Lookup(name)
+		if f == nil {
+			var match []string
+			for _, n := range names {
+				if strings.HasPrefix(n, name) {
+					match = append(match, n)
+				}
+			}
+			switch len(match) {
+			case 0:
+				out = append(out, a) // flag reports it
+				continue
+			case 1:
+				if match[0] == "help" {
+					out = append(out, "--help")
+					continue
+				}
+				f = fs.Lookup(match[0])
+			default:
+				return nil, usageError{fmt.Sprintf("ambiguous option: --%s could match --%s", name, strings.Join(match, ", --"))}
+			}
+		}
+		full := "--" + f.Name
+		if hasValue {
+			full += "=" + value
+		}
+		out = append(out, full)
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !hasValue && !(ok && b.IsBoolFlag()) && i+1 < len(args) {
+			i++
+			out = append(out, args[i]) // the option's value, whatever it looks like
+		}
+	}
+	return out, nil
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

@@ -57,6 +57,31 @@ func TestTree(t *testing.T) {
 	golden(t, "mixed.tree", out)
 }
 
+// TestUniquePrefixes: long options may be abbreviated to any prefix that
+// names one option, as argparse allows; a value after an option that takes
+// one is never expanded.
+func TestUniquePrefixes(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string // on stdout
+	}{
+		{"--rounds", []string{"--rounds", fixture}, "Round"},
+		{"--tre", []string{fixture, "--tre"}, "callable hid="},
+		{"--trace PATH", []string{"--trace", filepath.Join(dir, "a.json"), fixture}, "Wrote Chrome trace: " + filepath.Join(dir, "a.json")},
+		{"--trace-o=PATH", []string{"--trace-o=" + filepath.Join(dir, "b.json"), fixture}, "Wrote Chrome trace: " + filepath.Join(dir, "b.json")},
+		{"--swim PATH", []string{fixture, "--swim", filepath.Join(dir, "s.json")}, "Wrote host swimlane: " + filepath.Join(dir, "s.json")},
+		{"a value that looks like a prefix", []string{"--trace-out", filepath.Join(dir, "--tree"), fixture}, "Wrote Chrome trace: " + filepath.Join(dir, "--tree")},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := runCmd(t, "", tt.args...)
+			require.Equal(t, 0, code, "%s", errs)
+			assert.Contains(t, out, tt.want)
+		})
+	}
+}
+
 func TestStdinAndFlagsAfterInputs(t *testing.T) {
 	b, _ := os.ReadFile(fixture)
 	dir := t.TempDir()
@@ -181,6 +206,8 @@ func TestBadInput(t *testing.T) {
 		{"empty directory", []string{empty}, "is a directory but holds no host.*.log files", 1, 1},
 		{"bad flag", []string{"--nope", fixture}, "strace-timing: error: flag provided but not defined: -nope", 2, 2},
 		{"bad go trace", []string{fixture, "--go-trace", fixture}, "go trace", 1, 1},
+		{"ambiguous prefix", []string{"--r", fixture}, "strace-timing: error: ambiguous option: --r could match --rounds-table, --require-hidden-prepare", 2, 2},
+		{"ambiguous prefix with a value", []string{"--host=x", fixture}, "ambiguous option: --host could match --host-phase-records, --hosts", 2, 2},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			code, _, errs := runCmd(t, "", tt.args...)
@@ -193,7 +220,7 @@ func TestBadInput(t *testing.T) {
 		})
 	}
 	t.Run("help", func(t *testing.T) {
-		for _, h := range []string{"-h", "--help"} {
+		for _, h := range []string{"-h", "--help", "--he"} {
 			code, out, errs := runCmd(t, "", h)
 			assert.Equal(t, 0, code)
 			assert.Empty(t, errs)
@@ -201,5 +228,14 @@ func TestBadInput(t *testing.T) {
 				assert.Contains(t, out, f)
 			}
 		}
+	})
+}
+
+// TestPrefixNamesCoverEveryFlag: expandPrefixes knows every option the
+// command defines, so a new flag cannot miss its abbreviations.
+func TestPrefixNamesCoverEveryFlag(t *testing.T) {
+	var c config
+	newFlagSet(&c).VisitAll(func(f *flag.Flag) {
+		assert.Contains(t, optionOrder, f.Name)
 	})
 }
