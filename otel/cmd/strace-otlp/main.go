@@ -13,8 +13,8 @@
 // without an anchor, and device-clock spans, are skipped and counted unless
 // --assume-wall says their ts is already Unix nanoseconds. The exit status
 // is 0 when every placed span was accepted, 1 when the collector refused or
-// could not be reached (the message says how many spans were sent), 2 for
-// usage errors.
+// could not be reached (the message says how many spans were sent) or when
+// every span was skipped, 2 for usage errors.
 package main
 
 import (
@@ -23,7 +23,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -100,8 +102,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	for _, s := range skipped {
 		reasons[s.Reason]++
 	}
-	for reason, n := range reasons {
-		fmt.Fprintf(stderr, "warning: %d span(s) not sent: %s (--assume-wall sends them taking ts as Unix ns)\n", n, reason)
+	for _, reason := range slices.Sorted(maps.Keys(reasons)) {
+		fmt.Fprintf(stderr, "warning: %d span(s) not sent: %s (--assume-wall sends them taking ts as Unix ns)\n", reasons[reason], reason)
+	}
+	if len(spans) == 0 && len(skipped) > 0 {
+		_ = exp.Shutdown(context.WithoutCancel(ctx))
+		fmt.Fprintf(stderr, "strace-otlp: nothing sent: all %d span(s) were skipped\n", len(skipped))
+		return 1
 	}
 	sent, err := export(ctx, exp, spans)
 	shutErr := exp.Shutdown(context.WithoutCancel(ctx))

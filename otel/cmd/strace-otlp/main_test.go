@@ -141,6 +141,20 @@ func TestAssumeWall(t *testing.T) {
 	assert.Equal(t, "device", got["chip.run.runner_run.device_wall"].Attrs["simpler.clock"])
 }
 
+// TestAllSkipped: a log whose every span is skipped (no anchor) sends
+// nothing and exits 1, saying so; the collector receives nothing.
+func TestAllSkipped(t *testing.T) {
+	httpURL, _, sink := otlptest.Receiver(t)
+	log := filepath.Join(t.TempDir(), "host.7.log")
+	require.NoError(t, os.WriteFile(log, []byte(otlptest.SpanRecord(7, 7, 1, "chip.run", 10, 5, "", 0)), 0o600))
+	var out, errb bytes.Buffer
+	assert.Equal(t, 1, run([]string{"--endpoint", httpURL, log}, nil, &out, &errb))
+	assert.Contains(t, errb.String(), "strace-otlp: nothing sent: all 1 span(s) were skipped")
+	assert.Contains(t, errb.String(), "warning: 1 span(s) not sent:")
+	assert.Empty(t, out.String())
+	assert.Empty(t, collect(sink))
+}
+
 // TestCollectorDown: nothing listens; the command says how many spans were
 // sent and exits 1, within its timeout.
 func TestCollectorDown(t *testing.T) {
