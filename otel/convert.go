@@ -51,7 +51,9 @@ type Skipped struct {
 //     named "invocation <inv>" (or "no invocation" for inv 0) covers its
 //     spans and carries simpler.inv and simpler.hid;
 //   - parents from the nesting the log records: a span's parent is the
-//     innermost span of depth one less that encloses it, else the root;
+//     innermost span of depth one less that encloses it on its own thread,
+//     else on any thread (a span handed to another goroutine), else the
+//     root;
 //   - wall-clock start and end from each process's anchor, exact to the
 //     nanosecond;
 //   - attributes typed (integers, floats and booleans stay numbers and
@@ -143,24 +145,36 @@ func appendInvocation(out []sdktrace.ReadOnlySpan, skipped []Skipped, host strin
 	if len(ps) == 0 {
 		return out, skipped
 	}
-	// Parents: sorted by start (outer before inner at equal starts), a
-	// stack of open spans; a span's parent is the innermost open span of
-	// depth one less that encloses it.
+	// Parents: sorted by start (outer before inner at equal starts), the
+	// spans still open; a span's parent is the innermost open span of
+	// depth one less that encloses it on its own thread, else (a span
+	// handed to another goroutine) on any thread. Only spans that ended
+	// before the current one started leave the stack: with threads running
+	// concurrently, a span of another thread that ends later must not push
+	// out this thread's parent.
 	sorted := slices.Clone(ps)
 	slices.SortStableFunc(sorted, func(a, b *placed) int {
 		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.s.Depth, b.s.Depth), cmp.Compare(b.end, a.end))
 	})
 	var stack []*placed
+	parentOf := func(p *placed, sameThread bool) (trace.SpanID, bool) {
+		for i := len(stack) - 1; i >= 0; i-- {
+			q := stack[i]
+			if q.s.Depth == p.s.Depth-1 && q.start <= p.start && p.end <= q.end && (!sameThread || q.s.TID == p.s.TID) {
+				return q.id, true
+			}
+		}
+		return trace.SpanID{}, false
+	}
 	for _, p := range sorted {
-		for len(stack) > 0 && stack[len(stack)-1].end < p.end {
+		for len(stack) > 0 && stack[len(stack)-1].end < p.start {
 			stack = stack[:len(stack)-1]
 		}
 		p.parent = rootID
-		for i := len(stack) - 1; i >= 0; i-- {
-			if q := stack[i]; q.s.Depth == p.s.Depth-1 && q.start <= p.start && p.end <= q.end {
-				p.parent = q.id
-				break
-			}
+		if id, ok := parentOf(p, true); ok {
+			p.parent = id
+		} else if id, ok := parentOf(p, false); ok {
+			p.parent = id
 		}
 		stack = append(stack, p)
 	}

@@ -47,6 +47,28 @@ func TestFromLogs(t *testing.T) {
 		assert.Equal(t, id["root"], parent["a"])
 		assert.Equal(t, id["root"], parent["b"])
 	})
+	t.Run("concurrent threads keep their own parents", func(t *testing.T) {
+		// Thread 11: A [0,10] with a [6,8]; thread 12: B [5,20] with b
+		// [7,9]. B starts inside A and ends after it: A must stay a's
+		// parent. c [30,32] on thread 13 has no depth-0 span of its own
+		// but lies inside none either: the root. d [12,14] on thread 13
+		// lies inside B only: a handed-over span takes B.
+		log := otlptest.AnchorRecord(7, 0, 1e18) +
+			otlptest.SpanRecord(7, 11, 1, "a", 6, 2, "", 1) + otlptest.SpanRecord(7, 11, 1, "A", 0, 10, "", 0) +
+			otlptest.SpanRecord(7, 12, 1, "b", 7, 2, "", 1) + otlptest.SpanRecord(7, 12, 1, "B", 5, 15, "", 0) +
+			otlptest.SpanRecord(7, 13, 1, "c", 30, 2, "", 1) + otlptest.SpanRecord(7, 13, 1, "d", 12, 2, "", 1)
+		spans, skipped := FromLogs(hostsOf(t, log), nil)
+		require.Empty(t, skipped)
+		name := map[trace.SpanID]string{}
+		parent := map[string]trace.SpanID{}
+		for _, s := range spans {
+			name[s.SpanContext().SpanID()] = s.Name()
+			parent[s.Name()] = s.Parent().SpanID()
+		}
+		for child, want := range map[string]string{"a": "A", "b": "B", "c": "invocation 1", "d": "B", "A": "invocation 1"} {
+			assert.Equal(t, want, name[parent[child]], "parent of %s", child)
+		}
+	})
 	t.Run("a value is a number only when slog writes that number so", func(t *testing.T) {
 		attrs := " zip=007 n=-12 z=0 nz=-0 f=1.5 ver=1.10 e=1e+06 e3=1e3 b=true big=18446744073709551615 s=abc"
 		log := otlptest.AnchorRecord(7, 0, 1e18) + strings.TrimSuffix(otlptest.SpanRecord(7, 7, 1, "x", 10, 5, "", 0), "\n") + attrs + "\n"
