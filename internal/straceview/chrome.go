@@ -2,6 +2,7 @@ package straceview
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -282,16 +283,24 @@ func appendJSONValue(b []byte, v any) []byte {
 	return append(b, j...)
 }
 
-// appendJSONFloat writes f as encoding/json does (NaN and infinities,
-// which JSON cannot carry, as null).
+// appendJSONFloat writes f as simpler's reader does, through Python's
+// json module (the float's repr): the shortest digits that read back as
+// f, fixed-point with at least one decimal ("2.0", "0.0001") from 1e-4 up
+// to 1e16, otherwise with an exponent of at least two digits ("1e+16",
+// "1.5e-05"). NaN and infinities, which JSON cannot carry, are null.
 func appendJSONFloat(b []byte, f float64) []byte {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return append(b, "null"...)
 	}
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-4 || abs >= 1e16) {
 		return strconv.AppendFloat(b, f, 'e', -1, 64)
 	}
-	return strconv.AppendFloat(b, f, 'f', -1, 64)
+	n := len(b)
+	b = strconv.AppendFloat(b, f, 'f', -1, 64)
+	if !bytes.ContainsRune(b[n:], '.') {
+		b = append(b, ".0"...)
+	}
+	return b
 }
 
 // appendJSONString writes s quoted: '"', '\\' and control bytes escaped,

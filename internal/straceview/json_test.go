@@ -41,3 +41,39 @@ func FuzzWriteJSON(f *testing.F) {
 		assert.Equal(t, b, a)
 	})
 }
+
+// TestJSONFloatsAsPython: numbers are written as Python's json module
+// writes a float (its repr), the text simpler's reader puts in the same
+// trace, and always read back as the same float.
+func TestJSONFloatsAsPython(t *testing.T) {
+	for _, tt := range []struct {
+		f    float64
+		want string
+	}{
+		{2, "2.0"},
+		{0, "0.0"},
+		{math.Copysign(0, -1), "-0.0"},
+		{1.5, "1.5"},
+		{-1234.5, "-1234.5"},
+		{123456.789, "123456.789"},
+		{0.0001, "0.0001"},
+		{0.00001, "1e-05"},
+		{1.2345e-7, "1.2345e-07"},
+		{9999999999999998, "9999999999999998.0"},
+		{1e16, "1e+16"},
+		{1.5e22, "1.5e+22"},
+		{1796125826017070.768, "1796125826017070.8"},
+		{math.NaN(), "null"},
+		{math.Inf(1), "null"},
+	} {
+		t.Run(tt.want, func(t *testing.T) {
+			got := string(appendJSONFloat(nil, tt.f))
+			assert.Equal(t, tt.want, got)
+			if tt.want != "null" {
+				var back float64
+				require.NoError(t, json.Unmarshal([]byte(got), &back))
+				assert.Equal(t, tt.f, back)
+			}
+		})
+	}
+}
