@@ -223,7 +223,7 @@ func spanContext(l *Live) context.Context {
 // without a single call blocking; those that do not fit are counted, and
 // after Shutdown every span is accounted for exactly once.
 func TestLiveStalledCollector(t *testing.T) {
-	var report otlptest.Buffer
+	var report slogsimpler.Capture
 	exp := &blocking{release: make(chan struct{})}
 	live, err := NewLive(exp, &LiveOptions{QueueSize: 8, Logger: slog.New(slog.NewTextHandler(&report, nil))})
 	require.NoError(t, err)
@@ -252,7 +252,7 @@ func TestLiveStalledCollector(t *testing.T) {
 func TestLiveCollectorDown(t *testing.T) {
 	for _, scheme := range []string{"http", "grpc"} {
 		t.Run(scheme, func(t *testing.T) {
-			var report otlptest.Buffer
+			var report slogsimpler.Capture
 			exp, err := NewSpanExporter(context.Background(), scheme+"://"+otlptest.FreeAddr(t))
 			require.NoError(t, err)
 			live, err := NewLive(exp, &LiveOptions{Logger: slog.New(slog.NewTextHandler(&report, nil)), ExportTimeout: 5 * time.Second})

@@ -253,23 +253,12 @@ func TestStressSlowDestination(t *testing.T) {
 	w := &memWriter{delay: 20 * time.Microsecond}
 	s := New(&Options{Report: testReport, Destination: Pipe(w)})
 	require.NoError(t, s.Start())
-	var wg sync.WaitGroup
-	var refused atomic.Uint64
-	for p := range producers {
-		wg.Go(func() {
-			for i := range each {
-				if s.Submit(rec(fmt.Sprintf("p%d-%d ", p, i), 300)) != nil {
-					refused.Add(1)
-				}
-			}
-		})
-	}
-	wg.Wait()
+	refused := produce(s, producers, each, 300)()
 	err := s.Close(10 * time.Second)
 	require.NoError(t, err)
 	c := checkIdentity(t, s, producers*each)
 	assert.False(t, c.Dropped == 0 || c.QueueFull == 0, "expected queue_full drops with a slow destination: %+v", c)
-	assert.EqualValues(t, refused.Load(), c.Dropped, "Submit refused %d, counts say %d", refused.Load(), c.Dropped)
+	assert.EqualValues(t, refused, c.Dropped, "Submit refused %d, counts say %d", refused, c.Dropped)
 	assert.False(t, w.maxWrite > SlotSize, "a pipe write of %d bytes", w.maxWrite)
 	lines := w.lines()
 	// The last report carries the final totals: reports go out while the
@@ -644,6 +633,27 @@ func TestOutputPrivateBatches(t *testing.T) {
 	}
 }
 
+// produce starts producers goroutines submitting each records of size
+// bytes ("p<g>-<i> ..."); the function it returns waits for them and
+// returns how many records Submit refused.
+func produce(s *Sink, producers, each, size int) func() uint64 {
+	var wg sync.WaitGroup
+	var refused atomic.Uint64
+	for p := range producers {
+		wg.Go(func() {
+			for i := range each {
+				if s.Submit(rec(fmt.Sprintf("p%d-%d ", p, i), size)) != nil {
+					refused.Add(1)
+				}
+			}
+		})
+	}
+	return func() uint64 {
+		wg.Wait()
+		return refused.Load()
+	}
+}
+
 // gateWriter blocks every Write until open is closed.
 type gateWriter struct {
 	open chan struct{}
@@ -676,30 +686,20 @@ func TestBackpressure(t *testing.T) {
 			w := &gateWriter{open: make(chan struct{})}
 			s := New(&Options{Destination: Writer(w), Backpressure: tt.bound})
 			require.NoError(t, s.Start())
-			var wg sync.WaitGroup
-			var refused atomic.Uint64
-			for p := range producers {
-				wg.Go(func() {
-					for i := range each {
-						if s.Submit(rec(fmt.Sprintf("p%d-%d ", p, i), 64)) != nil {
-							refused.Add(1)
-						}
-					}
-				})
-			}
+			wait := produce(s, producers, each, 64)
 			if tt.open {
 				for s.Counts().Waited == 0 { // full: a producer waits
 					time.Sleep(time.Millisecond)
 				}
 				close(w.open)
 			}
-			wg.Wait()
+			refused := wait()
 			if !tt.open {
 				close(w.open)
 			}
 			require.NoError(t, s.Close(time.Minute))
 			c := checkIdentity(t, s, producers*each)
-			assert.EqualValues(t, refused.Load(), c.Dropped)
+			assert.EqualValues(t, refused, c.Dropped)
 			assert.NotZero(t, c.Waited, "records waited for a slot: %+v", c)
 			assert.Positive(t, c.WaitedFor)
 			if tt.open {

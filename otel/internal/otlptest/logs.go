@@ -1,9 +1,7 @@
 package otlptest
 
 import (
-	"bytes"
 	"strings"
-	"sync"
 
 	"simpler.dev/log/envelope"
 )
@@ -24,26 +22,6 @@ func SpanRecord(pid, tid int64, inv uint64, name string, ts, dur int64, attrs st
 	s := envelope.Span{PID: int(pid), TID: tid, Inv: inv, HID: 0xabc, Depth: depth, Name: "N", TS: ts, Dur: dur}
 	b := string(s.AppendBody(nil, nil))
 	return strings.Replace(b, " name=N ", " name="+name+" ", 1) + attrs + "\n"
-}
-
-// Buffer is a bytes.Buffer safe for concurrent writers.
-type Buffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-// Write appends p.
-func (l *Buffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-// String returns what was written.
-func (l *Buffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // Nest sets m[a][b]…[z] = v for the dotted key "a.b.….z", making the
