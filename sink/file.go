@@ -86,9 +86,6 @@ func openFile(dir string, pid int, header func(*os.File), rot *atomic.Pointer[Ro
 		return nil, fmt.Errorf("sink: bind %s: %w", abs, err)
 	}
 	name := fmt.Sprintf("host.%d.log", pid)
-	if rot == nil {
-		rot = new(atomic.Pointer[Rotation])
-	}
 	f := &dirFile{dir: abs, name: name, path: filepath.Join(abs, name), dh: dh, header: header, rot: rot}
 	if err := f.start(); err != nil {
 		dh.close()

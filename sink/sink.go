@@ -181,7 +181,7 @@ type Sink struct {
 	// reopen asks the holder of mu to close the bound file, so the next
 	// write opens the path again. Set by Reopen.
 	reopen atomic.Bool
-	// rotation is the bound file's Rotation (nil: none); stored by New and
+	// rotation is the bound file's Rotation (nil: none); stored by
 	// SetRotation, loaded by the file at each write.
 	rotation atomic.Pointer[Rotation]
 	// header writes Options.FileHeader's record into a file just opened;
@@ -288,7 +288,6 @@ func (s *Sink) submit(rec []byte) (end uint64, err error) {
 	var waitStart time.Time // set by the first wait under backpressure
 	for attempt := 0; ; attempt++ {
 		if pos&closedBit != 0 {
-			s.endWait(waitStart)
 			return 0, s.submitSync(rec)
 		}
 		if attempt == claimBudget {
@@ -325,7 +324,6 @@ func (s *Sink) submit(rec []byte) (end uint64, err error) {
 				pos, attempt = s.head.Load(), 0 // a wait is not contention
 				continue
 			}
-			s.endWait(waitStart)
 			s.queueFull.Add(1)
 			s.poke()
 			return 0, ErrQueueFull
@@ -335,7 +333,6 @@ func (s *Sink) submit(rec []byte) (end uint64, err error) {
 		}
 	}
 claimed:
-	s.endWait(waitStart)
 	sl.n = uint32(copy(sl.buf[:], rec))
 	sl.seq.Store(pos + 1)
 	s.poke()
@@ -364,16 +361,20 @@ func (s *Sink) SetBackpressure(d time.Duration) {
 // worth trying again: false at once without backpressure, and once the
 // bound has passed since *start, the first wait of this record (set here).
 // Many producers may wait on one slot; those that lose it to another come
-// back with their bound still running.
+// back with their bound still running. The time it waits is added to
+// waitedNanos as it returns, so the claim path pays nothing for the
+// accounting.
 func (s *Sink) waitForSlot(pos uint64, start *time.Time) bool {
 	bound := time.Duration(s.backpressure.Load())
 	if bound <= 0 {
 		return false
 	}
+	now := time.Now()
 	if start.IsZero() {
-		*start = time.Now()
+		*start = now
 		s.waited.Add(1) // counted as it begins, so Counts shows waiters
 	}
+	defer func() { s.waitedNanos.Add(uint64(time.Since(now))) }()
 	sl := &s.ring[pos&mask]
 	pause := 20 * time.Microsecond
 	for time.Since(*start) < bound {
@@ -385,14 +386,6 @@ func (s *Sink) waitForSlot(pos uint64, start *time.Time) bool {
 		pause = min(2*pause, time.Millisecond)
 	}
 	return false
-}
-
-// endWait adds a record's wait for a slot to the time waited, if it
-// waited.
-func (s *Sink) endWait(start time.Time) {
-	if !start.IsZero() {
-		s.waitedNanos.Add(uint64(time.Since(start)))
-	}
 }
 
 // poke wakes the writer if it is waiting. Only the producer that swaps
@@ -457,8 +450,8 @@ type Counts struct {
 	NotAdmitted    uint64 // sink closed, or record empty or over SlotSize
 	// Waited counts the records that found the queue full and waited (or
 	// are waiting) for a slot under backpressure, to be written or
-	// dropped after; WaitedFor is their finished waits in all. Neither is
-	// a loss.
+	// dropped after; WaitedFor is the time spent waiting in all. Neither
+	// is a loss.
 	Waited    uint64
 	WaitedFor time.Duration
 }

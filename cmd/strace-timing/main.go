@@ -133,7 +133,6 @@ var optionOrder = []string{"help", "trace-out", "swimlane", "host-phase-records"
 // naming them, in argparse's words. A value that follows an option taking
 // one, and everything after "--", is left alone.
 func expandPrefixes(fs *flag.FlagSet, args []string) ([]string, error) {
-	names := optionOrder
 	out := make([]string, 0, len(args))
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -148,7 +147,7 @@ func expandPrefixes(fs *flag.FlagSet, args []string) ([]string, error) {
 		f := fs.Lookup(name)
 		if f == nil {
 			var match []string
-			for _, n := range names {
+			for _, n := range optionOrder {
 				if strings.HasPrefix(n, name) {
 					match = append(match, n)
 				}
