@@ -16,6 +16,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"simpler.dev/log/internal/straceview"
 )
 
 // millionLines writes 10^6 span records of one invocation, 16 span names,
@@ -61,7 +63,7 @@ func BenchmarkMillionLines(b *testing.B) {
 			if mode.name != "trace" {
 				return
 			}
-			script := findReference(b.TempDir())
+			script := references(b.TempDir())[straceview.GenerationCurrent]
 			if script == "" {
 				return
 			}

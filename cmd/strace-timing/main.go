@@ -15,6 +15,7 @@
 //	--trace-out PATH   write Chrome trace JSON, one lane per invocation
 //	--swimlane PATH    write Chrome trace JSON with real pid/goroutine lanes
 //	--html PATH        write a self-contained HTML timeline (no network needed)
+//	--generation G     follow simpler's anchored or current reader where they differ (default: recognised)
 //	--go-trace FILE    merge a Go execution trace (runtime/trace) into the JSON outputs
 //
 // Exit status: 0 on success (warnings included), 1 on bad arguments or
@@ -26,11 +27,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"runtime/debug"
 	"slices"
 	"strings"
+	"syscall"
+	"unicode/utf8"
 
 	"simpler.dev/log/internal/cli"
 	"simpler.dev/log/internal/straceview"
@@ -51,9 +55,10 @@ type config struct {
 	phaseRecords                   []string
 	hosts                          bool
 	labels                         []string
+	generation                     straceview.Generation
 }
 
-const usageLine = "usage: strace-timing [-h] [--assert-native-overlap] [--require-hidden-prepare] [--rounds-table] [--tree] [--trace-out PATH] [--swimlane PATH] [--host-phase-records PATH] [--hosts [--label NAME ...]] [--html PATH] [--go-trace FILE] LOG [LOG ...]"
+const usageLine = "usage: strace-timing [-h] [--assert-native-overlap] [--require-hidden-prepare] [--rounds-table] [--tree] [--trace-out PATH] [--swimlane PATH] [--host-phase-records PATH] [--hosts [--label NAME ...]] [--generation GEN] [--html PATH] [--go-trace FILE] LOG [LOG ...]"
 
 // usageError is a command line the tool cannot run: it prints the usage
 // and exits 2, as argparse does.
@@ -75,6 +80,7 @@ func newFlagSet(c *config) *flag.FlagSet {
 	fs.BoolVar(&c.hosts, "hosts", false, "each LOG is another host: processes are keyed by (LOG, pid) and placed on one wall-clock timeline through their [CLOCK_ANCHOR]; spans that cannot be placed are listed as unalignedSpans (an extension: without it, LOGs are read as one log, as simpler's reader does)")
 	fs.Var(cli.Repeated{List: &c.labels}, "label", "with --hosts, the name of a LOG's host, in the order of the LOGs (repeatable; empty or missing: the LOG's directory or file name)")
 	fs.Var(cli.Repeated{List: &c.phaseRecords}, "host-phase-records", "a host_phase_records.jsonl from the same run; its per-event bind segments and orchestrator operations are drawn inside the matching chip.run.bind. Repeatable. Only affects --swimlane")
+	fs.TextVar(&c.generation, "generation", straceview.GenerationAuto, "`GEN`eration of simpler's runtime that wrote the log, whose rules the swimlane follows where they differ: anchored (bind segments from 'bind phase=' lines; hw-native-sys/simpler as of August 2026), current (bind segments as [STRACE] spans; a record file's segment the log already holds is skipped and counted), or auto: recognised from the log and the host phase records")
 	fs.StringVar(&c.html, "html", "", "write an HTML timeline here")
 	fs.StringVar(&c.goTr, "go-trace", "", "merge this Go execution trace")
 	return fs
@@ -94,20 +100,26 @@ func parseArgs(args []string, help io.Writer) (config, error) {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				fmt.Fprintln(help, usageLine)
-				fmt.Fprintln(help, "\nPer-span timing tables from simpler host logs ([STRACE] records), and")
-				fmt.Fprintln(help, "Chrome trace, swimlane and HTML timelines. A drop-in for simpler's")
-				fmt.Fprintln(help, "strace_timing.py, with these differences: several LOGs and directories")
-				io.WriteString(help, "(their host.*.log) are read as one log; %XX escapes in names and values\n")
-				fmt.Fprintln(help, "decode as UTF-8 where the reference maps each byte to one character; a")
-				fmt.Fprintln(help, "warning follows the reference's for every [HOSTLOG_DROPS] report; and")
-				fmt.Fprintln(help, "--hosts, --label, --html and --go-trace are ours.")
+				io.WriteString(help, `
+Per-span timing tables from simpler host logs ([STRACE] records), and
+Chrome trace, swimlane and HTML timelines. A drop-in for both generations
+of simpler's strace_timing.py, the current one (bind segments as [STRACE]
+spans) and the anchored one before it ("bind phase=" lines); see
+--generation. Where it differs on purpose: [CLOCK_ANCHOR] records are read
+in both (wall times in the JSON, a warning for several of one pid); a
+warning follows the reference's for every [HOSTLOG_DROPS] report in both;
+several LOGs and directories (their host.*.log) are read as one log; %XX
+escapes decode as UTF-8 where the reference maps each byte to one
+character; and --hosts, --label, --generation, --html and --go-trace are
+ours.
+`)
 				fmt.Fprintln(help, "\npositional arguments:\n  LOG\thost log files, - for standard input, or directories (their host.*.log)")
 				fmt.Fprintln(help, "\noptions:\n  -h, --help\n    \tshow this help and exit")
 				fs.SetOutput(help)
 				fs.PrintDefaults()
 				return c, err
 			}
-			return c, usageError{err.Error()}
+			return c, usageError{argparseWords(err, args)}
 		}
 		if fs.NArg() == 0 {
 			break
@@ -116,16 +128,46 @@ func parseArgs(args []string, help io.Writer) (config, error) {
 		args = fs.Args()[1:]
 	}
 	if len(c.inputs) == 0 {
-		return c, usageError{"the following arguments are required: LOG (a file, - for standard input, or a directory)"}
+		return c, usageError{"the following arguments are required: log"}
 	}
 	return c, nil
+}
+
+// argparseWords says a flag package error in argparse's words, as
+// simpler's reader would ("unrecognized arguments: --nope", "argument
+// --trace-out: expected one argument"), naming the option as args spelt it.
+func argparseWords(err error, args []string) string {
+	msg := err.Error()
+	spelt := func(name string) string {
+		for _, a := range args {
+			if a == "-"+name || a == "--"+name || strings.HasPrefix(a, "-"+name+"=") || strings.HasPrefix(a, "--"+name+"=") {
+				a, _, _ = strings.Cut(a, "=")
+				return a
+			}
+		}
+		return "--" + name
+	}
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		return "unrecognized arguments: " + spelt(name)
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return "argument " + spelt(name) + ": expected one argument"
+	}
+	if rest, ok := strings.CutPrefix(msg, "invalid value "); ok {
+		if _, after, ok := strings.Cut(rest, " for flag -"); ok {
+			if name, reason, ok := strings.Cut(after, ": "); ok {
+				return "argument " + spelt(name) + ": " + reason
+			}
+		}
+	}
+	return msg
 }
 
 // optionOrder is the reference's options in the order it defines them
 // (argparse names the candidates of an ambiguous prefix in that order),
 // then ours: every flag parseArgs defines, and help.
 var optionOrder = []string{"help", "trace-out", "swimlane", "host-phase-records", "rounds-table", "tree",
-	"assert-native-overlap", "require-hidden-prepare", "hosts", "label", "html", "go-trace"}
+	"assert-native-overlap", "require-hidden-prepare", "hosts", "label", "generation", "html", "go-trace"}
 
 // expandPrefixes gives long options argparse's abbreviations: "--rounds"
 // is --rounds-table, "--trace=t.json" is --trace-out=t.json, because the
@@ -208,7 +250,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		for i, in := range c.inputs {
 			h, err := strace.ReadHost(in, stdin)
 			if err != nil {
-				return fail(err)
+				fmt.Fprintln(stderr, inputError(err))
+				return 1
 			}
 			if i < len(c.labels) && c.labels[i] != "" {
 				h.Label = c.labels[i]
@@ -225,7 +268,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	} else {
 		for _, in := range c.inputs {
 			if err := strace.ReadInput(&p, in, stdin); err != nil {
-				return fail(err)
+				fmt.Fprintln(stderr, inputError(err))
+				return 1
 			}
 		}
 	}
@@ -279,22 +323,21 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "Wrote Chrome trace: %s (%d spans)\n", c.traceOut, keyed)
 	}
 	if c.swimlane != "" {
-		lane := p.Spans
-		var records int
-		var covered map[[2]int64]bool
+		var passes []map[string]any
 		if len(c.phaseRecords) > 0 {
-			passes, err := straceview.LoadHostPhaseRecords(c.phaseRecords)
-			if err != nil {
+			if passes, err = straceview.LoadHostPhaseRecords(c.phaseRecords); err != nil {
 				return fail(err)
 			}
-			extra, orphaned, cov := straceview.HostRecordSpans(p.Spans, passes)
-			lane, records, covered = append(slices.Clip(lane), extra...), len(extra), cov
-			if orphaned > 0 {
-				fmt.Fprintf(stderr, "warning: %d phase-record pass(es) had no matching chip.run.bind span in this log and were dropped — is the log from the same run as the artifact?\n", orphaned)
-			}
 		}
-		phases := straceview.BindPhaseSpans(p.BindPhases, p.Spans, covered)
-		lane = append(slices.Clip(lane), phases...)
+		gen := c.generation
+		if gen == straceview.GenerationAuto {
+			gen = straceview.Recognise(&p, passes)
+		}
+		detail := straceview.BindDetails(gen, p.Spans, p.BindPhases, passes)
+		if detail.Orphaned > 0 {
+			fmt.Fprintf(stderr, "warning: %d phase-record pass(es) had no matching chip.run.bind span in this log and were dropped — is the log from the same run as the artifact?\n", detail.Orphaned)
+		}
+		lane := append(slices.Clip(p.Spans), detail.Spans...)
 		doc := straceview.Swimlane(lane, p.Anchors)
 		hostsDoc(aligned, &doc)
 		if gt != nil {
@@ -310,11 +353,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 		}
 		var extras []string
-		if len(phases) > 0 {
-			extras = append(extras, fmt.Sprintf("%d bind phases", len(phases)))
+		if detail.Lines > 0 {
+			extras = append(extras, fmt.Sprintf("%d bind phases", detail.Lines))
 		}
-		if records > 0 {
-			extras = append(extras, fmt.Sprintf("%d host phase records", records))
+		if detail.Records > 0 {
+			extras = append(extras, fmt.Sprintf("%d host phase records", detail.Records))
+		}
+		if detail.Skipped > 0 {
+			extras = append(extras, fmt.Sprintf("%d segment(s) already in the log", detail.Skipped))
 		}
 		suffix := ""
 		if len(extras) > 0 {
@@ -333,6 +379,57 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "Wrote HTML timeline: %s\n", c.html)
 	}
 	return 0
+}
+
+// inputError is the line simpler's reader ends with when it cannot read
+// a LOG, so that a script that reads it reads ours: the last line of
+// Python's traceback for a file it cannot open ("FileNotFoundError:
+// [Errno 2] No such file or directory: 'x.log'"), the bare reason
+// otherwise.
+func inputError(err error) string {
+	var pe *fs.PathError
+	var errno syscall.Errno
+	if !errors.As(err, &pe) || !errors.As(pe.Err, &errno) {
+		return err.Error()
+	}
+	class := map[syscall.Errno]string{syscall.ENOENT: "FileNotFoundError", syscall.EACCES: "PermissionError",
+		syscall.EPERM: "PermissionError", syscall.EISDIR: "IsADirectoryError", syscall.ENOTDIR: "NotADirectoryError"}[errno]
+	if class == "" {
+		class = "OSError"
+	}
+	text := errno.Error()
+	if text != "" {
+		text = strings.ToUpper(text[:1]) + text[1:]
+	}
+	return fmt.Sprintf("%s: [Errno %d] %s: %s", class, int(errno), text, pyRepr(pe.Path))
+}
+
+// pyRepr quotes s as Python's repr does a str: in single quotes unless s
+// holds one and no double quote, with backslashes, the quote and
+// control characters escaped.
+func pyRepr(s string) string {
+	q := byte('\'')
+	if strings.IndexByte(s, '\'') >= 0 && strings.IndexByte(s, '"') < 0 {
+		q = '"'
+	}
+	b := []byte{q}
+	for _, r := range s {
+		switch {
+		case r == '\\' || r == rune(q):
+			b = append(b, '\\', byte(r))
+		case r == '\n':
+			b = append(b, `\n`...)
+		case r == '\t':
+			b = append(b, `\t`...)
+		case r == '\r':
+			b = append(b, `\r`...)
+		case r < 0x20 || r == 0x7f:
+			b = fmt.Appendf(b, `\x%02x`, r)
+		default:
+			b = utf8.AppendRune(b, r)
+		}
+	}
+	return string(append(b, q))
 }
 
 // warn prints, before any table, every way the log is incomplete: torn

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -67,4 +68,32 @@ func TestReferenceCLICases(t *testing.T) {
 		assert.NotContains(t, traceNames(t, trace), "ext.pypto.decode_layer")
 		assert.Contains(t, traceNames(t, trace), "chip.run")
 	})
+}
+
+// TestGenerations holds what each generation of simpler's reader prints
+// where they differ, without the references: the summary line of a
+// current runtime's swimlane and the auto choice for each test log.
+func TestGenerations(t *testing.T) {
+	const data = "../../strace/testdata/"
+	for _, tc := range []struct {
+		name, log, records string
+		args               []string
+		want               string
+	}{
+		{"a current log is read as current", "current_swimlane.log", "current_host_phase_records.jsonl", nil,
+			"(32 host spans, 1 unaligned device spans, 10 host phase records, 4 segment(s) already in the log)\n"},
+		{"and as anchored when told", "current_swimlane.log", "current_host_phase_records.jsonl", []string{"--generation=anchored"},
+			"(32 host spans, 1 unaligned device spans, 14 host phase records)\n"},
+		{"an anchored log is read as anchored", "swimlane.log", "host_phase_records.jsonl", nil,
+			"(28 host spans, 1 unaligned device spans, 2 bind phases, 4 host phase records)\n"},
+		{"and as current when told: no bind phase lines", "swimlane.log", "host_phase_records.jsonl", []string{"--gen", "current"},
+			"(28 host spans, 1 unaligned device spans, 4 host phase records)\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{data + tc.log, "--swimlane", filepath.Join(t.TempDir(), "s.json"), "--host-phase-records", data + tc.records}, tc.args...)
+			code, out, errs := runCmd(t, "", args...)
+			require.Equal(t, 0, code, errs)
+			assert.True(t, strings.HasSuffix(out, tc.want), out)
+		})
+	}
 }

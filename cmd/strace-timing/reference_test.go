@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,91 +17,199 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"simpler.dev/log/internal/straceview"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
 	"simpler.dev/log/spanattr"
 )
 
-// findReference returns simpler's own strace_timing.py, or "" when it or
-// python3 is not here: $SIMPLER_STRACE_TIMING_PY, else the script at HEAD
-// of the git directory $SIMPLER_GIT_DIR names (a snapshot of
-// hw-native-sys/simpler a developer fetched, never committed), copied into
-// dir.
-func findReference(dir string) string {
+// references returns simpler's own strace_timing.py by generation, from
+// $SIMPLER_STRACE_TIMING_PY (one or more scripts, separated as in PATH)
+// and the script at HEAD of the git directory $SIMPLER_GIT_DIR names (a
+// snapshot of hw-native-sys/simpler a developer fetched, never
+// committed), copied into dir. A script with a pattern for [CLOCK_ANCHOR]
+// records is of the anchored generation, any other of the current one. Nothing is
+// returned without python3.
+func references(dir string) map[straceview.Generation]string {
+	refs := map[straceview.Generation]string{}
 	if _, err := exec.LookPath("python3"); err != nil {
-		return ""
+		return refs
 	}
-	if p := os.Getenv("SIMPLER_STRACE_TIMING_PY"); p != "" {
-		return p
-	}
-	repo := os.Getenv("SIMPLER_GIT_DIR")
-	if repo == "" {
-		return ""
-	}
-	src, err := exec.Command("git", "-C", repo, "show", "HEAD:simpler_setup/tools/strace_timing.py").Output()
-	if err != nil {
-		return ""
-	}
-	p := filepath.Join(dir, "strace_timing.py")
-	if os.WriteFile(p, src, 0o600) != nil {
-		return ""
-	}
-	return p
-}
-
-// referenceScript is findReference for a test, which skips without it.
-func referenceScript(t *testing.T) string {
-	t.Helper()
-	p := findReference(t.TempDir())
-	if p == "" {
-		t.Skip("simpler's strace_timing.py or python3 is not here (set SIMPLER_STRACE_TIMING_PY, or SIMPLER_GIT_DIR to a git directory of hw-native-sys/simpler)")
-	}
-	return p
-}
-
-// TestMatchesReference runs simpler's reader and ours on the same logs:
-// stdout and the Chrome trace must be identical, stderr too except for our
-// drop-report warnings (an extension: simpler's reader has none).
-func TestMatchesReference(t *testing.T) {
-	script := referenceScript(t)
-	for _, log := range []string{fixture, writtenLog(t), "../../strace/testdata/overlap_ok.log", "../../strace/testdata/overlap_bad.log", "../../strace/testdata/swimlane.log"} {
-		var extra []string
-		if strings.HasSuffix(log, "swimlane.log") {
-			extra = []string{"--host-phase-records", "../../strace/testdata/host_phase_records.jsonl"}
+	add := func(path string, src []byte) {
+		g := straceview.GenerationCurrent
+		if bytes.Contains(src, []byte(`\[CLOCK_ANCHOR\]`)) { // the pattern that reads anchors
+			g = straceview.GenerationAnchored
 		}
-		t.Run(filepath.Base(log), func(t *testing.T) {
-			dir := t.TempDir()
-			refJSON, ourJSON := filepath.Join(dir, "ref.json"), filepath.Join(dir, "our.json")
-			refSwim, ourSwim := filepath.Join(dir, "ref.swim.json"), filepath.Join(dir, "our.swim.json")
-			cmd := exec.Command("python3", append([]string{script, log, "--trace-out", refJSON, "--swimlane", refSwim}, extra...)...)
-			var refOut, refErr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &refOut, &refErr
-			require.NoError(t, cmd.Run(), refErr.String())
-			code, out, errs := runCmd(t, "", append([]string{log, "--trace-out", ourJSON, "--swimlane", ourSwim}, extra...)...)
-			require.Equal(t, 0, code, errs)
-			paths := strings.NewReplacer(refJSON, "PATH", ourJSON, "PATH", refSwim, "SWIM", ourSwim, "SWIM")
-			assert.Equal(t, paths.Replace(refOut.String()), paths.Replace(out))
-			assert.Equal(t, refErr.String(), withoutDropWarnings(errs))
-			var a, b any
-			require.NoError(t, json.Unmarshal(mustRead(t, refJSON), &a))
-			require.NoError(t, json.Unmarshal(mustRead(t, ourJSON), &b))
-			assert.Equal(t, a, b, "Chrome trace differs from the reference's")
-			var sa, sb any
-			require.NoError(t, json.Unmarshal(mustRead(t, refSwim), &sa))
-			require.NoError(t, json.Unmarshal(mustRead(t, ourSwim), &sb))
-			assert.Equal(t, sa, sb, "swimlane differs from the reference's")
-			for _, mode := range [][]string{{"--tree"}, {"--rounds-table"}, {"--assert-native-overlap"}, {"--assert-native-overlap", "--require-hidden-prepare"}} {
-				cmd := exec.Command("python3", append([]string{script, log}, mode...)...)
-				var ref, refErr bytes.Buffer
-				cmd.Stdout, cmd.Stderr = &ref, &refErr
-				_ = cmd.Run()
-				code, out, errs := runCmd(t, "", append([]string{log}, mode...)...)
-				assert.Equal(t, cmd.ProcessState.ExitCode(), code, "%v: exit code", mode)
-				assert.Equal(t, ref.String(), out, "%v: stdout", mode)
-				assert.Equal(t, refErr.String(), withoutDropWarnings(errs), "%v: stderr", mode)
+		if refs[g] == "" {
+			refs[g] = path
+		}
+	}
+	for _, p := range filepath.SplitList(os.Getenv("SIMPLER_STRACE_TIMING_PY")) {
+		if src, err := os.ReadFile(p); err == nil {
+			add(p, src)
+		}
+	}
+	if repo := os.Getenv("SIMPLER_GIT_DIR"); repo != "" {
+		src, err := exec.Command("git", "-C", repo, "show", "HEAD:simpler_setup/tools/strace_timing.py").Output()
+		p := filepath.Join(dir, "strace_timing.py")
+		if err == nil && os.WriteFile(p, src, 0o600) == nil {
+			add(p, src)
+		}
+	}
+	return refs
+}
+
+// referenceScript returns the reference of generation g, or skips the
+// test saying how to provide it.
+func referenceScript(t *testing.T, g straceview.Generation) string {
+	t.Helper()
+	p := references(t.TempDir())[g]
+	if p == "" {
+		t.Skipf("no %s-generation strace_timing.py of simpler, or no python3, here: set SIMPLER_STRACE_TIMING_PY "+
+			"to the script (several separated as in PATH), or SIMPLER_GIT_DIR to a git directory of hw-native-sys/simpler", g)
+	}
+	return p
+}
+
+// referenceLogs are the logs both readers are run on, with the arguments
+// each needs.
+func referenceLogs(t *testing.T) map[string][]string {
+	const data = "../../strace/testdata/"
+	return map[string][]string{
+		"mixed":           {fixture},
+		"written":         {writtenLog(t)},
+		"overlap_ok":      {data + "overlap_ok.log"},
+		"overlap_bad":     {data + "overlap_bad.log"},
+		"anchored_swim":   {data + "swimlane.log", "--host-phase-records", data + "host_phase_records.jsonl"},
+		"current_swim":    {data + "current_swimlane.log", "--host-phase-records", data + "current_host_phase_records.jsonl"},
+		"several_logs":    {data + "overlap_ok.log", fixture},
+		"drop_and_anchor": {data + "mixed.log", data + "swimlane.log"},
+	}
+}
+
+// TestMatchesReference runs each generation of simpler's reader that is
+// here beside ours, told the same generation, on the same logs, in every
+// mode: exit codes, stdout and stderr must be identical and the JSON equal
+// number text for number text, except where we differ on purpose (see
+// --help): the anchored reader reads one log and prints no drop warnings;
+// the current one reads no anchors, so ours' wall times and anchor
+// warnings are left out of the comparison.
+func TestMatchesReference(t *testing.T) {
+	logs := referenceLogs(t)
+	for _, g := range []straceview.Generation{straceview.GenerationAnchored, straceview.GenerationCurrent} {
+		t.Run(g.String(), func(t *testing.T) {
+			script := referenceScript(t, g)
+			for name, args := range logs {
+				if g == straceview.GenerationAnchored && len(args) > 1 && !strings.HasPrefix(args[1], "--") {
+					continue // the anchored reader takes one LOG
+				}
+				t.Run(name, func(t *testing.T) { matchReference(t, g, script, args) })
 			}
+			t.Run("argument errors", func(t *testing.T) {
+				log := "../../strace/testdata/overlap_ok.log"
+				for _, args := range [][]string{
+					{log, "--rounds"}, {log, "--tre"}, {"--swim=" + filepath.Join(t.TempDir(), "s.json"), log},
+					{log, "--tr"}, {log, "--nope"}, {"--trace-out"}, {},
+					{filepath.Join(t.TempDir(), "missing.log")}, {t.TempDir()},
+				} {
+					ref := python(t, script, args...)
+					code, out, errs := runCmd(t, "", append([]string{"--generation", g.String()}, args...)...)
+					assert.Equal(t, ref.code, code, "%v: exit code", args)
+					assert.Equal(t, ref.out, out, "%v: stdout", args)
+					if g == straceview.GenerationAnchored && len(args) == 1 && args[0] != "" && !strings.HasSuffix(args[0], ".log") {
+						continue // a directory: the anchored reader reads files only
+					}
+					assert.Equal(t, strings.TrimPrefix(lastLine(ref.err), "strace_timing.py: "),
+						strings.TrimPrefix(lastLine(errs), "strace-timing: "), "%v: the last line of stderr", args)
+				}
+			})
 		})
 	}
+}
+
+// matchReference compares the reference script's run and ours on args.
+func matchReference(t *testing.T, g straceview.Generation, script string, args []string) {
+	dir := t.TempDir()
+	refJSON, ourJSON := filepath.Join(dir, "ref.json"), filepath.Join(dir, "our.json")
+	refSwim, ourSwim := filepath.Join(dir, "ref.swim.json"), filepath.Join(dir, "our.swim.json")
+	ref := python(t, script, append([]string{"--trace-out", refJSON, "--swimlane", refSwim}, args...)...)
+	require.Equal(t, 0, ref.code, ref.err)
+	code, out, errs := runCmd(t, "", append([]string{"--generation", g.String(), "--trace-out", ourJSON, "--swimlane", ourSwim}, args...)...)
+	require.Equal(t, 0, code, errs)
+	paths := strings.NewReplacer(refJSON, "PATH", ourJSON, "PATH", refSwim, "SWIM", ourSwim, "SWIM")
+	assert.Equal(t, paths.Replace(ref.out), paths.Replace(out))
+	assert.Equal(t, ref.err, ourDifferences(g, errs))
+	assert.Equal(t, readJSON(t, refJSON, g), readJSON(t, ourJSON, g), "Chrome trace differs from the reference's")
+	assert.Equal(t, readJSON(t, refSwim, g), readJSON(t, ourSwim, g), "swimlane differs from the reference's")
+	for _, mode := range [][]string{{"--tree"}, {"--rounds-table"}, {"--assert-native-overlap"}, {"--assert-native-overlap", "--require-hidden-prepare"}} {
+		ref := python(t, script, append(slices.Clone(args), mode...)...)
+		code, out, errs := runCmd(t, "", append(append([]string{"--generation", g.String()}, args...), mode...)...)
+		assert.Equal(t, ref.code, code, "%v: exit code", mode)
+		assert.Equal(t, ref.out, out, "%v: stdout", mode)
+		assert.Equal(t, ref.err, ourDifferences(g, errs), "%v: stderr", mode)
+	}
+}
+
+type result struct {
+	code     int
+	out, err string
+}
+
+func python(t *testing.T, script string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command("python3", append([]string{script}, args...)...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		require.NoError(t, err)
+	}
+	return result{cmd.ProcessState.ExitCode(), out.String(), errb.String()}
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
+// ourDifferences removes from our stderr the warnings generation g's
+// reader does not print: drop reports for the anchored one, several
+// anchors of one pid for the current one.
+func ourDifferences(g straceview.Generation, errs string) string {
+	extension := "host-log record(s) before they reached the destination"
+	if g == straceview.GenerationCurrent {
+		extension = "[CLOCK_ANCHOR] records found for pid"
+	}
+	var kept []string
+	for _, l := range strings.SplitAfter(errs, "\n") {
+		if !strings.Contains(l, extension) {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "")
+}
+
+// readJSON decodes a written trace keeping each number's text, so 2 and
+// 2.0 differ as they do in the file. For the current generation, which
+// reads no anchors, it leaves out what anchors add.
+func readJSON(t *testing.T, path string, g straceview.Generation) any {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(mustRead(t, path)))
+	dec.UseNumber()
+	var doc map[string]any
+	require.NoError(t, dec.Decode(&doc))
+	if g == straceview.GenerationCurrent {
+		delete(doc, "clockAnchors")
+		events, _ := doc["traceEvents"].([]any)
+		for _, e := range events {
+			if args, ok := e.(map[string]any)["args"].(map[string]any); ok {
+				delete(args, "wall_ts_ns")
+				delete(args, "wall_time")
+			}
+		}
+	}
+	return doc
 }
 
 // writtenLog is a log this library writes: an anchor, nested spans over
@@ -131,18 +241,6 @@ func writtenLog(t *testing.T) string {
 	ext.End()
 	require.NoError(t, st.Close(0))
 	return st.Path()
-}
-
-// withoutDropWarnings removes our drop-report warnings, an extension
-// simpler's reader does not have, from stderr.
-func withoutDropWarnings(errs string) string {
-	var kept []string
-	for _, l := range strings.SplitAfter(errs, "\n") {
-		if !strings.Contains(l, "host-log record(s) before they reached the destination") {
-			kept = append(kept, l)
-		}
-	}
-	return strings.Join(kept, "")
 }
 
 func mustRead(t *testing.T, path string) []byte {

@@ -88,7 +88,7 @@ func TestReferenceHostPhaseRecords(t *testing.T) {
 			map[string]any{"phase": "record_node", "start_ns": float64(1_150), "end_ns": float64(1_230), "detail": float64(4), "tid": float64(42)},
 			map[string]any{"phase": "graph_submit", "start_ns": float64(1_200), "end_ns": float64(1_250), "detail": float64(77), "tid": float64(9)},
 		}}}
-		out, orphaned, covered := HostRecordSpans(spans, passes)
+		out, orphaned, _, covered := HostRecordSpans(GenerationAnchored, spans, passes)
 		assert.Equal(t, 0, orphaned)
 		assert.Equal(t, map[[2]int64]bool{{9, 5}: true}, covered)
 		byName := map[string]strace.Span{}
@@ -114,7 +114,7 @@ func TestReferenceHostPhaseRecords(t *testing.T) {
 			map[string]any{"phase": "build_definition", "start_ns": float64(1_100), "end_ns": float64(1_180), "detail": float64(4)},
 			map[string]any{"phase": "graph_submit", "start_ns": float64(1_200), "end_ns": float64(1_250), "detail": float64(77)},
 		}}}
-		out, dropped, _ := HostRecordSpans(spans, passes)
+		out, dropped, _, _ := HostRecordSpans(GenerationAnchored, spans, passes)
 		assert.Equal(t, 0, dropped)
 		for _, s := range out {
 			assert.Equal(t, int64(9), s.TID, s.Name)
@@ -125,7 +125,7 @@ func TestReferenceHostPhaseRecords(t *testing.T) {
 		passes := []map[string]any{{"pid": float64(9), "inv": float64(999), "records": []any{
 			map[string]any{"phase": "args", "start_ns": float64(1_000), "end_ns": float64(1_100)},
 		}}}
-		out, orphaned, covered := HostRecordSpans(bind(1_000), passes)
+		out, orphaned, _, covered := HostRecordSpans(GenerationAnchored, bind(1_000), passes)
 		assert.Empty(t, out)
 		assert.Equal(t, 1, orphaned)
 		assert.Empty(t, covered)

@@ -456,11 +456,33 @@ func BindPhaseSpans(phases []strace.BindPhase, spans []strace.Span, skip map[[2]
 	return out
 }
 
-// bindPhaseNames are the bind stage's own segments; every other phase a
-// record file carries is an orchestrator operation inside host_orch.
-var bindPhaseNames = map[string]bool{
-	"args": true, "arena_build": true, "static_arena": true, "gm_heap": true, "shared_mem": true, "runtime_init": true,
-	"host_orch": true, "graph_upload": true, "relocate": true, "sm_h2d": true, "arena_h2d": true, "host_view_close": true,
+// BindDetail is what the swimlane draws inside chip.run.bind beyond the
+// log's own spans.
+type BindDetail struct {
+	// Spans are the segments and operations, records first, then lines.
+	Spans []strace.Span
+	// Records and Lines count the spans made from host phase records
+	// and from "bind phase=" lines.
+	Records, Lines int
+	// Orphaned counts the passes with no chip.run.bind in the log;
+	// Skipped the record segments the log already holds as spans.
+	Orphaned, Skipped int
+}
+
+// BindDetails applies generation g's rules (see [Generation]) to the
+// host phase record passes and the bind phase lines of a log whose spans
+// are spans.
+func BindDetails(g Generation, spans []strace.Span, lines []strace.BindPhase, passes []map[string]any) BindDetail {
+	var d BindDetail
+	var covered map[[2]int64]bool
+	d.Spans, d.Orphaned, d.Skipped, covered = HostRecordSpans(g, spans, passes)
+	d.Records = len(d.Spans)
+	if g.rules().bindPhaseLines {
+		phases := BindPhaseSpans(lines, spans, covered)
+		d.Lines = len(phases)
+		d.Spans = append(d.Spans, phases...)
+	}
+	return d
 }
 
 // LoadHostPhaseRecords reads host_phase_records.jsonl files: one JSON
@@ -549,18 +571,35 @@ func floatInt(f float64, ok bool) (int64, bool) {
 }
 
 // HostRecordSpans turns host phase records into spans nested under their
-// pass's chip.run.bind: bind segments directly under it, orchestrator
-// operations under its host_orch segment. It returns the spans, the passes
-// with no matching bind, and the (pid, inv) the records covered.
-func HostRecordSpans(spans []strace.Span, passes []map[string]any) ([]strace.Span, int, map[[2]int64]bool) {
+// pass's chip.run.bind: bind segments (generation g's) directly under it,
+// orchestrator operations under its host_orch segment. It returns the
+// spans, the passes with no matching bind, the segments skipped because
+// the log holds them as spans (current generation), and the (pid, inv)
+// the records covered (whose bind phase lines the anchored generation
+// then leaves out).
+func HostRecordSpans(g Generation, spans []strace.Span, passes []map[string]any) ([]strace.Span, int, int, map[[2]int64]bool) {
+	rules := g.rules()
 	binds := map[[2]int64]*strace.Span{}
+	type logged struct {
+		pid  int64
+		inv  uint64
+		name string
+	}
+	inLog := map[logged]bool{}
 	for i := range spans {
-		if s := &spans[i]; s.Name == prepareSpan && !s.IsDevice() {
+		s := &spans[i]
+		if s.IsDevice() {
+			continue
+		}
+		if s.Name == prepareSpan {
 			binds[[2]int64{s.PID, int64(s.Inv)}] = s
+		}
+		if rules.skipLogged && strings.HasPrefix(s.Name, prepareSpan+".") {
+			inLog[logged{s.PID, s.Inv, s.Name}] = true
 		}
 	}
 	var out []strace.Span
-	dropped := 0
+	dropped, skipped := 0, 0
 	covered := map[[2]int64]bool{}
 	for _, pass := range passes {
 		pid, ok1 := jsonInt(pass["pid"])
@@ -595,10 +634,15 @@ func HostRecordSpans(spans []strace.Span, passes []map[string]any) ([]strace.Spa
 			var name, thread string
 			depth := parent.Depth + 2
 			switch {
-			case bindPhaseNames[phase]:
-				name, depth, tid, thread = prepareSpan+"."+phase, parent.Depth+1, parent.TID, "host_main"
+			case rules.segments[phase]:
+				name = prepareSpan + "." + phase
+				if inLog[logged{parent.PID, parent.Inv, name}] {
+					skipped++
+					continue
+				}
+				depth, tid, thread = parent.Depth+1, parent.TID, "host_main"
 				covered[key] = true
-			case (phase == "record_node" || phase == "build_definition") && recordWorker:
+			case rules.recordWorker[phase] && recordWorker:
 				name, thread = prepareSpan+".host_orch."+phase, "graph_record_worker"
 			case phase == "graph_submit":
 				name, thread = prepareSpan+".host_orch."+phase, "graph_submit_main"
@@ -613,5 +657,5 @@ func HostRecordSpans(spans []strace.Span, passes []map[string]any) ([]strace.Spa
 				TS: start, Dur: max(0, end-start), Attrs: fmt.Sprintf("detail=%v src=host_phase_records host_phase_thread=%s", detail, thread)})
 		}
 	}
-	return out, dropped, covered
+	return out, dropped, skipped, covered
 }

@@ -21,10 +21,10 @@ func swimlaneDoc(t *testing.T) Document {
 	passes, err := LoadHostPhaseRecords([]string{"../../strace/testdata/host_phase_records.jsonl"})
 	require.NoError(t, err)
 	require.Len(t, passes, 2, "the torn last line is skipped")
-	extra, orphaned, covered := HostRecordSpans(p.Spans, passes)
-	assert.Equal(t, 1, orphaned)
-	spans := append(append(p.Spans, extra...), BindPhaseSpans(p.BindPhases, p.Spans, covered)...)
-	return Swimlane(spans, p.Anchors)
+	require.Equal(t, GenerationAnchored, Recognise(&p, passes), "the log has bind phase lines")
+	d := BindDetails(GenerationAnchored, p.Spans, p.BindPhases, passes)
+	assert.Equal(t, 1, d.Orphaned)
+	return Swimlane(append(p.Spans, d.Spans...), p.Anchors)
 }
 
 // TestSwimlane ports the reference's swimlane cases: role-named lanes, a
