@@ -12,6 +12,8 @@
 // host.*.log files, sorted). Flags may come before or after the logs:
 //
 //	--tree             print a nested tree per callable (medians) instead of tables
+//	--stats            print every span by name (count, total, mean, p50/p90/p99, max) instead of tables
+//	--stats-json PATH  write those statistics as JSON
 //	--trace-out PATH   write Chrome trace JSON, one lane per invocation
 //	--swimlane PATH    write Chrome trace JSON with real pid/goroutine lanes
 //	--html PATH        write a self-contained HTML timeline (no network needed)
@@ -50,7 +52,9 @@ func main() {
 
 type config struct {
 	tree, rounds, overlap, hidden  bool
+	stats                          bool
 	traceOut, swimlane, html, goTr string
+	statsJSON                      string
 	inputs                         []string
 	phaseRecords                   []string
 	hosts                          bool
@@ -58,7 +62,7 @@ type config struct {
 	generation                     straceview.Generation
 }
 
-const usageLine = "usage: strace-timing [-h] [--assert-native-overlap] [--require-hidden-prepare] [--rounds-table] [--tree] [--trace-out PATH] [--swimlane PATH] [--host-phase-records PATH] [--hosts [--label NAME ...]] [--generation GEN] [--html PATH] [--go-trace FILE] LOG [LOG ...]"
+const usageLine = "usage: strace-timing [-h] [--assert-native-overlap] [--require-hidden-prepare] [--rounds-table] [--tree] [--stats] [--stats-json PATH] [--trace-out PATH] [--swimlane PATH] [--host-phase-records PATH] [--hosts [--label NAME ...]] [--generation GEN] [--html PATH] [--go-trace FILE] LOG [LOG ...]"
 
 // usageError is a command line the tool cannot run: it prints the usage
 // and exits 2, as argparse does.
@@ -75,6 +79,8 @@ func newFlagSet(c *config) *flag.FlagSet {
 	fs.BoolVar(&c.overlap, "assert-native-overlap", false, "fail unless adjacent dispatches prove prepare(N+1) overlaps device(N) and preserve ordered launch")
 	fs.BoolVar(&c.hidden, "require-hidden-prepare", false, "with --assert-native-overlap, also require prepare(N+1) to finish inside device(N) (fully hidden, not merely overlapping — sensitive to host scheduling)")
 	fs.BoolVar(&c.rounds, "rounds-table", false, "print a per-round Host/Device/Orch/Sched table (the format tools/benchmark_rounds.sh parses) instead of the per-callable TPOT table")
+	fs.BoolVar(&c.stats, "stats", false, "print, instead of the per-callable tables, every span by name: count, total, mean, p50, p90, p99 and max in µs (exact nearest-rank percentiles), per process and over all processes; every span counts, whatever its family and invocation")
+	fs.StringVar(&c.statsJSON, "stats-json", "", "write the --stats report as JSON here, durations in ns")
 	fs.StringVar(&c.traceOut, "trace-out", "", "write Chrome trace JSON here")
 	fs.StringVar(&c.swimlane, "swimlane", "", "write a real-pid/tid L3/L4 host swimlane JSON here (load in chrome://tracing or perfetto)")
 	fs.BoolVar(&c.hosts, "hosts", false, "each LOG is another host: processes are keyed by (LOG, pid) and placed on one wall-clock timeline through their [CLOCK_ANCHOR]; spans that cannot be placed are listed as unalignedSpans (an extension: without it, LOGs are read as one log, as simpler's reader does)")
@@ -110,8 +116,8 @@ in both (wall times in the JSON, a warning for several of one pid); a
 warning follows the reference's for every [HOSTLOG_DROPS] report in both;
 several LOGs and directories (their host.*.log) are read as one log; %XX
 escapes decode as UTF-8 where the reference maps each byte to one
-character; and --hosts, --label, --generation, --html and --go-trace are
-ours.
+character; and --hosts, --label, --generation, --stats, --stats-json, --html and
+--go-trace are ours.
 `)
 				fmt.Fprintln(help, "\npositional arguments:\n  LOG\thost log files, - for standard input, or directories (their host.*.log)")
 				fmt.Fprintln(help, "\noptions:\n  -h, --help\n    \tshow this help and exit")
@@ -167,7 +173,7 @@ func argparseWords(err error, args []string) string {
 // (argparse names the candidates of an ambiguous prefix in that order),
 // then ours: every flag parseArgs defines, and help.
 var optionOrder = []string{"help", "trace-out", "swimlane", "host-phase-records", "rounds-table", "tree",
-	"assert-native-overlap", "require-hidden-prepare", "hosts", "label", "generation", "html", "go-trace"}
+	"assert-native-overlap", "require-hidden-prepare", "hosts", "label", "generation", "stats", "stats-json", "html", "go-trace"}
 
 // expandPrefixes gives long options argparse's abbreviations: "--rounds"
 // is --rounds-table, "--trace=t.json" is --trace-out=t.json, because the
@@ -240,13 +246,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var p strace.Parser
 	var aligned *straceview.Aligned
+	var hosts []strace.HostLog
 	if c.hosts {
 		if len(c.labels) > len(c.inputs) {
 			fmt.Fprintln(stderr, usageLine)
 			fmt.Fprintln(stderr, "strace-timing: error: more --label than LOG")
 			return 2
 		}
-		var hosts []strace.HostLog
 		for i, in := range c.inputs {
 			h, err := strace.ReadHost(in, stdin)
 			if err != nil {
@@ -296,6 +302,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		keyed += len(iv.Spans)
 	}
 	buckets := straceview.Buckets(invs)
+	var report *straceview.SpanStats
+	stats := func() straceview.SpanStats {
+		if report == nil {
+			if hosts == nil {
+				hosts = []strace.HostLog{{Parser: &p}}
+			}
+			st := straceview.Statistics(hosts)
+			report = &st
+		}
+		return *report
+	}
 	switch {
 	case c.overlap:
 		n, err := straceview.CheckNativeOverlap(p.Spans, c.hidden)
@@ -308,6 +325,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		straceview.WriteRounds(stdout, buckets)
 	case c.tree:
 		straceview.WriteTree(stdout, buckets)
+	case c.stats:
+		straceview.WriteStatsText(stdout, stats())
 	default:
 		straceview.WriteTables(stdout, buckets)
 	}
@@ -321,6 +340,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 		fmt.Fprintf(stdout, "Wrote Chrome trace: %s (%d spans)\n", c.traceOut, keyed)
+	}
+	if c.statsJSON != "" {
+		if err := writeFile(c.statsJSON, func(w io.Writer) error { return straceview.WriteStatsJSON(w, stats()) }); err != nil {
+			return fail(err)
+		}
+		fmt.Fprintf(stdout, "Wrote span statistics: %s (%d spans)\n", c.statsJSON, stats().Overall.Spans)
 	}
 	if c.swimlane != "" {
 		var passes []map[string]any

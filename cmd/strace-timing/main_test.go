@@ -243,3 +243,35 @@ func TestPrefixNamesCoverEveryFlag(t *testing.T) {
 		assert.Contains(t, optionOrder, f.Name)
 	})
 }
+
+func TestStats(t *testing.T) {
+	dir := t.TempDir()
+	js := filepath.Join(dir, "stats.json")
+	code, out, errs := runCmd(t, "", fixture, "--stats", "--stats-json", js)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "all 2 processes — 8 span(s)\n", "9 records, one torn")
+	assert.Contains(t, out, "Wrote span statistics: "+js+" (8 spans)\n")
+	assert.NotContains(t, out, "callable hid=", "--stats prints instead of the tables")
+	var st struct {
+		Processes []struct{ Spans int }
+		Overall   struct {
+			Spans int
+			Names []struct{ Count int }
+		}
+	}
+	require.NoError(t, json.Unmarshal(mustRead(t, js), &st))
+	counted := 0
+	for _, n := range st.Overall.Names {
+		counted += n.Count
+	}
+	assert.Equal(t, 8, st.Overall.Spans)
+	assert.Equal(t, 8, counted)
+	require.Len(t, st.Processes, 2)
+
+	t.Run("with hosts, a process is named by its host", func(t *testing.T) {
+		code, out, errs := runCmd(t, "", "--hosts", "--label", "a", "--label", "b", fixture, "../../strace/testdata/overlap_ok.log", "--stats")
+		require.Equal(t, 0, code, errs)
+		assert.Contains(t, out, "host a pid 100 — ")
+		assert.Contains(t, out, "host b pid ")
+	})
+}
