@@ -8,33 +8,58 @@ import (
 	"slices"
 )
 
+// Inputs returns the files one strace-timing LOG argument names: for a
+// directory every host.*.log in it, in name order (an error if it holds
+// none), anything else, "-" included, itself.
+func Inputs(in string) ([]string, error) {
+	if in == "-" {
+		return []string{in}, nil
+	}
+	fi, err := os.Stat(in)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return []string{in}, nil
+	}
+	paths, err := filepath.Glob(filepath.Join(in, "host.*.log"))
+	if err != nil {
+		return nil, err
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("%s is a directory but holds no host.*.log files", in)
+	}
+	slices.Sort(paths)
+	return paths, nil
+}
+
 // ReadInput reads one input the way strace-timing takes its LOG
 // arguments into p: "-" is stdin, a directory is every host.*.log in it
 // (in name order), anything else a file.
 func ReadInput(p *Parser, in string, stdin io.Reader) error {
-	if in == "-" {
-		return p.Read(stdin)
-	}
-	fi, err := os.Stat(in)
+	paths, err := Inputs(in)
 	if err != nil {
 		return err
 	}
-	paths := []string{in}
-	if fi.IsDir() {
-		paths, err = filepath.Glob(filepath.Join(in, "host.*.log"))
-		if err != nil {
+	for _, path := range paths {
+		if err := ReadFile(p, path, stdin, nil); err != nil {
 			return err
 		}
-		if len(paths) == 0 {
-			return fmt.Errorf("%s is a directory but holds no host.*.log files", in)
-		}
-		slices.Sort(paths)
 	}
-	for _, path := range paths {
+	return nil
+}
+
+// ReadFile reads one file of [Inputs] into p ("-" is stdin), through wrap
+// when it is not nil: strace-timing counts the bytes for its progress
+// line.
+func ReadFile(p *Parser, path string, stdin io.Reader, wrap func(io.Reader) io.Reader) error {
+	var r io.Reader = stdin
+	if path != "-" {
 		f, err := os.Open(path)
 		if err != nil {
 			return err
 		}
+		defer f.Close()
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 			// A guess from the size (a span record is ~300 bytes),
 			// capped: a sparse or junk file must not reserve memory for
@@ -42,11 +67,13 @@ func ReadInput(p *Parser, in string, stdin io.Reader) error {
 			// the spans actually read.
 			p.grow(int(min(fi.Size()/300, 1<<16)))
 		}
-		err = p.Read(f)
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
+		r = f
+	}
+	if wrap != nil {
+		r = wrap(r)
+	}
+	if err := p.Read(r); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
 }

@@ -272,11 +272,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		aligned = &a
 		p.Spans, p.Anchors = a.Spans, a.Anchors
 	} else {
-		for _, in := range c.inputs {
-			if err := strace.ReadInput(&p, in, stdin); err != nil {
-				fmt.Fprintln(stderr, inputError(err))
-				return 1
-			}
+		if err := readInputs(&p, c.inputs, stdin, stderr); err != nil {
+			fmt.Fprintln(stderr, inputError(err))
+			return 1
 		}
 	}
 	var gt *straceview.GoTrace
@@ -336,13 +334,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if gt != nil {
 			doc.TraceEvents = append(doc.TraceEvents, gt.Events(int64(len(invs)+1), "Go execution trace")...)
 		}
-		if err := writeFile(c.traceOut, func(w io.Writer) error { return straceview.WriteJSON(w, doc) }); err != nil {
+		if err := writeFile(c.traceOut, stderr, func(w io.Writer) error { return straceview.WriteJSON(w, doc) }); err != nil {
 			return fail(err)
 		}
 		fmt.Fprintf(stdout, "Wrote Chrome trace: %s (%d spans)\n", c.traceOut, keyed)
 	}
 	if c.statsJSON != "" {
-		if err := writeFile(c.statsJSON, func(w io.Writer) error { return straceview.WriteStatsJSON(w, stats()) }); err != nil {
+		if err := writeFile(c.statsJSON, stderr, func(w io.Writer) error { return straceview.WriteStatsJSON(w, stats()) }); err != nil {
 			return fail(err)
 		}
 		fmt.Fprintf(stdout, "Wrote span statistics: %s (%d spans)\n", c.statsJSON, stats().Overall.Spans)
@@ -368,7 +366,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if gt != nil {
 			doc.TraceEvents = append(doc.TraceEvents, gt.Events(0, "Go execution trace")...)
 		}
-		if err := writeFile(c.swimlane, func(w io.Writer) error { return straceview.WriteJSON(w, doc) }); err != nil {
+		if err := writeFile(c.swimlane, stderr, func(w io.Writer) error { return straceview.WriteJSON(w, doc) }); err != nil {
 			return fail(err)
 		}
 		host := 0
@@ -398,12 +396,38 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		relabel = aligned.Relabel
 	}
 	if c.html != "" {
-		if err := writeFile(c.html, func(w io.Writer) error { return straceview.WriteHTML(w, "strace-timing", p.Spans, relabel) }); err != nil {
+		if err := writeFile(c.html, stderr, func(w io.Writer) error { return straceview.WriteHTML(w, "strace-timing", p.Spans, relabel) }); err != nil {
 			return fail(err)
 		}
 		fmt.Fprintf(stdout, "Wrote HTML timeline: %s\n", c.html)
 	}
 	return 0
+}
+
+// readInputs reads every LOG into p, with a progress line on a terminal.
+func readInputs(p *strace.Parser, inputs []string, stdin io.Reader, stderr io.Writer) error {
+	var paths []string
+	var total int64
+	for _, in := range inputs {
+		ps, err := strace.Inputs(in)
+		if err != nil {
+			return err
+		}
+		for _, path := range ps {
+			if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+				total += fi.Size()
+			}
+		}
+		paths = append(paths, ps...)
+	}
+	progress := cli.StartProgress(stderr, "reading", total)
+	defer progress.Done()
+	for _, path := range paths {
+		if err := strace.ReadFile(p, path, stdin, progress.Reader); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // inputError is the line simpler's reader ends with when it cannot read
@@ -489,12 +513,17 @@ func hostsDoc(a *straceview.Aligned, doc *straceview.Document) {
 	doc.UnalignedSpans = a.Unaligned
 }
 
-func writeFile(path string, write func(io.Writer) error) error {
+// writeFile writes path through write, with a progress line on a
+// terminal (stderr) when it takes more than a second.
+func writeFile(path string, stderr io.Writer, write func(io.Writer) error) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	if err := write(f); err != nil {
+	progress := cli.StartProgress(stderr, "writing "+path, 0)
+	err = write(progress.Writer(f))
+	progress.Done()
+	if err != nil {
 		f.Close()
 		return fmt.Errorf("%s: %w", path, err)
 	}
