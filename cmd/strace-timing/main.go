@@ -272,7 +272,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		aligned = &a
 		p.Spans, p.Anchors = a.Spans, a.Anchors
 	} else {
-		if err := readInputs(&p, c.inputs, stdin, stderr); err != nil {
+		// Tables, stats and the Chrome trace need the spans and little
+		// else, so a soft memory limit of twice the input keeps the heap
+		// there (the garbage collector then works harder rather than let
+		// the heap triple). The swimlane and the HTML timeline hold much
+		// more per span; under that limit they would spend their time
+		// collecting, so they go without.
+		softLimit := c.swimlane == "" && c.html == "" && os.Getenv("GOMEMLIMIT") == ""
+		if err := readInputs(&p, c.inputs, stdin, stderr, softLimit); err != nil {
 			fmt.Fprintln(stderr, inputError(err))
 			return 1
 		}
@@ -329,7 +336,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		straceview.WriteTables(stdout, buckets)
 	}
 	if c.traceOut != "" {
-		doc := straceview.ChromeTrace(invs, buckets, p.Anchors)
+		doc := straceview.ChromeTraceStream(invs, buckets, p.Anchors)
 		hostsDoc(aligned, &doc)
 		if gt != nil {
 			doc.TraceEvents = append(doc.TraceEvents, gt.Events(int64(len(invs)+1), "Go execution trace")...)
@@ -404,8 +411,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// readInputs reads every LOG into p, with a progress line on a terminal.
-func readInputs(p *strace.Parser, inputs []string, stdin io.Reader, stderr io.Writer) error {
+// setMemoryLimit is debug.SetMemoryLimit; the tests, which call run in
+// their own process, replace it.
+var setMemoryLimit = debug.SetMemoryLimit
+
+// readInputs reads every LOG into p, with a progress line on a terminal,
+// and with softLimit sets the process's soft memory limit to twice the
+// size of the files (at least 64 MiB) first.
+func readInputs(p *strace.Parser, inputs []string, stdin io.Reader, stderr io.Writer, softLimit bool) error {
 	var paths []string
 	var total int64
 	for _, in := range inputs {
@@ -419,6 +432,9 @@ func readInputs(p *strace.Parser, inputs []string, stdin io.Reader, stderr io.Wr
 			}
 		}
 		paths = append(paths, ps...)
+	}
+	if softLimit {
+		setMemoryLimit(max(2*total, 64<<20))
 	}
 	progress := cli.StartProgress(stderr, "reading", total)
 	defer progress.Done()

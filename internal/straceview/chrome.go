@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"iter"
 	"maps"
 	"math"
 	"slices"
@@ -46,6 +47,10 @@ type Document struct {
 	// UnalignedSpans lists, with --hosts, the spans that could not be
 	// placed on the shared wall-clock axis, and why.
 	UnalignedSpans []UnalignedSpan `json:"unalignedSpans,omitempty"`
+
+	// stream, when set, makes the first events as WriteJSON writes them
+	// (see ChromeTraceStream); TraceEvents follow them.
+	stream iter.Seq[*Event]
 }
 
 // AnchorJSON is one clockAnchors entry.
@@ -109,27 +114,67 @@ func ChromeTrace(invs []*strace.Invocation, buckets []Bucket, anchors map[int64]
 		n += 3 + len(iv.Spans)
 	}
 	doc := Document{DisplayTimeUnit: "ms", TraceEvents: make([]Event, 0, n), ClockAnchors: anchorList(anchors)}
-	for lane, iv := range invs {
-		pid := int64(lane + 1)
-		label := iv.HID[:min(8, len(iv.HID))]
-		if len(buckets) > 0 {
-			label = Label(buckets, iv.HID)
+	for e := range chromeEvents(invs, buckets, anchors) {
+		c := *e
+		c.Args = maps.Clone(e.Args)
+		if e.TS != nil {
+			c.TS, c.Dur = micros(0), micros(0)
+			*c.TS, *c.Dur = *e.TS, *e.Dur
 		}
-		doc.TraceEvents = append(doc.TraceEvents,
-			meta("process_name", pid, 0, fmt.Sprintf("%s inv=%d (pid=%d)", label, iv.Inv, iv.PID)),
-			meta("thread_name", pid, 0, "host"),
-			meta("thread_name", pid, 1, "device (clk=dev)"))
-		for _, s := range iv.Spans {
-			args := map[string]any{"inv": s.Inv, "hid": s.HID, "depth": s.Depth, "attrs": s.Attrs}
-			wallArgs(args, s, anchors)
-			tid := int64(0)
-			if s.IsDevice() {
-				tid = 1
-			}
-			doc.TraceEvents = append(doc.TraceEvents, Event{Name: s.Name, Ph: "X", TS: micros(s.TS), Dur: micros(s.Dur), PID: pid, TID: tid, Args: args})
-		}
+		doc.TraceEvents = append(doc.TraceEvents, c)
 	}
 	return doc
+}
+
+// ChromeTraceStream is ChromeTrace whose events are made one at a time
+// as WriteJSON writes them, after any the caller adds to TraceEvents: a
+// million-span trace is then never a million Events in memory, only the
+// spans it is made from.
+func ChromeTraceStream(invs []*strace.Invocation, buckets []Bucket, anchors map[int64]strace.Anchor) Document {
+	return Document{DisplayTimeUnit: "ms", ClockAnchors: anchorList(anchors), stream: chromeEvents(invs, buckets, anchors)}
+}
+
+// chromeEvents yields the per-invocation view's events in order. The
+// Event it yields, its args and its times, are reused for the next one:
+// a caller that keeps one copies it.
+func chromeEvents(invs []*strace.Invocation, buckets []Bucket, anchors map[int64]strace.Anchor) iter.Seq[*Event] {
+	return func(yield func(*Event) bool) {
+		var e Event
+		var ts, dur float64
+		args := map[string]any{}
+		metaEvent := func(kind string, pid, tid int64, name string) bool {
+			clear(args)
+			args["name"] = name
+			e = Event{Name: kind, Ph: "M", PID: pid, TID: tid, Args: args}
+			return yield(&e)
+		}
+		for lane, iv := range invs {
+			pid := int64(lane + 1)
+			label := iv.HID[:min(8, len(iv.HID))]
+			if len(buckets) > 0 {
+				label = Label(buckets, iv.HID)
+			}
+			if !metaEvent("process_name", pid, 0, fmt.Sprintf("%s inv=%d (pid=%d)", label, iv.Inv, iv.PID)) ||
+				!metaEvent("thread_name", pid, 0, "host") ||
+				!metaEvent("thread_name", pid, 1, "device (clk=dev)") {
+				return
+			}
+			for _, s := range iv.Spans {
+				clear(args)
+				args["inv"], args["hid"], args["depth"], args["attrs"] = s.Inv, s.HID, s.Depth, s.Attrs
+				wallArgs(args, s, anchors)
+				tid := int64(0)
+				if s.IsDevice() {
+					tid = 1
+				}
+				ts, dur = float64(s.TS)/1000, float64(s.Dur)/1000
+				e = Event{Name: s.Name, Ph: "X", TS: &ts, Dur: &dur, PID: pid, TID: tid, Args: args}
+				if !yield(&e) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // SplitDevice separates host spans from device (clk=dev) spans, which are
@@ -154,17 +199,30 @@ func WriteJSON(w io.Writer, doc Document) error {
 	bw := bufio.NewWriterSize(w, 256<<10)
 	b := make([]byte, 0, 4096)
 	b = append(b, `{"traceEvents":[`...)
-	for i := range doc.TraceEvents {
-		if i > 0 {
+	n := 0
+	var err error
+	event := func(e *Event) bool {
+		if n > 0 {
 			b = append(b, ',')
 		}
-		b = appendEvent(b, &doc.TraceEvents[i])
+		n++
+		b = appendEvent(b, e)
 		if len(b) > 64<<10 {
-			if _, err := bw.Write(b); err != nil {
-				return err
-			}
+			_, err = bw.Write(b)
 			b = b[:0]
 		}
+		return err == nil
+	}
+	if doc.stream != nil {
+		doc.stream(event)
+	}
+	for i := range doc.TraceEvents {
+		if err == nil {
+			event(&doc.TraceEvents[i])
+		}
+	}
+	if err != nil {
+		return err
 	}
 	b = append(b, `],"displayTimeUnit":`...)
 	b = appendJSONString(b, doc.DisplayTimeUnit)

@@ -114,13 +114,24 @@ var pidLabel = regexp.MustCompile(`\(pid=(\d+)\)`)
 // original pid behind the assigned N, and drops the anchor list (the
 // aligned times are since Origin, not each process's monotonic clock).
 func (a *Aligned) RelabelProcesses(doc *Document) {
-	for i := range doc.TraceEvents {
-		e := &doc.TraceEvents[i]
-		if e.Ph != "M" || e.Name != "process_name" {
-			continue
+	relabel := func(e *Event) {
+		if e.Ph == "M" && e.Name == "process_name" {
+			name, _ := e.Args["name"].(string)
+			e.Args["name"] = a.Relabel(name)
 		}
-		name, _ := e.Args["name"].(string)
-		e.Args["name"] = a.Relabel(name)
+	}
+	if stream := doc.stream; stream != nil {
+		doc.stream = func(yield func(*Event) bool) {
+			for e := range stream {
+				relabel(e)
+				if !yield(e) {
+					return
+				}
+			}
+		}
+	}
+	for i := range doc.TraceEvents {
+		relabel(&doc.TraceEvents[i])
 	}
 	doc.ClockAnchors = nil
 }
