@@ -1,13 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"fmt"
 	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strings"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -43,38 +45,64 @@ func runChromium(t *testing.T, bin, page string, args ...string) (string, string
 	return out.String(), errs.String()
 }
 
-// TestHTMLInBrowser loads the timeline of a log this library wrote in a
-// real headless Chromium: the script runs to its end without an error,
-// every span and lane is in the DOM, and a screenshot is not blank.
+// TestHTMLInBrowser loads timelines in a real headless Chromium: the
+// script runs to its end without an error, decodes every span and draws
+// them, and a screenshot is not blank. One page is of a log this library
+// wrote, one of 10^5 spans.
 func TestHTMLInBrowser(t *testing.T) {
 	bin := chromium(t)
 	dir := t.TempDir()
-	page := filepath.Join(dir, "t.html")
-	code, _, errs := runCmd(t, "", writtenLog(t), "--html", page)
-	require.Equal(t, 0, code, errs)
-	want := strings.Count(string(mustRead(t, page)), `<rect class="span"`)
-	require.Greater(t, want, 50)
-
-	dom, logs := runChromium(t, bin, page, "--dump-dom")
-	assert.Regexp(t, `<body[^>]*data-ready="1"`, dom, "the page's script did not finish")
-	assert.Equal(t, want, strings.Count(dom, `<rect class="span"`), "spans in the DOM")
-	assert.Equal(t, 1, strings.Count(dom, `<rect class="lane"`), "one lane: one process, one goroutine")
-	assert.NotRegexp(t, regexp.MustCompile(`(?i)uncaught|CONSOLE\\(\\d+\\)\\] "[^"]*error`), logs, "console errors")
-
-	shot := filepath.Join(dir, "shot.png")
-	runChromium(t, bin, page, "--screenshot="+shot, "--window-size=1700,700", "--hide-scrollbars")
-	f, err := os.Open(shot)
+	big := filepath.Join(dir, "big.log")
+	f, err := os.Create(big)
 	require.NoError(t, err)
-	defer f.Close()
-	img, err := png.Decode(f)
-	require.NoError(t, err)
-	colors := map[uint32]bool{}
-	b := img.Bounds()
-	for y := b.Min.Y; y < b.Max.Y; y += 3 {
-		for x := b.Min.X; x < b.Max.X; x += 3 {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			colors[r>>8<<16|g>>8<<8|bl>>8] = true
-		}
+	w := bufio.NewWriter(f)
+	for i := range 100_000 { // 100 goroutines in turn, 1000 spans each, two deep
+		fmt.Fprintf(w, "[mono_ns=%d][T0x1][TIMING] emit_host_span: [STRACE] v=1 pid=7 tid=%d inv=0 hid=0 depth=%d name=svc.step%d ts=%d dur=%d k=%d\n",
+			i, 100+i/1000, i%2, i%7, i*1000+(i%2)*100, 900-(i%2)*500, i)
 	}
-	assert.Greater(t, len(colors), 8, "the screenshot is blank or nearly so")
+	require.NoError(t, w.Flush())
+	require.NoError(t, f.Close())
+	for _, tc := range []struct {
+		name, log string
+		spans     int
+	}{
+		{"written", writtenLog(t), -1},
+		{"1e5 spans", big, 100_000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			page := filepath.Join(dir, tc.name+".html")
+			code, _, errs := runCmd(t, "", tc.log, "--html", page)
+			require.Equal(t, 0, code, errs)
+			dom, logs := runChromium(t, bin, page+"#selftest", "--dump-dom")
+			assert.Regexp(t, `<body[^>]*data-ready="1"`, dom, "the page's script did not finish")
+			assert.NotRegexp(t, regexp.MustCompile(`(?i)uncaught|CONSOLE\(\d+\)\] "[^"]*error`), logs, "console errors")
+			spans := regexp.MustCompile(`data-spans="(\d+)"`).FindStringSubmatch(dom)
+			drawn := regexp.MustCompile(`data-drawn="(\d+)"`).FindStringSubmatch(dom)
+			require.Len(t, spans, 2)
+			require.Len(t, drawn, 2)
+			if tc.spans > 0 {
+				assert.Equal(t, strconv.Itoa(tc.spans), spans[1], "spans decoded")
+			}
+			n, _ := strconv.Atoi(drawn[1])
+			assert.Positive(t, n, "marks drawn")
+			assert.Contains(t, dom, `data-selftest="search next hit details zoom fold ok"`, "the controls, each tried once")
+
+			shot := filepath.Join(dir, tc.name+".png")
+			runChromium(t, bin, page, "--screenshot="+shot, "--window-size=1280,700", "--hide-scrollbars")
+			f, err := os.Open(shot)
+			require.NoError(t, err)
+			defer f.Close()
+			img, err := png.Decode(f)
+			require.NoError(t, err)
+			colors := map[uint32]bool{}
+			b := img.Bounds()
+			for y := b.Min.Y; y < b.Max.Y; y += 3 {
+				for x := b.Min.X; x < b.Max.X; x += 3 {
+					r, g, bl, _ := img.At(x, y).RGBA()
+					colors[r>>8<<16|g>>8<<8|bl>>8] = true
+				}
+			}
+			assert.Greater(t, len(colors), 8, "the screenshot is blank or nearly so")
+		})
+	}
 }

@@ -1,319 +1,371 @@
 package straceview
 
 import (
+	"bufio"
 	"cmp"
+	"container/heap"
+	_ "embed"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
 	"fmt"
-	"html/template"
+	"html"
 	"io"
 	"maps"
 	"slices"
+	"strings"
 
 	"simpler.dev/log/internal/satmath"
 	"simpler.dev/log/strace"
 )
 
-// The HTML timeline's geometry, in SVG user units.
+// The HTML timeline is one self-contained page (no network) that draws
+// host spans on a canvas, so that a million of them open in a couple of
+// seconds: the spans travel as one compact binary block, not as a DOM
+// element each, and every frame draws only what can be seen, merging the
+// spans narrower than a pixel into one mark per pixel. The page holds:
+//
+//   - a meta block (JSON): processes, lanes, the rows the spans are drawn
+//     in, the span names, the attributes (up to a budget), a legend of
+//     the names by total time and the first device spans;
+//   - a data block (base64): per span, in row order (lane, depth, start),
+//     unsigned LEB128 varints: the start as a delta from the previous
+//     span of its row (the first from the run's start), the duration, the
+//     name's index, the attributes' index (0: not kept), the
+//     thread's index in its lane, and the invocation;
+//   - the script (timeline.js), which decodes the block into typed arrays
+//     and draws.
+//
+// Threads are packed into lanes: a thread whose spans all start after
+// another thread's last span ended reuses that thread's lane, so a
+// service that ran 200 short requests on 200 goroutines draws a handful
+// of lanes, not 200. Each span's own thread is still in its details.
+
+//go:embed timeline.html
+var timelinePage string
+
 const (
-	htmlWidth     = 1600.0
-	htmlLabelW    = 220.0
-	htmlRowH      = 18.0
-	htmlLaneGap   = 10.0
-	htmlMinRectW  = 0.5
-	htmlTextMinW  = 48.0
-	htmlCharWidth = 6.5
+	// htmlMaxDepth bounds the rows a lane can have: a hostile depth must
+	// not make the page a million rows tall. Deeper spans are drawn in
+	// the last row, and the page says how many there were.
+	htmlMaxDepth = 63
+	// htmlTextBudget bounds the text of names and of attributes the page
+	// carries, each: a log of unique long attributes must not make the
+	// page gigabytes. Past it the page keeps the spans and says what it
+	// left out.
+	htmlTextBudget = 8 << 20
+	// htmlDeviceRows bounds the device-span table below the timeline.
+	htmlDeviceRows = 200
+	// htmlLegend is how many names the legend lists, by total time.
+	htmlLegend = 30
 )
 
-type htmlRect struct {
-	X, Y, W, H float64
-	Title      string
-	Fill       string
+type tlProcess struct {
+	Label string `json:"label"`
+	PID   int64  `json:"pid"`
+	Spans int    `json:"spans"`
+	Lanes []int  `json:"lanes"`
+	// Start and End bound its spans, in ns from the run's start.
+	Start int64 `json:"start"`
+	End   int64 `json:"end"`
 }
 
-type htmlLane struct {
-	Y, H  float64
-	Label string
+type tlLane struct {
+	Process int     `json:"process"`
+	Label   string  `json:"label"`
+	TIDs    []int64 `json:"tids"`
+	Rows    int     `json:"rows"`
 }
 
-type htmlGroup struct {
-	Y, H   float64
-	Label  string
-	Odd    bool
-	X0, X1 float64 // the process's first start and last end, in plot units
-	Spans  int
+type tlLegend struct {
+	Name  int   `json:"name"`
+	Count int   `json:"count"`
+	Total int64 `json:"total"`
 }
 
-type htmlTick struct {
-	X     float64
-	Label string
+type tlMeta struct {
+	Title        string      `json:"title"`
+	Spans        int         `json:"spans"`
+	Extent       int64       `json:"extent"`
+	Processes    []tlProcess `json:"processes"`
+	Lanes        []tlLane    `json:"lanes"`
+	Rows         [][3]int    `json:"rows"` // lane, depth, spans
+	Names        []string    `json:"names"`
+	Attrs        []string    `json:"attrs"`
+	Legend       []tlLegend  `json:"legend"`
+	NamesDropped int         `json:"namesDropped"`
+	AttrsDropped int         `json:"attrsDropped"`
+	DepthClamped int         `json:"depthClamped"`
 }
 
-type htmlPage struct {
-	Title                string
-	Width, PlotW, Height float64
-	LabelW, AxisH        float64
-	Ticks                []htmlTick
-	Groups               []htmlGroup
-	Lanes                []htmlLane
-	Rects                []htmlRect
-	Device               []strace.Span
-	SpanCount, Processes int
-	Extent               string
-	ExtentNS             int64
+// textTable interns strings up to a byte budget; index 0 is reserved for
+// "not kept".
+type textTable struct {
+	index   map[string]int
+	list    []string
+	bytes   int
+	dropped int
 }
 
-var htmlTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
-	"us": func(ns int64) float64 { return float64(ns) / 1000 },
-}).Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
-<style>
-body{font:13px system-ui,sans-serif;margin:16px;color:#222}
-#view{border:1px solid #ddd;background:#fff;cursor:grab;user-select:none}
-.group{fill:#f3f5f8}.group.odd{fill:#fbfbfb}
-.lane{fill:none;stroke:#e6e6e6}
-.tick{stroke:#ddd;stroke-width:1}
-.lbl{font:12px monospace;fill:#333}
-.glbl{font:bold 12px monospace;fill:#123}
-rect.span{vector-effect:non-scaling-stroke}
-rect.span:hover{stroke:#000;stroke-width:1}
-#details{font:12px monospace;white-space:pre;min-height:3em;margin:6px 0;padding:4px;background:#f6f6f6}
-table{border-collapse:collapse;margin-top:12px}td,th{border:1px solid #ccc;padding:2px 6px;font:12px monospace}
-</style></head><body>
-<h1>{{.Title}}</h1>
-<p>{{.SpanCount}} host spans from {{.Processes}} process(es) over {{.Extent}}; times are relative to the first span's start.
-Zoom with the mouse wheel or + and -, pan by dragging or with ← and →, 0 to see everything again.</p>
-<div id="details">Hover a span for its name, duration and attributes. Click a process's name to zoom to it.</div>
-<svg id="overview" xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="26" viewBox="0 0 {{.Width}} 26">
-<text class="lbl" x="4" y="0" dy="16">overview</text>
-<rect x="{{.LabelW}}" y="2" width="{{.PlotW}}" height="22" fill="#f6f6f6"/>
-{{range .Groups}}<rect class="activity" x="{{printf "%.4f" .X0}}" y="6" width="{{printf "%.4f" .X1}}" height="14" fill="#8ecae6" data-x0="{{printf "%.6f" .X0}}" data-x1="{{printf "%.6f" .X1}}"/>
-{{end}}<rect id="window" x="{{.LabelW}}" y="2" width="{{.PlotW}}" height="22" fill="none" stroke="#c00" stroke-width="1.5"/>
-</svg>
-<svg id="view" xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" data-extent="{{.ExtentNS}}" data-label-w="{{.LabelW}}" data-plot-w="{{.PlotW}}">
-<g id="groups">{{range .Groups}}<rect class="group{{if .Odd}} odd{{end}}" x="0" y="{{.Y}}" width="{{$.Width}}" height="{{.H}}"/><text class="glbl" x="4" y="{{.Y}}" dy="13" data-x0="{{printf "%.6f" .X0}}" data-x1="{{printf "%.6f" .X1}}" data-spans="{{.Spans}}" style="cursor:zoom-in">{{.Label}}</text>
-{{end}}</g>
-<g id="axis">{{range .Ticks}}<line class="tick" x1="{{printf "%.2f" .X}}" y1="{{$.AxisH}}" x2="{{printf "%.2f" .X}}" y2="{{$.Height}}"/><text class="lbl" x="{{printf "%.2f" .X}}" y="0" dx="2" dy="13">{{.Label}}</text>
-{{end}}</g>
-<svg x="{{.LabelW}}" y="0" width="{{.PlotW}}" height="{{.Height}}" overflow="hidden"><g id="plot">
-{{range .Rects}}<rect class="span" x="{{printf "%.4f" .X}}" y="{{.Y}}" width="{{printf "%.4f" .W}}" height="{{.H}}" fill="{{.Fill}}" data-x="{{.X}}" data-w="{{.W}}"><title>{{.Title}}</title></rect>
-{{end}}</g></svg>
-<g id="lanes">{{range .Lanes}}<rect class="lane" x="{{$.LabelW}}" y="{{.Y}}" width="{{$.PlotW}}" height="{{.H}}"/><text class="lbl" x="16" y="{{.Y}}" dy="13">{{.Label}}</text>
-{{end}}</g>
-</svg>
-{{if .Device}}<h2>Device spans (device clock, not on the time line above)</h2>
-<table><tr><th>pid</th><th>inv</th><th>name</th><th>ts (ns)</th><th>dur (µs)</th><th>attrs</th></tr>
-{{range .Device}}<tr><td>{{.PID}}</td><td>{{.Inv}}</td><td>{{.Name}}</td><td>{{.TS}}</td><td>{{printf "%.1f" (us .Dur)}}</td><td>{{.Attrs}}</td></tr>
-{{end}}</table>{{end}}
-<script>
-(function(){
-"use strict";
-var svg=document.getElementById("view"),plot=document.getElementById("plot"),axis=document.getElementById("axis");
-var extent=+svg.dataset.extent||1,labelW=+svg.dataset.labelW,plotW=+svg.dataset.plotW,height=+svg.getAttribute("height");
-var rects=plot.querySelectorAll("rect.span"),details=document.getElementById("details");
-var v0=0,v1=plotW; // the visible part of the plot, in its own units (0..plotW is the whole run)
-var win=document.getElementById("window"),overview=document.getElementById("overview");
-var ov=overview.querySelectorAll("rect.activity");
-for(var i=0;i<ov.length;i++){var a=+ov[i].dataset.x0,b=+ov[i].dataset.x1;ov[i].setAttribute("x",labelW+a);ov[i].setAttribute("width",Math.max(b-a,1));}
-function show(a,b){var m=Math.max((b-a)*0.05,plotW*1e-9);v0=a-m;v1=b+m;if(v1-v0>plotW){v0=0;v1=plotW;}clamp();draw();}
-// A tick's label in the unit of the step, with the decimals the step
-// needs, so neighbouring ticks never read the same.
-function fmt(ns,step){if(ns===0)return "0";var u=1,n=" ns";if(step>=1e9){u=1e9;n=" s";}else if(step>=1e6){u=1e6;n=" ms";}else if(step>=1e3){u=1e3;n=" µs";}
-  var d=Math.max(0,-Math.floor(Math.log10(step/u)+1e-9));return "+"+(ns/u).toFixed(d)+n;}
-// Rects are placed here, in JavaScript's doubles: an SVG transform is kept
-// in single precision, which loses a span a microsecond long in a run an
-// hour long.
-function draw(){
-  var k=plotW/(v1-v0);
-  for(var i=0;i<rects.length;i++){var r=rects[i],x=(+r.dataset.x-v0)*k,w=(+r.dataset.w)*k;
-    if(x+w<-1||x>plotW+1){r.setAttribute("x",-10);r.setAttribute("width",0);continue;}
-    r.setAttribute("x",x);r.setAttribute("width",Math.max(w,0.5));}
-  var ns0=v0/plotW*extent,ns1=v1/plotW*extent,span=ns1-ns0,step=1;
-  while(span/step>8){if(span/(step*2)<=8)step*=2;else if(span/(step*5)<=8)step*=5;else step*=10;}
-  var out="",t=Math.ceil(ns0/step)*step;
-  for(var n=0;t<=ns1&&n<20;t+=step,n++){var x=labelW+(t/extent*plotW-v0)*k;
-    out+='<line class="tick" x1="'+x+'" y1="18" x2="'+x+'" y2="'+height+'"/><text class="lbl" x="'+x+'" y="0" dx="2" dy="13">'+fmt(t,step)+'</text>';}
-  axis.innerHTML=out;
-  win.setAttribute("x",labelW+v0);win.setAttribute("width",Math.max(v1-v0,1));
+func newTextTable(none string) *textTable {
+	return &textTable{index: map[string]int{}, list: []string{none}}
 }
-function zoom(f,at){var c=v0+(at-labelW)/plotW*(v1-v0),w=Math.min(plotW,Math.max((v1-v0)*f,plotW*1e-9));
-  v0=c-(c-v0)*w/(v1-v0);v1=v0+w;clamp();draw();}
-function clamp(){var w=v1-v0;if(v0<0){v0=0;v1=w;}if(v1>plotW){v1=plotW;v0=plotW-w;}}
-function pan(d){v0+=d;v1+=d;clamp();draw();}
-svg.addEventListener("wheel",function(e){e.preventDefault();var r=svg.getBoundingClientRect();zoom(e.deltaY<0?0.8:1.25,(e.clientX-r.left)*svg.viewBox.baseVal.width/r.width);},{passive:false});
-var drag=null;
-svg.addEventListener("mousedown",function(e){drag=e.clientX;svg.style.cursor="grabbing";});
-window.addEventListener("mouseup",function(){drag=null;svg.style.cursor="grab";});
-window.addEventListener("mousemove",function(e){if(drag===null)return;var r=svg.getBoundingClientRect();pan(-(e.clientX-drag)*svg.viewBox.baseVal.width/r.width*(v1-v0)/plotW);drag=e.clientX;});
-window.addEventListener("keydown",function(e){var w=v1-v0;
-  if(e.key==="+"||e.key==="=")zoom(0.8,labelW+plotW/2);else if(e.key==="-")zoom(1.25,labelW+plotW/2);
-  else if(e.key==="ArrowLeft")pan(-w/10);else if(e.key==="ArrowRight")pan(w/10);else if(e.key==="0"){v0=0;v1=plotW;draw();}});
-document.getElementById("groups").addEventListener("click",function(e){var d=e.target.dataset;if(d&&d.x0!==undefined)show(+d.x0,+d.x1);});
-overview.addEventListener("click",function(e){var r=overview.getBoundingClientRect(),x=(e.clientX-r.left)*overview.viewBox.baseVal.width/r.width-labelW,w=v1-v0;v0=x-w/2;v1=x+w/2;clamp();draw();});
-plot.addEventListener("mouseover",function(e){var t=e.target.querySelector&&e.target.querySelector("title");if(t)details.textContent=t.textContent;});
-// Open on the busiest process, so several runs in one directory (hours
-// apart) do not shrink every span to a sliver; 0 shows the whole run.
-var busiest=null,gl=document.querySelectorAll("#groups text");
-for(var i=0;i<gl.length;i++){if(!busiest||+gl[i].dataset.spans>+busiest.dataset.spans)busiest=gl[i];}
-if(busiest)show(+busiest.dataset.x0,+busiest.dataset.x1);else draw();
-document.body.dataset.ready="1";
-})();
-</script>
-</body></html>
-`))
 
-var palette = [...]string{"#8ecae6", "#ffb703", "#90be6d", "#f28482", "#cdb4db", "#a8dadc", "#f4a261", "#bde0fe"}
+func (t *textTable) add(s string) int {
+	if i, ok := t.index[s]; ok {
+		return i
+	}
+	if t.bytes+len(s) > htmlTextBudget {
+		t.dropped++
+		return 0
+	}
+	t.bytes += len(s)
+	t.index[s] = len(t.list)
+	t.list = append(t.list, s)
+	return len(t.list) - 1
+}
 
-// WriteHTML writes a self-contained page (inline SVG and script, no
-// network) drawing host spans with one row group per process and one
-// lane per thread, nested by depth, on a time axis relative to the first
-// span's start, with zoom and pan, and each span's name, duration and
-// attributes on hover; device spans are listed in a table below.
-//
-// relabel, when not nil, rewrites each process's name (strace-timing
-// --hosts names processes by host and original pid with it).
+// laneHeap orders a process's lanes by the end of their last span, so a
+// thread takes the lane that became free first.
+type laneHeap struct {
+	lanes []int
+	end   []int64 // by lane index
+}
+
+func (h *laneHeap) Len() int           { return len(h.lanes) }
+func (h *laneHeap) Less(i, j int) bool { return h.end[h.lanes[i]] < h.end[h.lanes[j]] }
+func (h *laneHeap) Swap(i, j int)      { h.lanes[i], h.lanes[j] = h.lanes[j], h.lanes[i] }
+func (h *laneHeap) Push(x any)         { h.lanes = append(h.lanes, x.(int)) }
+func (h *laneHeap) Pop() any {
+	x := h.lanes[len(h.lanes)-1]
+	h.lanes = h.lanes[:len(h.lanes)-1]
+	return x
+}
+
+type thread struct {
+	pid, tid   int64
+	start, end int64
+	depth      int
+	lane       int
+}
+
+// WriteHTML writes the timeline page of spans (see the comment at the
+// top of this file). relabel, when not nil, rewrites each process's name
+// (strace-timing --hosts names processes by host and original pid).
 func WriteHTML(w io.Writer, title string, spans []strace.Span, relabel func(string) string) error {
-	host, dev := SplitDevice(spans)
-	page := htmlPage{Title: title, Width: htmlWidth, LabelW: htmlLabelW, PlotW: htmlWidth - htmlLabelW, AxisH: htmlRowH, Device: dev, SpanCount: len(host)}
-	lanes := map[[2]int64][]strace.Span{}
-	byPID := map[int64][]*strace.Span{}
+	var host, dev []int32
 	var t0, t1 int64
-	for i := range host {
-		s := &host[i]
-		lanes[[2]int64{s.PID, s.TID}] = append(lanes[[2]int64{s.PID, s.TID}], *s)
-		byPID[s.PID] = append(byPID[s.PID], s)
-		if i == 0 || s.TS < t0 {
+	for i := range spans {
+		s := &spans[i]
+		if s.IsDevice() {
+			dev = append(dev, int32(i))
+			continue
+		}
+		if len(host) == 0 || s.TS < t0 {
 			t0 = s.TS
 		}
-		if e := s.End(); i == 0 || e > t1 {
+		if e := s.End(); len(host) == 0 || e > t1 {
 			t1 = e
 		}
+		host = append(host, int32(i))
 	}
-	extent := max(satmath.Sub(t1, t0), 1)
-	page.ExtentNS, page.Extent, page.Processes = extent, humanExtent(extent), len(byPID)
-	scale := page.PlotW / float64(extent) // plot units per ns
-	keys := slices.Collect(maps.Keys(lanes))
-	slices.SortFunc(keys, func(a, b [2]int64) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
-	y := htmlRowH + 4 // below the axis labels
-	colors := map[string]string{}
-	for gi, pid := range slices.Sorted(maps.Keys(byPID)) {
-		label := ProcessLabel(pid, byPID[pid])
+	meta := tlMeta{Title: title, Spans: len(host), Extent: max(satmath.Sub(t1, t0), 1),
+		Processes: []tlProcess{}, Lanes: []tlLane{}, Rows: [][3]int{}, Legend: []tlLegend{}}
+
+	// Threads, then processes, then lanes: each process's threads in order
+	// of their first span, each on the lane that became free first.
+	threads := map[[2]int64]*thread{}
+	byPID := map[int64][]*strace.Span{}
+	for _, i := range host {
+		s := &spans[i]
+		k := [2]int64{s.PID, s.TID}
+		th := threads[k]
+		if th == nil {
+			th = &thread{pid: s.PID, tid: s.TID, start: s.TS, end: s.End()}
+			threads[k] = th
+		}
+		th.start, th.end = min(th.start, s.TS), max(th.end, s.End())
+		th.depth = max(th.depth, min(s.Depth, htmlMaxDepth))
+		byPID[s.PID] = append(byPID[s.PID], s)
+	}
+	byProcess := map[int64][]*thread{}
+	for _, th := range threads {
+		byProcess[th.pid] = append(byProcess[th.pid], th)
+	}
+	var laneEnd []int64
+	for _, pid := range slices.Sorted(maps.Keys(byProcess)) {
+		ths := byProcess[pid]
+		slices.SortFunc(ths, func(a, b *thread) int { return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.tid, b.tid)) })
+		proc := tlProcess{Label: processLabel(pid, byPID[pid]), PID: pid, Spans: len(byPID[pid]), Start: satmath.Sub(ths[0].start, t0)}
 		if relabel != nil {
-			label = relabel(label)
+			proc.Label = relabel(proc.Label)
 		}
-		group := htmlGroup{Y: y, Label: label, Odd: gi%2 == 1, Spans: len(byPID[pid])}
-		for i, s := range byPID[pid] {
-			a, b := float64(satmath.Sub(s.TS, t0))*scale, float64(satmath.Sub(s.End(), t0))*scale
-			if i == 0 || a < group.X0 {
-				group.X0 = a
+		free := &laneHeap{end: laneEnd}
+		for _, th := range ths {
+			if free.Len() > 0 && laneEnd[free.lanes[0]] <= th.start {
+				th.lane = heap.Pop(free).(int)
+			} else {
+				th.lane = len(meta.Lanes)
+				meta.Lanes = append(meta.Lanes, tlLane{Process: len(meta.Processes)})
+				laneEnd = append(laneEnd, 0)
+				free.end = laneEnd
+				proc.Lanes = append(proc.Lanes, th.lane)
 			}
-			if i == 0 || b > group.X1 {
-				group.X1 = b
-			}
+			lane := &meta.Lanes[th.lane]
+			lane.TIDs = append(lane.TIDs, th.tid)
+			lane.Rows = max(lane.Rows, th.depth+1)
+			laneEnd[th.lane] = max(laneEnd[th.lane], th.end)
+			heap.Push(free, th.lane)
+			proc.End = max(proc.End, satmath.Sub(th.end, t0))
 		}
-		y += htmlRowH
-		for _, k := range keys {
-			if k[0] != pid {
-				continue
-			}
-			ls := lanes[k]
-			maxDepth := 0
-			for _, s := range ls {
-				maxDepth = max(maxDepth, s.Depth)
-			}
-			h := float64(maxDepth+1) * htmlRowH
-			page.Lanes = append(page.Lanes, htmlLane{Y: y, H: h, Label: fmt.Sprintf("tid %d", k[1])})
-			for _, s := range ls {
-				top, _, _ := cutFirst(s.Name)
-				c, ok := colors[top]
-				if !ok {
-					c = palette[len(colors)%len(palette)]
-					colors[top] = c
-				}
-				page.Rects = append(page.Rects, htmlRect{
-					X: float64(satmath.Sub(s.TS, t0)) * scale, Y: y + float64(s.Depth)*htmlRowH + 1,
-					W: float64(s.Dur) * scale, H: htmlRowH - 2, Fill: c,
-					Title: fmt.Sprintf("%s — %s µs at %s (pid %d, tid %d, depth %d, inv %d)\n%s", s.Name, us(float64(s.Dur)),
-						fmtDuration(satmath.Sub(s.TS, t0)), s.PID, s.TID, s.Depth, s.Inv, s.Attrs),
-				})
-			}
-			y += h + htmlLaneGap/2
-		}
-		group.H = y - group.Y
-		page.Groups = append(page.Groups, group)
-		y += htmlLaneGap
+		meta.Processes = append(meta.Processes, proc)
 	}
-	page.Height = max(y, 2*htmlRowH)
-	page.Ticks = ticks(extent, scale)
-	for i := range page.Ticks {
-		page.Ticks[i].X += htmlLabelW
+	for i := range meta.Lanes {
+		meta.Lanes[i].Label = laneLabel(meta.Lanes[i].TIDs)
 	}
-	return htmlTmpl.Execute(w, page)
+
+	// The spans in row order, with their thread's index in its lane.
+	laneOf := make([]int32, len(host))
+	tidIndex := make([]int32, len(host))
+	tidPos := map[[2]int64]int32{}
+	for _, l := range meta.Lanes {
+		for j, tid := range l.TIDs {
+			tidPos[[2]int64{meta.Processes[l.Process].PID, tid}] = int32(j)
+		}
+	}
+	for k, i := range host {
+		s := &spans[i]
+		key := [2]int64{s.PID, s.TID}
+		laneOf[k], tidIndex[k] = int32(threads[key].lane), tidPos[key]
+	}
+	order := make([]int32, len(host))
+	for k := range order {
+		order[k] = int32(k)
+	}
+	depth := func(k int32) int { return min(spans[host[k]].Depth, htmlMaxDepth) }
+	slices.SortFunc(order, func(a, b int32) int {
+		return cmp.Or(cmp.Compare(laneOf[a], laneOf[b]), cmp.Compare(depth(a), depth(b)), cmp.Compare(spans[host[a]].TS, spans[host[b]].TS))
+	})
+	names, attrs := newTextTable("(name not kept: over the page's budget)"), newTextTable("")
+	type total struct {
+		count int
+		ns    int64
+	}
+	totals := map[int]*total{}
+	for _, k := range order {
+		s := &spans[host[k]]
+		if s.Depth > htmlMaxDepth {
+			meta.DepthClamped++
+		}
+		n := names.add(s.Name)
+		if totals[n] == nil {
+			totals[n] = &total{}
+		}
+		totals[n].count++
+		totals[n].ns = satmath.Add(totals[n].ns, s.Dur)
+	}
+	meta.Names, meta.NamesDropped = names.list, names.dropped
+	for n, t := range totals {
+		meta.Legend = append(meta.Legend, tlLegend{Name: n, Count: t.count, Total: t.ns})
+	}
+	slices.SortFunc(meta.Legend, func(a, b tlLegend) int { return cmp.Or(cmp.Compare(b.Total, a.Total), cmp.Compare(a.Name, b.Name)) })
+	meta.Legend = meta.Legend[:min(len(meta.Legend), htmlLegend)]
+
+	// Rows, and the data block's varints.
+	var data []byte
+	prev := int64(0)
+	for r, k := range order {
+		s := &spans[host[k]]
+		row := [3]int{int(laneOf[k]), depth(k), 0}
+		if r == 0 || meta.Rows[len(meta.Rows)-1][0] != row[0] || meta.Rows[len(meta.Rows)-1][1] != row[1] {
+			meta.Rows = append(meta.Rows, row)
+			prev = 0
+		}
+		meta.Rows[len(meta.Rows)-1][2]++
+		start := satmath.Sub(s.TS, t0)
+		data = binary.AppendUvarint(data, uint64(start-prev))
+		prev = start
+		data = binary.AppendUvarint(data, uint64(max(s.Dur, 0)))
+		data = binary.AppendUvarint(data, uint64(names.index[s.Name]))
+		data = binary.AppendUvarint(data, uint64(attrs.add(s.Attrs))) // 0: not kept
+		data = binary.AppendUvarint(data, uint64(tidIndex[k]))
+		data = binary.AppendUvarint(data, s.Inv)
+	}
+	meta.Attrs, meta.AttrsDropped = attrs.list, attrs.dropped
+	for i := range meta.Names {
+		meta.Names[i] = strings.ToValidUTF8(meta.Names[i], "\uFFFD")
+	}
+	for i := range meta.Attrs {
+		meta.Attrs[i] = strings.ToValidUTF8(meta.Attrs[i], "\uFFFD")
+	}
+	metaJSON, err := json.Marshal(meta) // escapes <, > and &: safe inside <script>
+	if err != nil {
+		return err
+	}
+
+	head, rest, _ := strings.Cut(timelinePage, "<!--META-->")
+	mid, rest, _ := strings.Cut(rest, "<!--DATA-->")
+	devMark, tail, _ := strings.Cut(rest, "<!--DEVICE-->")
+	bw := bufio.NewWriterSize(w, 256<<10)
+	bw.WriteString(strings.ReplaceAll(head, "<!--TITLE-->", html.EscapeString(title)))
+	bw.Write(metaJSON)
+	bw.WriteString(mid)
+	enc := base64.NewEncoder(base64.StdEncoding, bw)
+	enc.Write(data)
+	enc.Close()
+	bw.WriteString(devMark)
+	writeDeviceTable(bw, spans, dev)
+	bw.WriteString(tail)
+	return bw.Flush()
 }
 
-// humanExtent writes a run's length for people: 1.2 h, 18.0 min, 4.25 s,
-// 310 ms.
-func humanExtent(ns int64) string {
-	switch d := float64(ns); {
-	case d >= 2*3600e9:
-		return fmt.Sprintf("%.1f h", d/3600e9)
-	case d >= 120e9:
-		return fmt.Sprintf("%.1f min", d/60e9)
-	case d >= 1e9:
-		return fmt.Sprintf("%.3g s", d/1e9)
-	case d >= 1e6:
-		return fmt.Sprintf("%.3g ms", d/1e6)
-	case d >= 1e3:
-		return fmt.Sprintf("%.3g µs", d/1e3)
-	}
-	return fmt.Sprintf("%d ns", ns)
-}
-
-func cutFirst(name string) (string, string, bool) {
-	for i := 0; i < len(name); i++ {
-		if name[i] == '.' {
-			return name[:i], name[i+1:], true
+// processLabel names a process after simpler's families when it ran
+// simpler's spans, and by its pid alone otherwise.
+func processLabel(pid int64, spans []*strace.Span) string {
+	for _, s := range spans {
+		switch strace.Family(s.Name) {
+		case "node", "chip", "core", "external":
+			return ProcessLabel(pid, spans)
 		}
 	}
-	return name, "", false
+	return fmt.Sprintf("process (pid=%d)", pid)
 }
 
-// ticks places time marks every 1, 2 or 5 × 10^k ns, about eight across
-// the timeline, labelled relative to its start.
-func ticks(span int64, scale float64) []htmlTick {
-	if span <= 0 {
-		return nil
+// laneLabel names a lane after its threads: "tid 7", or "tids 7, 9, 12
+// +197" for a lane that many short-lived threads shared in turn.
+func laneLabel(tids []int64) string {
+	if len(tids) == 1 {
+		return fmt.Sprintf("tid %d", tids[0])
 	}
-	step := int64(1)
-	for span/step > 8 {
-		switch {
-		case span/(step*2) <= 8:
-			step *= 2
-		case span/(step*5) <= 8:
-			step *= 5
-		default:
-			step *= 10
+	var b strings.Builder
+	b.WriteString("tids ")
+	for i, t := range tids[:min(3, len(tids))] {
+		if i > 0 {
+			b.WriteString(", ")
 		}
+		fmt.Fprintf(&b, "%d", t)
 	}
-	// Counted, not summed: t += step would wrap past MaxInt64 for a span
-	// near it and never end. n is at most 8 by the loop above.
-	n := span / step
-	out := make([]htmlTick, 0, n+1)
-	for i := int64(0); i <= n; i++ {
-		t := i * step
-		out = append(out, htmlTick{X: float64(t) * scale, Label: fmtDuration(t)})
+	if len(tids) > 3 {
+		fmt.Fprintf(&b, " +%d", len(tids)-3)
 	}
-	return out
+	return b.String()
 }
 
-func fmtDuration(ns int64) string {
-	switch {
-	case ns == 0:
-		return "0"
-	case ns%1e6 == 0:
-		return fmt.Sprintf("+%d ms", ns/1e6)
-	case ns >= 1e6:
-		return fmt.Sprintf("+%.1f ms", float64(ns)/1e6)
-	case ns%1e3 == 0:
-		return fmt.Sprintf("+%d µs", ns/1e3)
+// writeDeviceTable lists the first device (clk=dev) spans: their clock
+// is not the host's, so they have no place on the timeline.
+func writeDeviceTable(w *bufio.Writer, spans []strace.Span, dev []int32) {
+	if len(dev) == 0 {
+		return
 	}
-	return fmt.Sprintf("+%d ns", ns)
+	w.WriteString("<h2>Device spans (device clock, not on the timeline)</h2>\n")
+	if len(dev) > htmlDeviceRows {
+		fmt.Fprintf(w, "<p>The first %d of %d; --trace-out has them all.</p>\n", htmlDeviceRows, len(dev))
+	}
+	w.WriteString("<table><tr><th>pid</th><th>inv</th><th>name</th><th>ts (ns)</th><th>dur (µs)</th><th>attrs</th></tr>\n")
+	for _, i := range dev[:min(len(dev), htmlDeviceRows)] {
+		s := &spans[i]
+		fmt.Fprintf(w, "<tr><td>%d</td><td>%d</td><td>%s</td><td>%d</td><td>%.1f</td><td>%s</td></tr>\n",
+			s.PID, s.Inv, html.EscapeString(strings.ToValidUTF8(s.Name, "\uFFFD")), s.TS, float64(s.Dur)/1000, html.EscapeString(strings.ToValidUTF8(s.Attrs, "\uFFFD")))
+	}
+	w.WriteString("</table>\n")
 }

@@ -33,8 +33,8 @@ func TestSaturatingArithmetic(t *testing.T) {
 }
 
 // TestHostileTimesEnd: spans with durations near 2^63, timestamps out of
-// order and at the ends of the range: the timeline, the ticks and the
-// trace are written and finish (an overflowing tick loop never ended).
+// order and at the ends of the range: the timeline and the trace are
+// written and finish.
 func TestHostileTimesEnd(t *testing.T) {
 	log := strings.Join([]string{
 		"[mono_ns=1][T0x1][TIMING] emit_host_span: [STRACE] v=1 pid=1 tid=1 inv=1 hid=0 depth=0 name=a ts=5 dur=9223372036854775807 ",
@@ -47,9 +47,7 @@ func TestHostileTimesEnd(t *testing.T) {
 	require.NotEmpty(t, p.Spans)
 	var html bytes.Buffer
 	require.NoError(t, WriteHTML(&html, "t", p.Spans, nil))
-	assert.Contains(t, html.String(), "<svg")
-	ts := ticks(math.MaxInt64, 1e-12)
-	assert.LessOrEqual(t, len(ts), 10)
+	assert.Contains(t, html.String(), "<canvas")
 	for _, s := range p.Spans {
 		assert.GreaterOrEqual(t, s.End(), s.TS)
 	}

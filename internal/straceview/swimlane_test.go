@@ -94,22 +94,6 @@ func TestSwimlane(t *testing.T) {
 	})
 }
 
-func TestTicks(t *testing.T) {
-	for _, tt := range []struct {
-		span  int64
-		first string
-		step  string
-	}{
-		{32_000_000, "0", "+5 ms"},
-		{800, "0", "+100 ns"},
-		{15_000, "0", "+2 µs"},
-	} {
-		got := ticks(tt.span, 1)
-		assert.False(t, len(got) < 2 || len(got) > 9 || got[0].Label != tt.first || got[1].Label != tt.step, "ticks(%d) = %+v", tt.span, got)
-	}
-	assert.Nil(t, ticks(0, 1), "ticks for an empty span")
-}
-
 func TestBuckets(t *testing.T) {
 	var p strace.Parser
 	f, err := os.Open("../../strace/testdata/mixed.log")
