@@ -77,8 +77,8 @@ func (d LiveDrops) Total() uint64 {
 // observes package spanattr (see [spanattr.Observe]): each invocation
 // becomes the root span of a trace of its own, each span a child of the
 // span or invocation it was started under. Start and end are the span's
-// monotonic times mapped to wall time through an anchor read when Live is
-// made, as the [CLOCK_ANCHOR] record maps them.
+// monotonic times mapped to wall time through the [CLOCK_ANCHOR] the state
+// wrote, as a reader of the log maps them.
 //
 // The work on the logging goroutine is small and never blocks: ids and a
 // token at start, a copy of the encoded attributes and a non-blocking
@@ -93,8 +93,7 @@ type Live struct {
 	exp        *counting
 	bsp        sdktrace.SpanProcessor
 	res        *resource.Resource
-	anchorMono int64 // the anchor: one reading of both clocks
-	anchorWall int64
+	pid        int
 
 	queue chan *liveSpan
 	// admit is the producers' state: bit 63 set once Shutdown begins, the
@@ -147,12 +146,10 @@ func NewLive(exp sdktrace.SpanExporter, opts *LiveOptions) (*Live, error) {
 		o.QueueSize = 4096
 	}
 	host, _ := os.Hostname()
-	now := time.Now()
 	l := &Live{
 		o:          o,
 		exp:        &counting{SpanExporter: exp},
-		anchorMono: envelope.Mono(now),
-		anchorWall: now.UnixNano(),
+		pid:        os.Getpid(),
 		res: resource.NewWithAttributes(semconv.SchemaURL,
 			semconv.ServiceName(valid(o.ServiceName)), semconv.HostName(valid(host)), semconv.ProcessPID(os.Getpid())),
 		queue: make(chan *liveSpan, o.QueueSize),
@@ -433,8 +430,13 @@ func (l *Live) snapshot(ls *liveSpan) sdktrace.ReadOnlySpan {
 	return stub.Snapshot()
 }
 
-// wall maps monotonic ns to Unix ns through the anchor.
-func (l *Live) wall(mono int64) int64 { return satAdd(l.anchorWall, mono-l.anchorMono) }
+// wall maps monotonic ns to Unix ns through the process's anchor: the
+// [CLOCK_ANCHOR] the state last wrote (envelope.ProcessAnchor), so a span
+// is placed where a reader of the log places it.
+func (l *Live) wall(mono int64) int64 {
+	a := envelope.ProcessAnchor(l.pid)
+	return satAdd(a.Wall, mono-a.Mono)
+}
 
 // counting is the exporter behind the batch processor: it counts what is
 // sent and what fails, and keeps failures from the SDK's global error

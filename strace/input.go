@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 )
 
 // Inputs returns the files one strace-timing LOG argument names: for a
@@ -51,8 +53,11 @@ func ReadInput(p *Parser, in string, stdin io.Reader) error {
 
 // ReadFile reads one file of [Inputs] into p ("-" is stdin), through wrap
 // when it is not nil: strace-timing counts the bytes for its progress
-// line.
+// line. The records it keeps (Parser.KeepRecords) take the pid of the
+// file's name, host.<pid>.log, else the one pid the file's spans carry.
 func ReadFile(p *Parser, path string, stdin io.Reader, wrap func(io.Reader) io.Reader) error {
+	records, spans := len(p.Records), len(p.Spans)
+	defer func() { p.attribute(path, records, spans) }()
 	var r io.Reader = stdin
 	if path != "-" {
 		f, err := os.Open(path)
@@ -76,6 +81,34 @@ func ReadFile(p *Parser, path string, stdin io.Reader, wrap func(io.Reader) io.R
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
+}
+
+// attribute gives the records read from path since index records the
+// file's pid (see ReadFile); spans is where its spans began.
+func (p *Parser) attribute(path string, records, spans int) {
+	if len(p.Records) == records {
+		return
+	}
+	var pid int64
+	name := filepath.Base(path)
+	if n, ok := strings.CutPrefix(name, "host."); ok {
+		if n, ok := strings.CutSuffix(n, ".log"); ok {
+			pid, _ = strconv.ParseInt(n, 10, 64)
+		}
+	}
+	if pid <= 0 {
+		pid = 0
+		for _, s := range p.Spans[spans:] {
+			if pid != 0 && s.PID != pid {
+				pid = 0
+				break
+			}
+			pid = s.PID
+		}
+	}
+	for i := records; i < len(p.Records); i++ {
+		p.Records[i].PID = pid
+	}
 }
 
 // ReadHost reads one input as the logs of one host (see ReadInput), labelled

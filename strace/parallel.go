@@ -39,7 +39,7 @@ func (p *Parser) Read(r io.Reader) error {
 			for j := range jobs {
 				// Sized once from a count of record heads in the block
 				// (a vectorised search), instead of growing as it parses.
-				q := &Parser{Spans: make([]Span, 0, bytes.Count(j.buf, markStrace))}
+				q := &Parser{Spans: make([]Span, 0, bytes.Count(j.buf, markStrace)), KeepRecords: p.KeepRecords}
 				q.readSerial(bytes.NewReader(j.buf)) // a bytes.Reader cannot fail
 				b := j.buf[:0]
 				pool.Put(&b)
@@ -108,6 +108,7 @@ func (p *Parser) absorb(q *Parser) {
 	p.Lines += q.Lines
 	p.Heads += q.Heads
 	p.BindPhases = append(p.BindPhases, q.BindPhases...)
+	p.Records = append(p.Records, q.Records...)
 	// Each block interned its own names and hids; a name repeated across
 	// blocks keeps one copy per block (a few hundred for a million spans),
 	// which is cheaper than two map lookups per span here.

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"log/slog"
 	"math"
 	"regexp"
 	"slices"
@@ -25,6 +26,23 @@ type Span struct {
 	TS    int64  // ns; host CLOCK_MONOTONIC, or the device clock with clk=dev
 	Dur   int64  // ns
 	Attrs string // raw, trimmed
+}
+
+// A Record is an ordinary log record a Parser kept (KeepRecords): its
+// header's fields and its body split into message and attributes
+// (envelope.SplitBody).
+type Record struct {
+	// PID is the process whose file the record was read from (a record
+	// does not carry it): see ReadFile. 0 when it is not known.
+	PID     int64
+	Mono    int64 // CLOCK_MONOTONIC ns
+	TID     int64
+	Level   slog.Level
+	Func    string
+	File    string // "" when the record had no source position
+	Line    int
+	Message string
+	Attrs   []slog.Attr
 }
 
 // IsDevice reports whether the span is on the device clock (clk=dev).
@@ -66,6 +84,11 @@ type Parser struct {
 	// BindPhases holds the "bind phase=" lines of a runtime with a host
 	// prepare path, for the swimlane.
 	BindPhases []BindPhase
+	// KeepRecords, set before reading, keeps the ordinary records (every
+	// record that is not a machine record) in Records, for a reader that
+	// sends a log's records on (strace-otlp). Off, they cost nothing.
+	KeepRecords bool
+	Records     []Record
 
 	// intern keeps one copy of each hid and name: a log repeats a few of
 	// them many times.
@@ -157,6 +180,27 @@ func (p *Parser) Line(line []byte) {
 	if bytes.Contains(line, markBindPhase) {
 		p.bindPhases(line)
 	}
+	if p.KeepRecords {
+		p.record(line[:end])
+	}
+}
+
+// record keeps line if it is an ordinary record.
+func (p *Parser) record(line []byte) {
+	r, err := envelope.Parse(line)
+	if err != nil {
+		return
+	}
+	if _, _, err := envelope.ParseMachine(r); err == nil {
+		return // a span, an op, an anchor or a drop report
+	}
+	level, ok := envelope.LevelOf(r.Level)
+	if !ok {
+		return
+	}
+	msg, attrs := envelope.SplitBody(r.Body)
+	p.Records = append(p.Records, Record{Mono: r.Mono, TID: r.TID, Level: level,
+		Func: p.internBytes([]byte(r.Function)), File: p.internBytes([]byte(r.File)), Line: r.Line, Message: msg, Attrs: attrs})
 }
 
 // spans finds every record from offset i on, as a left-to-right regular

@@ -1,13 +1,16 @@
 package strace
 
 import (
+	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/logtest"
 )
 
 func parseFile(t *testing.T, path string) *Parser {
@@ -130,4 +133,31 @@ func TestAnchorsStrict(t *testing.T) {
 			assert.Empty(t, p.Anchors)
 		})
 	}
+}
+
+func TestKeepRecords(t *testing.T) {
+	dir := t.TempDir()
+	text := "[mono_ns=100][T0x1a][WARN] main.serve: [server.go:88] slow request path=/v1/items ms=412\n" +
+		logtest.SpanRecord(77, 26, 1, "chip.run", 50, 100, "", 0) +
+		"[mono_ns=120][T0x1a][INFO] go: plain\n" +
+		"not a record\n"
+	for _, tc := range []struct{ name, file string }{{"pid from the file's name", "host.77.log"}, {"pid from the file's spans", "other.log"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, tc.file)
+			require.NoError(t, os.WriteFile(path, []byte(text), 0o600))
+			p := Parser{KeepRecords: true}
+			require.NoError(t, ReadInput(&p, path, nil))
+			require.Len(t, p.Records, 2, "the span is not an ordinary record, the last line is no record")
+			r := p.Records[0]
+			assert.Equal(t, [4]any{int64(77), int64(100), int64(0x1a), slog.LevelWarn}, [4]any{r.PID, r.Mono, r.TID, r.Level})
+			assert.Equal(t, [4]any{"main.serve", "server.go", 88, "slow request"}, [4]any{r.Func, r.File, r.Line, r.Message})
+			assert.Equal(t, []slog.Attr{slog.String("path", "/v1/items"), slog.Int64("ms", 412)}, r.Attrs)
+			assert.Equal(t, "plain", p.Records[1].Message)
+		})
+	}
+	t.Run("off by default", func(t *testing.T) {
+		var p Parser
+		require.NoError(t, p.Read(strings.NewReader(text)))
+		assert.Empty(t, p.Records)
+	})
 }

@@ -109,8 +109,12 @@ func receiverExported(e ast.Expr) bool {
 //   - strace.Inputs and strace.ReadFile: a reader counts the bytes of each
 //     file it reads (strace-timing's progress line) and can list what a
 //     LOG argument names before reading it: 162 and 111.
+//   - envelope.ProcessAnchor, envelope.SplitBody and strace.Record: the
+//     logs signal (OpenTelemetry, round two) sends a log's records from
+//     the log and live, placed through the anchor the state wrote: 165
+//     and 111.
 func TestExportedSurface(t *testing.T) {
-	const budgetTop, budgetMethods = 162, 111
+	const budgetTop, budgetMethods = 165, 111
 	top, methods := exported(t, root)
 	t.Logf("exported: %d names, %d methods", top, methods)
 	assert.LessOrEqual(t, top, budgetTop, "the public packages export more names than the budget")

@@ -1,0 +1,124 @@
+package envelope
+
+import (
+	"log/slog"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// SplitBody splits the body of an ordinary record (Parsed.Body) into its
+// message and its attributes, as this package writes them: the message,
+// then " key=value" for each attribute, a key or value that needs it
+// quoted as strconv.Quote quotes. The attributes are the longest run of
+// key=value tokens that ends the body; a message that itself ends in text
+// shaped like key=value is read as attributes too, which is the one
+// ambiguity of the format. A value comes back typed where its text is the
+// one slog writes for that type: an integer (not "007"), a float (not
+// "1.10"), true or false; anything else (durations and times included)
+// is a string. Groups come back as their dotted keys. Marker brackets
+// written as %5B are read back as '['. A quoted key or value is unquoted;
+// the message is returned as written, control bytes as their escapes
+// (written unquoted, "\n" there could be either).
+func SplitBody(body []byte) (message string, attrs []slog.Attr) {
+	s := string(body)
+	// Each attribute is written after a space, so the attributes can only
+	// start after one; the first start from which the rest is all
+	// attributes wins. An empty message leaves the body starting with it.
+	for i := 1; i < len(s); i++ {
+		if s[i-1] != ' ' {
+			continue
+		}
+		if a, ok := parseAttrs(s[i:]); ok {
+			return unneutralise(s[:i-1]), a
+		}
+	}
+	return unneutralise(s), nil
+}
+
+// parseAttrs reads s as key=value tokens separated by single spaces.
+func parseAttrs(s string) ([]slog.Attr, bool) {
+	var out []slog.Attr
+	for {
+		k, _, rest, ok := token(s, true)
+		if !ok || rest == "" || rest[0] != '=' {
+			return nil, false
+		}
+		v, quoted, rest, ok := token(rest[1:], false)
+		if !ok {
+			return nil, false
+		}
+		if quoted {
+			out = append(out, slog.String(k, v))
+		} else {
+			out = append(out, typedAttr(k, v))
+		}
+		if rest == "" {
+			return out, true
+		}
+		if rest[0] != ' ' || len(rest) == 1 {
+			return nil, false
+		}
+		s = rest[1:]
+	}
+}
+
+// token reads one key or value: quoted as strconv.Quote quotes, or a run
+// of bytes up to a space, a quote and, for a key, an '='. A key is never
+// empty; a value can be.
+func token(s string, key bool) (text string, quoted bool, rest string, ok bool) {
+	if s != "" && s[0] == '"' {
+		q, err := strconv.QuotedPrefix(s)
+		if err != nil {
+			return "", false, s, false
+		}
+		u, err := strconv.Unquote(q)
+		if err != nil {
+			return "", false, s, false
+		}
+		return unneutralise(u), true, s[len(q):], true
+	}
+	i := 0
+	for i < len(s) && s[i] != ' ' && s[i] != '"' && (!key || s[i] != '=') {
+		i++
+	}
+	if key && i == 0 {
+		return "", false, s, false
+	}
+	return unneutralise(s[:i]), false, s[i:], true
+}
+
+// typedAttr makes k=v an attribute, v typed when its text is the one slog
+// writes for that type.
+func typedAttr(k, v string) slog.Attr {
+	switch v {
+	case "true":
+		return slog.Bool(k, true)
+	case "false":
+		return slog.Bool(k, false)
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil && strconv.FormatInt(n, 10) == v {
+		return slog.Int64(k, n)
+	}
+	if f, err := strconv.ParseFloat(v, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) && strconv.FormatFloat(f, 'g', -1, 64) == v {
+		return slog.Float64(k, f)
+	}
+	return slog.String(k, v)
+}
+
+// unneutralise reads a marker bracket written as %5B back as '['.
+func unneutralise(s string) string {
+	if !strings.Contains(s, "%5B") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if strings.HasPrefix(s[i:], "%5B") && startsMarker(s[i+3:]) {
+			b.WriteByte('[')
+			i += 2
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}

@@ -1,0 +1,104 @@
+package envelope
+
+import (
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// written renders msg and attrs as a record and returns its body.
+func written(t testing.TB, msg string, attrs ...slog.Attr) []byte {
+	var l Line
+	l.Start(&Header{Mono: 1, TID: 1, Level: slog.LevelInfo, Func: "f"})
+	l.Message(msg)
+	for _, a := range attrs {
+		l.Attr("", 0, a)
+	}
+	p, err := Parse(l.Finish())
+	require.NoError(t, err)
+	return p.Body
+}
+
+func TestSplitBody(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		msg   string
+		attrs []slog.Attr
+		want  []slog.Attr // nil: attrs
+	}{
+		{"message only", "job done", nil, nil},
+		{"typed values", "job done", []slog.Attr{slog.String("job", "resize"), slog.Int("attempt", 1), slog.Float64("ratio", 0.5), slog.Bool("ok", true)},
+			[]slog.Attr{slog.String("job", "resize"), slog.Int64("attempt", 1), slog.Float64("ratio", 0.5), slog.Bool("ok", true)}},
+		{"quoted text stays text", "m", []slog.Attr{slog.String("zip", "007"), slog.String("v", "1.10"), slog.String("s", "two words"), slog.String("e", ""), slog.String("n", "7 ")}, nil},
+		{"a quoted number is a string", "m", []slog.Attr{slog.String("n", "=7")}, nil},
+		{"durations and times come back as text", "m", []slog.Attr{slog.Duration("took", 1500 * time.Millisecond)}, []slog.Attr{slog.String("took", "1.5s")}},
+		{"groups as dotted keys", "m", []slog.Attr{slog.Group("req", slog.Int("id", 7))}, []slog.Attr{slog.Int64("req.id", 7)}},
+		{"an empty message", "", []slog.Attr{slog.Int("a", 1)}, []slog.Attr{slog.Int64("a", 1)}},
+		{"spaces and quotes in the message", `say "hi" = there`, []slog.Attr{slog.Int("a", 1)}, []slog.Attr{slog.Int64("a", 1)}},
+		{"a marker in text comes back", "see [STRACE] here", []slog.Attr{slog.String("k", "[CLOCK_ANCHOR]")}, nil},
+		{"control bytes: quoted values come back, a message as written", "a\\nb", []slog.Attr{slog.String("k", "x\ty")}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			msg, attrs := SplitBody(written(t, tc.msg, tc.attrs...))
+			assert.Equal(t, tc.msg, msg)
+			want := tc.want
+			if want == nil {
+				want = tc.attrs
+			}
+			assert.Equal(t, show(want), show(attrs))
+		})
+	}
+	t.Run("a message shaped like an attribute is the one ambiguity", func(t *testing.T) {
+		msg, attrs := SplitBody(written(t, "retry n=3"))
+		assert.Equal(t, "retry", msg)
+		assert.Equal(t, show([]slog.Attr{slog.Int64("n", 3)}), show(attrs))
+	})
+}
+
+func FuzzSplitBody(f *testing.F) {
+	f.Add("job done", "k", "v")
+	f.Add("", "a b", "c\"d")
+	f.Add("x=1", "=", "")
+	f.Fuzz(func(t *testing.T, msg, k, v string) {
+		body := written(t, msg, slog.String(k, v))
+		if len(body) >= MaxRecord-40 || k == "" {
+			return // cut, or the attribute left out
+		}
+		got, attrs := SplitBody(body)
+		if _, ambiguous := parseAttrsSuffix(string(written(t, msg))); ambiguous {
+			return
+		}
+		if !assert.Len(t, attrs, 1) {
+			return
+		}
+		_ = got
+		// What came back is what a reader can know: the written text of
+		// the key and value, read back.
+		assert.Equal(t, string(written(t, got, attrs[0])), string(body))
+	})
+}
+
+// show writes attributes with their kinds, for comparing.
+func show(as []slog.Attr) []string {
+	var out []string
+	for _, a := range as {
+		out = append(out, a.Key+"="+a.Value.Kind().String()+":"+a.Value.String())
+	}
+	return out
+}
+
+// parseAttrsSuffix reports whether some suffix of body after a space reads
+// as attributes (the message is then ambiguous).
+func parseAttrsSuffix(body string) ([]slog.Attr, bool) {
+	for i := 1; i < len(body); i++ {
+		if body[i-1] == ' ' {
+			if a, ok := parseAttrs(body[i:]); ok {
+				return a, true
+			}
+		}
+	}
+	return nil, false
+}
