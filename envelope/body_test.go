@@ -34,7 +34,7 @@ func TestSplitBody(t *testing.T) {
 			[]slog.Attr{slog.String("job", "resize"), slog.Int64("attempt", 1), slog.Float64("ratio", 0.5), slog.Bool("ok", true)}},
 		{"quoted text stays text", "m", []slog.Attr{slog.String("zip", "007"), slog.String("v", "1.10"), slog.String("s", "two words"), slog.String("e", ""), slog.String("n", "7 ")}, nil},
 		{"a quoted number is a string", "m", []slog.Attr{slog.String("n", "=7")}, nil},
-		{"durations and times come back as text", "m", []slog.Attr{slog.Duration("took", 1500 * time.Millisecond)}, []slog.Attr{slog.String("took", "1.5s")}},
+		{"durations and times come back as text", "m", []slog.Attr{slog.Duration("took", 1500*time.Millisecond)}, []slog.Attr{slog.String("took", "1.5s")}},
 		{"groups as dotted keys", "m", []slog.Attr{slog.Group("req", slog.Int("id", 7))}, []slog.Attr{slog.Int64("req.id", 7)}},
 		{"an empty message", "", []slog.Attr{slog.Int("a", 1)}, []slog.Attr{slog.Int64("a", 1)}},
 		{"spaces and quotes in the message", `say "hi" = there`, []slog.Attr{slog.Int("a", 1)}, []slog.Attr{slog.Int64("a", 1)}},

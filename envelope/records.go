@@ -335,17 +335,18 @@ func NewAnchor(pid int, t time.Time) Anchor {
 // it, to the nanosecond, however far the wall clock has been stepped or
 // slewed since the program started.
 func ProcessAnchor(pid int) Anchor {
-	if a := processAnchor.Load(); a != nil && a.PID == pid {
-		return *a
+	for {
+		old := processAnchor.Load()
+		if old != nil && old.PID == pid {
+			return *old
+		}
+		// None yet, or the last written was another pid's (a test's, or
+		// a reader's rendering): a reading of our own, kept.
+		a := NewAnchor(pid, time.Now())
+		if processAnchor.CompareAndSwap(old, &a) {
+			return a
+		}
 	}
-	a := NewAnchor(pid, time.Now())
-	if processAnchor.CompareAndSwap(nil, &a) {
-		return a
-	}
-	if b := processAnchor.Load(); b.PID == pid {
-		return *b
-	}
-	return a // the last one written is another process's (a test's)
 }
 
 // processAnchor is written by Line.Anchor and ProcessAnchor, read by

@@ -89,11 +89,11 @@ func (d LiveDrops) Total() uint64 {
 // or at the exporter (see [LiveDrops]). Drops are reported at ERROR in the
 // log at most once a second, and at Shutdown.
 type Live struct {
-	o          LiveOptions
-	exp        *counting
-	bsp        sdktrace.SpanProcessor
-	res        *resource.Resource
-	pid        int
+	o   LiveOptions
+	exp *counting
+	bsp sdktrace.SpanProcessor
+	res *resource.Resource
+	pid int
 
 	queue chan *liveSpan
 	// admit is the producers' state: bit 63 set once Shutdown begins, the
@@ -147,9 +147,9 @@ func NewLive(exp sdktrace.SpanExporter, opts *LiveOptions) (*Live, error) {
 	}
 	host, _ := os.Hostname()
 	l := &Live{
-		o:          o,
-		exp:        &counting{SpanExporter: exp},
-		pid:        os.Getpid(),
+		o:   o,
+		exp: &counting{SpanExporter: exp},
+		pid: os.Getpid(),
 		res: resource.NewWithAttributes(semconv.SchemaURL,
 			semconv.ServiceName(valid(o.ServiceName)), semconv.HostName(valid(host)), semconv.ProcessPID(os.Getpid())),
 		queue: make(chan *liveSpan, o.QueueSize),
