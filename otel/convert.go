@@ -2,9 +2,11 @@ package simplerotel
 
 import (
 	"cmp"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"log/slog"
 	"math"
 	"slices"
 	"strconv"
@@ -12,7 +14,10 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	otellog "go.opentelemetry.io/otel/log"
 	"go.opentelemetry.io/otel/sdk/instrumentation"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -20,13 +25,15 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/levels"
 	"simpler.dev/log/strace"
 )
 
 // Scope is the instrumentation scope of every span this package makes.
 const Scope = "simpler.dev/log/otel"
 
-// Options configure [FromLogs]. The zero value and nil mean defaults.
+// Options configure [FromLogs] and [LogRecords]. The zero value and nil
+// mean defaults.
 type Options struct {
 	// ServiceName is the resource's service.name; "" means "simpler".
 	ServiceName string
@@ -35,9 +42,28 @@ type Options struct {
 	// by default: such spans are returned as skipped, never sent at a
 	// time that may be wrong.
 	AssumeWall bool
+	// EventLevel is the level from which a record (kept by the parser:
+	// strace.Parser.KeepRecords) becomes an event of the span it was
+	// logged in; nil means WARN. An ERROR record sets its status.
+	EventLevel slog.Leveler
+	// LogLevel is the level from which LogRecords returns a record; nil
+	// means INFO.
+	LogLevel slog.Leveler
 }
 
-// A Skipped span could not be placed on the wall clock.
+func (o *Options) defaults() {
+	if o.ServiceName == "" {
+		o.ServiceName = "simpler"
+	}
+	if o.EventLevel == nil {
+		o.EventLevel = levels.Warn
+	}
+	if o.LogLevel == nil {
+		o.LogLevel = levels.Info
+	}
+}
+
+// A Skipped span or record could not be placed on the wall clock.
 type Skipped struct {
 	Host, Name string
 	PID        int64
@@ -45,11 +71,13 @@ type Skipped struct {
 }
 
 // FromLogs turns the spans of one or more hosts' logs into OpenTelemetry
-// spans, ready for any sdktrace.SpanExporter:
+// spans, ready for any sdktrace.SpanExporter, shaped as live export
+// shapes the same run:
 //
 //   - one trace per invocation, keyed by (host, pid, inv): a root span
-//     named "invocation <inv>" (or "no invocation" for inv 0) covers its
-//     spans and carries simpler.inv and simpler.hid;
+//     named "invocation <inv>" covers its spans and carries simpler.inv
+//     and simpler.hid; outside any invocation (inv 0) a span with no
+//     parent is the root of a trace of its own;
 //   - parents from the nesting the log records: a span's parent is the
 //     innermost span of depth one less that encloses it on its own thread,
 //     else on any thread (a span handed to another goroutine), else the
@@ -59,6 +87,10 @@ type Skipped struct {
 //   - attributes typed (integers, floats and booleans stay numbers and
 //     booleans), plus simpler.depth, thread.id, simpler.clock=device for
 //     clk=dev spans and simpler.producer for ext.<producer>.* names;
+//   - with the parser's records kept (strace.Parser.KeepRecords), each
+//     record at or above EventLevel becomes an event of the innermost span
+//     of its thread that was open when it was written, and an ERROR
+//     record sets that span's status to error, as live export does;
 //   - a resource per process: service.name, host.name (the host's label)
 //     and process.pid.
 //
@@ -67,83 +99,158 @@ type Skipped struct {
 // same log twice yields the same ids and a store that deduplicates by id
 // keeps one copy.
 func FromLogs(hosts []strace.HostLog, opts *Options) ([]sdktrace.ReadOnlySpan, []Skipped) {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
-	if o.ServiceName == "" {
-		o.ServiceName = "simpler"
-	}
-	type key struct {
-		host int
-		pid  int64
-		inv  uint64
-	}
-	var out []sdktrace.ReadOnlySpan
-	var skipped []Skipped
-	for hi, h := range hosts {
-		groups := map[key][]*strace.Span{}
-		var order []key
-		for i := range h.Parser.Spans {
-			s := &h.Parser.Spans[i]
-			k := key{hi, s.PID, s.Inv}
-			if _, ok := groups[k]; !ok {
-				order = append(order, k)
-			}
-			groups[k] = append(groups[k], s)
-		}
-		resources := map[int64]*resource.Resource{}
-		for _, k := range order {
-			spans := groups[k]
-			anchor, anchored := h.Parser.Anchors[k.pid]
-			wall := func(s *strace.Span) (int64, string) {
-				switch {
-				case o.AssumeWall && (!anchored || s.IsDevice()):
-					return s.TS, ""
-				case s.IsDevice():
-					return 0, "device clock"
-				case !anchored:
-					return 0, "no [CLOCK_ANCHOR] for its process"
-				case s.TS < anchor.MonoNS:
-					return 0, "began before its process's [CLOCK_ANCHOR]"
-				}
-				return anchor.Wall(s.TS), ""
-			}
-			res := resources[k.pid]
-			if res == nil {
-				res = resource.NewWithAttributes(semconv.SchemaURL,
-					semconv.ServiceName(valid(o.ServiceName)), semconv.HostName(valid(h.Label)), semconv.ProcessPID(int(k.pid)))
-				resources[k.pid] = res
-			}
-			out, skipped = appendInvocation(out, skipped, h.Label, k.pid, k.inv, spans, wall, res)
-		}
-	}
-	return out, skipped
+	c := convert(hosts, opts, false)
+	return c.spans, c.skipped
+}
+
+// LogRecords turns the records a parser kept (strace.Parser.KeepRecords)
+// into OpenTelemetry log records, ready for any sdklog.Exporter: each at
+// or above LogLevel, its body the message, its severity as [Severity]
+// maps the level, its attributes typed as the record wrote them, its
+// time through its process's anchor, and the trace and span ids
+// [FromLogs] gives the innermost span of its thread that was open when it
+// was written. A record whose process has no anchor is skipped, unless
+// AssumeWall.
+func LogRecords(hosts []strace.HostLog, opts *Options) ([]sdklog.Record, []Skipped) {
+	c := convert(hosts, opts, true)
+	return c.records, c.skippedRecords
 }
 
 // placed is a span with its wall-clock times and ids.
 type placed struct {
 	s          *strace.Span
 	start, end int64
+	traceID    trace.TraceID
 	id         trace.SpanID
 	parent     trace.SpanID
+	events     []sdktrace.Event
+	dropped    int
+	status     sdktrace.Status
 }
 
-func appendInvocation(out []sdktrace.ReadOnlySpan, skipped []Skipped, host string, pid int64, inv uint64,
-	spans []*strace.Span, wall func(*strace.Span) (int64, string), res *resource.Resource) ([]sdktrace.ReadOnlySpan, []Skipped) {
+type converted struct {
+	spans                   []sdktrace.ReadOnlySpan
+	records                 []sdklog.Record
+	skipped, skippedRecords []Skipped
+}
+
+// convert places every span, gives each its ids, hands each kept record
+// to the span it was written in and makes the spans (and, with logs, the
+// log records).
+func convert(hosts []strace.HostLog, opts *Options, logs bool) converted {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	o.defaults()
+	type key struct {
+		pid int64
+		inv uint64
+	}
+	var c converted
+	scope := instrumentation.Scope{Name: Scope}
+	for _, h := range hosts {
+		groups := map[key][]*strace.Span{}
+		var order []key
+		for i := range h.Parser.Spans {
+			s := &h.Parser.Spans[i]
+			k := key{s.PID, s.Inv}
+			if _, ok := groups[k]; !ok {
+				order = append(order, k)
+			}
+			groups[k] = append(groups[k], s)
+		}
+		resources := map[int64]*resource.Resource{}
+		res := func(pid int64) *resource.Resource {
+			r := resources[pid]
+			if r == nil {
+				r = resource.NewWithAttributes(semconv.SchemaURL,
+					semconv.ServiceName(valid(o.ServiceName)), semconv.HostName(valid(h.Label)), semconv.ProcessPID(int(pid)))
+				resources[pid] = r
+			}
+			return r
+		}
+		wallOf := func(pid, mono int64, device bool) (int64, string) {
+			anchor, anchored := h.Parser.Anchors[pid]
+			switch {
+			case o.AssumeWall && (!anchored || device):
+				return mono, ""
+			case device:
+				return 0, "device clock"
+			case !anchored:
+				return 0, "no [CLOCK_ANCHOR] for its process"
+			case mono < anchor.MonoNS:
+				return 0, "began before its process's [CLOCK_ANCHOR]"
+			}
+			return anchor.Wall(mono), ""
+		}
+		var all []*placed
+		var roots []tracetest.SpanStub
+		for _, k := range order {
+			ps, root, skipped := placeInvocation(h.Label, k.pid, k.inv, groups[k], wallOf)
+			c.skipped = append(c.skipped, skipped...)
+			all = append(all, ps...)
+			if root != nil {
+				root.Resource, root.InstrumentationScope = res(k.pid), scope
+				roots = append(roots, *root)
+			}
+		}
+		inSpan := attachRecords(h.Parser.Records, all, o, wallOf)
+		if logs {
+			c.records, c.skippedRecords = appendLogRecords(c.records, c.skippedRecords, h, o, inSpan, wallOf, res)
+		}
+		for i := range roots {
+			c.spans = append(c.spans, roots[i].Snapshot())
+		}
+		for _, p := range all {
+			stub := tracetest.SpanStub{
+				Name:                 valid(p.s.Name),
+				SpanContext:          sampled(p.traceID, p.id),
+				SpanKind:             trace.SpanKindInternal,
+				StartTime:            time.Unix(0, p.start),
+				EndTime:              time.Unix(0, p.end),
+				Attributes:           spanAttributes(p.s),
+				Events:               p.events,
+				DroppedEvents:        p.dropped,
+				Status:               p.status,
+				Resource:             res(p.s.PID),
+				InstrumentationScope: scope,
+			}
+			if p.parent.IsValid() {
+				stub.Parent = sampled(p.traceID, p.parent)
+			}
+			c.spans = append(c.spans, stub.Snapshot())
+		}
+	}
+	return c
+}
+
+func sampled(t trace.TraceID, id trace.SpanID) trace.SpanContext {
+	return trace.NewSpanContext(trace.SpanContextConfig{TraceID: t, SpanID: id, TraceFlags: trace.FlagsSampled})
+}
+
+// placeInvocation places one invocation's spans (inv 0: the spans outside
+// any) on the wall clock and gives them ids and parents; it returns the
+// invocation's root, nil for inv 0.
+func placeInvocation(host string, pid int64, inv uint64, spans []*strace.Span,
+	wallOf func(pid, mono int64, device bool) (int64, string)) ([]*placed, *tracetest.SpanStub, []Skipped) {
+	var skipped []Skipped
 	traceID := trace.TraceID(digest(host, pid, inv, -1))
 	rootID := spanID(host, pid, inv, -1)
 	var ps []*placed
 	for pos, s := range spans {
-		start, why := wall(s)
+		start, why := wallOf(pid, s.TS, s.IsDevice())
 		if why != "" {
 			skipped = append(skipped, Skipped{Host: host, Name: s.Name, PID: pid, Reason: why})
 			continue
 		}
-		ps = append(ps, &placed{s: s, start: start, end: satAdd(start, max(s.Dur, 0)), id: spanID(host, pid, inv, pos)})
+		ps = append(ps, &placed{s: s, start: start, end: satAdd(start, max(s.Dur, 0)), id: spanID(host, pid, inv, pos), traceID: traceID})
+		if inv == 0 { // a root, unless a parent is found: its own trace
+			ps[len(ps)-1].traceID = trace.TraceID(digest(host, pid, inv, pos))
+		}
 	}
 	if len(ps) == 0 {
-		return out, skipped
+		return nil, nil, skipped
 	}
 	// Parents: sorted by start (outer before inner at equal starts), the
 	// spans still open; a span's parent is the innermost open span of
@@ -157,42 +264,41 @@ func appendInvocation(out []sdktrace.ReadOnlySpan, skipped []Skipped, host strin
 		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.s.Depth, b.s.Depth), cmp.Compare(b.end, a.end))
 	})
 	var stack []*placed
-	parentOf := func(p *placed, sameThread bool) (trace.SpanID, bool) {
+	parentOf := func(p *placed, sameThread bool) *placed {
 		for i := len(stack) - 1; i >= 0; i-- {
 			q := stack[i]
 			if q.s.Depth == p.s.Depth-1 && q.start <= p.start && p.end <= q.end && (!sameThread || q.s.TID == p.s.TID) {
-				return q.id, true
+				return q
 			}
 		}
-		return trace.SpanID{}, false
+		return nil
 	}
 	for _, p := range sorted {
 		for len(stack) > 0 && stack[len(stack)-1].end < p.start {
 			stack = stack[:len(stack)-1]
 		}
-		p.parent = rootID
-		if id, ok := parentOf(p, true); ok {
-			p.parent = id
-		} else if id, ok := parentOf(p, false); ok {
-			p.parent = id
+		q := parentOf(p, true)
+		if q == nil {
+			q = parentOf(p, false)
+		}
+		switch {
+		case q != nil:
+			p.parent, p.traceID = q.id, q.traceID
+		case inv != 0:
+			p.parent = rootID
 		}
 		stack = append(stack, p)
+	}
+	if inv == 0 {
+		return ps, nil, skipped
 	}
 	first, last := ps[0].start, ps[0].end
 	for _, p := range ps {
 		first, last = min(first, p.start), max(last, p.end)
 	}
-	scope := instrumentation.Scope{Name: Scope}
-	ctx := func(id trace.SpanID) trace.SpanContext {
-		return trace.NewSpanContext(trace.SpanContextConfig{TraceID: traceID, SpanID: id, TraceFlags: trace.FlagsSampled})
-	}
-	name := "no invocation"
-	if inv != 0 {
-		name = "invocation " + strconv.FormatUint(inv, 10)
-	}
-	root := tracetest.SpanStub{
-		Name:        name,
-		SpanContext: ctx(rootID),
+	root := &tracetest.SpanStub{
+		Name:        "invocation " + strconv.FormatUint(inv, 10),
+		SpanContext: sampled(traceID, rootID),
 		SpanKind:    trace.SpanKindInternal,
 		StartTime:   time.Unix(0, first),
 		EndTime:     time.Unix(0, last),
@@ -200,26 +306,140 @@ func appendInvocation(out []sdktrace.ReadOnlySpan, skipped []Skipped, host strin
 			attribute.Int64("simpler.inv", int64(inv)),
 			attribute.String("simpler.hid", ps[0].s.HID),
 		},
-		Resource:             res,
-		InstrumentationScope: scope,
 	}
-	out = append(out, root.Snapshot())
-	for _, p := range ps {
-		stub := tracetest.SpanStub{
-			Name:                 valid(p.s.Name),
-			SpanContext:          ctx(p.id),
-			Parent:               ctx(p.parent),
-			SpanKind:             trace.SpanKindInternal,
-			StartTime:            time.Unix(0, p.start),
-			EndTime:              time.Unix(0, p.end),
-			Attributes:           spanAttributes(p.s),
-			Resource:             res,
-			InstrumentationScope: scope,
-		}
-		out = append(out, stub.Snapshot())
-	}
-	return out, skipped
+	return ps, root, skipped
 }
+
+// attachRecords makes each record at or above EventLevel an event of the
+// innermost span of its process and thread open when it was written
+// (ERROR setting the span's status), as live export attaches the records
+// logged with a span's context. It returns, by record index, the span each
+// record was written in (nil outside any).
+func attachRecords(records []strace.Record, spans []*placed, o Options,
+	wallOf func(pid, mono int64, device bool) (int64, string)) []*placed {
+	if len(records) == 0 {
+		return nil
+	}
+	type thread struct{ pid, tid int64 }
+	byThread := map[thread][]*placed{}
+	for _, p := range spans {
+		if !p.s.IsDevice() {
+			k := thread{p.s.PID, p.s.TID}
+			byThread[k] = append(byThread[k], p)
+		}
+	}
+	for _, ps := range byThread {
+		slices.SortStableFunc(ps, func(a, b *placed) int { return cmp.Or(cmp.Compare(a.s.TS, b.s.TS), cmp.Compare(a.s.Depth, b.s.Depth)) })
+	}
+	recs := map[thread][]int{}
+	for i := range records {
+		r := &records[i]
+		recs[thread{r.PID, r.TID}] = append(recs[thread{r.PID, r.TID}], i)
+	}
+	in := make([]*placed, len(records))
+	for k, idx := range recs {
+		ps := byThread[k]
+		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(records[a].Mono, records[b].Mono) })
+		// A sweep: spans open at the record's time, innermost last.
+		var open []*placed
+		next := 0
+		for _, i := range idx {
+			m := records[i].Mono
+			for next < len(ps) && ps[next].s.TS <= m {
+				open = append(open, ps[next])
+				next++
+			}
+			for j := len(open) - 1; j >= 0; j-- {
+				if p := open[j]; p.s.TS <= m && m <= satAdd(p.s.TS, p.s.Dur) {
+					in[i] = p
+					break
+				}
+			}
+			// Spans that ended before this record stay out of the next.
+			kept := open[:0]
+			for _, p := range open {
+				if satAdd(p.s.TS, p.s.Dur) >= m {
+					kept = append(kept, p)
+				}
+			}
+			open = kept
+		}
+	}
+	for i, p := range in {
+		r := &records[i]
+		if p == nil || r.Level < o.EventLevel.Level() {
+			continue
+		}
+		if len(p.events) >= maxEventsOnSpan {
+			p.dropped++
+			continue
+		}
+		t, why := wallOf(r.PID, r.Mono, false)
+		if why != "" {
+			continue
+		}
+		kv := make([]attribute.KeyValue, 1, 1+len(r.Attrs))
+		kv[0] = attribute.String("level", levels.Name(r.Level))
+		for _, a := range r.Attrs {
+			kv = appendAttr(kv, "", a, 0)
+		}
+		dropped := 0
+		if len(kv) > maxEventAttrs {
+			kv, dropped = kv[:maxEventAttrs], len(kv)-maxEventAttrs
+		}
+		p.events = append(p.events, sdktrace.Event{Name: valid(r.Message), Attributes: kv, DroppedAttributeCount: dropped, Time: time.Unix(0, t)})
+		if r.Level >= levels.Error && p.status.Code != codes.Error {
+			p.status = sdktrace.Status{Code: codes.Error, Description: valid(r.Message)}
+		}
+	}
+	return in
+}
+
+// appendLogRecords appends host h's records at or above LogLevel as log
+// records, made by a logger of their process's resource so they carry it.
+func appendLogRecords(out []sdklog.Record, skipped []Skipped, h strace.HostLog, o Options, in []*placed,
+	wallOf func(pid, mono int64, device bool) (int64, string), res func(int64) *resource.Resource) ([]sdklog.Record, []Skipped) {
+	capture := &captured{}
+	loggers := map[int64]otellog.Logger{}
+	for i := range h.Parser.Records {
+		r := &h.Parser.Records[i]
+		if r.Level < o.LogLevel.Level() {
+			continue
+		}
+		t, why := wallOf(r.PID, r.Mono, false)
+		if why != "" {
+			skipped = append(skipped, Skipped{Host: h.Label, Name: "record: " + valid(r.Message), PID: r.PID, Reason: why})
+			continue
+		}
+		lg := loggers[r.PID]
+		if lg == nil {
+			lg = sdklog.NewLoggerProvider(sdklog.WithResource(res(r.PID)), sdklog.WithProcessor(capture)).Logger(Scope)
+			loggers[r.PID] = lg
+		}
+		var kv []attribute.KeyValue
+		for _, a := range r.Attrs {
+			kv = appendAttr(kv, "", a, 0)
+		}
+		rec := logRecord(slog.Record{Time: time.Unix(0, t), Level: r.Level, Message: r.Message}, kv)
+		ctx := context.Background()
+		if p := in[i]; p != nil {
+			ctx = trace.ContextWithSpanContext(ctx, sampled(p.traceID, p.id))
+		}
+		lg.Emit(ctx, rec)
+	}
+	return append(out, capture.records...), skipped
+}
+
+// captured is a processor that keeps what is emitted.
+type captured struct{ records []sdklog.Record }
+
+func (c *captured) Enabled(context.Context, sdklog.EnabledParameters) bool { return true }
+func (c *captured) OnEmit(_ context.Context, r *sdklog.Record) error {
+	c.records = append(c.records, r.Clone())
+	return nil
+}
+func (c *captured) Shutdown(context.Context) error   { return nil }
+func (c *captured) ForceFlush(context.Context) error { return nil }
 
 // spanAttributes types a span's attributes from the text of its record
 // (read with envelope.EachSpanAttr): integers as int64, other numbers as

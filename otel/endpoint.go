@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"net/url"
 
+	"go.opentelemetry.io/otel/exporters/otlp/otlplog/otlploggrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlplog/otlploghttp"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -33,6 +37,29 @@ func NewSpanExporter(ctx context.Context, endpoint string) (sdktrace.SpanExporte
 			opts = append(opts, otlptracegrpc.WithInsecure())
 		}
 		return otlptracegrpc.New(ctx, opts...)
+	}
+	return nil, fmt.Errorf("endpoint %q: scheme %q is not http, https, grpc or grpcs", endpoint, u.Scheme)
+}
+
+// NewLogExporter returns the OTLP log exporter an endpoint URL asks for,
+// as NewSpanExporter does for spans: a URL without a path gets /v1/logs.
+func NewLogExporter(ctx context.Context, endpoint string) (sdklog.Exporter, error) {
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("endpoint %q: want a URL such as http://localhost:4318 or grpc://localhost:4317", endpoint)
+	}
+	switch u.Scheme {
+	case "http", "https":
+		if u.Path == "" || u.Path == "/" {
+			u.Path = "/v1/logs"
+		}
+		return otlploghttp.New(ctx, otlploghttp.WithEndpointURL(u.String()), otlploghttp.WithRetry(otlploghttp.RetryConfig{Enabled: false}))
+	case "grpc", "grpcs":
+		opts := []otlploggrpc.Option{otlploggrpc.WithEndpoint(u.Host), otlploggrpc.WithRetry(otlploggrpc.RetryConfig{Enabled: false})}
+		if u.Scheme == "grpc" {
+			opts = append(opts, otlploggrpc.WithInsecure())
+		}
+		return otlploggrpc.New(ctx, opts...)
 	}
 	return nil, fmt.Errorf("endpoint %q: scheme %q is not http, https, grpc or grpcs", endpoint, u.Scheme)
 }

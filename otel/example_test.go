@@ -62,12 +62,12 @@ func ExampleNewLive() {
 	for _, l := range lines {
 		fmt.Println(l)
 	}
-	fmt.Println("exported:", live.Exported(), "dropped:", live.Drops())
+	fmt.Println("exported:", live.Exported(), "dropped:", live.Drops().Total())
 	// Output:
 	// chip.run <- "invocation N"
 	// chip.run.bind <- "chip.run"
 	// invocation N <- ""
-	// exported: 3 dropped: {0 0 0 0 0}
+	// exported: 3 dropped: 0
 }
 
 // keep is an in-memory exporter whose Shutdown keeps the spans (the
@@ -101,7 +101,7 @@ func ExampleFromLogs() {
 	_ = st.Close(0)
 	_ = f.Close()
 
-	host, err := strace.ReadHost(dir, nil)
+	host, err := strace.ReadHost(nil, dir, nil)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -11,7 +11,9 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
 
+	"simpler.dev/log/envelope"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/spanattr"
 )
@@ -42,7 +44,7 @@ const (
 )
 
 func (h *eventHandler) Enabled(_ context.Context, level slog.Level) bool {
-	return level == levels.Timing || level >= h.l.o.EventLevel.Level()
+	return level == levels.Timing || level >= h.l.o.EventLevel.Level() || h.l.logs != nil && level >= h.l.o.LogLevel.Level()
 }
 
 func (h *eventHandler) Handle(ctx context.Context, r slog.Record) error {
@@ -50,24 +52,42 @@ func (h *eventHandler) Handle(ctx context.Context, r slog.Record) error {
 		h.spanRecord(ctx, r)
 		return nil
 	}
-	if r.Level < h.l.o.EventLevel.Level() || spanattr.IsOp(r) {
-		return nil // an op line is not an event
+	if spanattr.IsOp(r) {
+		return nil // an op line is neither an event nor a log record
 	}
-	ls, ok := spanattr.Observed(ctx).(*liveSpan)
-	if !ok || ls.live != h.l {
+	toLogs := h.l.logs != nil && r.Level >= h.l.o.LogLevel.Level()
+	toEvent := r.Level >= h.l.o.EventLevel.Level()
+	ls, inSpan := spanattr.Observed(ctx).(*liveSpan)
+	inSpan = inSpan && ls.live == h.l
+	if !toLogs && !(toEvent && inSpan) {
 		return nil
 	}
+	// The record's time on the log's time line: its monotonic reading
+	// through the anchor the state wrote, as a reader of the log places
+	// the record.
 	t := r.Time
 	if t.IsZero() {
 		t = time.Now()
 	}
-	kv := make([]attribute.KeyValue, 0, 1+len(h.attrs)+r.NumAttrs())
-	kv = append(kv, attribute.String("level", levels.Name(r.Level)))
+	t = time.Unix(0, h.l.wall(envelope.Mono(t)))
+	kv := make([]attribute.KeyValue, 1, 1+len(h.attrs)+r.NumAttrs())
+	kv[0] = attribute.String("level", levels.Name(r.Level))
 	kv = append(kv, h.attrs...)
 	r.Attrs(func(a slog.Attr) bool {
 		kv = appendAttr(kv, h.prefix, a, 0)
 		return true
 	})
+	if toLogs {
+		r.Time = t
+		it := logItem{rec: logRecord(r, kv[1:])}
+		if inSpan {
+			it.sc = trace.NewSpanContext(trace.SpanContextConfig{TraceID: ls.traceID, SpanID: ls.id, TraceFlags: trace.FlagsSampled})
+		}
+		h.l.logs.emit(it)
+	}
+	if !toEvent || !inSpan {
+		return nil
+	}
 	dropped := 0
 	if len(kv) > maxEventAttrs {
 		kv, dropped = kv[:maxEventAttrs], len(kv)-maxEventAttrs

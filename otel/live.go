@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/instrumentation"
 	"go.opentelemetry.io/otel/sdk/resource"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
@@ -48,6 +49,17 @@ type LiveOptions struct {
 	// Logger receives the drop reports; nil means slog.Default() at each
 	// report.
 	Logger *slog.Logger
+	// Logs, when set, sends records as OpenTelemetry log records through
+	// it (the logs signal; an OTLP exporter from [NewLogExporter], or any
+	// sdklog.Exporter): every record the handler sees at or above
+	// LogLevel, with the trace and span ids of the span it was logged in.
+	// Records wait at most BatchTimeout (zero: one second) to be sent, in
+	// batches of up to 512, behind a queue of QueueSize; a record that
+	// finds it full is dropped and counted, as spans are.
+	Logs sdklog.Exporter
+	// LogLevel is the level from which records are sent as log records,
+	// read live; nil means INFO.
+	LogLevel slog.Leveler
 }
 
 // LiveDrops counts what a [Live] exporter did not deliver, by reason.
@@ -66,6 +78,13 @@ type LiveDrops struct {
 	// Events were records not attached to their span: over the 128 per
 	// span, or logged after it ended.
 	Events uint64
+	// Log records (with LiveOptions.Logs), by the same reasons as spans.
+	LogsQueueFull, LogsExportFailed, LogsNotAdmitted, LogsAbandoned uint64
+}
+
+// LogsTotal is the number of log records lost.
+func (d LiveDrops) LogsTotal() uint64 {
+	return d.LogsQueueFull + d.LogsExportFailed + d.LogsNotAdmitted + d.LogsAbandoned
 }
 
 // Total is the number of spans lost (events are not spans).
@@ -106,6 +125,8 @@ type Live struct {
 	queued, queueFull, notAdmitted, events atomic.Uint64
 	shut                                   atomic.Bool // set as Shutdown returns
 
+	logs *liveLogs // nil without LiveOptions.Logs
+
 	stopObserving func()
 	// late is the token of every span started after Shutdown: Live keeps
 	// observing until another Live takes its place (see NewLive), so those
@@ -145,6 +166,9 @@ func NewLive(exp sdktrace.SpanExporter, opts *LiveOptions) (*Live, error) {
 	if o.QueueSize <= 0 {
 		o.QueueSize = 4096
 	}
+	if o.LogLevel == nil {
+		o.LogLevel = levels.Info
+	}
 	host, _ := os.Hostname()
 	l := &Live{
 		o:   o,
@@ -180,6 +204,18 @@ func NewLive(exp sdktrace.SpanExporter, opts *LiveOptions) (*Live, error) {
 	}
 	l.stopObserving = stop
 	go l.run()
+	if o.Logs != nil {
+		ll := &liveLogs{queue: make(chan logItem, o.QueueSize), quit: make(chan struct{}), done: make(chan struct{})}
+		ll.batch = newLogBatcher(o.Logs, 512, o.ExportTimeout)
+		ll.provider = sdklog.NewLoggerProvider(sdklog.WithResource(l.res), sdklog.WithProcessor(ll.batch))
+		ll.logger = ll.provider.Logger(Scope)
+		timeout := o.BatchTimeout
+		if timeout <= 0 {
+			timeout = time.Second
+		}
+		l.logs = ll
+		go ll.run(timeout)
+	}
 	return l, nil
 }
 
@@ -286,7 +322,23 @@ func (l *Live) Drops() LiveDrops {
 			d.Abandoned = q - done
 		}
 	}
+	if ll := l.logs; ll != nil {
+		d.LogsQueueFull, d.LogsExportFailed, d.LogsNotAdmitted = ll.full.Load(), ll.batch.failed.Load(), ll.notAdmit.Load()
+		if l.shut.Load() {
+			if q, done := ll.queued.Load(), ll.batch.sent.Load()+d.LogsExportFailed; q > done {
+				d.LogsAbandoned = q - done
+			}
+		}
+	}
 	return d
+}
+
+// LogsExported returns how many log records the exporter has accepted.
+func (l *Live) LogsExported() uint64 {
+	if l.logs == nil {
+		return 0
+	}
+	return l.logs.batch.sent.Load()
 }
 
 // Exported returns how many spans the exporter has accepted.
@@ -336,8 +388,17 @@ func (l *Live) report() {
 	if err := l.exp.lastErr(); err != nil {
 		attrs = append(attrs, slog.String("last_error", err.Error()))
 	}
+	msg := "OpenTelemetry spans dropped"
+	if l.logs != nil {
+		msg = "OpenTelemetry spans or log records dropped"
+		attrs = append(attrs, slog.Uint64("logs_total", d.LogsTotal()), slog.Uint64("logs_queue_full", d.LogsQueueFull),
+			slog.Uint64("logs_export_failed", d.LogsExportFailed), slog.Uint64("logs_not_admitted", d.LogsNotAdmitted))
+		if err := l.logs.batch.lastErr(); err != nil {
+			attrs = append(attrs, slog.String("logs_last_error", err.Error()))
+		}
+	}
 	l.reported = d
-	logger.LogAttrs(context.Background(), levels.Error, "OpenTelemetry spans dropped", attrs...)
+	logger.LogAttrs(context.Background(), levels.Error, msg, attrs...)
 }
 
 // observing is the Live that observes spans now (spanattr allows one at a
@@ -379,6 +440,20 @@ func (l *Live) Shutdown(ctx context.Context) error {
 			l.shutErr = l.bsp.Shutdown(ctx)
 		case <-ctx.Done():
 			l.shutErr = fmt.Errorf("simplerotel: shutdown: %w with spans still queued", ctx.Err())
+		}
+		if ll := l.logs; ll != nil {
+			ll.closed.Store(true)
+			close(ll.quit)
+			select {
+			case <-ll.done:
+				if err := ll.provider.Shutdown(ctx); err != nil && l.shutErr == nil {
+					l.shutErr = err
+				}
+			case <-ctx.Done():
+				if l.shutErr == nil {
+					l.shutErr = fmt.Errorf("simplerotel: shutdown: %w with log records still queued", ctx.Err())
+				}
+			}
 		}
 		l.shut.Store(true)
 		l.report()

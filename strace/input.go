@@ -111,11 +111,14 @@ func (p *Parser) attribute(path string, records, spans int) {
 	}
 }
 
-// ReadHost reads one input as the logs of one host (see ReadInput), labelled
-// after it: a directory's name, a file's directory's name, or for a file
-// in the current directory its name; "stdin" for "-".
-func ReadHost(in string, stdin io.Reader) (HostLog, error) {
-	p := &Parser{}
+// ReadHost reads one input into p (nil: a new Parser) as the logs of one
+// host (see ReadInput), labelled after it: a directory's name, a file's
+// directory's name, or for a file in the current directory its name;
+// "stdin" for "-".
+func ReadHost(p *Parser, in string, stdin io.Reader) (HostLog, error) {
+	if p == nil {
+		p = &Parser{}
+	}
 	if err := ReadInput(p, in, stdin); err != nil {
 		return HostLog{}, err
 	}

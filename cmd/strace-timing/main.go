@@ -254,7 +254,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 2
 		}
 		for i, in := range c.inputs {
-			h, err := strace.ReadHost(in, stdin)
+			h, err := strace.ReadHost(nil, in, stdin)
 			if err != nil {
 				fmt.Fprintln(stderr, inputError(err))
 				return 1
