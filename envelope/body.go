@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // SplitBody splits the body of an ordinary record (Parsed.Body) into its
@@ -15,8 +16,8 @@ import (
 // shaped like key=value is read as attributes too, which is the one
 // ambiguity of the format. A value comes back typed where its text is the
 // one slog writes for that type: an integer (not "007"), a float (not
-// "1.10"), true or false; anything else (durations and times included)
-// is a string. Groups come back as their dotted keys. Marker brackets
+// "1.10"), true or false, a duration ("1.5s", not "1500ms"); anything
+// else (times included) is a string. Groups come back as their dotted keys. Marker brackets
 // written as %5B are read back as '['. A quoted key or value is unquoted;
 // the message is returned as written, control bytes as their escapes
 // (written unquoted, "\n" there could be either).
@@ -102,6 +103,9 @@ func typedAttr(k, v string) slog.Attr {
 	}
 	if f, err := strconv.ParseFloat(v, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) && strconv.FormatFloat(f, 'g', -1, 64) == v {
 		return slog.Float64(k, f)
+	}
+	if d, err := time.ParseDuration(v); err == nil && d.String() == v {
+		return slog.Duration(k, d)
 	}
 	return slog.String(k, v)
 }

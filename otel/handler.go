@@ -13,6 +13,8 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/petermattis/goid"
+
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/spanattr"
@@ -57,9 +59,15 @@ func (h *eventHandler) Handle(ctx context.Context, r slog.Record) error {
 	}
 	toLogs := h.l.logs != nil && r.Level >= h.l.o.LogLevel.Level()
 	toEvent := r.Level >= h.l.o.EventLevel.Level()
-	ls, inSpan := spanattr.Observed(ctx).(*liveSpan)
-	inSpan = inSpan && ls.live == h.l
-	if !toLogs && !(toEvent && inSpan) {
+	if !toLogs && !toEvent {
+		return nil
+	}
+	// The span the record was logged in: the innermost open on this
+	// goroutine (the handler runs on the logging goroutine), which is the
+	// span a reader of the log finds for it.
+	ls := h.l.innermost(goid.Get(), false)
+	inSpan := ls != nil
+	if !toLogs && !inSpan {
 		return nil
 	}
 	// The record's time on the log's time line: its monotonic reading
@@ -73,7 +81,13 @@ func (h *eventHandler) Handle(ctx context.Context, r slog.Record) error {
 	kv := make([]attribute.KeyValue, 1, 1+len(h.attrs)+r.NumAttrs())
 	kv[0] = attribute.String("level", levels.Name(r.Level))
 	kv = append(kv, h.attrs...)
+	first := true
 	r.Attrs(func(a slog.Attr) bool {
+		if first && isOrigin(a) {
+			first = false
+			return true // the header fields of a record made outside slog
+		}
+		first = false
 		kv = appendAttr(kv, h.prefix, a, 0)
 		return true
 	})
@@ -108,6 +122,22 @@ func (h *eventHandler) Handle(ctx context.Context, r slog.Record) error {
 		ls.status = sdktrace.Status{Code: codes.Error, Description: valid(r.Message)}
 	}
 	return nil
+}
+
+// isOrigin reports whether a, a record's first attribute, is the origin
+// a record made outside slog (Emit, Sim, Forward, a C module) carries: its
+// function and position, which the log writes in the record's header, not
+// among its attributes.
+func isOrigin(a slog.Attr) bool {
+	if a.Key != "simpler" || a.Value.Kind() != slog.KindLogValuer {
+		return false
+	}
+	v := a.Value.Resolve()
+	if v.Kind() != slog.KindGroup {
+		return false
+	}
+	g := v.Group()
+	return len(g) > 0 && g[0].Key == "kind" && (g[0].Value.String() == "outside" || g[0].Value.String() == "machine")
 }
 
 // spanRecord takes a span's own record, handled in the span's context
@@ -189,7 +219,9 @@ func appendAttr(kv []attribute.KeyValue, prefix string, a slog.Attr, depth int) 
 	case slog.KindDuration:
 		return append(kv, attribute.Int64(k, int64(v.Duration())))
 	case slog.KindTime:
-		return append(kv, attribute.String(k, v.Time().Format(time.RFC3339Nano)))
+		// As the log writes it (and slog's TextHandler), so the two
+		// exports agree.
+		return append(kv, attribute.String(k, v.Time().Format("2006-01-02T15:04:05.000Z07:00")))
 	case slog.KindString:
 		return append(kv, attribute.String(k, valid(v.String())))
 	}

@@ -127,6 +127,13 @@ type Live struct {
 
 	logs *liveLogs // nil without LiveOptions.Logs
 
+	// open is, per goroutine, the innermost span open on it (sharded by
+	// goroutine id): a record belongs to the span its goroutine has open
+	// when it is logged, as a reader of the log finds it (the innermost
+	// span of its thread whose time holds the record). Written by Start
+	// and End, read by the handler, each under its shard's mutex.
+	open [64]openShard
+
 	stopObserving func()
 	// late is the token of every span started after Shutdown: Live keeps
 	// observing until another Live takes its place (see NewLive), so those
@@ -136,6 +143,45 @@ type Live struct {
 	shutErr  error
 	reportMu sync.Mutex // the export goroutine and Shutdown both report
 	reported LiveDrops  // guarded by reportMu
+}
+
+// openShard holds the innermost open span of the goroutines it serves;
+// each span links to the one it was started inside on its goroutine.
+type openShard struct {
+	mu  sync.Mutex
+	top map[int64]*liveSpan
+}
+
+// push makes ls the innermost open span of goroutine tid.
+func (l *Live) push(tid int64, ls *liveSpan) {
+	sh := &l.open[uint64(tid)%uint64(len(l.open))]
+	sh.mu.Lock()
+	if sh.top == nil {
+		sh.top = map[int64]*liveSpan{}
+	}
+	ls.prev = sh.top[tid]
+	sh.top[tid] = ls
+	sh.mu.Unlock()
+}
+
+// innermost returns the innermost span open on goroutine tid, nil if
+// none; with pop it also forgets the ended spans on top.
+func (l *Live) innermost(tid int64, pop bool) *liveSpan {
+	sh := &l.open[uint64(tid)%uint64(len(l.open))]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	t := sh.top[tid]
+	for t != nil && t.ended.Load() {
+		t = t.prev
+	}
+	if pop {
+		if t == nil {
+			delete(sh.top, tid)
+		} else {
+			sh.top[tid] = t
+		}
+	}
+	return t
 }
 
 const (
@@ -239,9 +285,13 @@ type liveSpan struct {
 	// them is clk=dev. Written before the span is queued, read by the
 	// export goroutine after.
 	user       []attribute.KeyValue
+	raw        []slog.Attr // resolved scalars End left for the export goroutine to type
 	fromRecord bool
 	device     bool
 	endedMono  int64 // device-clock spans only: when End was called
+	// prev is the span open on the same goroutine when this one started
+	// (Live.open); written by Start before the span is published there.
+	prev *liveSpan
 
 	mu      sync.Mutex
 	events  []sdktrace.Event
@@ -266,6 +316,9 @@ func (l *Live) Start(parent any, s spanattr.SpanInfo) any {
 		binary.BigEndian.PutUint64(ls.traceID[8:], rand.Uint64()|1)
 	}
 	binary.BigEndian.PutUint64(ls.id[:], rand.Uint64()|1) // never the invalid all-zero id
+	if !ls.invocation {
+		l.push(s.TID, ls)
+	}
 	return ls
 }
 
@@ -282,15 +335,31 @@ func (l *Live) End(token any, s spanattr.SpanInfo) {
 	}
 	ls.dur = s.Dur
 	ls.ended.Store(true)
+	if !ls.invocation {
+		l.innermost(ls.tid, true)
+	}
+	// The attributes are resolved here, on the caller's goroutine (a
+	// LogValuer may read state that changes after End), and typed on the
+	// export goroutine; a group is typed here, its members being values
+	// the caller may still own.
 	ls.mu.Lock()
 	if !ls.fromRecord {
+		ls.raw = make([]slog.Attr, 0, len(s.Attrs))
 		for _, a := range s.Attrs {
-			ls.user = appendAttr(ls.user, "", a, 0)
+			a.Value = a.Value.Resolve()
+			if a.Value.Kind() == slog.KindGroup || a.Value.Kind() == slog.KindAny {
+				ls.user = appendAttr(ls.user, "", a, 0)
+				continue
+			}
+			ls.raw = append(ls.raw, a)
 		}
 	}
 	ls.mu.Unlock()
 	for _, a := range s.Attrs {
-		if v := a.Value.Resolve(); a.Key == "clk" && v.Kind() == slog.KindString && v.String() == "dev" {
+		if a.Key != "clk" {
+			continue
+		}
+		if v := a.Value.Resolve(); v.Kind() == slog.KindString && v.String() == "dev" {
 			ls.device = true
 			ls.endedMono = envelope.MonoNow()
 		}
@@ -487,8 +556,13 @@ func (l *Live) snapshot(ls *liveSpan) sdktrace.ReadOnlySpan {
 			s.Attrs = "clk=dev"
 		}
 		stub.Name = valid(s.Name)
-		kv := identity(&s, 6+len(ls.user))
-		stub.Attributes = lastOfEachKey(append(kv, ls.user...), len(kv))
+		kv := identity(&s, 6+len(ls.user)+len(ls.raw))
+		fixed := len(kv)
+		kv = append(kv, ls.user...)
+		for _, a := range ls.raw {
+			kv = appendAttr(kv, "", a, 0)
+		}
+		stub.Attributes = lastOfEachKey(kv, fixed)
 		if ls.endedMono != 0 { // set by End for clk=dev spans only
 			// On the device clock: the length is exact, the place is
 			// not; it is put where it was reported, ending then, and

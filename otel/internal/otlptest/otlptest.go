@@ -97,3 +97,59 @@ func Spans(sink *consumertest.TracesSink) []Span {
 	}
 	return out
 }
+
+// LogsReceiver starts the Collector's OTLP receiver for logs on loopback
+// ports, with a sink that keeps what arrives, and stops it when the test
+// ends.
+func LogsReceiver(t testing.TB) (httpURL, grpcURL string, sink *consumertest.LogsSink) {
+	t.Helper()
+	f := otlpreceiver.NewFactory()
+	cfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
+	httpAddr, grpcAddr := FreeAddr(t), FreeAddr(t)
+	cfg.Protocols.HTTP.GetOrInsertDefault().ServerConfig.NetAddr.Endpoint = httpAddr
+	cfg.Protocols.GRPC.GetOrInsertDefault().NetAddr.Endpoint = grpcAddr
+	sink = new(consumertest.LogsSink)
+	r, err := f.CreateLogs(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, sink)
+	require.NoError(t, err)
+	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { _ = r.Shutdown(context.Background()) })
+	return "http://" + httpAddr, "grpc://" + grpcAddr, sink
+}
+
+// A Log is one received log record, flattened for assertions.
+type Log struct {
+	Body         string
+	Severity     int32
+	SeverityText string
+	Time         int64 // Unix ns
+	TraceID      pcommon.TraceID
+	SpanID       pcommon.SpanID
+	Attrs        map[string]any
+	Host         string
+	Service      string
+	PID          int64
+}
+
+// Logs returns every log record the sink holds, in arrival order.
+func Logs(sink *consumertest.LogsSink) []Log {
+	var out []Log
+	for _, ld := range sink.AllLogs() {
+		for i := 0; i < ld.ResourceLogs().Len(); i++ {
+			rl := ld.ResourceLogs().At(i)
+			res := rl.Resource().Attributes()
+			host, _ := res.Get("host.name")
+			svc, _ := res.Get("service.name")
+			pid, _ := res.Get("process.pid")
+			for j := 0; j < rl.ScopeLogs().Len(); j++ {
+				lrs := rl.ScopeLogs().At(j).LogRecords()
+				for k := 0; k < lrs.Len(); k++ {
+					r := lrs.At(k)
+					out = append(out, Log{Body: r.Body().AsString(), Severity: int32(r.SeverityNumber()), SeverityText: r.SeverityText(),
+						Time: int64(r.Timestamp()), TraceID: r.TraceID(), SpanID: r.SpanID(), Attrs: r.Attributes().AsRaw(),
+						Host: host.Str(), Service: svc.Str(), PID: pid.Int()})
+				}
+			}
+		}
+	}
+	return out
+}
