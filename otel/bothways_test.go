@@ -94,7 +94,9 @@ func shapes(spans []sdktrace.ReadOnlySpan, records []sdklog.Record) ([]spanShape
 		}
 		out = append(out, sh)
 	}
-	slices.SortFunc(out, func(a, b spanShape) int { return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.Start, b.Start), cmp.Compare(a.Attrs, b.Attrs)) })
+	slices.SortFunc(out, func(a, b spanShape) int {
+		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.Start, b.Start), cmp.Compare(a.Attrs, b.Attrs))
+	})
 	var logs []logShape
 	for i := range records {
 		r := &records[i]
