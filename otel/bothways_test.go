@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -180,12 +182,13 @@ func TestLiveEqualsFromLogs(t *testing.T) {
 			for g := range 2 {
 				wg.Go(func() {
 					ictx, inv := spanattr.NewInvocation(ctx, uint64(0x100+g))
-					rctx, run := spanattr.Start(ictx, "worker.run", slog.Int("g", g))
+					rctx, run := spanattr.Start(ictx, "worker.run", slog.Int("g", g), slog.Uint64("big", math.MaxUint64), slog.String("zip", "007"))
 					for i := range 3 {
 						sctx, st := spanattr.Start(rctx, "worker.step", slog.Int("i", i))
 						step <- struct{}{} // the other goroutine runs now
 						<-step
-						slog.WarnContext(sctx, "slow step", "g", g, "i", i, "zip", "007")
+						slog.WarnContext(sctx, "slow step", "g", g, "i", i, "zip", "007", "v", "1.10", "big", uint64(math.MaxUint64),
+							"ratio", 0.25, "ok", true, "took", 1500*time.Microsecond)
 						st.End()
 					}
 					slog.InfoContext(rctx, "done", "g", g)
@@ -214,6 +217,22 @@ func TestLiveEqualsFromLogs(t *testing.T) {
 			}
 		}
 		assert.Equal(t, 6, warns, "each step's WARN on its own thread's span")
+		// Exact kinds both ways: uint64 past int64 as its decimal text,
+		// "007" and "1.10" strings, a duration its nanoseconds.
+		for _, s := range logged {
+			if s.Name() == "worker.step" && len(s.Events()) > 0 {
+				kinds := map[string]string{}
+				for _, a := range s.Events()[0].Attributes {
+					kinds[string(a.Key)] = fmt.Sprintf("%s %v", a.Value.Type(), a.Value.AsInterface())
+				}
+				assert.Equal(t, "STRING 18446744073709551615", kinds["big"])
+				assert.Equal(t, "STRING 007", kinds["zip"])
+				assert.Equal(t, "STRING 1.10", kinds["v"])
+				assert.Equal(t, "FLOAT64 0.25", kinds["ratio"])
+				assert.Equal(t, "BOOL true", kinds["ok"])
+				assert.Equal(t, "INT64 1500000", kinds["took"])
+			}
+		}
 	})
 }
 

@@ -1,7 +1,8 @@
-// Package simplerotel sends simpler's spans to OpenTelemetry, as OTLP
-// traces that a collector in front of Jaeger, Tempo or a vendor store
-// understands: live, as a program's spans end, and from the host logs of
-// any number of machines.
+// Package simplerotel sends simpler's spans and records to OpenTelemetry,
+// as OTLP traces and logs that a collector in front of Jaeger, Tempo,
+// Loki or a vendor store understands: live, as a program's spans end and
+// its records are logged, and from the host logs of any number of
+// machines. Both give the same traces and the same log records.
 //
 // It is its own module (simpler.dev/log/otel) so that the OpenTelemetry
 // SDK never enters the core library's dependencies. The package is named
@@ -31,11 +32,18 @@
 // simpler.hid as attributes); each span is a child of the span or
 // invocation it was started under, taken from the context, not guessed
 // from timestamps. Start and end are the span's monotonic times mapped to
-// wall time through an anchor, exact to the nanosecond in length.
-// Attributes keep their types. Records logged with a span's context at
-// WARN and above (LiveOptions.EventLevel) become its events, and an ERROR
-// record sets its status to error. The resource carries service.name (the
-// program's name unless set), host.name and process.pid.
+// wall time through the [CLOCK_ANCHOR] the state wrote, exactly where a
+// reader of the log puts them. Attributes keep slog's kinds. A record at
+// WARN and above (LiveOptions.EventLevel) logged while a span is open on
+// its goroutine becomes that span's event, and an ERROR record sets its
+// status to error. The resource carries service.name (the program's name
+// unless set), host.name and process.pid.
+//
+// With LiveOptions.Logs, records at INFO and above (LiveOptions.LogLevel)
+// also go out as OpenTelemetry log records (the logs signal, through the
+// SDK's log packages): body the message, severity by [Severity] (TIMING
+// between INFO and WARN, NUL at the top), typed attributes, and the trace
+// and span ids of the span they were logged in.
 //
 // The logging goroutine does little and never waits: ids at start, a copy
 // of the attributes and a non-blocking send at end. Live's goroutine
@@ -46,8 +54,10 @@
 // second and at Shutdown. Nothing is lost without a count.
 //
 // Without an observer set, spanattr pays one atomic load per span for the
-// possibility; with Live attached, a span costs its caller about 1.5 times
-// what it costs alone (BenchmarkLiveSpan).
+// possibility; with Live attached, a span costs its caller 1.6 to 1.8
+// times what it costs alone (BenchmarkLiveSpan): its ids, its place on its
+// goroutine's stack of open spans, a copy of its attributes, which the
+// export goroutine types.
 //
 // # From logs
 //
@@ -64,9 +74,15 @@
 //
 //	strace-otlp --endpoint http://collector:4318 host1/ host2/
 //
-// Live and from-log exports of the same run carry the same spans, names,
-// durations and attributes; their ids differ (random live, derived from
-// the log), so a trace exported both ways appears twice.
+// [LogRecords] does the same for the records the parser kept
+// (strace.Parser.KeepRecords), and strace-otlp sends both.
+//
+// Live and from-log exports of the same run carry the same traces: names,
+// parents, times to the nanosecond, attributes and their kinds, events
+// and status, and the same log records on the same spans. Their ids
+// differ (random live, derived from the log), so a trace exported both
+// ways appears twice; an invocation's root is timed from the invocation
+// live and from its spans from the log.
 //
 // Strings are made valid UTF-8 on the way out (OTLP rejects a whole batch
 // for one bad byte) and bounded at 4 KiB.
