@@ -48,9 +48,12 @@ allocs:
 # ports.
 otel:
 	cd otel && $(GO) vet ./... && $(GO) test -race -count=1 ./...
+	cd otel/demo && $(GO) vet ./... && $(GO) test -count=1 ./...
 
-# Not part of test: Jaeger v2 on loopback, the quickstart exporting to it
-# live, and what Jaeger received. The first run builds Jaeger (minutes).
+# The quickstart exporting its traces and logs live over OTLP to the
+# Collector's own receiver, and a trace viewer of what arrived (offline).
+# OTEL_DEMO_OTLP and OTEL_DEMO_UI choose its ports (default: free ones),
+# OTEL_DEMO_DIR where the run's log goes (default otel/demo/otel-demo-logs).
 otel-demo:
 	cd otel/demo && $(GO) run .
 

@@ -1,198 +1,195 @@
-// Demo shows the quickstart's spans in Jaeger: it builds Jaeger v2
-// all-in-one (this module's tool dependency), starts it on loopback with
-// memory storage, runs the quickstart with its spans exported live over
-// OTLP, asks Jaeger's query API what arrived, prints it with the URL to
-// open, and stops Jaeger (on a terminal, when you press Enter).
+// Demo shows the quickstart's traces and logs in a trace viewer: it starts
+// the OpenTelemetry Collector's own OTLP receiver on loopback, runs the
+// quickstart with its spans and records exported live to it over
+// OTLP/HTTP, and serves a page listing the traces that arrived, each one a
+// waterfall of its spans with their events, attributes and log records.
 //
 //	make otel-demo          # from the repository's root
 //	cd otel/demo && go run .
 //
-// The first run builds Jaeger, which takes a few minutes; later runs use
-// the Go build cache.
+// The viewer is this program's own, and works offline. Jaeger's UI is not
+// in its Go module (its build fetches the UI's JavaScript separately) and
+// not on the npm registry, and the other stores' UIs come as container
+// images; a demo that needs only Go shows what OTLP carried instead.
+//
+// The ports are free ones unless OTEL_DEMO_OTLP and OTEL_DEMO_UI give
+// host:port; the quickstart's log goes to OTEL_DEMO_DIR (default
+// otel-demo-logs), which is kept. On a terminal the viewer stops when you
+// press Enter, otherwise when interrupted.
 package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	_ "embed"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"syscall"
 	"time"
 
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/receiver/otlpreceiver"
+	"go.opentelemetry.io/collector/receiver/receivertest"
 	"golang.org/x/term"
+
+	"simpler.dev/log/examples/quickstart/app"
+	"simpler.dev/log/levels"
+	simplerotel "simpler.dev/log/otel"
 )
 
-//go:embed jaeger.yaml
-var config []byte
-
-const (
-	otlpHTTP = "127.0.0.1:4318"
-	ui       = "http://127.0.0.1:16686"
-	health   = "http://127.0.0.1:13133/status"
-	service  = "quickstart"
-)
+const service = "quickstart"
 
 func main() {
-	if err := run(); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cfg := config{
+		otlp: envOr("OTEL_DEMO_OTLP", "127.0.0.1:0"),
+		ui:   envOr("OTEL_DEMO_UI", "127.0.0.1:0"),
+		dir:  envOr("OTEL_DEMO_DIR", "otel-demo-logs"),
+	}
+	wait := func(url string) {
+		if term.IsTerminal(int(os.Stdin.Fd())) {
+			fmt.Print("Press Enter to stop. ")
+			line := make(chan struct{})
+			go func() {
+				_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
+				close(line)
+			}()
+			select {
+			case <-line:
+			case <-ctx.Done():
+			}
+			return
+		}
+		fmt.Println("Serving until interrupted (Ctrl-C or SIGTERM).")
+		<-ctx.Done()
+	}
+	if err := run(ctx, cfg, os.Stdout, wait); err != nil {
 		fmt.Fprintln(os.Stderr, "otel-demo:", err)
 		os.Exit(1)
 	}
 }
 
-func run() error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	for _, addr := range []string{otlpHTTP, "127.0.0.1:4317", "127.0.0.1:16686", "127.0.0.1:16685", "127.0.0.1:13133"} {
-		if l, err := net.Listen("tcp", addr); err != nil {
-			return fmt.Errorf("%s is taken (another Jaeger or collector running?): %w", addr, err)
-		} else {
-			l.Close()
-		}
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
 	}
-	tmp, err := os.MkdirTemp("", "otel-demo-")
+	return def
+}
+
+type config struct {
+	otlp, ui, dir string
+}
+
+// run receives, runs the quickstart, serves the viewer and calls wait with
+// its address; it returns when wait does.
+func run(ctx context.Context, cfg config, out io.Writer, wait func(url string)) error {
+	otlpAddr, err := freeAddr(cfg.otlp)
+	if err != nil {
+		return fmt.Errorf("OTLP address %s: %w", cfg.otlp, err)
+	}
+	traces, logs := new(consumertest.TracesSink), new(consumertest.LogsSink)
+	stopReceiver, err := receive(ctx, otlpAddr, traces, logs)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
+	defer stopReceiver()
+	fmt.Fprintf(out, "Receiving OTLP/HTTP at http://%s (the OpenTelemetry Collector's own receiver).\n", otlpAddr)
 
-	fmt.Println("Building Jaeger v2 (the first time takes a few minutes)...")
-	bin := filepath.Join(tmp, "jaeger")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/jaegertracing/jaeger/cmd/jaeger")
-	build.Stdout, build.Stderr = os.Stdout, os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("building Jaeger: %w", err)
-	}
-	cfg := filepath.Join(tmp, "jaeger.yaml")
-	if err := os.WriteFile(cfg, config, 0o600); err != nil {
-		return err
-	}
-	jlog, err := os.Create(filepath.Join(tmp, "jaeger.log"))
+	dir, err := filepath.Abs(cfg.dir)
 	if err != nil {
 		return err
 	}
-	defer jlog.Close()
-	jaeger := exec.Command(bin, "--config", cfg)
-	jaeger.Stdout, jaeger.Stderr = jlog, jlog
-	if err := jaeger.Start(); err != nil {
-		return fmt.Errorf("starting Jaeger: %w", err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- jaeger.Wait() }()
-	defer func() {
-		_ = jaeger.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = jaeger.Process.Kill()
-			<-exited
-		}
-		fmt.Println("Jaeger stopped.")
-	}()
-	if err := ready(ctx, exited); err != nil {
-		out, _ := os.ReadFile(jlog.Name())
-		return fmt.Errorf("%w\nJaeger's log:\n%s", err, out)
-	}
-	fmt.Println("Jaeger is up; running the quickstart with live export to http://" + otlpHTTP)
-
-	qs := exec.CommandContext(ctx, "go", "run", "./examples/quickstart",
-		"-endpoint", "http://"+otlpHTTP, "-dir", filepath.Join(tmp, "logs"), "-service-name", service)
-	qs.Dir = ".."
-	qs.Stdout, qs.Stderr = os.Stdout, os.Stderr
-	if err := qs.Run(); err != nil {
-		return fmt.Errorf("quickstart: %w", err)
-	}
-
-	traces, spans, err := arrived(ctx)
+	fmt.Fprintf(out, "Running the quickstart, exporting its spans and records live; its log goes to %s\n", dir)
+	sent, err := quickstart(ctx, "http://"+otlpAddr, dir)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("\nJaeger holds %d traces, %d spans from service %q.\nOpen %s/search?service=%s\n", traces, spans, service, ui, service)
-	if traces == 0 {
-		return errors.New("no trace arrived")
+	// The receiver hands each request to the sinks before answering it,
+	// and the exporters have been shut down: everything sent is there.
+	fmt.Fprintf(out, "Received %d spans and %d log records (%s).\n", traces.SpanCount(), logs.LogRecordCount(), sent)
+	if traces.SpanCount() == 0 {
+		return errors.New("no span arrived")
 	}
-	if term.IsTerminal(int(os.Stdin.Fd())) {
-		fmt.Print("Press Enter to stop Jaeger. ")
-		line := make(chan struct{})
-		go func() {
-			_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
-			close(line)
-		}()
-		select {
-		case <-line:
-		case <-ctx.Done():
-		case <-exited:
-		}
+
+	l, err := net.Listen("tcp", cfg.ui)
+	if err != nil {
+		return fmt.Errorf("viewer address %s: %w", cfg.ui, err)
 	}
+	srv := &http.Server{Handler: viewer(traces, logs), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(l) }()
+	defer srv.Close()
+	url := "http://" + l.Addr().String() + "/"
+	fmt.Fprintf(out, "Open %s\n", url)
+	wait(url)
 	return nil
 }
 
-// ready waits for Jaeger's health check, at most a minute.
-func ready(ctx context.Context, exited <-chan error) error {
-	deadline := time.Now().Add(time.Minute)
-	for time.Now().Before(deadline) {
-		select {
-		case err := <-exited:
-			return fmt.Errorf("jaeger exited at start: %v", err)
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
-		if resp, err := http.Get(health); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
+// freeAddr resolves host:0 to a port nothing listens on.
+func freeAddr(addr string) (string, error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", err
 	}
-	return errors.New("jaeger was not ready within a minute")
+	defer l.Close()
+	return l.Addr().String(), nil
 }
 
-// arrived asks Jaeger's query API for the service's traces until two
-// answers agree (its batch processor forwards within a second), at most
-// ten seconds.
-func arrived(ctx context.Context) (traces, spans int, err error) {
-	last := -1
-	for range 50 {
-		select {
-		case <-ctx.Done():
-			return 0, 0, ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
-		resp, err := http.Get(ui + "/api/traces?service=" + service + "&limit=1000&lookback=1h")
-		if err != nil {
-			continue
-		}
-		var body bytes.Buffer
-		_, _ = body.ReadFrom(resp.Body)
-		resp.Body.Close()
-		var got struct {
-			Data []struct {
-				Spans []json.RawMessage `json:"spans"`
-			} `json:"data"`
-		}
-		if resp.StatusCode != http.StatusOK || json.Unmarshal(body.Bytes(), &got) != nil {
-			continue
-		}
-		traces, spans = len(got.Data), 0
-		for _, t := range got.Data {
-			spans += len(t.Spans)
-		}
-		if spans > 0 && spans == last {
-			return traces, spans, nil
-		}
-		last = spans
+// receive starts the Collector's OTLP/HTTP receiver for traces and logs.
+func receive(ctx context.Context, addr string, traces *consumertest.TracesSink, logs *consumertest.LogsSink) (stop func(), err error) {
+	f := otlpreceiver.NewFactory()
+	cfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
+	cfg.Protocols.HTTP.GetOrInsertDefault().ServerConfig.NetAddr.Endpoint = addr
+	set := receivertest.NewNopSettings(f.Type())
+	tr, err := f.CreateTraces(ctx, set, cfg, traces)
+	if err != nil {
+		return nil, err
 	}
-	if last >= 0 {
-		return traces, spans, nil
+	lr, err := f.CreateLogs(ctx, set, cfg, logs) // the same receiver, its port shared
+	if err != nil {
+		return nil, err
 	}
-	return 0, 0, errors.New("jaeger's query API did not answer")
+	if err := tr.Start(ctx, componenttest.NewNopHost()); err != nil {
+		return nil, fmt.Errorf("starting the OTLP receiver: %w", err)
+	}
+	if err := lr.Start(ctx, componenttest.NewNopHost()); err != nil {
+		return nil, fmt.Errorf("starting the OTLP receiver: %w", err)
+	}
+	return func() {
+		_ = tr.Shutdown(context.Background())
+		_ = lr.Shutdown(context.Background())
+	}, nil
+}
+
+// quickstart runs the quickstart's jobs with Live exporting to endpoint.
+func quickstart(ctx context.Context, endpoint, dir string) (string, error) {
+	exp, err := simplerotel.NewSpanExporter(ctx, endpoint)
+	if err != nil {
+		return "", err
+	}
+	logExp, err := simplerotel.NewLogExporter(ctx, endpoint)
+	if err != nil {
+		return "", err
+	}
+	live, err := simplerotel.NewLive(exp, &simplerotel.LiveOptions{ServiceName: service, Logs: logExp})
+	if err != nil {
+		return "", err
+	}
+	err = app.Run(app.Config{
+		Dir: dir, Level: levels.Debug, Console: io.Discard, Out: io.Discard,
+		Handlers:    []slog.Handler{live.Handler()},
+		BeforeClose: func() error { return live.Shutdown(ctx) },
+	})
+	if err != nil {
+		return "", err
+	}
+	d := live.Drops()
+	return fmt.Sprintf("%d spans and %d log records sent, %d and %d lost", live.Exported(), live.LogsExported(), d.Total(), d.LogsTotal()), nil
 }

@@ -1,7 +1,8 @@
 // Quickstart runs simpler.dev/log's quickstart (the same job runner as
 // `go run ./examples/quickstart` at the repository's root) with its spans
-// exported live to an OpenTelemetry collector, or any OTLP endpoint, as
-// they end. The log file is written as usual.
+// and its records exported live to an OpenTelemetry collector, or any OTLP
+// endpoint (traces and logs), as they end and as they are logged. The log
+// file is written as usual.
 //
 //	go run ./examples/quickstart [-endpoint URL] [-dir DIR] [-service-name NAME]
 package main
@@ -41,7 +42,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "quickstart:", err)
 		return 2
 	}
-	live, err := simplerotel.NewLive(exp, &simplerotel.LiveOptions{ServiceName: *service})
+	logs, err := simplerotel.NewLogExporter(ctx, *endpoint)
+	if err != nil {
+		fmt.Fprintln(stderr, "quickstart:", err)
+		return 2
+	}
+	live, err := simplerotel.NewLive(exp, &simplerotel.LiveOptions{ServiceName: *service, Logs: logs})
 	if err != nil {
 		fmt.Fprintln(stderr, "quickstart:", err)
 		return 1
@@ -58,8 +64,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	d := live.Drops()
-	fmt.Fprintf(stdout, "spans exported to %s: %d, dropped: %d\n", *endpoint, live.Exported(), d.Total())
-	if d.Total() > 0 {
+	fmt.Fprintf(stdout, "exported to %s: %d spans, %d log records; dropped: %d spans, %d log records\n",
+		*endpoint, live.Exported(), live.LogsExported(), d.Total(), d.LogsTotal())
+	if d.Total()+d.LogsTotal() > 0 {
 		return 1
 	}
 	return 0

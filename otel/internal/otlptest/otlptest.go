@@ -27,20 +27,33 @@ func FreeAddr(t testing.TB) string {
 }
 
 // Receiver starts the Collector's OTLP receiver on loopback ports, with a
-// sink that keeps what arrives, and stops it when the test ends.
+// sink that keeps the traces that arrive (logs are accepted and kept
+// apart: see Both), and stops it when the test ends.
 func Receiver(t testing.TB) (httpURL, grpcURL string, sink *consumertest.TracesSink) {
+	t.Helper()
+	httpURL, grpcURL, sink, _ = Both(t)
+	return httpURL, grpcURL, sink
+}
+
+// Both starts the Collector's OTLP receiver for traces and logs on the same
+// loopback ports, with a sink for each, and stops it when the test ends.
+func Both(t testing.TB) (httpURL, grpcURL string, traces *consumertest.TracesSink, logs *consumertest.LogsSink) {
 	t.Helper()
 	f := otlpreceiver.NewFactory()
 	cfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
 	httpAddr, grpcAddr := FreeAddr(t), FreeAddr(t)
 	cfg.Protocols.HTTP.GetOrInsertDefault().ServerConfig.NetAddr.Endpoint = httpAddr
 	cfg.Protocols.GRPC.GetOrInsertDefault().NetAddr.Endpoint = grpcAddr
-	sink = new(consumertest.TracesSink)
-	r, err := f.CreateTraces(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, sink)
+	traces, logs = new(consumertest.TracesSink), new(consumertest.LogsSink)
+	set := receivertest.NewNopSettings(f.Type())
+	tr, err := f.CreateTraces(context.Background(), set, cfg, traces)
 	require.NoError(t, err)
-	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
-	t.Cleanup(func() { _ = r.Shutdown(context.Background()) })
-	return "http://" + httpAddr, "grpc://" + grpcAddr, sink
+	lr, err := f.CreateLogs(context.Background(), set, cfg, logs) // the same receiver, sharing its ports
+	require.NoError(t, err)
+	require.NoError(t, tr.Start(context.Background(), componenttest.NewNopHost()))
+	require.NoError(t, lr.Start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { _ = tr.Shutdown(context.Background()); _ = lr.Shutdown(context.Background()) })
+	return "http://" + httpAddr, "grpc://" + grpcAddr, traces, logs
 }
 
 // A Span is one received span, flattened for assertions.
@@ -98,22 +111,11 @@ func Spans(sink *consumertest.TracesSink) []Span {
 	return out
 }
 
-// LogsReceiver starts the Collector's OTLP receiver for logs on loopback
-// ports, with a sink that keeps what arrives, and stops it when the test
-// ends.
+// LogsReceiver is Both for a test that reads the logs.
 func LogsReceiver(t testing.TB) (httpURL, grpcURL string, sink *consumertest.LogsSink) {
 	t.Helper()
-	f := otlpreceiver.NewFactory()
-	cfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
-	httpAddr, grpcAddr := FreeAddr(t), FreeAddr(t)
-	cfg.Protocols.HTTP.GetOrInsertDefault().ServerConfig.NetAddr.Endpoint = httpAddr
-	cfg.Protocols.GRPC.GetOrInsertDefault().NetAddr.Endpoint = grpcAddr
-	sink = new(consumertest.LogsSink)
-	r, err := f.CreateLogs(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, sink)
-	require.NoError(t, err)
-	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
-	t.Cleanup(func() { _ = r.Shutdown(context.Background()) })
-	return "http://" + httpAddr, "grpc://" + grpcAddr, sink
+	httpURL, grpcURL, _, sink = Both(t)
+	return httpURL, grpcURL, sink
 }
 
 // A Log is one received log record, flattened for assertions.
