@@ -54,10 +54,10 @@
 // second and at Shutdown. Nothing is lost without a count.
 //
 // Without an observer set, spanattr pays one atomic load per span for the
-// possibility; with Live attached, a span costs its caller 1.6 to 1.8
+// possibility; with Live attached, a span costs its caller about 1.5
 // times what it costs alone (BenchmarkLiveSpan): its ids, its place on its
-// goroutine's stack of open spans, a copy of its attributes, which the
-// export goroutine types.
+// goroutine's stack of open spans and two allocations; the export
+// goroutine types its attributes.
 //
 // # From logs
 //

@@ -342,17 +342,19 @@ func (l *Live) End(token any, s spanattr.SpanInfo) {
 	// LogValuer may read state that changes after End), and typed on the
 	// export goroutine; a group is typed here, its members being values
 	// the caller may still own.
+	// s.Attrs is this call's own slice (SpanInfo): kept, not copied.
 	ls.mu.Lock()
 	if !ls.fromRecord {
-		ls.raw = make([]slog.Attr, 0, len(s.Attrs))
+		raw := s.Attrs[:0]
 		for _, a := range s.Attrs {
 			a.Value = a.Value.Resolve()
 			if a.Value.Kind() == slog.KindGroup || a.Value.Kind() == slog.KindAny {
 				ls.user = appendAttr(ls.user, "", a, 0)
 				continue
 			}
-			ls.raw = append(ls.raw, a)
+			raw = append(raw, a)
 		}
+		ls.raw = raw
 	}
 	ls.mu.Unlock()
 	for _, a := range s.Attrs {

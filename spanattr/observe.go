@@ -41,7 +41,8 @@ type SpanInfo struct {
 	Start int64
 	// Dur and Attrs are set at End: the length in ns, and the span's
 	// attributes as it was given them (Start's, then End's), with their
-	// slog kinds. The span's record, which handlers see after any
+	// slog kinds, in a slice made for this call that the observer may
+	// keep and change. The span's record, which handlers see after any
 	// ReplaceAttr, is handled before End is called.
 	Dur   int64
 	Attrs []slog.Attr
