@@ -60,19 +60,31 @@ otel-demo:
 # The comparison with slog, zap, zerolog, phuslu and tint (bench/, its own
 # module, so the peers stay out of the library's go.mod): raw results in
 # bench/bench.txt, then a table of medians with ratios to nop and to the
-# fastest peer.
+# fastest peer, each with its range. The test binary is built once and run
+# BENCHCOUNT times over every scenario (-count 1 each), so the n-th sample
+# of every handler comes from the same pass and a ratio is taken within a
+# pass: the machine's drift between passes does not enter it.
 bench:
-	cd bench && $(GO) test -run NONE -bench '$(BENCH)' -benchmem -count $(BENCHCOUNT) -benchtime $(BENCHTIME) . | tee bench.txt | $(GO) run ./cmd/benchtable
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf '"$$tmp" EXIT; \
+	cd bench && $(GO) test -c -o $$tmp/bench.test . && \
+	for i in $$(seq $(BENCHCOUNT)); do $$tmp/bench.test -test.run NONE -test.bench '$(BENCH)' -test.benchmem -test.count 1 -test.benchtime $(BENCHTIME); done \
+		| tee bench.txt | $(GO) run ./cmd/benchtable
 
 # Two commits side by side: the comparison benchmarks at OLD (a git ref)
-# and at the working tree, each BENCHCOUNT times, then benchstat's deltas
-# (benchstat is a tool dependency of bench/: `go tool benchstat`).
+# and at the working tree, both built once and run in alternation,
+# BENCHCOUNT passes each, then benchstat's deltas (benchstat is a tool
+# dependency of bench/: `go tool benchstat`). Alternating keeps the
+# machine's drift from reading as a regression of whichever ran second.
 OLD ?= HEAD
 bench-compare:
 	@set -e; tmp=$$(mktemp -d); trap 'git worktree remove --force '"$$tmp"'/old >/dev/null 2>&1 || true; rm -rf '"$$tmp" EXIT; \
 	git worktree add --detach -q $$tmp/old $(OLD); \
-	echo "== $(OLD)"; (cd $$tmp/old/bench && $(GO) test -run NONE -bench '$(BENCH)' -benchmem -count $(BENCHCOUNT) -benchtime $(BENCHTIME) .) > $$tmp/old.txt; \
-	echo "== working tree"; (cd bench && $(GO) test -run NONE -bench '$(BENCH)' -benchmem -count $(BENCHCOUNT) -benchtime $(BENCHTIME) .) > $$tmp/new.txt; \
+	(cd $$tmp/old/bench && $(GO) test -c -o $$tmp/old.test .); (cd bench && $(GO) test -c -o $$tmp/new.test .); \
+	for i in $$(seq $(BENCHCOUNT)); do \
+		echo "== pass $$i of $(BENCHCOUNT)"; \
+		(cd $$tmp/old/bench && $$tmp/old.test -test.run NONE -test.bench '$(BENCH)' -test.benchmem -test.count 1 -test.benchtime $(BENCHTIME)) >> $$tmp/old.txt; \
+		(cd bench && $$tmp/new.test -test.run NONE -test.bench '$(BENCH)' -test.benchmem -test.count 1 -test.benchtime $(BENCHTIME)) >> $$tmp/new.txt; \
+	done; \
 	cd bench && $(GO) tool benchstat old=$$tmp/old.txt new=$$tmp/new.txt
 
 # The library's own micro-benchmarks.

@@ -113,8 +113,11 @@ func receiverExported(e ast.Expr) bool {
 //     logs signal (OpenTelemetry, round two) sends a log's records from
 //     the log and live, placed through the anchor the state wrote: 165
 //     and 111.
+//   - simplerotel.Severity, NewLogExporter and LogRecords, Live.LogsExported
+//     and LiveDrops.LogsTotal: the logs signal itself, live and from logs,
+//     with its loss counted as spans' is: 168 and 113.
 func TestExportedSurface(t *testing.T) {
-	const budgetTop, budgetMethods = 165, 111
+	const budgetTop, budgetMethods = 168, 113
 	top, methods := exported(t, root)
 	t.Logf("exported: %d names, %d methods", top, methods)
 	assert.LessOrEqual(t, top, budgetTop, "the public packages export more names than the budget")

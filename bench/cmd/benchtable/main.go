@@ -4,7 +4,12 @@
 // costs before any handler runs), the handler's own cost (ns/op minus
 // nop's in the same run) and that own cost as a ratio to the fastest
 // peer's: the honest comparison between handlers, since the front end is
-// the same for all of them. Custom metrics (cpu-ns/op, drop_%, records/s)
+// the same for all of them. Each ratio is the median of the ratios taken
+// round by round (the n-th sample of each handler comes from the same
+// pass of -count over the scenario, so a drift of the machine between
+// passes cancels), with their minimum and maximum after it: on a busy
+// machine one pass can be twice another, and a ratio without its spread
+// claims more than it knows. Custom metrics (cpu-ns/op, drop_%, records/s)
 // are shown as they are. Above the table: the CPU, GOMAXPROCS and Go
 // version of the run.
 //
@@ -125,14 +130,15 @@ func run(in io.Reader, out io.Writer) error {
 			s := hs[h]
 			m := median(s.ns)
 			vsNop, own, vsPeer := "", "", ""
+			nops, peerNs := get(hs, "nop"), get(hs, fastestName)
 			if nop > 0 && m > 0 && !floors[h] {
-				vsNop = fmt.Sprintf("%.2f", m/nop)
+				vsNop = spread(rounds(s.ns, nops, func(x, n float64) float64 { return x / n }), "")
 				own = fmt.Sprintf("%.0f", m-nop)
 				if peerOwn := fastest - nop; fastest > 0 && peerOwn > 0 {
-					vsPeer = fmt.Sprintf("%.2f (%s)", (m-nop)/peerOwn, fastestName)
+					vsPeer = spread(rounds3(s.ns, nops, peerNs, func(x, n, p float64) float64 { return (x - n) / (p - n) }), fastestName)
 				}
 			} else if nop == 0 && fastest > 0 && m > 0 {
-				vsPeer = fmt.Sprintf("%.2f (%s, whole call)", m/fastest, fastestName)
+				vsPeer = spread(rounds(s.ns, peerNs, func(x, p float64) float64 { return x / p }), fastestName+", whole call")
 			}
 			var other []string
 			keys := make([]string, 0, len(s.metrics))
@@ -147,6 +153,50 @@ func run(in io.Reader, out io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// rounds applies f to the samples of a and b pass by pass.
+func rounds(a, b []float64, f func(x, y float64) float64) []float64 {
+	var out []float64
+	for i := range min(len(a), len(b)) {
+		if b[i] != 0 {
+			out = append(out, f(a[i], b[i]))
+		}
+	}
+	return out
+}
+
+// rounds3 applies f to the samples of a, b and c pass by pass, leaving out
+// a pass whose c equals its b (no own cost to divide by).
+func rounds3(a, b, c []float64, f func(x, y, z float64) float64) []float64 {
+	var out []float64
+	for i := range min(len(a), len(b), len(c)) {
+		if c[i] != b[i] {
+			out = append(out, f(a[i], b[i], c[i]))
+		}
+	}
+	return out
+}
+
+// spread writes the median of v, then in brackets its range when there
+// is one and the note: "0.82 (0.71–0.95, zerolog)".
+func spread(v []float64, note string) string {
+	if len(v) == 0 {
+		return ""
+	}
+	var in []string
+	lo, hi := fmt.Sprintf("%.2f", slices.Min(v)), fmt.Sprintf("%.2f", slices.Max(v))
+	if lo != hi {
+		in = append(in, lo+"–"+hi)
+	}
+	if note != "" {
+		in = append(in, note)
+	}
+	out := fmt.Sprintf("%.2f", median(v))
+	if len(in) > 0 {
+		out += " (" + strings.Join(in, ", ") + ")"
+	}
+	return out
 }
 
 func get(hs map[string]*sample, h string) []float64 {

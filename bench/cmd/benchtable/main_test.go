@@ -17,7 +17,11 @@ BenchmarkStatic/nop-2   	1000	200.0 ns/op	0 B/op	0 allocs/op
 BenchmarkStatic/nop-2   	1000	210.0 ns/op	0 B/op	0 allocs/op
 BenchmarkStatic/nop-2   	1000	190.0 ns/op	0 B/op	0 allocs/op
 BenchmarkStatic/slogsimpler-2	1000	300.0 ns/op	0 B/op	0 allocs/op
+BenchmarkStatic/slogsimpler-2	1000	315.0 ns/op	0 B/op	0 allocs/op
+BenchmarkStatic/slogsimpler-2	1000	285.0 ns/op	0 B/op	0 allocs/op
 BenchmarkStatic/zerolog-2	1000	400.0 ns/op	0 B/op	0 allocs/op
+BenchmarkStatic/zerolog-2	1000	410.0 ns/op	0 B/op	0 allocs/op
+BenchmarkStatic/zerolog-2	1000	390.0 ns/op	0 B/op	0 allocs/op
 BenchmarkStatic/text-2	1000	1200.0 ns/op	360 B/op	5 allocs/op
 BenchmarkStatic/discard-2	1000	4.0 ns/op	0 B/op	0 allocs/op
 BenchmarkDisabled/nop-2	1000	300.0 ns/op	0 B/op	1 allocs/op
@@ -33,7 +37,8 @@ PASS
 	for _, tt := range []struct{ name, want string }{
 		{"environment above the table", "cpu: Test CPU @ 1GHz, GOMAXPROCS=2, " + runtime.Version() + "\n"},
 		{"nop has no own cost", "| Static | nop | 200.0 | 0 |  |  |  |  |"},
-		{"own cost against the fastest peer's", "| Static | slogsimpler | 300.0 | 0 | 1.50 | 100 | 0.50 (zerolog) |  |"},
+		{"own cost against the fastest peer's, pass by pass, with its range", "| Static | slogsimpler | 300.0 | 0 | 1.50 | 100 | 0.50 (0.47–0.53, zerolog) |  |"},
+		{"× nop pass by pass", "| Static | zerolog | 400.0 | 0 | 2.00 (1.95–2.05) | 200 | 1.00 (zerolog) |  |"},
 		{"discard, disabled, has no own cost", "| Static | discard | 4.0 | 0 |  |  |  |  |"},
 		{"a slower peer", "| Static | text | 1200.0 | 5 | 6.00 | 1000 | 5.00 (zerolog) |  |"},
 		{"no floor: whole calls compared", "| Disabled | slogsimpler | 20.0 | 0 |  |  | 0.80 (zerolog, whole call) |  |"},
