@@ -595,24 +595,15 @@ func (l *Live) wall(mono int64) int64 {
 type counting struct {
 	sdktrace.SpanExporter
 	sent, failed atomic.Uint64
-	mu           sync.Mutex
-	err          error
+	lastError
 }
 
 func (c *counting) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
 	if err := c.SpanExporter.ExportSpans(ctx, spans); err != nil {
 		c.failed.Add(uint64(len(spans)))
-		c.mu.Lock()
-		c.err = err
-		c.mu.Unlock()
+		c.set(err)
 		return nil
 	}
 	c.sent.Add(uint64(len(spans)))
 	return nil
-}
-
-func (c *counting) lastErr() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.err
 }

@@ -47,8 +47,7 @@ type logBatcher struct {
 	size         int
 	timeout      time.Duration // of one export; 0: none
 	sent, failed atomic.Uint64
-	mu           sync.Mutex // guards err
-	err          error
+	lastError
 }
 
 func newLogBatcher(exp sdklog.Exporter, size int, timeout time.Duration) *logBatcher {
@@ -78,9 +77,7 @@ func (b *logBatcher) export(ctx context.Context) {
 	}
 	if err := b.exp.Export(ctx, b.batch); err != nil {
 		b.failed.Add(uint64(len(b.batch)))
-		b.mu.Lock()
-		b.err = err
-		b.mu.Unlock()
+		b.set(err)
 	} else {
 		b.sent.Add(uint64(len(b.batch)))
 	}
@@ -98,10 +95,22 @@ func (b *logBatcher) Shutdown(ctx context.Context) error {
 	return b.exp.Shutdown(ctx)
 }
 
-func (b *logBatcher) lastErr() error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.err
+// lastError keeps the last export error, for the drop report.
+type lastError struct {
+	mu  sync.Mutex
+	err error
+}
+
+func (e *lastError) set(err error) {
+	e.mu.Lock()
+	e.err = err
+	e.mu.Unlock()
+}
+
+func (e *lastError) lastErr() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.err
 }
 
 // logItem is one record on its way from a logging goroutine to Live's

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"simpler.dev/log/internal/logtest"
 )
 
 func TestRepeated(t *testing.T) {
@@ -25,24 +26,6 @@ func TestRepeated(t *testing.T) {
 	assert.Empty(t, Repeated{}.String(), "the zero value, as flag.PrintDefaults makes it")
 }
 
-// syncBuffer is a bytes.Buffer safe for the progress goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func TestProgress(t *testing.T) {
 	// The clock and the ticks are the test's: nothing here depends on
 	// how fast the machine is.
@@ -52,7 +35,7 @@ func TestProgress(t *testing.T) {
 	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
 
 	t.Run("silent for the first second, then a line, wiped at the end", func(t *testing.T) {
-		var out syncBuffer
+		var out logtest.Buffer
 		tick := make(chan time.Time)
 		p := newProgress(&out, "reading", 200e6, clock, tick)
 		_, err := io.Copy(io.Discard, p.Reader(strings.NewReader(strings.Repeat("x", 50e6))))
@@ -71,7 +54,7 @@ func TestProgress(t *testing.T) {
 			"\r\x1b[Kreading: 50 % (100.0 MB of 200.0 MB), 1.5 s\r\x1b[K", out.String())
 	})
 	t.Run("an unknown total counts up", func(t *testing.T) {
-		var out syncBuffer
+		var out logtest.Buffer
 		tick := make(chan time.Time)
 		p := newProgress(&out, "writing t.json", 0, clock, tick)
 		p.Add(3e6)
@@ -81,7 +64,7 @@ func TestProgress(t *testing.T) {
 		assert.Equal(t, "\r\x1b[Kwriting t.json: 3.0 MB, 2.0 s\r\x1b[K", out.String())
 	})
 	t.Run("a quick step writes nothing, not even the wipe", func(t *testing.T) {
-		var out syncBuffer
+		var out logtest.Buffer
 		p := newProgress(&out, "reading", 10, clock, make(chan time.Time))
 		p.Add(10)
 		p.Done()
