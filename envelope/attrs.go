@@ -162,7 +162,7 @@ func (l *Line) value(k slog.Kind, v slog.Value) {
 		}
 	case slog.KindFloat64:
 		var s [32]byte
-		l.rawBytes(strconv.AppendFloat(s[:0], v.Float64(), 'g', -1, 64))
+		l.rawBytes(appendFloat(s[:0], v.Float64()))
 	case slog.KindBool:
 		if v.Bool() {
 			l.raw("true")
