@@ -134,7 +134,7 @@ func bothWays(t *testing.T, work func(dir string, handlers []slog.Handler, befor
 
 	files, _ := filepath.Glob(filepath.Join(dir, "host.*.log"))
 	require.Len(t, files, 1)
-	host, err := strace.ReadHost(&strace.Parser{KeepRecords: true}, files[0], nil)
+	host, err := strace.ReadHost(&strace.Parser{KeepRecords: levels.Trace}, files[0], nil)
 	require.NoError(t, err)
 	logged, skipped := FromLogs([]strace.HostLog{host}, nil)
 	for _, s := range skipped {

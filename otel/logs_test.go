@@ -89,7 +89,7 @@ func TestLogsToCollector(t *testing.T) {
 			sink.Reset()
 			files, _ := filepath.Glob(filepath.Join(dir, "host.*.log"))
 			require.Len(t, files, 1)
-			host, err := strace.ReadHost(&strace.Parser{KeepRecords: true}, files[0], nil)
+			host, err := strace.ReadHost(&strace.Parser{KeepRecords: levels.Trace}, files[0], nil)
 			require.NoError(t, err)
 			recs, skipped := LogRecords([]strace.HostLog{host}, nil)
 			assert.Empty(t, skipped)

@@ -85,9 +85,10 @@ type Parser struct {
 	// prepare path, for the swimlane.
 	BindPhases []BindPhase
 	// KeepRecords, set before reading, keeps the ordinary records (every
-	// record that is not a machine record) in Records, for a reader that
-	// sends a log's records on (strace-otlp). Off, they cost nothing.
-	KeepRecords bool
+	// record that is not a machine record) at or above its level in
+	// Records, for a reader that sends a log's records on (strace-otlp);
+	// nil keeps none, and they cost nothing.
+	KeepRecords slog.Leveler
 	Records     []Record
 
 	// intern keeps one copy of each hid and name: a log repeats a few of
@@ -180,7 +181,7 @@ func (p *Parser) Line(line []byte) {
 	if bytes.Contains(line, markBindPhase) {
 		p.bindPhases(line)
 	}
-	if p.KeepRecords {
+	if p.KeepRecords != nil {
 		p.record(line[:end])
 	}
 }
@@ -195,7 +196,7 @@ func (p *Parser) record(line []byte) {
 		return // a span, an op, an anchor or a drop report
 	}
 	level, ok := envelope.LevelOf(r.Level)
-	if !ok {
+	if !ok || level < p.KeepRecords.Level() {
 		return
 	}
 	msg, attrs := envelope.SplitBody(r.Body)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/logtest"
+	"simpler.dev/log/levels"
 )
 
 func parseFile(t *testing.T, path string) *Parser {
@@ -145,7 +146,7 @@ func TestKeepRecords(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(dir, tc.file)
 			require.NoError(t, os.WriteFile(path, []byte(text), 0o600))
-			p := Parser{KeepRecords: true}
+			p := Parser{KeepRecords: levels.Debug}
 			require.NoError(t, ReadInput(&p, path, nil))
 			require.Len(t, p.Records, 2, "the span is not an ordinary record, the last line is no record")
 			r := p.Records[0]
@@ -155,6 +156,12 @@ func TestKeepRecords(t *testing.T) {
 			assert.Equal(t, "plain", p.Records[1].Message)
 		})
 	}
+	t.Run("at or above a level", func(t *testing.T) {
+		p := Parser{KeepRecords: levels.Warn}
+		require.NoError(t, p.Read(strings.NewReader(text)))
+		require.Len(t, p.Records, 1)
+		assert.Equal(t, "slow request", p.Records[0].Message)
+	})
 	t.Run("off by default", func(t *testing.T) {
 		var p Parser
 		require.NoError(t, p.Read(strings.NewReader(text)))

@@ -116,8 +116,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var hosts []strace.HostLog
 	for i, in := range inputs {
-		// Records are kept for the logs and for the spans' events.
-		h, err := strace.ReadHost(&strace.Parser{KeepRecords: true}, in, stdin)
+		// Records are kept for the spans' events (WARN and above) and for
+		// the logs (from --log-level): none below both.
+		keep := levels.Warn
+		if logs {
+			keep = min(keep, logLevel.Level())
+		}
+		h, err := strace.ReadHost(&strace.Parser{KeepRecords: keep}, in, stdin)
 		if err != nil {
 			fmt.Fprintf(stderr, "strace-otlp: %v\n", err)
 			return 1
