@@ -513,7 +513,10 @@ func (l *Live) Shutdown(ctx context.Context) error {
 			l.shutErr = fmt.Errorf("simplerotel: shutdown: %w with spans still queued", ctx.Err())
 		}
 		if ll := l.logs; ll != nil {
-			ll.closed.Store(true)
+			ll.admit.Or(closedBit)
+			for ll.admit.Load()&^closedBit != 0 && ctx.Err() == nil {
+				time.Sleep(10 * time.Microsecond)
+			}
 			close(ll.quit)
 			select {
 			case <-ll.done:
