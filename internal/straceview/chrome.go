@@ -103,33 +103,14 @@ func formatWall(ns int64) string {
 	return time.Unix(sec, 0).UTC().Format("2006-01-02T15:04:05") + fmt.Sprintf(".%09dZ", frac)
 }
 
-// ChromeTrace builds the per-invocation view: one process lane per (pid,
-// inv), named "<label> inv=<inv> (pid=<pid>)", with host spans on thread 0
-// and device (clk=dev) spans on thread 1, since the two clocks do not share
-// a time line. Give it invocations grouped with InInvocation. Spans of pids
-// with an anchor carry wall_ns and wall_time arguments.
-func ChromeTrace(invs []*strace.Invocation, buckets []Bucket, anchors map[int64]strace.Anchor) Document {
-	n := 0
-	for _, iv := range invs {
-		n += 3 + len(iv.Spans)
-	}
-	doc := Document{DisplayTimeUnit: "ms", TraceEvents: make([]Event, 0, n), ClockAnchors: anchorList(anchors)}
-	for e := range chromeEvents(invs, buckets, anchors) {
-		c := *e
-		c.Args = maps.Clone(e.Args)
-		if e.TS != nil {
-			c.TS, c.Dur = micros(0), micros(0)
-			*c.TS, *c.Dur = *e.TS, *e.Dur
-		}
-		doc.TraceEvents = append(doc.TraceEvents, c)
-	}
-	return doc
-}
-
-// ChromeTraceStream is ChromeTrace whose events are made one at a time
-// as WriteJSON writes them, after any the caller adds to TraceEvents: a
-// million-span trace is then never a million Events in memory, only the
-// spans it is made from.
+// ChromeTraceStream builds the per-invocation view: one process lane per
+// (pid, inv), named "<label> inv=<inv> (pid=<pid>)", with host spans on
+// thread 0 and device (clk=dev) spans on thread 1, since the two clocks do
+// not share a time line. Give it invocations grouped with InInvocation.
+// Spans of pids with an anchor carry wall_ns and wall_time arguments. The
+// events are made one at a time as WriteJSON writes them, before any the
+// caller adds to TraceEvents: a million-span trace is never a million
+// Events in memory, only the spans it is made from.
 func ChromeTraceStream(invs []*strace.Invocation, buckets []Bucket, anchors map[int64]strace.Anchor) Document {
 	return Document{DisplayTimeUnit: "ms", ClockAnchors: anchorList(anchors), stream: chromeEvents(invs, buckets, anchors)}
 }
@@ -175,19 +156,6 @@ func chromeEvents(invs []*strace.Invocation, buckets []Bucket, anchors map[int64
 			}
 		}
 	}
-}
-
-// SplitDevice separates host spans from device (clk=dev) spans, which are
-// on another clock.
-func SplitDevice(spans []strace.Span) (host, device []strace.Span) {
-	for _, s := range spans {
-		if s.IsDevice() {
-			device = append(device, s)
-		} else {
-			host = append(host, s)
-		}
-	}
-	return host, device
 }
 
 // WriteJSON writes doc as JSON. It streams the events through one

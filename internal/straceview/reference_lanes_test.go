@@ -3,6 +3,7 @@ package straceview
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -162,7 +163,7 @@ func TestReferenceExternalProducers(t *testing.T) {
 		assert.Equal(t, [2]any{int64(41), uint64(7)}, [2]any{invs[0].PID, invs[0].Inv})
 		require.Len(t, invs[0].Spans, 1)
 		assert.Equal(t, "chip.run", invs[0].Spans[0].Name)
-		doc := ChromeTrace(invs, Buckets(invs), nil)
+		doc := collected(ChromeTraceStream(invs, Buckets(invs), nil))
 		assert.NotContains(t, sliceNames(doc), "ext.pypto.decode_layer")
 	})
 	t.Run("an ext-only process is the producer's, on its own lane", func(t *testing.T) {
@@ -282,7 +283,7 @@ func TestReferenceInvocationViews(t *testing.T) {
 		mixed := old + logtest.SpanRecord(61, 611, 9, "node.dispatch", 900, 20, "run_id=9 task_slot=4 group_index=0 worker_id=0 dispatch_id=1", 0)
 		trace := func(text string) Document {
 			invs := strace.Group(parseText(t, text), strace.InInvocation)
-			return ChromeTrace(invs, Buckets(invs), nil)
+			return collected(ChromeTraceStream(invs, Buckets(invs), nil))
 		}
 		assert.Equal(t, trace(old), trace(mixed))
 	})
@@ -300,4 +301,23 @@ func TestReferenceInvocationViews(t *testing.T) {
 		assert.Len(t, got, 1)
 		assert.Contains(t, got, int64(7))
 	})
+}
+
+// collected makes a streamed document's events into TraceEvents, copying
+// each (the stream reuses one), so a test can read and compare them.
+func collected(doc Document) Document {
+	var events []Event
+	if doc.stream != nil {
+		for e := range doc.stream {
+			c := *e
+			c.Args = maps.Clone(e.Args)
+			if e.TS != nil {
+				ts, dur := *e.TS, *e.Dur
+				c.TS, c.Dur = &ts, &dur
+			}
+			events = append(events, c)
+		}
+	}
+	doc.TraceEvents, doc.stream = append(events, doc.TraceEvents...), nil
+	return doc
 }

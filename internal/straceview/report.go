@@ -38,8 +38,6 @@ func Summarize(durs []int64) Stats {
 	return st
 }
 
-func us(ns float64) string { return fmt.Sprintf("%.1f", ns/1000) }
-
 // WriteTables prints simpler's per-callable TPOT table (busiest callable
 // first): a header with the hid and the invocation count, the root span's
 // mean, min and max over its invocations as "chip.run", then every other
