@@ -135,8 +135,8 @@ type converted struct {
 }
 
 // convert places every span, gives each its ids, hands each kept record
-// to the span it was written in and makes the spans (and, with logs, the
-// log records).
+// to the span it was written in and makes the spans, or with logs the log
+// records.
 func convert(hosts []strace.HostLog, opts *Options, logs bool) converted {
 	var o Options
 	if opts != nil {
@@ -197,7 +197,10 @@ func convert(hosts []strace.HostLog, opts *Options, logs bool) converted {
 		}
 		inSpan := attachRecords(h.Parser.Records, all, o, wallOf)
 		if logs {
+			// LogRecords returns the records only: the spans' snapshots
+			// would be built to be thrown away.
 			c.records, c.skippedRecords = appendLogRecords(c.records, c.skippedRecords, h, o, inSpan, wallOf, res)
+			continue
 		}
 		for i := range roots {
 			c.spans = append(c.spans, roots[i].Snapshot())

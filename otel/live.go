@@ -115,10 +115,8 @@ type Live struct {
 	pid int
 
 	queue chan *liveSpan
-	// admit is the producers' state: bit 63 set once Shutdown begins, the
-	// low bits the ends in the middle of admission. Written by End
-	// (Add/Add(-1)) and Shutdown (Or), read by both.
-	admit atomic.Uint64
+	// admit lets End queue spans until Shutdown closes it.
+	admit admission
 	quit  chan struct{} // closed by Shutdown after admission closed
 	done  chan struct{} // closed by the export goroutine as it returns
 
@@ -182,6 +180,35 @@ func (l *Live) innermost(tid int64, pop bool) *liveSpan {
 		}
 	}
 	return t
+}
+
+// admission lets producers queue until it is closed, and lets the closer
+// wait for those in the middle of queueing, so that nothing is queued
+// after the consumer's final drain. Bit 63 of n is set once closed; the
+// low bits count the producers between enter and leave. Producers write n
+// with Add, the closer with Or, both read it.
+type admission struct{ n atomic.Uint64 }
+
+// enter reports whether the producer may queue; if so it must call leave
+// when it has.
+func (a *admission) enter() bool {
+	if a.n.Add(1)&closedBit != 0 {
+		a.n.Add(^uint64(0))
+		return false
+	}
+	return true
+}
+
+func (a *admission) leave()       { a.n.Add(^uint64(0)) }
+func (a *admission) closed() bool { return a.n.Load()&closedBit != 0 }
+
+// close admits no one more and waits, at most until ctx is done, for the
+// producers in the middle of queueing (a few instructions each).
+func (a *admission) close(ctx context.Context) {
+	a.n.Or(closedBit)
+	for a.n.Load()&^closedBit != 0 && ctx.Err() == nil {
+		time.Sleep(10 * time.Microsecond)
+	}
 }
 
 const (
@@ -305,7 +332,7 @@ type liveSpan struct {
 // Start implements [spanattr.Observer]: it gives the span its ids, an
 // invocation a new trace.
 func (l *Live) Start(parent any, s spanattr.SpanInfo) any {
-	if l.admit.Load()&closedBit != 0 {
+	if l.admit.closed() {
 		return &l.late // shut down: counted at its end, nothing allocated
 	}
 	ls := &liveSpan{live: l, invocation: s.Depth < 0, name: s.Name, inv: s.Inv, hid: s.HID, depth: s.Depth, tid: s.TID, start: s.Start}
@@ -366,8 +393,7 @@ func (l *Live) End(token any, s spanattr.SpanInfo) {
 			ls.endedMono = envelope.MonoNow()
 		}
 	}
-	if l.admit.Add(1)&closedBit != 0 {
-		l.admit.Add(^uint64(0))
+	if !l.admit.enter() {
 		l.notAdmitted.Add(1)
 		return
 	}
@@ -377,7 +403,7 @@ func (l *Live) End(token any, s spanattr.SpanInfo) {
 	default:
 		l.queueFull.Add(1)
 	}
-	l.admit.Add(^uint64(0))
+	l.admit.leave()
 }
 
 // Drops returns what has not been delivered so far, by reason.
@@ -499,12 +525,7 @@ func (l *Live) Shutdown(ctx context.Context) error {
 	l.shutdown.Do(func() {
 		// It goes on observing, counting spans that start from now on as
 		// not_admitted, until a new Live takes its place.
-		l.admit.Or(closedBit)
-		// Ends in the middle of admission finish in a few instructions;
-		// wait for them so none is left in the queue after the drain.
-		for l.admit.Load()&^closedBit != 0 && ctx.Err() == nil {
-			time.Sleep(10 * time.Microsecond)
-		}
+		l.admit.close(ctx)
 		close(l.quit)
 		select {
 		case <-l.done:
@@ -513,10 +534,7 @@ func (l *Live) Shutdown(ctx context.Context) error {
 			l.shutErr = fmt.Errorf("simplerotel: shutdown: %w with spans still queued", ctx.Err())
 		}
 		if ll := l.logs; ll != nil {
-			ll.admit.Or(closedBit)
-			for ll.admit.Load()&^closedBit != 0 && ctx.Err() == nil {
-				time.Sleep(10 * time.Microsecond)
-			}
+			ll.admit.close(ctx)
 			close(ll.quit)
 			select {
 			case <-ll.done:

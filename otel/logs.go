@@ -130,16 +130,12 @@ type liveLogs struct {
 	batch                  *logBatcher
 	quit, done             chan struct{}
 	queued, full, notAdmit atomic.Uint64
-	// admit is as Live's: bit 63 set once Shutdown begins, the low bits
-	// the emits in the middle of admission, so none is left queued after
-	// the drain.
-	admit atomic.Uint64
+	admit                  admission // as Live's, for records
 }
 
 // emit queues a record for export, or counts it dropped. It never blocks.
 func (ll *liveLogs) emit(it logItem) {
-	if ll.admit.Add(1)&closedBit != 0 {
-		ll.admit.Add(^uint64(0))
+	if !ll.admit.enter() {
 		ll.notAdmit.Add(1)
 		return
 	}
@@ -149,7 +145,7 @@ func (ll *liveLogs) emit(it logItem) {
 	default:
 		ll.full.Add(1)
 	}
-	ll.admit.Add(^uint64(0))
+	ll.admit.leave()
 }
 
 // run is the logs goroutine: records into batches, a batch out when it is
