@@ -146,7 +146,8 @@ type thread struct {
 	pid, tid   int64
 	start, end int64
 	depth      int
-	lane       int
+	lane       int // its lane, and its index among the lane's TIDs
+	index      int
 }
 
 // WriteHTML writes the timeline page of spans (see the comment at the
@@ -212,6 +213,7 @@ func WriteHTML(w io.Writer, title string, spans []strace.Span, relabel func(stri
 				proc.Lanes = append(proc.Lanes, th.lane)
 			}
 			lane := &meta.Lanes[th.lane]
+			th.index = len(lane.TIDs)
 			lane.TIDs = append(lane.TIDs, th.tid)
 			lane.Rows = max(lane.Rows, th.depth+1)
 			laneEnd[th.lane] = max(laneEnd[th.lane], th.end)
@@ -227,16 +229,9 @@ func WriteHTML(w io.Writer, title string, spans []strace.Span, relabel func(stri
 	// The spans in row order, with their thread's index in its lane.
 	laneOf := make([]int32, len(host))
 	tidIndex := make([]int32, len(host))
-	tidPos := map[[2]int64]int32{}
-	for _, l := range meta.Lanes {
-		for j, tid := range l.TIDs {
-			tidPos[[2]int64{meta.Processes[l.Process].PID, tid}] = int32(j)
-		}
-	}
 	for k, i := range host {
-		s := &spans[i]
-		key := [2]int64{s.PID, s.TID}
-		laneOf[k], tidIndex[k] = int32(threads[key].lane), tidPos[key]
+		th := threads[[2]int64{spans[i].PID, spans[i].TID}]
+		laneOf[k], tidIndex[k] = int32(th.lane), int32(th.index)
 	}
 	order := make([]int32, len(host))
 	for k := range order {
