@@ -35,11 +35,19 @@ const (
 	// closedBit in head stops every claim: producers that see it take the
 	// synchronous path. Positions never reach 2^63.
 	closedBit = 1 << 63
-	// highWater is the queue depth above which a producer yields after its
-	// push, so on a machine with few cores the woken writer gets to run
+	// Water marks, queue depths a producer checks after its push (see
+	// water). Past napWater it wakes the writer if the writer is napping
+	// (see Sink.nap): records come faster than a nap can hold. Past
+	// highWater it also tells the writer to stop napping for a while, and
+	// yields, so on a machine with few cores the writer gets to run
 	// instead of sitting behind saturating producers until they are
-	// preempted.
-	highWater = Slots / 2
+	// preempted. Only every waterEvery-th position looks: a look reads
+	// lines the writer wrote a lap ago, a miss on most pushes if every
+	// push paid it, while producers past a mark still look often enough
+	// (positions are shared, so they take turns).
+	napWater   = Slots / 4
+	highWater  = Slots / 2
+	waterEvery = 16
 	// A producer that finds the queue full yields the processor before it
 	// drops the record: fullYields times in which the writer made no
 	// progress, maxFullYields in all. Yielding is not blocking: it only
@@ -103,11 +111,22 @@ type Options struct {
 // A producer writes n and buf between its claim and its publishing store
 // of seq; the writer reads them between its load of seq (== pos+1) and its
 // releasing store. The atomic seq orders both.
+//
+// A slot is nine cache lines, and the ring is page-aligned (a large
+// allocation), so every slot starts a line: seq and n share their line
+// only with the record's first 52 bytes, never with another slot's bytes.
+// The writer's look at the next slot's seq then moves no line of the
+// record a producer is still writing, and a 100-byte record touches two
+// lines, not three.
 type slot struct {
 	seq atomic.Uint64
 	n   uint32
 	buf [SlotSize]byte
+	_   [slotPad]byte
 }
+
+// slotPad rounds a slot up to a whole number of 64-byte cache lines.
+const slotPad = (64 - (8+4+SlotSize)%64) % 64
 
 type ring [Slots]slot
 
@@ -121,18 +140,34 @@ type Sink struct {
 	_    [56]byte // keep producers' CAS line apart from the writer's
 	// tail is the count of records the writer has finished (written or
 	// failed). Written only by the writer after each batch; read by
-	// producers for the high-water check and by Counts.
-	tail atomic.Uint64
-	_    [56]byte
+	// producers when the queue is full, and by Counts. written and
+	// outputFailed share its line: they are added to by whoever writes
+	// (the writer after each batch, or a producer in synchronous mode,
+	// under mu), so on the line the writer owns they cost a queueing
+	// producer nothing, while beside ring and sleeping below, which
+	// every push reads, each batch would cost the producer a miss.
+	tail                  atomic.Uint64
+	written, outputFailed atomic.Uint64
+	_                     [40]byte
 
 	// ring is allocated by the first Start, before closedBit is first
 	// cleared (the clearing And publishes it); never replaced.
 	ring *ring
-	// sleeping is set by the writer before it waits; a producer that swaps
-	// it from true to false owns the wake-up and sends on wake (capacity
-	// 1, never blocks).
+	// sleeping is set by the writer before it waits with nothing queued;
+	// a producer that swaps it from true to false owns the wake-up and
+	// sends on wake (capacity 1, never blocks). napping is set by the
+	// writer while it naps between small drains (see nap); only a caller
+	// that wants the queue drained now (a flush, a quiesce, a producer
+	// past high water or facing a full queue) swaps it and sends: see
+	// nudge. Either swap may leave a token behind for the writer's next
+	// wait, which then wakes once for nothing.
 	sleeping atomic.Bool
+	napping  atomic.Bool
 	wake     chan struct{}
+	// pressed is set by a producer that found the queue past high water
+	// or full, cleared by the writer after each nap: a nap it was set
+	// during was too long for the producers' rate.
+	pressed atomic.Bool
 	// batchLimit is the destination's Batch, stored under mu whenever the
 	// destination changes; read by the writer.
 	batchLimit atomic.Int64
@@ -145,10 +180,9 @@ type Sink struct {
 	// moves phaseStop to phaseFinal, by CAS, so the two never both win.
 	phase atomic.Int32
 
-	// Counters. written and outputFailed are added to by whoever writes
-	// (the writer, or a producer in synchronous mode, under mu); the other
-	// reasons by producers.
-	written, queueFull, claimExhausted, outputFailed, notAdmitted atomic.Uint64
+	// The other drop reasons, added to by producers (see tail for
+	// written and outputFailed).
+	queueFull, claimExhausted, notAdmitted atomic.Uint64
 	// waited and waitedNanos count the records that waited for a slot
 	// under backpressure and how long they waited in all; added to by
 	// producers, read by Counts.
@@ -312,7 +346,7 @@ func (s *Sink) submit(rec []byte) (end uint64, err error) {
 			if stalls < fullYields && yields < maxFullYields {
 				yields++
 				t0 := s.tail.Load()
-				s.poke()
+				s.press()
 				runtime.Gosched()
 				if s.tail.Load() == t0 {
 					stalls++
@@ -336,16 +370,34 @@ claimed:
 	sl.n = uint32(copy(sl.buf[:], rec))
 	sl.seq.Store(pos + 1)
 	s.poke()
-	// High water: the slot highWater positions ahead still holds the record
-	// of one lap ago (released slots carry seq == their next position), so
-	// the writer is more than Slots-highWater records behind. Reading that
-	// slot instead of tail matters: the writer touched it thousands of
-	// records ago, while tail changes with every batch and would cost each
-	// push a cache miss.
-	if ahead := pos + highWater; s.ring[ahead&mask].seq.Load() < ahead {
-		runtime.Gosched()
+	if pos%waterEvery == 0 {
+		s.water(pos)
 	}
 	return pos + 1, nil
+}
+
+// water acts on the queue's depth after the push at pos: past napWater it
+// wakes a napping writer, past highWater it presses it and yields.
+func (s *Sink) water(pos uint64) {
+	switch {
+	case !s.deeper(pos, napWater):
+	case !s.deeper(pos, highWater):
+		s.nudge()
+	default:
+		s.press()
+		runtime.Gosched()
+	}
+}
+
+// deeper reports whether more than depth records are queued behind the
+// push at pos: the slot Slots-depth positions ahead still holds its record
+// of one lap ago (a released slot carries seq == its next position).
+// Reading that slot instead of tail matters: the writer touched it
+// thousands of records ago, while tail changes with every batch and would
+// cost each look a cache miss.
+func (s *Sink) deeper(pos uint64, depth uint64) bool {
+	ahead := pos + Slots - depth
+	return s.ring[ahead&mask].seq.Load() < ahead
 }
 
 // SetBackpressure sets Options.Backpressure from now on, for every
@@ -378,7 +430,7 @@ func (s *Sink) waitForSlot(pos uint64, start *time.Time) bool {
 	sl := &s.ring[pos&mask]
 	pause := 20 * time.Microsecond
 	for time.Since(*start) < bound {
-		s.poke()
+		s.nudge()
 		time.Sleep(pause)
 		if int64(sl.seq.Load()-pos) >= 0 || s.head.Load() != pos {
 			return true // room, or the head moved on (closedBit included)
@@ -388,15 +440,39 @@ func (s *Sink) waitForSlot(pos uint64, start *time.Time) bool {
 	return false
 }
 
-// poke wakes the writer if it is waiting. Only the producer that swaps
-// sleeping from true to false sends, so at most one wake-up is in flight
-// per idle period.
+// poke wakes the writer if it is waiting with nothing queued: every
+// record's producer calls it after publishing. Only the producer that
+// swaps sleeping from true to false sends, so at most one wake-up is in
+// flight per idle period.
 func (s *Sink) poke() {
 	if s.sleeping.Load() && s.sleeping.CompareAndSwap(true, false) {
-		select {
-		case s.wake <- struct{}{}:
-		default:
-		}
+		s.sendWake()
+	}
+}
+
+// nudge is poke for a caller that wants the queue drained now: it also
+// cuts short the writer's nap between small drains.
+func (s *Sink) nudge() {
+	if s.napping.Load() && s.napping.CompareAndSwap(true, false) {
+		s.sendWake()
+	}
+	s.poke()
+}
+
+// press is nudge from a producer that found the queue past high water or
+// full: the writer should stop napping for a while. The flag is stored
+// only when clear, so pushes past high water do not bounce its line.
+func (s *Sink) press() {
+	if !s.pressed.Load() {
+		s.pressed.Store(true)
+	}
+	s.nudge()
+}
+
+func (s *Sink) sendWake() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
 	}
 }
 

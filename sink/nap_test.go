@@ -1,0 +1,135 @@
+package sink
+
+import (
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// napping starts a writer in the bubble and leaves it in a nap: one record
+// drained (a small drain), nothing more queued.
+func napping(t *testing.T, w *memWriter) *Sink {
+	t.Helper()
+	s := New(&Options{Destination: Pipe(w)})
+	require.NoError(t, s.Start())
+	require.NoError(t, s.Submit(rec("first", 16)))
+	synctest.Wait()
+	require.Len(t, w.lines(), 1, "the writer did not drain the first record")
+	require.True(t, s.napping.Load(), "the writer is not napping after a small drain")
+	return s
+}
+
+// TestNap: after a small drain the writer naps, so a record submitted then
+// waits for the nap's end (producers do not wake it), while a flush, a
+// quiesce or a close cuts the nap short. Time is synthetic: "at once"
+// means before the bubble's clock moved by drainNap.
+func TestNap(t *testing.T) {
+	t.Run("a push does not wake it", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			w := &memWriter{}
+			s := napping(t, w)
+			defer s.Close(0)
+			require.NoError(t, s.Submit(rec("second", 16)))
+			synctest.Wait()
+			assert.Len(t, w.lines(), 1, "a push woke the napping writer")
+			time.Sleep(drainNap)
+			synctest.Wait()
+			assert.Len(t, w.lines(), 2, "the nap did not end")
+		})
+	})
+	for _, tt := range []struct {
+		name string
+		cut  func(s *Sink) error
+	}{
+		{"a flush cuts it short", func(s *Sink) error { return s.Flush(time.Second) }},
+		{"a flushed submit cuts it short", func(s *Sink) error { return s.SubmitFlush(rec("third", 16), time.Second) }},
+		{"a quiesce cuts it short", func(s *Sink) error { return s.Quiesce(time.Second) }},
+		{"a close cuts it short", func(s *Sink) error { return s.Close(time.Second) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := &memWriter{}
+				s := napping(t, w)
+				defer s.Close(0)
+				require.NoError(t, s.Submit(rec("second", 16)))
+				start := time.Now()
+				require.NoError(t, tt.cut(s))
+				assert.Less(t, time.Since(start), drainNap, "waited for the nap to end")
+				assert.GreaterOrEqual(t, len(w.lines()), 2, "the record submitted during the nap is not written")
+			})
+		})
+	}
+}
+
+// queued returns a sink whose queue is open but has no writer, holding n
+// records: nothing drains them, so the depth stays put.
+func queued(t *testing.T, n int) *Sink {
+	t.Helper()
+	s := New(&Options{Destination: Pipe(&memWriter{})})
+	s.ring = new(ring)
+	for i := range s.ring {
+		s.ring[i].seq.Store(uint64(i))
+	}
+	s.head.And(^uint64(closedBit))
+	for range n {
+		require.NoError(t, s.Submit(rec("q", 8)))
+	}
+	return s
+}
+
+// TestWater: the depth a producer sees after its push, and what it does
+// about it: past napWater it wakes a napping writer, past highWater it
+// also presses it (no more naps for a while).
+func TestWater(t *testing.T) {
+	t.Run("depth", func(t *testing.T) {
+		for _, n := range []int{1, napWater, napWater + 1, highWater, highWater + 1, Slots - 1, Slots} {
+			s := queued(t, n)
+			pos := uint64(n - 1) // the last push's position
+			assert.Equal(t, n > napWater, s.deeper(pos, napWater), "%d queued, napWater", n)
+			assert.Equal(t, n > highWater, s.deeper(pos, highWater), "%d queued, highWater", n)
+		}
+	})
+	for _, tt := range []struct {
+		name           string
+		queued         int
+		woken, pressed bool
+	}{
+		{"shallow", napWater, false, false},
+		{"past napWater", napWater + 1, true, false},
+		{"past highWater", highWater + 1, true, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := queued(t, tt.queued)
+			s.napping.Store(true)
+			s.water(uint64(tt.queued - 1))
+			woken := len(s.wake) == 1
+			assert.Equal(t, tt.woken, woken, "wake-up sent")
+			assert.Equal(t, !tt.woken, s.napping.Load(), "napping flag")
+			assert.Equal(t, tt.pressed, s.pressed.Load(), "pressed flag")
+		})
+	}
+	t.Run("a press ends the naps for a while", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			w := &memWriter{}
+			s := napping(t, w)
+			defer s.Close(0)
+			s.press() // as a producer past high water does
+			synctest.Wait()
+			require.False(t, s.pressed.Load(), "the writer did not take the press")
+			// The next small drain pauses instead of napping...
+			require.NoError(t, s.Submit(rec("second", 16)))
+			synctest.Wait()
+			assert.Len(t, w.lines(), 2)
+			assert.False(t, s.napping.Load(), "napping right after a press")
+			// ... until pressedFor has passed.
+			time.Sleep(pressedFor + time.Millisecond)
+			require.NoError(t, s.Submit(rec("third", 16)))
+			synctest.Wait()
+			assert.Len(t, w.lines(), 3)
+			assert.True(t, s.napping.Load(), "not napping again after pressedFor")
+		})
+	})
+}
