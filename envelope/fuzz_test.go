@@ -75,3 +75,26 @@ func FuzzParse(f *testing.F) {
 		require.False(t, p.Function == "" || bytes.ContainsAny([]byte(p.Function), ": \t") || p.Mono < 0, "parsed %+v from %q", p, line)
 	})
 }
+
+// FuzzToken checks token, which decides quoting from where its scan for
+// safe bytes stopped, against the whole-string rule: text quoted exactly
+// when needsQuoting says so.
+func FuzzToken(f *testing.F) {
+	for _, s := range []string{"", "plain", "two words", "a=b", "[STRACE]", "x[y", "é", "tab\tx", "\x7f", "q\"", "\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var got, want Line
+		got.token(s)
+		safe := len(s) > 0
+		for i := 0; i < len(s); i++ {
+			safe = safe && safeToken[s[i]]
+		}
+		if safe {
+			want.raw(s)
+		} else {
+			want.text(s, needsQuoting(s))
+		}
+		require.Equal(t, string(want.Finish()), string(got.Finish()), "token(%q)", s)
+	})
+}

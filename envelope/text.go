@@ -164,7 +164,15 @@ func (l *Line) token(s string) {
 		l.raw(s)
 		return
 	}
-	l.text(s, needsQuoting(s))
+	// The scan stopped at s[i]; s[:i] holds nothing that needs quoting, so
+	// a quoting byte there settles it, and otherwise ('[', a control or a
+	// multi-byte rune) the rest decides: no second scan from the start.
+	quote := i == len(s) // empty
+	if !quote {
+		c := s[i]
+		quote = c <= ' ' || c == '=' || c == '"' || c == 0x7f || needsQuoting(s[i:])
+	}
+	l.text(s, quote)
 }
 
 const (
@@ -197,6 +205,11 @@ func plainWords(s string, bracket bool) bool {
 		if bad != 0 {
 			return false
 		}
+	}
+	if i < len(s) && len(s) >= 8 {
+		// The tail, as the last eight bytes in one more word: the bytes
+		// it shares with the word before were already good.
+		return plainWords(s[len(s)-8:], bracket)
 	}
 	for ; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c >= 0x7f || (bracket && c == '[') {
