@@ -25,9 +25,18 @@
 // the writer runs. The writer copies published
 // records into a batch and writes the batch to the destination.
 //
+// The writer does not watch the queue continuously. After a drain of a
+// few records it naps (about a millisecond, as the runtime rounds a short
+// sleep) so records gather into one write, and ordinary pushes never pay
+// to wake it; a flush, a quiesce, or a producer that finds the queue a
+// quarter full wakes it early. Beside one producer it then uses a few per
+// cent of a CPU instead of a whole core, and its looks no longer pull
+// the cache lines the producer is writing.
+//
 // On a machine with few cores a busy producer can keep the writer from
 // running, so producers give way: one that leaves the queue more than half
-// full yields the processor once, and one that finds it full yields up to
+// full yields the processor once (and the writer stops napping for a
+// while), and one that finds it full yields up to
 // 64 times, giving up after 4 yields in which the writer made no progress,
 // before it counts the record as queue_full. Yielding is not blocking: it
 // lets a runnable writer run first and returns.

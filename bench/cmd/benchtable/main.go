@@ -69,9 +69,11 @@ func run(in io.Reader, out io.Writer) error {
 				name, procs = name[:i], name[i+1:] // the GOMAXPROCS suffix
 			}
 		}
-		scenario, handler, _ := strings.Cut(name, "/")
-		if handler == "" {
-			handler = "-"
+		// The handler is the last element: Own/Static/nop is handler nop
+		// in scenario Own/Static.
+		scenario, handler := name, "-"
+		if i := strings.LastIndexByte(name, '/'); i >= 0 {
+			scenario, handler = name[:i], name[i+1:]
 		}
 		if data[scenario] == nil {
 			data[scenario] = map[string]*sample{}

@@ -29,6 +29,9 @@ BenchmarkDisabled/slogsimpler-2	1000	20.0 ns/op	0 B/op	0 allocs/op
 BenchmarkDisabled/zerolog-2	1000	25.0 ns/op	0 B/op	0 allocs/op
 BenchmarkParallel/slogsimpler-2	1000	500.0 ns/op	0 B/op	0 allocs/op	1100 cpu-ns/op
 BenchmarkSaturation-2	1	200000000 ns/op	0.5 drop_%	2500000 records/s
+BenchmarkOwn/Static/nop-2	1000	5.0 ns/op	0 B/op	0 allocs/op
+BenchmarkOwn/Static/slogsimpler-2	1000	155.0 ns/op	0 B/op	0 allocs/op
+BenchmarkOwn/Static/zerolog-2	1000	205.0 ns/op	0 B/op	0 allocs/op
 PASS
 `
 	var out bytes.Buffer
@@ -43,6 +46,7 @@ PASS
 		{"a slower peer", "| Static | text | 1200.0 | 5 | 6.00 | 1000 | 5.00 (zerolog) |  |"},
 		{"no floor: whole calls compared", "| Disabled | slogsimpler | 20.0 | 0 |  |  | 0.80 (zerolog, whole call) |  |"},
 		{"custom metrics", "| Parallel | slogsimpler | 500.0 | 0 |  |  |  | cpu-ns/op=1100 |"},
+		{"a scenario of two levels", "| Own/Static | slogsimpler | 155.0 | 0 | 31.00 | 150 | 0.75 (zerolog) |  |"},
 		{"no scenario handler", "| Saturation | - | 200000000.0 | 0 |  |  |  | drop_%=0.5 records/s=2.5e+06 |"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
