@@ -3,6 +3,8 @@ package envelope
 import (
 	"bytes"
 	"log/slog"
+	"math"
+	"strconv"
 	"testing"
 	"unicode/utf8"
 
@@ -96,5 +98,19 @@ func FuzzToken(f *testing.F) {
 			want.text(s, needsQuoting(s))
 		}
 		require.Equal(t, string(want.Finish()), string(got.Finish()), "token(%q)", s)
+	})
+}
+
+// FuzzAppendDecimal holds the eight-digits-at-once path to strconv, with
+// every power of ten and its neighbours among the seeds.
+func FuzzAppendDecimal(f *testing.F) {
+	for p := uint64(1); p < 1e19; p *= 10 {
+		f.Add(p - 1)
+		f.Add(p)
+		f.Add(p + 1)
+	}
+	f.Add(uint64(math.MaxUint64))
+	f.Fuzz(func(t *testing.T, v uint64) {
+		require.Equal(t, strconv.FormatUint(v, 10), string(appendDecimal([]byte{}, v)))
 	})
 }
