@@ -291,21 +291,32 @@ func appendFixed(b []byte, v uint64, digits int) []byte {
 // than through time.Format's layout interpreter. Years outside 0–9999 fall
 // back to time.Format.
 func appendTime(b []byte, t time.Time) []byte {
-	year, month, day := t.Date()
+	// One zone lookup, then the calendar from the day count: t.Date,
+	// t.Clock and t.Zone would look the zone up once each.
+	_, off := t.Zone()
+	sec := t.Unix()
+	if sec < minYear0 || sec > maxYear9999 {
+		return t.AppendFormat(b, "2006-01-02T15:04:05.000Z07:00")
+	}
+	// Seconds since 0000-03-01 less 400 years: every supported instant
+	// and offset is then positive, and the divisions are unsigned.
+	u := uint64(sec + int64(off) + (719468+146097)*86400)
+	clock := uint(u % 86400)
+	year, month, day := civil(u / 86400)
 	if year < 0 || year > 9999 {
 		return t.AppendFormat(b, "2006-01-02T15:04:05.000Z07:00")
 	}
-	hour, min, sec := t.Clock()
-	ms := t.Nanosecond() / 1e6
+	y := uint(year)
+	hour, min, s := clock/3600, clock/60%60, clock%60
+	ms := uint(t.Nanosecond()) / 1e6
 	b = append(b,
-		byte('0'+year/1000), byte('0'+year/100%10), byte('0'+year/10%10), byte('0'+year%10), '-',
-		byte('0'+int(month)/10), byte('0'+int(month)%10), '-',
+		byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-',
+		byte('0'+month/10), byte('0'+month%10), '-',
 		byte('0'+day/10), byte('0'+day%10), 'T',
 		byte('0'+hour/10), byte('0'+hour%10), ':',
 		byte('0'+min/10), byte('0'+min%10), ':',
-		byte('0'+sec/10), byte('0'+sec%10), '.',
+		byte('0'+s/10), byte('0'+s%10), '.',
 		byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
-	_, off := t.Zone()
 	if off == 0 {
 		return append(b, 'Z')
 	}
@@ -317,4 +328,31 @@ func appendTime(b []byte, t time.Time) []byte {
 	}
 	h, m := zone/60, zone%60
 	return append(b, sign, byte('0'+h/10), byte('0'+h%10), ':', byte('0'+m/10), byte('0'+m%10))
+}
+
+// The Unix seconds of 0000-01-01 and 9999-12-31T23:59:59 UTC, widened by
+// a day so any zone offset is inside; beyond them time.Format decides.
+const (
+	minYear0    = -62167219200 - 86400
+	maxYear9999 = 253402300799 + 86400
+)
+
+// civil returns the proleptic Gregorian date of day z, counted from
+// 0000-03-01 less 400 years (Howard Hinnant's civil_from_days, unsigned).
+func civil(z uint64) (year int, month, day uint) {
+	era := z / 146097
+	doe := z - era*146097                                  // [0, 146096]
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365 // [0, 399]
+	doy := doe - (365*yoe + yoe/4 - yoe/100)               // [0, 365]
+	mp := (5*doy + 2) / 153                                // [0, 11], from March
+	day = uint(doy - (153*mp+2)/5 + 1)
+	month = uint(mp + 3)
+	if month > 12 {
+		month -= 12
+	}
+	year = int(yoe+era*400) - 400
+	if month <= 2 {
+		year++
+	}
+	return year, month, day
 }
