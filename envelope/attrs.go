@@ -264,26 +264,38 @@ func appendDuration(b []byte, d time.Duration) []byte {
 // appendFixed writes v / 10^digits with the fraction's trailing zeros
 // dropped (and no point when the fraction is zero).
 func appendFixed(b []byte, v uint64, digits int) []byte {
-	p := uint64(1)
-	for range digits {
-		p *= 10
+	// Constant divisors (a multiplication each) for the three scales
+	// durations use; any other falls back to a loop.
+	var whole, frac uint64
+	switch digits {
+	case 3:
+		whole, frac = v/1e3, v%1e3
+	case 6:
+		whole, frac = v/1e6, v%1e6
+	case 9:
+		whole, frac = v/1e9, v%1e9
+	default:
+		p := uint64(1)
+		for range digits {
+			p *= 10
+		}
+		whole, frac = v/p, v%p
 	}
-	b = strconv.AppendUint(b, v/p, 10)
-	frac := v % p
+	b = appendDecimal(b, whole)
 	if frac == 0 {
 		return b
 	}
-	for frac%10 == 0 {
+	var s [20]byte
+	for i := digits - 1; i >= 0; i-- {
+		s[i] = byte('0' + frac%10)
 		frac /= 10
-		digits--
+	}
+	n := digits
+	for s[n-1] == '0' {
+		n--
 	}
 	b = append(b, '.')
-	var s [20]byte
-	f := strconv.AppendUint(s[:0], frac, 10)
-	for range digits - len(f) {
-		b = append(b, '0')
-	}
-	return append(b, f...)
+	return append(b, s[:n]...)
 }
 
 // appendTime appends t as slog's TextHandler writes times: RFC 3339 with
