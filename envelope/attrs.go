@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
-	"strconv"
 	"time"
 )
 
@@ -237,7 +236,7 @@ func appendDuration(b []byte, d time.Duration) []byte {
 	if u < uint64(time.Second) {
 		switch {
 		case u < uint64(time.Microsecond):
-			b = strconv.AppendUint(b, u, 10)
+			b = appendDecimal(b, u)
 			return append(b, "ns"...)
 		case u < uint64(time.Millisecond):
 			b = appendFixed(b, u, 3)
@@ -250,11 +249,11 @@ func appendDuration(b []byte, d time.Duration) []byte {
 	secs := u / uint64(time.Second)
 	h, m, s := secs/3600, secs/60%60, secs%60
 	if h > 0 {
-		b = strconv.AppendUint(b, h, 10)
+		b = appendDecimal(b, h)
 		b = append(b, 'h')
 	}
 	if h > 0 || m > 0 {
-		b = strconv.AppendUint(b, m, 10)
+		b = appendDecimal(b, m)
 		b = append(b, 'm')
 	}
 	b = appendFixed(b, s*uint64(time.Second)+u%uint64(time.Second), 9)

@@ -204,6 +204,16 @@ func appendDecimal(b []byte, v uint64) []byte {
 	return append(b, s[i:]...)
 }
 
+// appendInt appends v in decimal, as strconv.AppendInt(b, v, 10) does.
+func appendInt(b []byte, v int64) []byte {
+	u := uint64(v)
+	if v < 0 {
+		b = append(b, '-')
+		u = -u
+	}
+	return appendDecimal(b, u)
+}
+
 // eightDigits returns the eight decimal digits of n < 10^8, leading zeros
 // included, as ASCII in memory order (little-endian): the digits are
 // split into two 4-digit halves in 32-bit lanes, each half into two

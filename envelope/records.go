@@ -108,15 +108,15 @@ const emptyName = "unnamed"
 func (s *Span) AppendBody(dst, attrs []byte) []byte {
 	dur, depth, ts := max(s.Dur, 0), max(s.Depth, 0), max(s.TS, 0)
 	dst = append(dst, MarkerSpan+" "+Version+" pid="...)
-	dst = strconv.AppendInt(dst, int64(s.PID), 10)
+	dst = appendInt(dst, int64(s.PID))
 	dst = append(dst, " tid="...)
-	dst = strconv.AppendInt(dst, s.TID, 10)
+	dst = appendInt(dst, s.TID)
 	dst = append(dst, " inv="...)
-	dst = strconv.AppendUint(dst, s.Inv, 10)
+	dst = appendDecimal(dst, s.Inv)
 	dst = append(dst, " hid="...)
 	dst = strconv.AppendUint(dst, s.HID, 16)
 	dst = append(dst, " depth="...)
-	dst = strconv.AppendInt(dst, int64(depth), 10)
+	dst = appendInt(dst, int64(depth))
 	dst = append(dst, " name="...)
 	name := s.Name
 	if name == "" {
@@ -124,9 +124,9 @@ func (s *Span) AppendBody(dst, attrs []byte) []byte {
 	}
 	dst = appendName(dst, name)
 	dst = append(dst, " ts="...)
-	dst = strconv.AppendInt(dst, ts, 10)
+	dst = appendInt(dst, ts)
 	dst = append(dst, " dur="...)
-	dst = strconv.AppendInt(dst, dur, 10)
+	dst = appendInt(dst, dur)
 	dst = append(dst, ' ')
 	return append(dst, attrs...)
 }
@@ -258,7 +258,7 @@ func (o *Op) AppendBody(dst []byte) []byte {
 	dst = append(dst, ' ')
 	dst = appendName(dst, o.Name)
 	dst = append(dst, " [id="...)
-	dst = strconv.AppendUint(dst, o.ID, 10)
+	dst = appendDecimal(dst, o.ID)
 	dst = append(dst, "] "...)
 	f := newField(dst, attrsCap)
 	f.bytesIn(o.Detail, &safeAttrs)
@@ -356,11 +356,11 @@ var processAnchor atomic.Pointer[Anchor]
 // AppendBody appends the anchor's body.
 func (a *Anchor) AppendBody(dst []byte) []byte {
 	dst = append(dst, MarkerAnchor+" "+Version+" pid="...)
-	dst = strconv.AppendInt(dst, int64(a.PID), 10)
+	dst = appendInt(dst, int64(a.PID))
 	dst = append(dst, " mono_ns="...)
-	dst = strconv.AppendInt(dst, a.Mono, 10)
+	dst = appendInt(dst, a.Mono)
 	dst = append(dst, " wall_ns="...)
-	return strconv.AppendInt(dst, a.Wall, 10)
+	return appendInt(dst, a.Wall)
 }
 
 // Anchor writes the whole anchor record into an empty line, on lane tid,
@@ -412,10 +412,10 @@ func (d *Drops) counters() [6]*uint64 {
 // AppendBody appends the report's body.
 func (d *Drops) AppendBody(dst []byte) []byte {
 	dst = append(dst, MarkerDrops+" "+Version+" pid="...)
-	dst = strconv.AppendInt(dst, int64(d.PID), 10)
+	dst = appendInt(dst, int64(d.PID))
 	for i, p := range d.counters() {
 		dst = append(dst, dropKeys[i]...)
-		dst = strconv.AppendUint(dst, *p, 10)
+		dst = appendDecimal(dst, *p)
 	}
 	return dst
 }

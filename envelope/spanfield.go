@@ -170,18 +170,18 @@ func (w *attrWriter) attr(prefix string, a slog.Attr) {
 		w.f.bytesIn(v.String(), &safeName)
 	case slog.KindInt64:
 		if roomy {
-			w.f.n = len(strconv.AppendInt(w.f.b[:w.f.n], v.Int64(), 10))
+			w.f.n = len(appendInt(w.f.b[:w.f.n], v.Int64()))
 			return
 		}
-		w.f.bytesIn(string(strconv.AppendInt(scratch[:0], v.Int64(), 10)), &safeName)
+		w.f.bytesIn(string(appendInt(scratch[:0], v.Int64())), &safeName)
 	case slog.KindUint64:
 		if roomy {
-			w.f.n = len(strconv.AppendUint(w.f.b[:w.f.n], v.Uint64(), 10))
+			w.f.n = len(appendDecimal(w.f.b[:w.f.n], v.Uint64()))
 			return
 		}
-		w.f.bytesIn(string(strconv.AppendUint(scratch[:0], v.Uint64(), 10)), &safeName)
+		w.f.bytesIn(string(appendDecimal(scratch[:0], v.Uint64())), &safeName)
 	case slog.KindFloat64:
-		w.f.bytesIn(string(strconv.AppendFloat(scratch[:0], v.Float64(), 'g', -1, 64)), &safeName)
+		w.f.bytesIn(string(appendFloat(scratch[:0], v.Float64())), &safeName)
 	case slog.KindBool:
 		w.f.bytesIn(strconv.FormatBool(v.Bool()), &safeName)
 	case slog.KindDuration:
