@@ -18,13 +18,18 @@
 //   - Span: a span with three attributes started and ended, TIMING on and
 //     off, off with the lazy spanattr.Enabled idiom, and one LogAttrs with
 //     the same attributes to measure a span against (slogsimpler only);
+//   - Own/Static, Own/Attrs10, Own/With10: each handler's Handle called
+//     directly with a record made beforehand, so its own cost is measured
+//     without slog's front end, the noisiest part of a whole call;
 //   - Saturation: 2×GOMAXPROCS producers for a fixed time into a real file
 //     through slogsimpler, reporting the share of records dropped and the
 //     records written per second.
 //
 // The handlers: nop (Enabled true, Handle does nothing: slog's own floor),
 // discard (slog.DiscardHandler), slogsimpler (writer running, destination
-// /dev/null, batched), slogsimpler-sync (synchronous, io.Discard), text and
+// /dev/null, batched), slogsimpler-sync (synchronous, io.Discard),
+// slogsimpler-sync-devnull (synchronous, a write(2) to /dev/null per
+// record: the write the asynchronous handler takes off the caller), text and
 // json (the standard library's, AddSource on, since slogsimpler always
 // carries the source), tint, zapslog, zerolog and phuslu (their slog
 // handlers); and, for reference, the native APIs zap-native,

@@ -46,6 +46,12 @@ func handlers(b *testing.B) []namedHandler {
 	if err != nil {
 		b.Fatal(err)
 	}
+	// The synchronous handler with the write the asynchronous one takes
+	// off the caller: a system call per record, to /dev/null.
+	syncWrite, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Destination: sink.Writer(devnull)})
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.Cleanup(func() { async.Close(0); devnull.Close() })
 	zcore := zapcore.NewCore(zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig()), zapcore.AddSync(io.Discard), zapcore.InfoLevel)
 	source := &slog.HandlerOptions{Level: levels.Info, AddSource: true}
@@ -54,6 +60,7 @@ func handlers(b *testing.B) []namedHandler {
 		{"discard", slog.DiscardHandler},
 		{"slogsimpler", async.Handler()},
 		{"slogsimpler-sync", sync.Handler()},
+		{"slogsimpler-sync-devnull", syncWrite.Handler()},
 		{"text", slog.NewTextHandler(io.Discard, source)},
 		{"json", slog.NewJSONHandler(io.Discard, source)},
 		{"tint", tint.NewHandler(io.Discard, &tint.Options{Level: levels.Info, AddSource: true, NoColor: true})},
