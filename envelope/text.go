@@ -188,10 +188,26 @@ func plainText(s string) bool { return plainWords(s, true) }
 // bracket, not '['), eight bytes at a time: a word is plain when no byte
 // is below 0x20, none has the high bit, none is 0x7f (and none is '[').
 func plainWords(s string, bracket bool) bool {
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+	n := len(s)
+	if n < 8 {
+		for i := 0; i < n; i++ {
+			if c := s[i]; c < 0x20 || c >= 0x7f || (bracket && c == '[') {
+				return false
+			}
+		}
+		return true
+	}
+	for i := 0; ; i += 8 {
+		if i+8 > n {
+			// The tail as the last eight bytes, one more word: the bytes
+			// it shares with the word before were already good.
+			i = n - 8
+		}
+		// One bounds check for the word, so the compiler merges the eight
+		// byte loads into one.
+		w := s[i : i+8]
+		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
 		// Any byte < 0x20, or >= 0x80: (x - 0x20 per byte) borrows into or
 		// x itself has the high bit.
 		bad := ((x - 0x20*lsb) | x) & msb
@@ -205,16 +221,8 @@ func plainWords(s string, bracket bool) bool {
 		if bad != 0 {
 			return false
 		}
-	}
-	if i < len(s) && len(s) >= 8 {
-		// The tail, as the last eight bytes in one more word: the bytes
-		// it shares with the word before were already good.
-		return plainWords(s[len(s)-8:], bracket)
-	}
-	for ; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || (bracket && c == '[') {
-			return false
+		if i+8 == n {
+			return true
 		}
 	}
-	return true
 }
