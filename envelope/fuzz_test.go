@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -111,5 +112,22 @@ func FuzzAppendDecimal(f *testing.F) {
 	f.Fuzz(func(t *testing.T, v uint64) {
 		require.Equal(t, strconv.FormatUint(v, 10), string(appendDecimal([]byte{}, v)))
 		require.Equal(t, strconv.FormatInt(int64(v), 10), string(appendInt([]byte{}, int64(v))))
+	})
+}
+
+// FuzzSpanLine holds Line.Span, which writes a body that surely fits in
+// place, to the body written apart and then cut at the bound.
+func FuzzSpanLine(f *testing.F) {
+	f.Add("chip.run", int64(7), uint64(3), int64(-1), strings.Repeat("k=v ", 40))
+	f.Add(strings.Repeat("n", 100), int64(math.MaxInt64), uint64(math.MaxUint64), int64(math.MinInt64), strings.Repeat("x", 400))
+	f.Fuzz(func(t *testing.T, name string, tid int64, inv uint64, ts int64, attrs string) {
+		s := Span{PID: 4242, TID: tid, Inv: inv, HID: inv * 31, Depth: int(tid % 70), Name: name, TS: ts, Dur: ts / 3}
+		var got, want Line
+		got.Span(ts, tid, &s, []byte(attrs))
+		want.headerName(ts, tid, "TIMING")
+		want.raw(FuncSpan + ": ")
+		var buf [MaxRecord]byte
+		want.rawBytes(s.AppendBody(buf[:0], []byte(attrs)))
+		require.Equal(t, string(want.Finish()), string(got.Finish()))
 	})
 }

@@ -137,9 +137,22 @@ func (s *Span) AppendBody(dst, attrs []byte) []byte {
 func (l *Line) Span(mono, tid int64, s *Span, attrs []byte) {
 	l.headerName(mono, tid, "TIMING")
 	l.raw(FuncSpan + ": ")
+	// The body is printable ASCII with one marker, at its start. When it
+	// surely fits it is written in place; otherwise into a buffer of its
+	// own and then cut at the bound.
+	if l.n+spanBodyMax+len(attrs) <= maxContent {
+		l.n = len(s.AppendBody(l.buf[:l.n], attrs))
+		return
+	}
 	var buf [MaxRecord]byte
-	l.rawBytes(s.AppendBody(buf[:0], attrs)) // printable ASCII, one marker at the start
+	l.rawBytes(s.AppendBody(buf[:0], attrs))
 }
+
+// spanBodyMax bounds a span's body without its attributes: the words, the
+// longest of each number (20 digits, a sign, 16 hex digits for hid) and
+// the longest name field.
+const spanBodyMax = len(MarkerSpan+" "+Version+" pid= tid= inv= hid= depth= name= ts= dur= ") +
+	11 + 20 + 20 + 16 + 20 + 20 + 20 + nameCap
 
 // SpanAttrs builds the attrs field of a [Span]: space-separated key=value
 // pairs, groups as dotted keys, keys and values encoded so that a space
