@@ -174,6 +174,15 @@ func appendDecimal(b []byte, v uint64) []byte {
 	switch {
 	case v < 10:
 		return append(b, byte('0'+v))
+	case v < 100:
+		return append(b, digitPairs[v*2], digitPairs[v*2+1])
+	case v < 1e4:
+		// Status codes, line numbers: two digit pairs.
+		hi, lo := v/100, v%100
+		if hi < 10 {
+			return append(b, byte('0'+hi), digitPairs[lo*2], digitPairs[lo*2+1])
+		}
+		return append(b, digitPairs[hi*2], digitPairs[hi*2+1], digitPairs[lo*2], digitPairs[lo*2+1])
 	case v < 1e8:
 		var s [8]byte
 		binary.LittleEndian.PutUint64(s[:], eightDigits(uint32(v)))
