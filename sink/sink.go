@@ -158,7 +158,7 @@ type Sink struct {
 	// sends on wake (capacity 1, never blocks). napping is set by the
 	// writer while it naps between small drains (see nap); only a caller
 	// that wants the queue drained now (a flush, a quiesce, a producer
-	// past high water or facing a full queue) swaps it and sends: see
+	// past napWater or facing a full queue) swaps it and sends: see
 	// nudge. Either swap may leave a token behind for the writer's next
 	// wait, which then wakes once for nothing.
 	sleeping atomic.Bool

@@ -218,10 +218,11 @@ func (s *Sink) run(done chan struct{}) {
 	next := s.tail.Load()
 	batch, timer := s.batch, s.timer
 	polls := 0
-	// pressed is when producers last cut a nap short: they reached high
-	// water during it. For pressedFor after that the writer pauses
-	// between small drains by spinning, as it did before it napped.
-	var pressed time.Time
+	// pressedAt is when producers last pressed the writer during a nap
+	// (they reached high water or a full queue). For pressedFor after
+	// that the writer pauses between small drains by spinning, as it did
+	// before it napped.
+	var pressedAt time.Time
 	for {
 		if n := s.drain(&next, batch, false); n > 0 {
 			polls = 0
@@ -229,9 +230,9 @@ func (s *Sink) run(done chan struct{}) {
 				// Producers are slow: let records accumulate before the
 				// next look (see nap). Many producers never get here:
 				// their drains are large.
-				if pressed.IsZero() || time.Since(pressed) > pressedFor {
+				if pressedAt.IsZero() || time.Since(pressedAt) > pressedFor {
 					if s.nap(timer) {
-						pressed = time.Now()
+						pressedAt = time.Now()
 					}
 				} else {
 					pause(drainPause)
@@ -303,7 +304,7 @@ const (
 // nap waits, after a drain of fewer than smallDrain records, for records
 // to accumulate: drainNap, which the runtime may round up (on Linux a
 // short sleep takes about a millisecond), or until nudged by a flush, a
-// quiesce, or a producer that finds the queue past high water or full.
+// quiesce, or a producer that finds the queue a quarter full (napWater).
 // Producers' ordinary pushes do not wake it, so they never pay for a
 // wake-up, and the next drain takes a batch in one write. It reports
 // whether a producer cut it short at high water or with the queue full:
