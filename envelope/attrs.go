@@ -306,12 +306,13 @@ func appendTime(b []byte, t time.Time) []byte {
 	// t.Clock and t.Zone would look the zone up once each.
 	_, off := t.Zone()
 	sec := t.Unix()
-	if sec < minYear0 || sec > maxYear9999 {
+	local := sec + int64(off) // wraps only far outside the range checked
+	if sec < minYear0 || sec > maxYear9999 || local < minYear0 || local > maxYear9999 {
 		return t.AppendFormat(b, "2006-01-02T15:04:05.000Z07:00")
 	}
-	// Seconds since 0000-03-01 less 400 years: every supported instant
-	// and offset is then positive, and the divisions are unsigned.
-	u := uint64(sec + int64(off) + (719468+146097)*86400)
+	// Seconds since 0000-03-01 less 400 years: every instant in range is
+	// then positive, and the divisions are unsigned.
+	u := uint64(local + (719468+146097)*86400)
 	clock := uint(u % 86400)
 	year, month, day := civil(u / 86400)
 	if year < 0 || year > 9999 {
@@ -341,8 +342,8 @@ func appendTime(b []byte, t time.Time) []byte {
 	return append(b, sign, byte('0'+h/10), byte('0'+h%10), ':', byte('0'+m/10), byte('0'+m%10))
 }
 
-// The Unix seconds of 0000-01-01 and 9999-12-31T23:59:59 UTC, widened by
-// a day so any zone offset is inside; beyond them time.Format decides.
+// The Unix seconds of 0000-01-01 and 9999-12-31T23:59:59, widened by a
+// day; an instant or its local time beyond them is left to time.Format.
 const (
 	minYear0    = -62167219200 - 86400
 	maxYear9999 = 253402300799 + 86400
