@@ -35,3 +35,29 @@ func BenchmarkHeader(b *testing.B) {
 		l.Finish()
 	}
 }
+
+// BenchmarkSpanRecord is a span's record as the handler renders it: three
+// attributes into the attrs field, then the header and body.
+func BenchmarkSpanRecord(b *testing.B) {
+	sp := Span{PID: 4242, TID: 17, Inv: 3, HID: 0x9f2c, Depth: 1, Name: "chip.run.bind", TS: 183746529384756, Dur: 48213}
+	attrs := []slog.Attr{slog.Int("rank", 0), slog.Int("run_id", 7), slog.String("phase", "bind")}
+	for b.Loop() {
+		var sa SpanAttrs
+		for _, a := range attrs {
+			sa.Add(a)
+		}
+		var l Line
+		l.Span(183746529433000, 17, &sp, sa.Bytes())
+		l.Finish()
+	}
+}
+
+func BenchmarkSpanAttrs(b *testing.B) {
+	attrs := []slog.Attr{slog.Int("rank", 0), slog.Int("run_id", 7), slog.String("phase", "bind")}
+	for b.Loop() {
+		var sa SpanAttrs
+		for _, a := range attrs {
+			sa.Add(a)
+		}
+	}
+}

@@ -131,3 +131,48 @@ func FuzzSpanLine(f *testing.F) {
 		require.Equal(t, string(want.Finish()), string(got.Finish()))
 	})
 }
+
+// FuzzSpanAttrs holds SpanAttrs.Add, which writes plain pairs that surely
+// fit directly, to the field encoder alone, for every kind the direct path
+// takes and at every fill of the field, so its boundary is crossed.
+func FuzzSpanAttrs(f *testing.F) {
+	f.Add("rank", "bind", int64(7), uint8(0))
+	f.Add("k=v", "two words", int64(math.MinInt64), uint8(170))
+	f.Add("", "", int64(-1), uint8(191))
+	f.Fuzz(func(t *testing.T, key, str string, n int64, fill uint8) {
+		slow := func(s *SpanAttrs, a slog.Attr) { // Add without its direct path
+			if !s.full {
+				s.addField(a)
+			}
+		}
+		for _, a := range []slog.Attr{
+			slog.String(key, str), slog.Int64(key, n), slog.Uint64(key, uint64(n)),
+			slog.Bool(key, n&1 == 1), slog.Float64(key, float64(n)),
+		} {
+			var got, want SpanAttrs
+			pad := slog.String("p", strings.Repeat("x", int(fill)))
+			slow(&got, pad)
+			slow(&want, pad)
+			got.Add(a)
+			slow(&want, a)
+			require.Equal(t, string(want.Bytes()), string(got.Bytes()), "%v after %d bytes", a, fill)
+			got.Add(a) // and once more, past the bound
+			slow(&want, a)
+			require.Equal(t, string(want.Bytes()), string(got.Bytes()), "%v twice after %d bytes", a, fill)
+		}
+	})
+}
+
+// FuzzAppendName holds appendName, which appends a plain name that fits
+// as it is, to the field encoder.
+func FuzzAppendName(f *testing.F) {
+	f.Add("chip.run.bind")
+	f.Add(strings.Repeat("n", nameCap))
+	f.Add(strings.Repeat("n", nameCap+1))
+	f.Add("a b=c")
+	f.Fuzz(func(t *testing.T, name string) {
+		fl := newField([]byte("pre"), nameCap)
+		fl.bytesIn(name, &safeName)
+		require.Equal(t, string(fl.bytes()), string(appendName([]byte("pre"), name)))
+	})
+}

@@ -114,7 +114,7 @@ func (s *Span) AppendBody(dst, attrs []byte) []byte {
 	dst = append(dst, " inv="...)
 	dst = appendDecimal(dst, s.Inv)
 	dst = append(dst, " hid="...)
-	dst = strconv.AppendUint(dst, s.HID, 16)
+	dst = appendHex(dst, s.HID)
 	dst = append(dst, " depth="...)
 	dst = appendInt(dst, int64(depth))
 	dst = append(dst, " name="...)
@@ -167,12 +167,60 @@ type SpanAttrs struct {
 
 // Add appends a (resolved; an empty attribute is skipped).
 func (s *SpanAttrs) Add(a slog.Attr) {
-	if s.full {
+	if s.full || s.addPlain(a) {
 		return
 	}
+	s.addField(a)
+}
+
+// addField writes a through the field encoder: escapes, groups, any kind,
+// and the cut at the field's capacity.
+func (s *SpanAttrs) addField(a slog.Attr) {
 	w := attrWriter{f: field{b: s.buf[:], n: s.n, cap: attrsCap}, n: s.pairs}
 	w.attr("", a)
 	s.n, s.pairs, s.full = w.f.n, w.n, w.f.full
+}
+
+// addPlain writes a as the field encoder would when nothing in it needs an
+// escape and the pair surely fits: a number, a bool or a string of safe
+// bytes under a key of safe bytes, most span attributes. It reports
+// whether it did; otherwise nothing was written.
+func (s *SpanAttrs) addPlain(a slog.Attr) bool {
+	const maxDigits = 20
+	v := a.Value
+	var str string
+	size := maxDigits
+	switch v.Kind() {
+	case slog.KindInt64, slog.KindUint64:
+	case slog.KindBool:
+		size = len("false")
+	case slog.KindString:
+		str = v.String()
+		size = len(str)
+	default:
+		return false
+	}
+	if s.n+len(" =")+len(a.Key)+size > attrsCap || !plainIn(a.Key, &safeName) || !plainIn(str, &safeName) {
+		return false
+	}
+	b := s.buf[:s.n]
+	if s.pairs > 0 {
+		b = append(b, ' ')
+	}
+	b = append(append(b, a.Key...), '=')
+	switch v.Kind() {
+	case slog.KindInt64:
+		b = appendInt(b, v.Int64())
+	case slog.KindUint64:
+		b = appendDecimal(b, v.Uint64())
+	case slog.KindBool:
+		b = strconv.AppendBool(b, v.Bool())
+	default:
+		b = append(b, str...)
+	}
+	s.n = len(b)
+	s.pairs++
+	return true
 }
 
 // Bytes returns the field; it aliases s.

@@ -54,6 +54,19 @@ func (f *field) bytes() []byte { return f.b[:f.n] }
 
 func (f *field) used() int { return f.n - f.start }
 
+// byte1 writes c, a byte that needs no escape: unit(c) without the
+// variadic slice.
+func (f *field) byte1(c byte) {
+	switch {
+	case f.full:
+	case f.used() < f.cap:
+		f.b[f.n] = c
+		f.n++
+	default:
+		f.truncate()
+	}
+}
+
 func (f *field) unit(u ...byte) {
 	if f.full {
 		return
@@ -108,10 +121,23 @@ func (f *field) bytesIn(s string, safe *[256]bool) {
 	}
 }
 
+// plainIn reports whether every byte of s is in the safe set.
+func plainIn(s string, safe *[256]bool) bool {
+	for i := 0; i < len(s); i++ {
+		if !safe[s[i]] {
+			return false
+		}
+	}
+	return true
+}
+
 // appendName appends name encoded as a [STRACE] name field: at most nameCap
 // bytes, space, '=', '%', '[', ']' and bytes outside 0x20–0x7E written as
 // %XX, cut with '~' after the last whole unit that fits.
 func appendName(dst []byte, name string) []byte {
+	if len(name) <= nameCap && plainIn(name, &safeName) {
+		return append(dst, name...) // nearly every name: no escape, no cut
+	}
 	f := newField(dst, nameCap)
 	f.bytesIn(name, &safeName)
 	return f.bytes()
@@ -154,12 +180,14 @@ func (w *attrWriter) attr(prefix string, a slog.Attr) {
 		return
 	}
 	if w.n > 0 {
-		w.f.unit(' ')
+		w.f.byte1(' ')
 	}
 	w.n++
-	w.f.bytesIn(prefix, &safeName)
+	if prefix != "" {
+		w.f.bytesIn(prefix, &safeName)
+	}
 	w.f.bytesIn(a.Key, &safeName)
-	w.f.unit('=')
+	w.f.byte1('=')
 	var scratch [64]byte
 	// Digits are always safe: a number that fits whole is appended in
 	// place, with no scan.
