@@ -76,7 +76,7 @@ func (h *Handler) Handle(_ context.Context, r slog.Record) error {
 		return nil
 	}
 	var l envelope.Line
-	o := h.r.Render(r, &l)
+	o := h.r.Render(&r, &l)
 	err := s.enter(r.Level, r.Time, &l)
 	if o != nil && o.Outcome != nil {
 		*o.Outcome = err

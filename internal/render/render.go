@@ -65,7 +65,7 @@ func (rd Renderer) WithGroup(name string) Renderer {
 	return rd
 }
 
-// Render writes r into an empty l (not finished: the caller calls
+// Render writes r (which it does not keep) into an empty l (not finished: the caller calls
 // l.Finish). A record from a slog call site is user text at its caller's
 // position. A record with an origin (see internal/origin) is written as
 // its kind says: a span as its [STRACE] record, its attributes (after any
@@ -82,10 +82,10 @@ func (rd Renderer) WithGroup(name string) Renderer {
 // have an origin is written again from the start; one without a PC (a
 // record made outside a call site, or the standard log package's) is
 // looked at first, since its user header would walk the stack.
-func (rd Renderer) Render(r slog.Record, l *envelope.Line) *origin.Origin {
+func (rd Renderer) Render(r *slog.Record, l *envelope.Line) *origin.Origin {
 	if r.PC == 0 && r.NumAttrs() > 0 {
-		if o := origin.Of(&r); o != nil {
-			rd.renderOrigin(&r, o, l)
+		if o := origin.Of(r); o != nil {
+			rd.renderOrigin(r, o, l)
 			return o
 		}
 	}
@@ -114,7 +114,7 @@ func (rd Renderer) Render(r slog.Record, l *envelope.Line) *origin.Origin {
 	})
 	if o != nil {
 		*l = envelope.Line{}
-		rd.renderOrigin(&r, o, l)
+		rd.renderOrigin(r, o, l)
 	}
 	return o
 }
