@@ -188,9 +188,10 @@ func (s *SpanAttrs) addField(a slog.Attr) {
 func (s *SpanAttrs) addPlain(a slog.Attr) bool {
 	const maxDigits = 20
 	v := a.Value
+	k := v.Kind() // once: each call is a type switch
 	var str string
 	size := maxDigits
-	switch v.Kind() {
+	switch k {
 	case slog.KindInt64, slog.KindUint64:
 	case slog.KindBool:
 		size = len("false")
@@ -208,7 +209,7 @@ func (s *SpanAttrs) addPlain(a slog.Attr) bool {
 		b = append(b, ' ')
 	}
 	b = append(append(b, a.Key...), '=')
-	switch v.Kind() {
+	switch k {
 	case slog.KindInt64:
 		b = appendInt(b, v.Int64())
 	case slog.KindUint64:
