@@ -176,3 +176,26 @@ func FuzzAppendName(f *testing.F) {
 		require.Equal(t, string(fl.bytes()), string(appendName([]byte("pre"), name)))
 	})
 }
+
+// FuzzAppendDecimalInPlace holds appendDecimal, which stores whole words
+// straight into b when b has room, to strconv at every length and room,
+// and checks it writes nothing past the digits.
+func FuzzAppendDecimalInPlace(f *testing.F) {
+	f.Add(uint64(183746529384756), uint8(3), uint8(17))
+	f.Add(uint64(100000000), uint8(0), uint8(9))
+	f.Add(uint64(9999999999999999), uint8(5), uint8(16))
+	f.Fuzz(func(t *testing.T, v uint64, pre, room uint8) {
+		buf := bytes.Repeat([]byte{0xEE}, int(pre)+int(room))
+		for i := range int(pre) {
+			buf[i] = 'p'
+		}
+		got := appendDecimal(buf[:pre], v)
+		want := strconv.AppendUint(bytes.Repeat([]byte{'p'}, int(pre)), v, 10)
+		require.Equal(t, string(want), string(got), "%d after %d bytes with %d of room", v, pre, room)
+		if len(got) <= len(buf) {
+			for _, c := range buf[len(got):] {
+				require.Equal(t, byte(0xEE), c, "%d: a byte written past the digits", v)
+			}
+		}
+	})
+}
