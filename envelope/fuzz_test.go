@@ -102,8 +102,9 @@ func FuzzToken(f *testing.F) {
 	})
 }
 
-// FuzzAppendDecimal holds appendDecimal and appendInt to strconv for any
-// value (TestAppendDecimal takes every power of ten and its neighbours).
+// FuzzAppendDecimal holds appendDecimal, appendInt and appendHex to
+// strconv for any value (TestAppendDecimal takes every power of ten and
+// its neighbours).
 func FuzzAppendDecimal(f *testing.F) {
 	f.Add(uint64(12345678))
 	f.Add(uint64(183746529384756))
@@ -112,6 +113,7 @@ func FuzzAppendDecimal(f *testing.F) {
 	f.Fuzz(func(t *testing.T, v uint64) {
 		require.Equal(t, strconv.FormatUint(v, 10), string(appendDecimal([]byte{}, v)))
 		require.Equal(t, strconv.FormatInt(int64(v), 10), string(appendInt([]byte{}, int64(v))))
+		require.Equal(t, strconv.FormatUint(v, 16), string(appendHex([]byte{}, v)))
 	})
 }
 

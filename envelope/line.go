@@ -276,17 +276,14 @@ func decimalLen(v uint64) int {
 var pow10u = [...]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
 
+// appendHex appends v in lower-case hex, as strconv.AppendUint(b, v, 16)
+// does: a digit at a time, most significant first, so a goroutine id's
+// few digits are byte stores, with no copy from a scratch array.
 func appendHex(b []byte, v uint64) []byte {
-	var s [16]byte
-	i := len(s)
-	for v >= 16 {
-		i--
-		s[i] = hexDigits[v&0xf]
-		v >>= 4
+	for shift := max(bits.Len64(v)-1, 0) &^ 3; shift >= 0; shift -= 4 {
+		b = append(b, hexDigits[v>>uint(shift)&0xf])
 	}
-	i--
-	s[i] = hexDigits[v]
-	return append(b, s[i:]...)
+	return b
 }
 
 // caller writes "func: [file:line] " for a resolved frame.
