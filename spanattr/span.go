@@ -134,27 +134,48 @@ func Enabled(ctx context.Context) bool {
 type Span struct {
 	node   node // identity; also the context value for children
 	logger *slog.Logger
-	tid    int64
-	start  int64 // CLOCK_MONOTONIC ns, envelope.MonoNow's time line
-	name   string
-	region *trace.Region
+	rare   *spanRare // nil unless the tracer ran or Start had many attributes
 	ended  atomic.Bool
+	nattrs int32 // beside ended: one word for both
 	// ctx is the context Start returns, the span as its children's
 	// parent. It lives in the Span, so starting a span is one allocation.
 	// The span's own record is handled in it too, so a handler asking
 	// Observed(ctx) finds the span itself.
 	ctx spanCtx
 	// attrs are Start's attributes (LogValuers resolved then), the first
-	// inlineAttrs in the Span, the rest in more; written by Start and
+	// inlineAttrs in the Span, the rest in rare.more; written by Start and
 	// read by End only.
-	attrs  [inlineAttrs]slog.Attr
-	nattrs int
-	more   []slog.Attr
-	// org is the record's origin and rec the identity and timing it
-	// points to, filled by End: they live in the Span so writing the
-	// record allocates nothing more.
+	attrs [inlineAttrs]slog.Attr
+	// rec is the record's identity and timing, org its origin, which
+	// points to rec. Start fills rec's identity (its TID the starting
+	// goroutine, its Name the span's name, its TS the start on
+	// envelope.MonoNow's time line); End, the one that wins ended, adds
+	// the rest. They live in the Span so writing the record allocates
+	// nothing more, and the Span holds nothing twice: it is the one
+	// allocation a span makes, and its size is what the collector pays.
 	org origin.Origin
 	rec envelope.Span
+}
+
+// spanRare holds what few spans need, so that the others do not carry it.
+type spanRare struct {
+	region *trace.Region // Go's execution tracer was running at Start
+	more   []slog.Attr   // Start's attributes past inlineAttrs
+}
+
+func (sp *Span) rareOne() *spanRare {
+	if sp.rare == nil {
+		sp.rare = new(spanRare)
+	}
+	return sp.rare
+}
+
+// moreAttrs returns Start's attributes past inlineAttrs.
+func (sp *Span) moreAttrs() []slog.Attr {
+	if sp.rare == nil {
+		return nil
+	}
+	return sp.rare.more
 }
 
 // inlineAttrs is how many of Start's attributes a Span holds without an
@@ -195,12 +216,12 @@ func Start(ctx context.Context, name string, attrs ...slog.Attr) (context.Contex
 	}
 	child := context.Context(&sp.ctx)
 	if trace.IsEnabled() {
-		sp.region = trace.StartRegion(ctx, name)
+		sp.rareOne().region = trace.StartRegion(ctx, name)
 	}
 	// Only the monotonic clock: a span's start is never shown as wall
 	// time, and reading it alone costs half of time.Now.
-	sp.start = envelope.MonoNow()
-	observe(&sp.node, ctx, name, sp.tid, sp.start)
+	sp.rec.TS = envelope.MonoNow()
+	observe(&sp.node, ctx, name, sp.rec.TID, sp.rec.TS)
 	return child, sp
 }
 
@@ -214,10 +235,10 @@ func (sp *Span) End(attrs ...slog.Attr) {
 		return
 	}
 	now := time.Now()
-	if sp.region != nil && goid.Get() == sp.tid {
-		sp.region.End()
+	if sp.rare != nil && sp.rare.region != nil && goid.Get() == sp.rec.TID {
+		sp.rare.region.End()
 	}
-	sp.write(now, sp.start, envelope.Mono(now)-sp.start, attrs)
+	sp.write(now, sp.rec.TS, envelope.Mono(now)-sp.rec.TS, attrs)
 }
 
 // write hands the span's record to the logger's handler, then tells the
@@ -235,16 +256,16 @@ func (sp *Span) write(now time.Time, ts, dur int64, end []slog.Attr) {
 		if origin.NeedsPC(h) {
 			runtime.Callers(3, pcs[:]) // the caller of End or Emit
 		}
-		sp.rec = envelope.Span{PID: pid, TID: sp.tid, Inv: sp.node.inv, HID: sp.node.hid, Depth: sp.node.depth, TS: ts, Dur: dur}
+		sp.rec.TS, sp.rec.Dur = ts, dur
 		sp.org = origin.Origin{Kind: origin.Span, Token: sp.node.token, Span: &sp.rec}
-		r := slog.NewRecord(now, levels.Timing, sp.name, pcs[0])
+		r := slog.NewRecord(now, levels.Timing, sp.rec.Name, pcs[0])
 		// One AddAttrs for the origin and Start's inline attributes: they
 		// fill the record's inline array.
 		var first [1 + inlineAttrs]slog.Attr
 		first[0] = sp.org.Attr()
 		r.AddAttrs(first[:1+copy(first[1:], sp.attrs[:sp.nattrs])]...)
-		if len(sp.more) > 0 {
-			r.AddAttrs(sp.more...)
+		if more := sp.moreAttrs(); len(more) > 0 {
+			r.AddAttrs(more...)
 		}
 		if len(end) > 0 {
 			r.AddAttrs(end...)
@@ -252,9 +273,10 @@ func (sp *Span) write(now time.Time, ts, dur int64, end []slog.Attr) {
 		_ = h.Handle(&sp.ctx, r)
 	}
 	if sp.node.obs != nil {
-		all := make([]slog.Attr, 0, sp.nattrs+len(sp.more)+len(end))
-		all = append(append(append(all, sp.attrs[:sp.nattrs]...), sp.more...), end...)
-		sp.node.ended(sp.name, sp.tid, ts, dur, all)
+		more := sp.moreAttrs()
+		all := make([]slog.Attr, 0, int(sp.nattrs)+len(more)+len(end))
+		all = append(append(append(all, sp.attrs[:sp.nattrs]...), more...), end...)
+		sp.node.ended(sp.rec.Name, sp.rec.TID, ts, dur, all)
 	}
 }
 
@@ -268,7 +290,7 @@ func Emit(ctx context.Context, name string, ts int64, dur time.Duration, attrs .
 		ctx = context.Background()
 	}
 	if sp := newSpan(ctx, name, attrs); sp != nil {
-		observe(&sp.node, ctx, name, sp.tid, ts)
+		observe(&sp.node, ctx, name, sp.rec.TID, ts)
 		sp.ended.Store(true)
 		sp.write(time.Now(), ts, int64(dur), nil)
 	}
@@ -283,12 +305,13 @@ func newSpan(ctx context.Context, name string, attrs []slog.Attr) *Span {
 	if !logger.Enabled(ctx, levels.Timing) {
 		return nil
 	}
-	sp := &Span{logger: logger, tid: goid.Get(), name: name}
+	sp := &Span{logger: logger}
 	if parent != nil {
 		sp.node = *parent
 		sp.node.depth = parent.depth + 1
 		sp.node.obs, sp.node.token = nil, nil // observe sets the span's own
 	}
+	sp.rec = envelope.Span{PID: pid, TID: goid.Get(), Inv: sp.node.inv, HID: sp.node.hid, Depth: sp.node.depth, Name: name}
 	sp.ctx = spanCtx{Context: ctx, n: &sp.node}
 	for _, a := range attrs {
 		if a.Value.Kind() == slog.KindLogValuer {
@@ -298,7 +321,8 @@ func newSpan(ctx context.Context, name string, attrs []slog.Attr) *Span {
 			sp.attrs[sp.nattrs] = a
 			sp.nattrs++
 		} else {
-			sp.more = append(sp.more, a)
+			r := sp.rareOne()
+			r.more = append(r.more, a)
 		}
 	}
 	return sp
