@@ -260,25 +260,20 @@ func appendDuration(b []byte, d time.Duration) []byte {
 	return append(b, 's')
 }
 
-// appendFixed writes v / 10^digits with the fraction's trailing zeros
-// dropped (and no point when the fraction is zero).
+// appendFixed writes v / 10^digits, digits 3, 6 or 9 (the scales
+// durations use), with the fraction's trailing zeros dropped (and no point
+// when the fraction is zero).
 func appendFixed(b []byte, v uint64, digits int) []byte {
-	// Constant divisors (a multiplication each) for the three scales
-	// durations use; any other falls back to a loop.
+	// Constant divisors: a multiplication each.
 	var whole, frac uint64
 	switch digits {
 	case 3:
 		whole, frac = v/1e3, v%1e3
 	case 6:
 		whole, frac = v/1e6, v%1e6
-	case 9:
-		whole, frac = v/1e9, v%1e9
 	default:
-		p := uint64(1)
-		for range digits {
-			p *= 10
-		}
-		whole, frac = v/p, v%p
+		digits = 9
+		whole, frac = v/1e9, v%1e9
 	}
 	b = appendDecimal(b, whole)
 	if frac == 0 {
