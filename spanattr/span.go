@@ -163,6 +163,9 @@ type spanRare struct {
 	more   []slog.Attr   // Start's attributes past inlineAttrs
 }
 
+// rareOne returns sp.rare, made on first use. Only Start and newSpan call
+// it, before the span is shared; End, on whatever goroutine, only reads
+// sp.rare after winning ended.
 func (sp *Span) rareOne() *spanRare {
 	if sp.rare == nil {
 		sp.rare = new(spanRare)
