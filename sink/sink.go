@@ -49,12 +49,20 @@ const (
 	highWater  = Slots / 2
 	waterEvery = 16
 	// A producer that finds the queue full yields the processor before it
-	// drops the record: fullYields times in which the writer made no
-	// progress, maxFullYields in all. Yielding is not blocking: it only
-	// lets a runnable writer run first, which on two cores under many
-	// producers is the difference between no loss and a burst of it; a
-	// writer stuck in a write makes no progress and the record is dropped
-	// after fullYields yields.
+	// drops the record. Yielding is not blocking: it only lets a runnable
+	// writer run first, which on two cores under many producers is the
+	// difference between no loss and a burst of it. How long it yields
+	// depends on how long the queue has been full (see Sink.fullSince):
+	// for the first fullWindow after it filled, producers yield until
+	// there is room, so a writer that lost its processor for a while (a
+	// long write, a vCPU the host took away) catches up instead of
+	// records being dropped; after that, a producer yields at most
+	// fullYields times in which the writer made no progress and
+	// maxFullYields in all, so a destination slower than the producers
+	// costs each record a few yields, not a window. The window is spent
+	// once per filling: it opens again only after the writer has written
+	// every record that was queued when the queue filled.
+	fullWindow    = 5 * time.Millisecond
 	fullYields    = 4
 	maxFullYields = 64
 )
@@ -148,7 +156,16 @@ type Sink struct {
 	// every push reads, each batch would cost the producer a miss.
 	tail                  atomic.Uint64
 	written, outputFailed atomic.Uint64
-	_                     [40]byte
+	// fullSince is when a producer last found the queue full, in ns
+	// since born, plus one (0: the queue has not been full since the
+	// writer last caught up); fullUntil is the head then. The first
+	// producer to find the queue full stores both; the writer clears
+	// fullSince after the batch that takes tail to fullUntil. Producers
+	// at a full queue load them. They share tail's line, which those
+	// producers and the writer touch anyway.
+	fullSince atomic.Int64
+	fullUntil atomic.Uint64
+	_         [24]byte
 
 	// ring is allocated by the first Start, before closedBit is first
 	// cleared (the clearing And publishes it); never replaced.
@@ -196,6 +213,7 @@ type Sink struct {
 	// report and Counts.
 	ext *atomic.Pointer[[4]uint64]
 
+	born   time.Time // New's time: fullSince counts from it on the monotonic clock
 	pid    int
 	report func(dst []byte, c Counts, fresh uint64) []byte // Options.Report; set by New
 
@@ -244,7 +262,7 @@ func New(opts *Options) *Sink {
 	if opts != nil {
 		o = *opts
 	}
-	s := &Sink{dest: o.Destination, pid: o.PID, report: o.Report, ext: o.External, wake: make(chan struct{}, 1)}
+	s := &Sink{born: time.Now(), dest: o.Destination, pid: o.PID, report: o.Report, ext: o.External, wake: make(chan struct{}, 1)}
 	if o.FileHeader != nil {
 		s.header = func(f *os.File) {
 			var buf [SlotSize]byte
@@ -318,7 +336,7 @@ func (s *Sink) submit(rec []byte) (end uint64, err error) {
 	}
 	pos := s.head.Load()
 	var sl *slot
-	yields, stalls := 0, 0
+	var gw giveWay          // this record's yields at a full queue
 	var waitStart time.Time // set by the first wait under backpressure
 	for attempt := 0; ; attempt++ {
 		if pos&closedBit != 0 {
@@ -340,18 +358,9 @@ func (s *Sink) submit(rec []byte) (end uint64, err error) {
 		case d < 0:
 			// The slot still holds the record from one lap ago: the
 			// writer is Slots records behind. It may only be waiting
-			// for a processor, so give it one before counting the
-			// loss: up to fullYields times while the writer makes no
-			// progress, up to maxFullYields in all while it does.
-			if stalls < fullYields && yields < maxFullYields {
-				yields++
-				t0 := s.tail.Load()
-				s.press()
-				runtime.Gosched()
-				if s.tail.Load() == t0 {
-					stalls++
-				}
-				pos = s.head.Load()
+			// for a processor, so give it one before counting the loss.
+			if s.giveWay(&gw) {
+				pos, attempt = s.head.Load(), 0 // yielding is not contention
 				continue
 			}
 			if s.waitForSlot(pos, &waitStart) {
@@ -374,6 +383,63 @@ claimed:
 		s.water(pos)
 	}
 	return pos + 1, nil
+}
+
+// Variables so that tests can stop the clock.
+var (
+	// sinceBorn is time.Since: how long ago the sink was made.
+	sinceBorn = time.Since
+	// maxWindowYields also closes the window for one record: a clock that
+	// does not move while the producer runs (a synctest bubble) must not
+	// make it yield forever. A yield takes well over 250 ns, so on a real
+	// clock the window ends first.
+	maxWindowYields = 8192
+)
+
+// giveWay is one record's state while it yields at a full queue.
+type giveWay struct {
+	tail           uint64 // the writer's tail at the last look
+	yields, stalls int    // yields in all, and those the writer made no progress in
+}
+
+// giveWay yields the processor to the writer, for a producer that found
+// the queue full, and reports whether to try again; false means drop (or
+// wait, under backpressure). Inside the queue's full window (see
+// fullWindow) it always yields; past it, fullYields stalls or
+// maxFullYields yields end the record's turn.
+func (s *Sink) giveWay(g *giveWay) bool {
+	t := s.tail.Load()
+	since := s.fullSince.Load()
+	now := int64(sinceBorn(s.born)) + 1
+	if since == 0 {
+		s.fullUntil.Store(s.head.Load() &^ closedBit)
+		if !s.fullSince.CompareAndSwap(0, now) {
+			since = s.fullSince.Load() // another producer opened it
+		} else {
+			since = now
+		}
+	}
+	inWindow := since != 0 && now-since < int64(fullWindow) && g.yields < maxWindowYields
+	if g.yields > 0 && t == g.tail {
+		g.stalls++
+	}
+	if !inWindow && (g.stalls >= fullYields || g.yields >= maxFullYields) {
+		return false
+	}
+	g.tail = t
+	g.yields++
+	s.press()
+	runtime.Gosched()
+	return true
+}
+
+// caughtUp closes the full window once the writer's tail has reached the
+// head of the moment the queue filled: called by the writer after each
+// batch, one load when the queue has not filled.
+func (s *Sink) caughtUp(tail uint64) {
+	if s.fullSince.Load() != 0 && tail >= s.fullUntil.Load() {
+		s.fullSince.Store(0)
+	}
 }
 
 // water acts on the queue's depth after the push at pos: past napWater it

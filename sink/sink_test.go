@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -731,4 +733,97 @@ func TestBackpressureSetLive(t *testing.T) {
 	assert.EqualValues(t, 1, s.Counts().Waited)
 	close(w.open)
 	require.NoError(t, s.Close(time.Minute))
+}
+
+// TestFullWindow: a producer that finds the queue full yields to a writer
+// that comes back within the full window, and its record goes in; once
+// the window has passed with the writer still stuck, records are dropped
+// after a few yields each, and the window opens again only after the
+// writer has caught up. The clock is the test's, so nothing depends on
+// the machine's speed.
+func TestFullWindow(t *testing.T) {
+	var clock atomic.Int64 // ns since the sink was made
+	var looks atomic.Int64 // giveWay's calls: one per yield and one to end
+	defer func(f func(time.Time) time.Duration, n int) { sinceBorn, maxWindowYields = f, n }(sinceBorn, maxWindowYields)
+	sinceBorn = func(time.Time) time.Duration {
+		looks.Add(1)
+		return time.Duration(clock.Load())
+	}
+	maxWindowYields = math.MaxInt
+
+	full := func(s *Sink) bool {
+		h := s.head.Load() &^ closedBit
+		return s.ring[h&mask].seq.Load() < h
+	}
+	// fill submits records until the queue is full, and returns how many.
+	fill := func(t *testing.T, s *Sink) (n uint64) {
+		for !full(s) {
+			require.NoError(t, s.Submit(rec("f ", 64)))
+			n++
+		}
+		return n
+	}
+	// late submits one record at the full queue and returns its result
+	// once the producer has yielded more often than a record may outside
+	// the window.
+	late := func(s *Sink) <-chan error {
+		done := make(chan error, 1)
+		from := looks.Load()
+		go func() { done <- s.Submit(rec("late ", 64)) }()
+		for looks.Load()-from <= 2*maxFullYields {
+			select {
+			case err := <-done: // it stopped yielding early
+				done <- err
+				return done
+			default:
+				runtime.Gosched()
+			}
+		}
+		return done
+	}
+
+	t.Run("writer back within the window", func(t *testing.T) {
+		w := &gateWriter{open: make(chan struct{})}
+		s := New(&Options{Destination: Writer(w)})
+		require.NoError(t, s.Start())
+		n := fill(t, s)
+		done := late(s)
+		close(w.open)
+		require.NoError(t, <-done, "the record was dropped though the writer came back in time")
+		require.NoError(t, s.Close(time.Minute))
+		c := s.Counts()
+		assert.Zero(t, c.Dropped, "%+v", c)
+		assert.EqualValues(t, n+1, c.Written)
+	})
+
+	t.Run("writer stuck past the window", func(t *testing.T) {
+		w := &gateWriter{open: make(chan struct{})}
+		s := New(&Options{Destination: Writer(w)})
+		require.NoError(t, s.Start())
+		n := fill(t, s)
+		done := late(s)
+		opened := s.fullSince.Load()
+		clock.Add(int64(fullWindow))
+		require.ErrorIs(t, <-done, ErrQueueFull)
+		for range 100 { // each drops after a few yields (a wait here hangs the test)
+			require.ErrorIs(t, s.Submit(rec("more ", 64)), ErrQueueFull)
+		}
+		assert.Equal(t, opened, s.fullSince.Load(), "the window opened again while the writer was stuck")
+
+		close(w.open)
+		require.NoError(t, s.Flush(time.Minute))
+		assert.Zero(t, s.fullSince.Load(), "the writer caught up, the window stays spent")
+		c := s.Counts()
+		assert.EqualValues(t, n, c.Written)
+		assert.EqualValues(t, 101, c.QueueFull)
+
+		// Full again: a new window, at the new time.
+		w.open = make(chan struct{})
+		fill(t, s)
+		done = late(s)
+		assert.Equal(t, clock.Load()+1, s.fullSince.Load())
+		close(w.open)
+		require.NoError(t, <-done)
+		require.NoError(t, s.Close(time.Minute))
+	})
 }

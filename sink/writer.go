@@ -410,6 +410,7 @@ func (s *Sink) writeBatch(b []byte, records int, end uint64, locked bool) {
 		s.mu.Unlock()
 	}
 	s.tail.Store(end)
+	s.caughtUp(end)
 }
 
 // final runs the quiesce: with mu held (so synchronous producers queue up

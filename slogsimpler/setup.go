@@ -80,12 +80,14 @@ type SetupOptions struct {
 	FlushBound time.Duration
 	// Backpressure and Synchronous choose what a logging call does when
 	// the writer falls behind. By default it drops the record (counted,
-	// reported in the log) and never waits. With Backpressure > 0 it
-	// waits up to that long for room in the queue, then drops (see
-	// Options.Backpressure). With Synchronous no writer goroutine is
-	// started: every record is written in its own logging call, under a
-	// lock, so none is dropped for want of room and each call costs a
-	// write. (A State the program started itself keeps its writer.)
+	// reported in the log) and never sleeps: it only yields the processor
+	// to the writer first (package sink says how long). With
+	// Backpressure > 0 it waits up to that long for room in the queue,
+	// then drops (see Options.Backpressure). With Synchronous no writer
+	// goroutine is started: every record is written in its own logging
+	// call, under a lock, so none is dropped for want of room and each
+	// call costs a write. (A State the program started itself keeps its
+	// writer.)
 	Backpressure time.Duration
 	Synchronous  bool
 	// Rotation caps the files in Dir (see sink.Rotation): for example

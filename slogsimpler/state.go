@@ -138,7 +138,8 @@ type Options struct {
 	// queue full wait up to this long for room (the writer catching up)
 	// before its record is dropped and counted as queue_full: a service
 	// that would rather slow down than lose records sets it. Zero, the
-	// default, never waits: the record is dropped and counted. Counts
+	// default, never sleeps: after the yields every producer makes (see
+	// package sink) the record is dropped and counted. Counts
 	// reports the waits (Waited, WaitedFor). See State.SetBackpressure.
 	Backpressure time.Duration
 	// Rotation caps the files of the bound directory: a size per file,
