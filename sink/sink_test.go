@@ -658,11 +658,16 @@ func produce(s *Sink, producers, each, size int) func() uint64 {
 
 // gateWriter blocks every Write until open is closed.
 type gateWriter struct {
-	open chan struct{}
+	open    chan struct{}
+	entered chan struct{} // if not nil, told (without blocking) of each write
 	memWriter
 }
 
 func (g *gateWriter) Write(p []byte) (int, error) {
+	select {
+	case g.entered <- struct{}{}:
+	default:
+	}
 	<-g.open
 	return g.memWriter.Write(p)
 }
@@ -755,11 +760,18 @@ func TestFullWindow(t *testing.T) {
 		h := s.head.Load() &^ closedBit
 		return s.ring[h&mask].seq.Load() < h
 	}
-	// fill submits records until the queue is full, and returns how many.
-	fill := func(t *testing.T, s *Sink) (n uint64) {
-		for !full(s) {
+	// fill submits records until the queue is full, once the writer is
+	// in a write the gate holds (so it takes no more), and returns how
+	// many.
+	fill := func(t *testing.T, s *Sink, w *gateWriter) (n uint64) {
+		select {
+		case <-w.entered: // a write before this fill
+		default:
+		}
+		require.NoError(t, s.Submit(rec("f ", 64)))
+		<-w.entered
+		for n = 1; !full(s); n++ {
 			require.NoError(t, s.Submit(rec("f ", 64)))
-			n++
 		}
 		return n
 	}
@@ -783,10 +795,10 @@ func TestFullWindow(t *testing.T) {
 	}
 
 	t.Run("writer back within the window", func(t *testing.T) {
-		w := &gateWriter{open: make(chan struct{})}
+		w := &gateWriter{open: make(chan struct{}), entered: make(chan struct{}, 1)}
 		s := New(&Options{Destination: Writer(w)})
 		require.NoError(t, s.Start())
-		n := fill(t, s)
+		n := fill(t, s, w)
 		done := late(s)
 		close(w.open)
 		require.NoError(t, <-done, "the record was dropped though the writer came back in time")
@@ -797,10 +809,10 @@ func TestFullWindow(t *testing.T) {
 	})
 
 	t.Run("writer stuck past the window", func(t *testing.T) {
-		w := &gateWriter{open: make(chan struct{})}
+		w := &gateWriter{open: make(chan struct{}), entered: make(chan struct{}, 1)}
 		s := New(&Options{Destination: Writer(w)})
 		require.NoError(t, s.Start())
-		n := fill(t, s)
+		n := fill(t, s, w)
 		done := late(s)
 		opened := s.fullSince.Load()
 		clock.Add(int64(fullWindow))
@@ -819,7 +831,7 @@ func TestFullWindow(t *testing.T) {
 
 		// Full again: a new window, at the new time.
 		w.open = make(chan struct{})
-		fill(t, s)
+		fill(t, s, w)
 		done = late(s)
 		assert.Equal(t, clock.Load()+1, s.fullSince.Load())
 		close(w.open)

@@ -409,8 +409,8 @@ func (s *Sink) writeBatch(b []byte, records int, end uint64, locked bool) {
 	if !locked {
 		s.mu.Unlock()
 	}
+	s.caughtUp(end) // first, so that whoever sees the tail sees the window closed
 	s.tail.Store(end)
-	s.caughtUp(end)
 }
 
 // final runs the quiesce: with mu held (so synchronous producers queue up
