@@ -22,8 +22,9 @@
 // claims a slot with a compare-and-swap, copies its record in, publishes
 // it and returns: it never takes a lock, never blocks (unless the program
 // asks for backpressure, below), never allocates and never does I/O while
-// the writer runs. The writer copies published
-// records into a batch and writes the batch to the destination.
+// the writer runs. The writer copies published records into a batch,
+// gives their slots back with one store for the whole batch, and writes
+// the batch to the destination.
 //
 // The writer does not watch the queue continuously. After a drain of a
 // few records it naps (about a millisecond, as the runtime rounds a short

@@ -70,9 +70,6 @@ func queued(t *testing.T, n int) *Sink {
 	t.Helper()
 	s := New(&Options{Destination: Pipe(&memWriter{})})
 	s.ring = new(ring)
-	for i := range s.ring {
-		s.ring[i].seq.Store(uint64(i))
-	}
 	s.head.And(^uint64(closedBit))
 	for range n {
 		require.NoError(t, s.Submit(rec("q", 8)))

@@ -110,15 +110,20 @@ type Options struct {
 	Backpressure time.Duration
 }
 
-// slot is one queue entry. seq is the Vyukov sequence number:
-//
-//   - seq == pos: free for the producer that claims position pos;
-//   - seq == pos+1: the record at pos is published, the writer may read it;
-//   - seq == pos+Slots: the writer released it for the claim one lap later.
+// slot is one queue entry. seq says whether the record at position pos
+// is published: seq == pos+1 once the producer that claimed pos has
+// written it, anything else before (a slot's seq is what its last
+// producer stored, a lap or more ago, or zero).
 //
 // A producer writes n and buf between its claim and its publishing store
-// of seq; the writer reads them between its load of seq (== pos+1) and its
-// releasing store. The atomic seq orders both.
+// of seq; the writer reads them after its load of seq (== pos+1). The
+// writer never writes a slot: it gives slots back in bulk by advancing
+// Sink.freed once per batch, and a producer may claim pos only while
+// pos < freed+Slots. So a slot's lines only ever move from the producer
+// that wrote them to the writer that reads them, and the writer pays no
+// store per record; with a releasing store per slot (the Vyukov queue this
+// was) each record's first line went back to the writer's cache and the
+// next producer of that slot fetched it again.
 //
 // A slot is nine cache lines, and the ring is page-aligned (a large
 // allocation), so every slot starts a line: seq and n share their line
@@ -165,7 +170,13 @@ type Sink struct {
 	// producers and the writer touch anyway.
 	fullSince atomic.Int64
 	fullUntil atomic.Uint64
-	_         [24]byte
+	// freed is the count of positions the writer has copied out of the
+	// ring: a producer may claim pos while pos < freed+Slots. Stored only
+	// by the writer, once per batch, after the copy and before the
+	// batch's write; loaded by every claim. On tail's line: a producer
+	// misses on it once per batch, not once per record.
+	freed atomic.Uint64
+	_     [16]byte
 
 	// ring is allocated by the first Start, before closedBit is first
 	// cleared (the clearing And publishes it); never replaced.
@@ -335,7 +346,6 @@ func (s *Sink) submit(rec []byte) (end uint64, err error) {
 		return 0, ErrNotAdmitted
 	}
 	pos := s.head.Load()
-	var sl *slot
 	var gw giveWay          // this record's yields at a full queue
 	var waitStart time.Time // set by the first wait under backpressure
 	for attempt := 0; ; attempt++ {
@@ -347,15 +357,9 @@ func (s *Sink) submit(rec []byte) (end uint64, err error) {
 			s.poke()
 			return 0, ErrClaimExhausted
 		}
-		sl = &s.ring[pos&mask]
-		seq := sl.seq.Load()
-		switch d := int64(seq - pos); {
-		case d == 0:
-			if s.head.CompareAndSwap(pos, pos+1) {
-				goto claimed
-			}
-			pos = s.head.Load()
-		case d < 0:
+		// Signed: pos may be stale, behind a freed that has moved on;
+		// then the CAS below fails and the new head is tried.
+		if int64(pos-s.freed.Load()) >= Slots {
 			// The slot still holds the record from one lap ago: the
 			// writer is Slots records behind. It may only be waiting
 			// for a processor, so give it one before counting the loss.
@@ -370,12 +374,13 @@ func (s *Sink) submit(rec []byte) (end uint64, err error) {
 			s.queueFull.Add(1)
 			s.poke()
 			return 0, ErrQueueFull
-		default:
-			// Another producer took pos; try the new head.
-			pos = s.head.Load()
 		}
+		if s.head.CompareAndSwap(pos, pos+1) {
+			break
+		}
+		pos = s.head.Load() // another producer took pos; try the new head
 	}
-claimed:
+	sl := &s.ring[pos&mask]
 	sl.n = uint32(copy(sl.buf[:], rec))
 	sl.seq.Store(pos + 1)
 	s.poke()
@@ -456,14 +461,9 @@ func (s *Sink) water(pos uint64) {
 }
 
 // deeper reports whether more than depth records are queued behind the
-// push at pos: the slot Slots-depth positions ahead still holds its record
-// of one lap ago (a released slot carries seq == its next position).
-// Reading that slot instead of tail matters: the writer touched it
-// thousands of records ago, while tail changes with every batch and would
-// cost each look a cache miss.
+// push at pos: positions the writer has not yet copied out.
 func (s *Sink) deeper(pos uint64, depth uint64) bool {
-	ahead := pos + Slots - depth
-	return s.ring[ahead&mask].seq.Load() < ahead
+	return int64(pos+1-s.freed.Load()) > int64(depth)
 }
 
 // SetBackpressure sets Options.Backpressure from now on, for every
@@ -493,12 +493,11 @@ func (s *Sink) waitForSlot(pos uint64, start *time.Time) bool {
 		s.waited.Add(1) // counted as it begins, so Counts shows waiters
 	}
 	defer func() { s.waitedNanos.Add(uint64(time.Since(now))) }()
-	sl := &s.ring[pos&mask]
 	pause := 20 * time.Microsecond
 	for time.Since(*start) < bound {
 		s.nudge()
 		time.Sleep(pause)
-		if int64(sl.seq.Load()-pos) >= 0 || s.head.Load() != pos {
+		if int64(pos-s.freed.Load()) < Slots || s.head.Load() != pos {
 			return true // room, or the head moved on (closedBit included)
 		}
 		pause = min(2*pause, time.Millisecond)

@@ -758,7 +758,7 @@ func TestFullWindow(t *testing.T) {
 
 	full := func(s *Sink) bool {
 		h := s.head.Load() &^ closedBit
-		return s.ring[h&mask].seq.Load() < h
+		return h-s.freed.Load() >= Slots
 	}
 	// fill submits records until the queue is full, once the writer is
 	// in a write the gate holds (so it takes no more), and returns how

@@ -43,11 +43,7 @@ func (s *Sink) Start() error {
 		}
 	}
 	if s.ring == nil {
-		r := new(ring)
-		for i := range r {
-			r[i].seq.Store(uint64(i))
-		}
-		s.ring = r
+		s.ring = new(ring) // seq 0 everywhere: nothing published
 	}
 	if s.batch == nil {
 		// The writer allocates nothing itself: a goroutine that allocates
@@ -371,18 +367,18 @@ func (s *Sink) drain(next *uint64, batch []byte, locked bool) int {
 		}
 		n := int(sl.n)
 		if len(batch)+n > limit {
+			s.freed.Store(pos) // the slots copied so far, for the next lap
 			s.writeBatch(batch, inBatch, pos, locked)
 			batch, inBatch = batch[:0], 0
 			limit = int(s.batchLimit.Load())
 		}
 		batch = append(batch, sl.buf[:n]...)
-		// Release the slot for the claim one lap later.
-		sl.seq.Store(pos + Slots)
 		pos++
 		inBatch++
 		total++
 	}
 	if inBatch > 0 {
+		s.freed.Store(pos)
 		s.writeBatch(batch, inBatch, pos, locked)
 	}
 	*next = pos
