@@ -756,7 +756,7 @@ func TestFullWindow(t *testing.T) {
 	}
 	maxWindowYields = math.MaxInt
 
-	full := func(s *Sink) bool {
+	isFull := func(s *Sink) bool {
 		h := s.head.Load() &^ closedBit
 		return h-s.freed.Load() >= Slots
 	}
@@ -770,7 +770,7 @@ func TestFullWindow(t *testing.T) {
 		}
 		require.NoError(t, s.Submit(rec("f ", 64)))
 		<-w.entered
-		for n = 1; !full(s); n++ {
+		for n = 1; !isFull(s); n++ {
 			require.NoError(t, s.Submit(rec("f ", 64)))
 		}
 		return n
@@ -794,11 +794,17 @@ func TestFullWindow(t *testing.T) {
 		return done
 	}
 
-	t.Run("writer back within the window", func(t *testing.T) {
+	// heldFull starts a sink whose writer is held at a gate, with the queue
+	// full behind it.
+	heldFull := func(t *testing.T) (*Sink, *gateWriter, uint64) {
 		w := &gateWriter{open: make(chan struct{}), entered: make(chan struct{}, 1)}
 		s := New(&Options{Destination: Writer(w)})
 		require.NoError(t, s.Start())
-		n := fill(t, s, w)
+		return s, w, fill(t, s, w)
+	}
+
+	t.Run("writer back within the window", func(t *testing.T) {
+		s, w, n := heldFull(t)
 		done := late(s)
 		close(w.open)
 		require.NoError(t, <-done, "the record was dropped though the writer came back in time")
@@ -809,10 +815,7 @@ func TestFullWindow(t *testing.T) {
 	})
 
 	t.Run("writer stuck past the window", func(t *testing.T) {
-		w := &gateWriter{open: make(chan struct{}), entered: make(chan struct{}, 1)}
-		s := New(&Options{Destination: Writer(w)})
-		require.NoError(t, s.Start())
-		n := fill(t, s, w)
+		s, w, n := heldFull(t)
 		done := late(s)
 		opened := s.fullSince.Load()
 		clock.Add(int64(fullWindow))
