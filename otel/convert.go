@@ -99,8 +99,8 @@ type Skipped struct {
 // same log twice yields the same ids and a store that deduplicates by id
 // keeps one copy.
 func FromLogs(hosts []strace.HostLog, opts *Options) ([]sdktrace.ReadOnlySpan, []Skipped) {
-	c := convert(hosts, opts, false)
-	return c.spans, c.skipped
+	c := Convert(hosts, opts, Traces)
+	return c.Spans, c.SkippedSpans
 }
 
 // LogRecords turns the records a parser kept (strace.Parser.KeepRecords)
@@ -112,8 +112,32 @@ func FromLogs(hosts []strace.HostLog, opts *Options) ([]sdktrace.ReadOnlySpan, [
 // was written. A record whose process has no anchor is skipped, unless
 // AssumeWall.
 func LogRecords(hosts []strace.HostLog, opts *Options) ([]sdklog.Record, []Skipped) {
-	c := convert(hosts, opts, true)
-	return c.records, c.skippedRecords
+	c := Convert(hosts, opts, Logs)
+	return c.Records, c.SkippedRecords
+}
+
+// Signals choose what [Convert] makes: spans, log records, or both.
+type Signals uint8
+
+const (
+	Traces Signals = 1 << iota // spans, as FromLogs makes them
+	Logs                       // log records, as LogRecords makes them
+)
+
+// Converted is what [Convert] made, and what it could not place.
+type Converted struct {
+	Spans          []sdktrace.ReadOnlySpan
+	Records        []sdklog.Record
+	SkippedSpans   []Skipped
+	SkippedRecords []Skipped
+}
+
+// Convert is [FromLogs] and [LogRecords] in one pass, for the signals
+// asked for: a program that sends both places each span on the wall
+// clock and gives it its ids once, not once for each signal. The spans
+// and records are those the two functions return.
+func Convert(hosts []strace.HostLog, opts *Options, signals Signals) Converted {
+	return convert(hosts, opts, signals)
 }
 
 // placed is a span with its wall-clock times and ids.
@@ -128,16 +152,10 @@ type placed struct {
 	status     sdktrace.Status
 }
 
-type converted struct {
-	spans                   []sdktrace.ReadOnlySpan
-	records                 []sdklog.Record
-	skipped, skippedRecords []Skipped
-}
-
 // convert places every span, gives each its ids, hands each kept record
-// to the span it was written in and makes the spans, or with logs the log
-// records.
-func convert(hosts []strace.HostLog, opts *Options, logs bool) converted {
+// to the span it was written in and makes the spans, the log records or
+// both.
+func convert(hosts []strace.HostLog, opts *Options, signals Signals) Converted {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -147,7 +165,7 @@ func convert(hosts []strace.HostLog, opts *Options, logs bool) converted {
 		pid int64
 		inv uint64
 	}
-	var c converted
+	var c Converted
 	scope := instrumentation.Scope{Name: Scope}
 	for _, h := range hosts {
 		groups := map[key][]*strace.Span{}
@@ -188,7 +206,9 @@ func convert(hosts []strace.HostLog, opts *Options, logs bool) converted {
 		var roots []tracetest.SpanStub
 		for _, k := range order {
 			ps, root, skipped := placeInvocation(h.Label, k.pid, k.inv, groups[k], wallOf)
-			c.skipped = append(c.skipped, skipped...)
+			if signals&Traces != 0 {
+				c.SkippedSpans = append(c.SkippedSpans, skipped...)
+			}
 			all = append(all, ps...)
 			if root != nil {
 				root.Resource, root.InstrumentationScope = res(k.pid), scope
@@ -196,14 +216,14 @@ func convert(hosts []strace.HostLog, opts *Options, logs bool) converted {
 			}
 		}
 		inSpan := attachRecords(h.Parser.Records, all, o, wallOf)
-		if logs {
-			// LogRecords returns the records only: the spans' snapshots
-			// would be built to be thrown away.
-			c.records, c.skippedRecords = appendLogRecords(c.records, c.skippedRecords, h, o, inSpan, wallOf, res)
-			continue
+		if signals&Logs != 0 {
+			c.Records, c.SkippedRecords = appendLogRecords(c.Records, c.SkippedRecords, h, o, inSpan, wallOf, res)
+		}
+		if signals&Traces == 0 {
+			continue // no span snapshots built to be thrown away
 		}
 		for i := range roots {
-			c.spans = append(c.spans, roots[i].Snapshot())
+			c.Spans = append(c.Spans, roots[i].Snapshot())
 		}
 		for _, p := range all {
 			stub := tracetest.SpanStub{
@@ -222,7 +242,7 @@ func convert(hosts []strace.HostLog, opts *Options, logs bool) converted {
 			if p.parent.IsValid() {
 				stub.Parent = sampled(p.traceID, p.parent)
 			}
-			c.spans = append(c.spans, stub.Snapshot())
+			c.Spans = append(c.Spans, stub.Snapshot())
 		}
 	}
 	return c

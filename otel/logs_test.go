@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 	otellog "go.opentelemetry.io/otel/log"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
 
 	"simpler.dev/log/examples/quickstart/app"
 	"simpler.dev/log/levels"
@@ -173,5 +175,79 @@ func TestLiveLogsLevel(t *testing.T) {
 	assert.Equal(t, map[string]bool{"sent, in outer": true, "sent too": true, "after the span ended: in no span": false}, inSpan)
 	for _, r := range logs.records {
 		assert.WithinDuration(t, time.Now(), r.Timestamp(), time.Hour, "placed through the anchor, near now")
+	}
+}
+
+// TestConvert: Convert with both signals makes what FromLogs and
+// LogRecords make apart, from one placing of the spans; with one signal
+// only that one.
+func TestConvert(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, app.Run(app.Config{Dir: dir, Level: levels.Debug, Console: io.Discard, Out: io.Discard}))
+	files, _ := filepath.Glob(filepath.Join(dir, "host.*.log"))
+	require.Len(t, files, 1)
+	host, err := strace.ReadHost(&strace.Parser{KeepRecords: levels.Trace}, files[0], nil)
+	require.NoError(t, err)
+	hosts := []strace.HostLog{host}
+
+	spans, skippedSpans := FromLogs(hosts, nil)
+	records, skippedRecords := LogRecords(hosts, nil)
+	require.NotEmpty(t, spans)
+	require.NotEmpty(t, records)
+	type spanKey struct {
+		name          string
+		id, parent    trace.SpanID
+		trace         trace.TraceID
+		start, end    time.Time
+		attrs, events int
+	}
+	spanKeys := func(ss []sdktrace.ReadOnlySpan) (keys []spanKey) {
+		for _, s := range ss {
+			keys = append(keys, spanKey{s.Name(), s.SpanContext().SpanID(), s.Parent().SpanID(), s.SpanContext().TraceID(),
+				s.StartTime(), s.EndTime(), len(s.Attributes()), len(s.Events())})
+		}
+		return keys
+	}
+	type recordKey struct {
+		body  string
+		at    time.Time
+		sev   otellog.Severity
+		span  trace.SpanID
+		attrs int
+	}
+	recordKeys := func(rs []sdklog.Record) (keys []recordKey) {
+		for _, r := range rs {
+			keys = append(keys, recordKey{r.Body().AsString(), r.Timestamp(), r.Severity(), r.SpanID(), r.AttributesLen()})
+		}
+		return keys
+	}
+
+	for _, tt := range []struct {
+		name        string
+		signals     Signals
+		spans, recs bool
+	}{
+		{"both", Traces | Logs, true, true},
+		{"traces", Traces, true, false},
+		{"logs", Logs, false, true},
+		{"none", 0, false, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Convert(hosts, nil, tt.signals)
+			if tt.spans {
+				assert.Equal(t, spanKeys(spans), spanKeys(c.Spans))
+				assert.Equal(t, skippedSpans, c.SkippedSpans)
+			} else {
+				assert.Empty(t, c.Spans)
+				assert.Empty(t, c.SkippedSpans)
+			}
+			if tt.recs {
+				assert.Equal(t, recordKeys(records), recordKeys(c.Records))
+				assert.Equal(t, skippedRecords, c.SkippedRecords)
+			} else {
+				assert.Empty(t, c.Records)
+				assert.Empty(t, c.SkippedRecords)
+			}
+		})
 	}
 }

@@ -133,15 +133,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		hosts = append(hosts, h)
 	}
 	opts := &simplerotel.Options{ServiceName: service, AssumeWall: assumeWall, LogLevel: logLevel}
-	var spans []sdktrace.ReadOnlySpan
-	var records []sdklog.Record
-	var skipped, skippedRecords []simplerotel.Skipped
+	var want simplerotel.Signals
 	if traces {
-		spans, skipped = simplerotel.FromLogs(hosts, opts)
+		want |= simplerotel.Traces
 	}
 	if logs {
-		records, skippedRecords = simplerotel.LogRecords(hosts, opts)
+		want |= simplerotel.Logs
 	}
+	// One pass for both signals: each span is placed once.
+	c := simplerotel.Convert(hosts, opts, want)
+	spans, records, skipped, skippedRecords := c.Spans, c.Records, c.SkippedSpans, c.SkippedRecords
 	warnSkipped(stderr, "span(s)", skipped)
 	warnSkipped(stderr, "record(s)", skippedRecords)
 	if len(spans) == 0 && len(records) == 0 {
