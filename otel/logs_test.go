@@ -233,21 +233,18 @@ func TestConvert(t *testing.T) {
 		{"none", 0, false, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			c := Convert(hosts, nil, tt.signals)
+			var want Converted // nothing of a signal not asked for
 			if tt.spans {
-				assert.Equal(t, spanKeys(spans), spanKeys(c.Spans))
-				assert.Equal(t, skippedSpans, c.SkippedSpans)
-			} else {
-				assert.Empty(t, c.Spans)
-				assert.Empty(t, c.SkippedSpans)
+				want.Spans, want.SkippedSpans = spans, skippedSpans
 			}
 			if tt.recs {
-				assert.Equal(t, recordKeys(records), recordKeys(c.Records))
-				assert.Equal(t, skippedRecords, c.SkippedRecords)
-			} else {
-				assert.Empty(t, c.Records)
-				assert.Empty(t, c.SkippedRecords)
+				want.Records, want.SkippedRecords = records, skippedRecords
 			}
+			c := Convert(hosts, nil, tt.signals)
+			assert.Equal(t, spanKeys(want.Spans), spanKeys(c.Spans))
+			assert.Equal(t, want.SkippedSpans, c.SkippedSpans)
+			assert.Equal(t, recordKeys(want.Records), recordKeys(c.Records))
+			assert.Equal(t, want.SkippedRecords, c.SkippedRecords)
 		})
 	}
 }
