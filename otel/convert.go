@@ -99,7 +99,7 @@ type Skipped struct {
 // same log twice yields the same ids and a store that deduplicates by id
 // keeps one copy.
 func FromLogs(hosts []strace.HostLog, opts *Options) ([]sdktrace.ReadOnlySpan, []Skipped) {
-	c := Convert(hosts, opts, Traces)
+	c := convert(hosts, opts, traces)
 	return c.Spans, c.SkippedSpans
 }
 
@@ -112,17 +112,9 @@ func FromLogs(hosts []strace.HostLog, opts *Options) ([]sdktrace.ReadOnlySpan, [
 // was written. A record whose process has no anchor is skipped, unless
 // AssumeWall.
 func LogRecords(hosts []strace.HostLog, opts *Options) ([]sdklog.Record, []Skipped) {
-	c := Convert(hosts, opts, Logs)
+	c := convert(hosts, opts, logs)
 	return c.Records, c.SkippedRecords
 }
-
-// Signals choose what [Convert] makes: spans, log records, or both.
-type Signals uint8
-
-const (
-	Traces Signals = 1 << iota // spans, as FromLogs makes them
-	Logs                       // log records, as LogRecords makes them
-)
 
 // Converted is what [Convert] made, and what it could not place.
 type Converted struct {
@@ -132,13 +124,21 @@ type Converted struct {
 	SkippedRecords []Skipped
 }
 
-// Convert is [FromLogs] and [LogRecords] in one pass, for the signals
-// asked for: a program that sends both places each span on the wall
-// clock and gives it its ids once, not once for each signal. The spans
-// and records are those the two functions return.
-func Convert(hosts []strace.HostLog, opts *Options, signals Signals) Converted {
-	return convert(hosts, opts, signals)
+// Convert is [FromLogs] and [LogRecords] in one pass: a program that sends
+// both signals places each span on the wall clock and gives it its ids
+// once, not once for each. The spans and records are those the two
+// functions return.
+func Convert(hosts []strace.HostLog, opts *Options) Converted {
+	return convert(hosts, opts, traces|logs)
 }
+
+// signals choose what convert makes: spans, log records, or both.
+type signals uint8
+
+const (
+	traces signals = 1 << iota
+	logs
+)
 
 // placed is a span with its wall-clock times and ids.
 type placed struct {
@@ -155,7 +155,7 @@ type placed struct {
 // convert places every span, gives each its ids, hands each kept record
 // to the span it was written in and makes the spans, the log records or
 // both.
-func convert(hosts []strace.HostLog, opts *Options, signals Signals) Converted {
+func convert(hosts []strace.HostLog, opts *Options, want signals) Converted {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -206,7 +206,7 @@ func convert(hosts []strace.HostLog, opts *Options, signals Signals) Converted {
 		var roots []tracetest.SpanStub
 		for _, k := range order {
 			ps, root, skipped := placeInvocation(h.Label, k.pid, k.inv, groups[k], wallOf)
-			if signals&Traces != 0 {
+			if want&traces != 0 {
 				c.SkippedSpans = append(c.SkippedSpans, skipped...)
 			}
 			all = append(all, ps...)
@@ -216,10 +216,10 @@ func convert(hosts []strace.HostLog, opts *Options, signals Signals) Converted {
 			}
 		}
 		inSpan := attachRecords(h.Parser.Records, all, o, wallOf)
-		if signals&Logs != 0 {
+		if want&logs != 0 {
 			c.Records, c.SkippedRecords = appendLogRecords(c.Records, c.SkippedRecords, h, o, inSpan, wallOf, res)
 		}
-		if signals&Traces == 0 {
+		if want&traces == 0 {
 			continue // no span snapshots built to be thrown away
 		}
 		for i := range roots {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 
 	"simpler.dev/log/levels"
 	simplerotel "simpler.dev/log/otel"
@@ -45,18 +46,12 @@ func ExampleNewLive() {
 
 	spans := exp.GetSpans()
 	parent := map[string]string{}
-	name := func(s string) string { // invocation numbers count per process
-		if strings.HasPrefix(s, "invocation ") {
-			return "invocation N"
-		}
-		return s
-	}
 	for _, s := range spans {
-		parent[s.SpanContext.SpanID().String()] = name(s.Name)
+		parent[s.SpanContext.SpanID().String()] = exampleName(s.Name)
 	}
 	var lines []string
 	for _, s := range spans {
-		lines = append(lines, fmt.Sprintf("%s <- %q", name(s.Name), parent[s.Parent.SpanID().String()]))
+		lines = append(lines, fmt.Sprintf("%s <- %q", exampleName(s.Name), parent[s.Parent.SpanID().String()]))
 	}
 	slices.Sort(lines)
 	for _, l := range lines {
@@ -76,41 +71,61 @@ type keep struct{ *tracetest.InMemoryExporter }
 
 func (keep) Shutdown(context.Context) error { return nil }
 
-// The same spans, from a host log written earlier (or on another
-// machine): strace reads it, FromLogs makes OpenTelemetry spans of it.
-func ExampleFromLogs() {
-	dir, _ := os.MkdirTemp("", "otel-example")
-	defer os.RemoveAll(dir)
-	f, err := os.Create(filepath.Join(dir, "host.1.log"))
+// exampleLog writes a host log into dir: a WARN record, then an
+// invocation with one span and an ERROR record written inside it.
+func exampleLog(dir string) error {
+	// The name carries the pid, as a state bound to dir names it: the
+	// reader takes a record's process from it.
+	f, err := os.Create(filepath.Join(dir, fmt.Sprintf("host.%d.log", os.Getpid())))
 	if err != nil {
-		fmt.Println(err)
-		return
+		return err
 	}
 	st, err := slogsimpler.NewState(&slogsimpler.Options{Destination: sink.Writer(f), Level: levels.Timing})
 	if err != nil {
-		fmt.Println(err)
-		return
+		return err
 	}
 	logger := slog.New(st.Handler())
 	logger.Warn("starting") // the anchor comes with the first record; spans after it
 	ctx := spanattr.WithLogger(context.Background(), logger)
 	ctx, inv := spanattr.NewInvocation(ctx, 0x9f)
-	_, run := spanattr.Start(ctx, "chip.run", slog.String("zip", "007"))
+	ctx, run := spanattr.Start(ctx, "chip.run", slog.String("zip", "007"))
+	logger.ErrorContext(ctx, "bind failed", "rank", 3)
 	run.End()
 	inv.End()
-	_ = st.Close(0)
-	_ = f.Close()
+	if err := st.Close(0); err != nil {
+		return err
+	}
+	return f.Close()
+}
 
-	host, err := strace.ReadHost(nil, dir, nil)
+// exampleHost writes the example's log and reads it back with p.
+func exampleHost(p *strace.Parser) (strace.HostLog, error) {
+	dir, err := os.MkdirTemp("", "otel-example")
+	if err != nil {
+		return strace.HostLog{}, err
+	}
+	defer os.RemoveAll(dir)
+	if err := exampleLog(dir); err != nil {
+		return strace.HostLog{}, err
+	}
+	return strace.ReadHost(p, dir, nil)
+}
+
+// exampleName hides the invocation number, which counts per process.
+func exampleName(s string) string {
+	if strings.HasPrefix(s, "invocation ") {
+		return "invocation N"
+	}
+	return s
+}
+
+// The same spans, from a host log written earlier (or on another
+// machine): strace reads it, FromLogs makes OpenTelemetry spans of it.
+func ExampleFromLogs() {
+	host, err := exampleHost(nil)
 	if err != nil {
 		fmt.Println(err)
 		return
-	}
-	name := func(s string) string { // invocation numbers count per process
-		if strings.HasPrefix(s, "invocation ") {
-			return "invocation N"
-		}
-		return s
 	}
 	spans, skipped := simplerotel.FromLogs([]strace.HostLog{host}, nil)
 	for _, s := range spans {
@@ -120,11 +135,38 @@ func ExampleFromLogs() {
 				zip = fmt.Sprintf(" zip=%s(%q)", kv.Value.Type(), kv.Value.Emit())
 			}
 		}
-		fmt.Printf("%s parent=%v%s\n", name(s.Name()), s.Parent().IsValid(), zip)
+		fmt.Printf("%s parent=%v%s\n", exampleName(s.Name()), s.Parent().IsValid(), zip)
 	}
 	fmt.Println("skipped:", len(skipped))
 	// Output:
 	// invocation N parent=false
 	// chip.run parent=true zip=STRING("007")
 	// skipped: 0
+}
+
+// Spans and the records written in them, from one pass over the log:
+// each record carries the ids of the span it was written in.
+func ExampleConvert() {
+	host, err := exampleHost(&strace.Parser{KeepRecords: levels.Warn})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	c := simplerotel.Convert([]strace.HostLog{host}, nil)
+	span := map[trace.SpanID]string{}
+	for _, s := range c.Spans {
+		span[s.SpanContext().SpanID()] = exampleName(s.Name())
+	}
+	for _, r := range c.Records {
+		in := "no span"
+		if r.SpanID().IsValid() {
+			in = span[r.SpanID()]
+		}
+		fmt.Printf("%v %q in %s\n", r.Severity(), r.Body().AsString(), in)
+	}
+	fmt.Println("spans:", len(c.Spans), "skipped:", len(c.SkippedSpans)+len(c.SkippedRecords))
+	// Output:
+	// WARN "starting" in no span
+	// ERROR "bind failed" in chip.run
+	// spans: 2 skipped: 0
 }

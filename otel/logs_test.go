@@ -178,9 +178,8 @@ func TestLiveLogsLevel(t *testing.T) {
 	}
 }
 
-// TestConvert: Convert with both signals makes what FromLogs and
-// LogRecords make apart, from one placing of the spans; with one signal
-// only that one.
+// TestConvert: Convert, and the pass behind it with either signal alone,
+// make what FromLogs and LogRecords make apart.
 func TestConvert(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, app.Run(app.Config{Dir: dir, Level: levels.Debug, Console: io.Discard, Out: io.Discard}))
@@ -224,12 +223,12 @@ func TestConvert(t *testing.T) {
 
 	for _, tt := range []struct {
 		name        string
-		signals     Signals
+		signals     signals
 		spans, recs bool
 	}{
-		{"both", Traces | Logs, true, true},
-		{"traces", Traces, true, false},
-		{"logs", Logs, false, true},
+		{"both", traces | logs, true, true},
+		{"traces", traces, true, false},
+		{"logs", logs, false, true},
 		{"none", 0, false, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -240,7 +239,10 @@ func TestConvert(t *testing.T) {
 			if tt.recs {
 				want.Records, want.SkippedRecords = records, skippedRecords
 			}
-			c := Convert(hosts, nil, tt.signals)
+			c := convert(hosts, nil, tt.signals)
+			if tt.signals == traces|logs {
+				c = Convert(hosts, nil)
+			}
 			assert.Equal(t, spanKeys(want.Spans), spanKeys(c.Spans))
 			assert.Equal(t, want.SkippedSpans, c.SkippedSpans)
 			assert.Equal(t, recordKeys(want.Records), recordKeys(c.Records))

@@ -116,8 +116,11 @@ func receiverExported(e ast.Expr) bool {
 //   - simplerotel.Severity, NewLogExporter and LogRecords, Live.LogsExported
 //     and LiveDrops.LogsTotal: the logs signal itself, live and from logs,
 //     with its loss counted as spans' is: 168 and 113.
+//   - simplerotel.Convert and Converted: strace-otlp's default sends both
+//     signals, and made each place every span on the wall clock again;
+//     one pass for both (performance, fifth pass): 170 and 113.
 func TestExportedSurface(t *testing.T) {
-	const budgetTop, budgetMethods = 168, 113
+	const budgetTop, budgetMethods = 170, 113
 	top, methods := exported(t, root)
 	t.Logf("exported: %d names, %d methods", top, methods)
 	assert.LessOrEqual(t, top, budgetTop, "the public packages export more names than the budget")

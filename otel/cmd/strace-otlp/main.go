@@ -133,15 +133,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		hosts = append(hosts, h)
 	}
 	opts := &simplerotel.Options{ServiceName: service, AssumeWall: assumeWall, LogLevel: logLevel}
-	var want simplerotel.Signals
-	if traces {
-		want |= simplerotel.Traces
+	var c simplerotel.Converted
+	switch {
+	case traces && logs:
+		c = simplerotel.Convert(hosts, opts) // one pass: each span placed once
+	case traces:
+		c.Spans, c.SkippedSpans = simplerotel.FromLogs(hosts, opts)
+	case logs:
+		c.Records, c.SkippedRecords = simplerotel.LogRecords(hosts, opts)
 	}
-	if logs {
-		want |= simplerotel.Logs
-	}
-	// One pass for both signals: each span is placed once.
-	c := simplerotel.Convert(hosts, opts, want)
 	spans, records, skipped, skippedRecords := c.Spans, c.Records, c.SkippedSpans, c.SkippedRecords
 	warnSkipped(stderr, "span(s)", skipped)
 	warnSkipped(stderr, "record(s)", skippedRecords)
