@@ -36,17 +36,17 @@
 //
 // On a machine with few cores a busy producer can keep the writer from
 // running, so producers give way: one that leaves the queue more than half
-// full yields the processor once (and the writer stops napping for a
-// while), and one that finds it full yields before it counts the record as
-// queue_full. Yielding is not blocking: it lets a runnable writer run
-// first and returns. For the first 5 ms after the queue fills, producers
-// yield until there is room: a writer that lost its processor for a
-// moment, or sat in one long write, catches up and nothing is lost. After
-// that a record gets at most 64 yields, and 4 in which the writer made no
-// progress, so a destination slower than the producers, or stopped, costs
-// each record those yields, not the window. The 5 ms are spent once per
-// filling: they are granted again only after the writer has written every
-// record that was queued when the queue filled.
+// full wakes the writer and yields the processor once, and one that finds
+// it full yields (and the writer stops napping for a while) before it
+// counts the record as queue_full. Yielding is not blocking: it lets a
+// runnable writer run first and returns. For the first 5 ms after the
+// queue fills, producers yield until there is room: a writer that lost its
+// processor for a moment, or sat in one long write, catches up and nothing
+// is lost. After that a record gets at most 64 yields, and 4 in which the
+// writer made no progress, so a destination slower than the producers, or
+// stopped, costs each record those yields, not the window. The 5 ms are
+// spent once per filling: they are granted again only after the writer has
+// written every record that was queued when the queue filled.
 //
 // A program that would rather slow down than lose records asks for
 // backpressure ([Options.Backpressure], [Sink.SetBackpressure]): a producer

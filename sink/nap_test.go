@@ -78,8 +78,8 @@ func queued(t *testing.T, n int) *Sink {
 }
 
 // TestWater: the depth a producer sees after its push, and what it does
-// about it: past napWater it wakes a napping writer, past highWater it
-// also presses it (no more naps for a while).
+// about it: past napWater it wakes a napping writer, and past highWater
+// too, but it does not press it (only a full queue does).
 func TestWater(t *testing.T) {
 	t.Run("depth", func(t *testing.T) {
 		for _, n := range []int{1, napWater, napWater + 1, highWater, highWater + 1, Slots - 1, Slots} {
@@ -96,7 +96,7 @@ func TestWater(t *testing.T) {
 	}{
 		{"shallow", napWater, false, false},
 		{"past napWater", napWater + 1, true, false},
-		{"past highWater", highWater + 1, true, true},
+		{"past highWater", highWater + 1, true, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := queued(t, tt.queued)
@@ -113,7 +113,7 @@ func TestWater(t *testing.T) {
 			w := &memWriter{}
 			s := napping(t, w)
 			defer s.Close(0)
-			s.press() // as a producer past high water does
+			s.press() // as a producer at a full queue does
 			synctest.Wait()
 			require.False(t, s.pressed.Load(), "the writer did not take the press")
 			// The next small drain pauses instead of napping...

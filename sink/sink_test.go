@@ -824,6 +824,7 @@ func TestFullWindow(t *testing.T) {
 			require.ErrorIs(t, s.Submit(rec("more ", 64)), ErrQueueFull)
 		}
 		assert.Equal(t, opened, s.fullSince.Load(), "the window opened again while the writer was stuck")
+		assert.True(t, s.pressed.Load(), "a full queue presses the writer")
 
 		close(w.open)
 		require.NoError(t, s.Flush(time.Minute))

@@ -215,7 +215,7 @@ func (s *Sink) run(done chan struct{}) {
 	batch, timer := s.batch, s.timer
 	polls := 0
 	// pressedAt is when producers last pressed the writer during a nap
-	// (they reached high water or a full queue). For pressedFor after
+	// (they found the queue full). For pressedFor after
 	// that the writer pauses between small drains by spinning, as it did
 	// before it napped.
 	var pressedAt time.Time
@@ -303,10 +303,9 @@ const (
 // quiesce, or a producer that finds the queue a quarter full (napWater).
 // Producers' ordinary pushes do not wake it, so they never pay for a
 // wake-up, and the next drain takes a batch in one write. It reports
-// whether a producer cut it short at high water or with the queue full:
-// then records come faster than a nap can hold (above about two million
-// a second), and the writer pauses by spinning for a while (see run): a
-// nap at that rate risks the queue filling during the wake-up.
+// whether a producer cut it short with the queue full: then records came
+// faster than a nap can hold, and the writer pauses by spinning for a
+// while (see run) rather than risk the queue filling during a wake-up.
 //
 // Why not spin: the second pass's writer spun on the clock between looks
 // (2 µs). It then used the whole of its core (88 % of a CPU with one
@@ -314,8 +313,8 @@ const (
 // write, costing that producer a cache miss; the producer's own work ran
 // slower beside it (slog's caller lookup took 288 ns a record against 235
 // in synchronous mode). Napping, the writer takes about 7 % of a CPU for
-// the same producer. Under saturating producers it never naps: their
-// drains are large, and past high water they nudge it.
+// the same producer. Under saturating producers it seldom naps: their
+// drains are large, and past a quarter full they wake it.
 func (s *Sink) nap(timer *time.Timer) (pressed bool) {
 	s.napping.Store(true)
 	// A quiesce stores the phase, then nudges: seeing either suffices
