@@ -391,21 +391,21 @@ func (s *Sink) submit(rec []byte) (end uint64, err error) {
 	return pos + 1, nil
 }
 
-// Variables so that tests can stop the clock.
-var (
-	// sinceBorn is time.Since: how long ago the sink was made.
-	sinceBorn = time.Since
-	// maxWindowYields also closes the window for one record: a clock that
-	// does not move while the producer runs (a synctest bubble) must not
-	// make it yield forever. A yield takes well over 250 ns, so on a real
-	// clock the window ends first.
-	maxWindowYields = 8192
-)
+// sinceBorn is time.Since, how long ago the sink was made: a variable so
+// that tests can run the full window on a clock of their own.
+var sinceBorn = time.Since
+
+// frozenYields also closes the window for one record: a clock that does
+// not move while the producer yields (a synctest bubble) must not make it
+// yield forever. A real clock moves between two looks.
+const frozenYields = 1024
 
 // giveWay is one record's state while it yields at a full queue.
 type giveWay struct {
 	tail           uint64 // the writer's tail at the last look
 	yields, stalls int    // yields in all, and those the writer made no progress in
+	now            int64  // the clock at the last look
+	frozen         int    // looks in a row that found the clock where it was
 }
 
 // giveWay yields the processor to the writer, for a producer that found
@@ -425,14 +425,17 @@ func (s *Sink) giveWay(g *giveWay) bool {
 			since = now
 		}
 	}
-	inWindow := since != 0 && now-since < int64(fullWindow) && g.yields < maxWindowYields
+	if g.yields > 0 && now == g.now {
+		g.frozen++
+	}
+	inWindow := since != 0 && now-since < int64(fullWindow) && g.frozen < frozenYields
 	if g.yields > 0 && t == g.tail {
 		g.stalls++
 	}
 	if !inWindow && (g.stalls >= fullYields || g.yields >= maxFullYields) {
 		return false
 	}
-	g.tail = t
+	g.tail, g.now = t, now
 	g.yields++
 	s.press()
 	runtime.Gosched()
@@ -451,12 +454,11 @@ func (s *Sink) caughtUp(tail uint64) {
 // water acts on the queue's depth after the push at pos: past napWater it
 // wakes a napping writer, past highWater it also yields.
 func (s *Sink) water(pos uint64) {
-	switch {
-	case !s.deeper(pos, napWater):
-	case !s.deeper(pos, highWater):
-		s.nudge()
-	default:
-		s.nudge()
+	if !s.deeper(pos, napWater) {
+		return
+	}
+	s.nudge()
+	if s.deeper(pos, highWater) {
 		runtime.Gosched()
 	}
 }
