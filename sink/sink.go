@@ -427,6 +427,8 @@ func (s *Sink) giveWay(g *giveWay) bool {
 	}
 	if g.yields > 0 && now == g.now {
 		g.frozen++
+	} else {
+		g.frozen = 0 // in a row: a coarse clock that stands still a while is not frozen
 	}
 	inWindow := since != 0 && now-since < int64(fullWindow) && g.frozen < frozenYields
 	if g.yields > 0 && t == g.tail {
