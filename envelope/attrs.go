@@ -69,15 +69,7 @@ func (l *Line) Attr(prefix string, depth int, a slog.Attr) {
 // plainKey reports whether key is non-empty and every byte of it can be
 // written unquoted (safeToken).
 func plainKey(key string) bool {
-	if key == "" {
-		return false
-	}
-	for i := 0; i < len(key); i++ {
-		if !safeToken[key[i]] {
-			return false
-		}
-	}
-	return true
+	return key != "" && plainIn(key, &safeToken)
 }
 
 func (l *Line) attr(prefix string, base int, g *group, a slog.Attr, descent int) {

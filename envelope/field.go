@@ -94,18 +94,20 @@ func appendField(b []byte, s string, k fieldKind, limit int) []byte {
 	return b
 }
 
-// fieldPlain reports whether s can be written as field k unchanged.
-func fieldPlain(s string, k fieldKind) bool {
-	if len(s) == 0 || len(s) > maxField {
-		return false
-	}
-	safe := &fieldSafe[k]
+// plainIn reports whether every byte of s is in the safe set: the one scan
+// behind fieldPlain, plainKey and the span writers' plain paths.
+func plainIn(s string, safe *[256]bool) bool {
 	for i := 0; i < len(s); i++ {
 		if !safe[s[i]] {
 			return false
 		}
 	}
 	return true
+}
+
+// fieldPlain reports whether s can be written as field k unchanged.
+func fieldPlain(s string, k fieldKind) bool {
+	return len(s) > 0 && len(s) <= maxField && plainIn(s, &fieldSafe[k])
 }
 
 // escapeFunc returns name as the function field prints it: escaped,

@@ -121,16 +121,6 @@ func (f *field) bytesIn(s string, safe *[256]bool) {
 	}
 }
 
-// plainIn reports whether every byte of s is in the safe set.
-func plainIn(s string, safe *[256]bool) bool {
-	for i := 0; i < len(s); i++ {
-		if !safe[s[i]] {
-			return false
-		}
-	}
-	return true
-}
-
 // appendName appends name encoded as a [STRACE] name field: at most nameCap
 // bytes, space, '=', '%', '[', ']' and bytes outside 0x20–0x7E written as
 // %XX, cut with '~' after the last whole unit that fits.
