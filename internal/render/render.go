@@ -65,14 +65,15 @@ func (rd Renderer) WithGroup(name string) Renderer {
 	return rd
 }
 
-// Render writes r (which it does not keep) into an empty l (not finished: the caller calls
-// l.Finish). A record from a slog call site is user text at its caller's
-// position. A record with an origin (see internal/origin) is written as
-// its kind says: a span as its [STRACE] record, its attributes (after any
-// ReplaceAttr) in the attrs field; an op as its [OP] line; a record made
-// outside a call site with its own function, position, clock and lane; a
-// verified machine record as it is, while its message is the one it was
-// made for. Attributes of the handler (WithAttrs) go on user records only.
+// Render writes r (which it does not keep) into an empty l (not finished:
+// the caller calls l.Finish). A record from a slog call site is user text
+// at its caller's position. A record with an origin (see internal/origin)
+// is written as its kind says: a span as its [STRACE] record, its
+// attributes (after any ReplaceAttr) in the attrs field; an op as its [OP]
+// line; a record made outside a call site with its own function, position,
+// clock and lane; a verified machine record as it is, while its message is
+// the one it was made for. Attributes of the handler (WithAttrs) go on
+// user records only.
 //
 // It returns the record's origin, nil for one from a slog call site.
 //
