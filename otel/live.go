@@ -211,6 +211,22 @@ func (a *admission) close(ctx context.Context) {
 	}
 }
 
+// offer queues it on q if a admits it, and counts it queued, full or not
+// admitted: it never blocks. Spans and log records go through it.
+func offer[T any](a *admission, q chan<- T, it T, queued, full, notAdmitted *atomic.Uint64) {
+	if !a.enter() {
+		notAdmitted.Add(1)
+		return
+	}
+	select {
+	case q <- it:
+		queued.Add(1)
+	default:
+		full.Add(1)
+	}
+	a.leave()
+}
+
 const (
 	closedBit       = uint64(1) << 63
 	maxEventsOnSpan = 128
@@ -393,17 +409,7 @@ func (l *Live) End(token any, s spanattr.SpanInfo) {
 			ls.endedMono = envelope.MonoNow()
 		}
 	}
-	if !l.admit.enter() {
-		l.notAdmitted.Add(1)
-		return
-	}
-	select {
-	case l.queue <- ls:
-		l.queued.Add(1)
-	default:
-		l.queueFull.Add(1)
-	}
-	l.admit.leave()
+	offer(&l.admit, l.queue, ls, &l.queued, &l.queueFull, &l.notAdmitted)
 }
 
 // Drops returns what has not been delivered so far, by reason.

@@ -135,17 +135,7 @@ type liveLogs struct {
 
 // emit queues a record for export, or counts it dropped. It never blocks.
 func (ll *liveLogs) emit(it logItem) {
-	if !ll.admit.enter() {
-		ll.notAdmit.Add(1)
-		return
-	}
-	select {
-	case ll.queue <- it:
-		ll.queued.Add(1)
-	default:
-		ll.full.Add(1)
-	}
-	ll.admit.leave()
+	offer(&ll.admit, ll.queue, it, &ll.queued, &ll.full, &ll.notAdmit)
 }
 
 // run is the logs goroutine: records into batches, a batch out when it is
