@@ -9,9 +9,12 @@
 // pass of -count over the scenario, so a drift of the machine between
 // passes cancels), with their minimum and maximum after it: on a busy
 // machine one pass can be twice another, and a ratio without its spread
-// claims more than it knows. Custom metrics (cpu-ns/op, drop_%, records/s)
-// are shown as they are. Above the table: the CPU, GOMAXPROCS and Go
-// version of the run.
+// claims more than it knows. Custom metrics (cpu-ns/op, records/s) are
+// shown by their median with their range; drop_% also says in how many
+// passes anything was dropped, which a median of mostly zeros hides. In a
+// scenario with a baseline row (Span: one LogAttrs with the span's
+// attributes), every other row is also given as a ratio to it, pass by
+// pass. Above the table: the CPU, GOMAXPROCS and Go version of the run.
 //
 //	go test -run NONE -bench . -benchmem -count 5 | go run ./cmd/benchtable
 package main
@@ -31,6 +34,11 @@ import (
 // peers are the other loggers' slog handlers; natives are their own APIs,
 // shown for reference but not taken as "fastest peer".
 var peers = map[string]bool{"text": true, "json": true, "tint": true, "zapslog": true, "zerolog": true, "phuslu": true}
+
+// baselines name, per scenario, the row the others are measured against
+// when the scenario has no nop and no peers: a span against one record
+// with the same attributes (the "span ≤ 1.4× one LogAttrs").
+var baselines = map[string]string{"Span": "slogsimpler-logattrs3"}
 
 // floors are the rows that are not handlers doing the work: nop (enabled,
 // does nothing) and discard (disabled: the cost of skipping). They get no
@@ -149,7 +157,10 @@ func run(in io.Reader, out io.Writer) error {
 			}
 			slices.Sort(keys)
 			for _, k := range keys {
-				other = append(other, fmt.Sprintf("%s=%.4g", k, median(s.metrics[k])))
+				other = append(other, metric(k, s.metrics[k]))
+			}
+			if base := baselines[scen]; base != "" && h != base && len(get(hs, base)) > 0 {
+				other = append(other, "× "+base+" "+spread(rounds(s.ns, get(hs, base), func(x, b float64) float64 { return x / b }), ""))
 			}
 			fmt.Fprintf(out, "| %s | %s | %.1f | %.0f | %s | %s | %s | %s |\n", scen, h, m, median(s.allocs), vsNop, own, vsPeer, strings.Join(other, " "))
 		}
@@ -197,6 +208,29 @@ func spread(v []float64, note string) string {
 	out := fmt.Sprintf("%.2f", median(v))
 	if len(in) > 0 {
 		out += " (" + strings.Join(in, ", ") + ")"
+	}
+	return out
+}
+
+// metric writes a custom metric: its median, and its range when there is
+// one; for drop_%, in how many passes anything was dropped.
+func metric(unit string, v []float64) string {
+	out := fmt.Sprintf("%s=%.4g", unit, median(v))
+	lo, hi := slices.Min(v), slices.Max(v)
+	if unit == "drop_%" {
+		dropped := 0
+		for _, x := range v {
+			if x > 0 {
+				dropped++
+			}
+		}
+		if dropped > 0 {
+			out += fmt.Sprintf(" (in %d of %d passes, at most %.4g)", dropped, len(v), hi)
+		}
+		return out
+	}
+	if fmt.Sprintf("%.4g", lo) != fmt.Sprintf("%.4g", hi) {
+		out += fmt.Sprintf(" (%.4g–%.4g)", lo, hi)
 	}
 	return out
 }

@@ -29,6 +29,12 @@ BenchmarkDisabled/slogsimpler-2	1000	20.0 ns/op	0 B/op	0 allocs/op
 BenchmarkDisabled/zerolog-2	1000	25.0 ns/op	0 B/op	0 allocs/op
 BenchmarkParallel/slogsimpler-2	1000	500.0 ns/op	0 B/op	0 allocs/op	1100 cpu-ns/op
 BenchmarkSaturation-2	1	200000000 ns/op	0.5 drop_%	2500000 records/s
+BenchmarkSaturation-2	1	200000000 ns/op	0 drop_%	2000000 records/s
+BenchmarkSaturation-2	1	200000000 ns/op	0 drop_%	3000000 records/s
+BenchmarkSpan/slogsimpler-logattrs3-2	1000	400.0 ns/op	0 B/op	0 allocs/op
+BenchmarkSpan/slogsimpler-logattrs3-2	1000	500.0 ns/op	0 B/op	0 allocs/op
+BenchmarkSpan/slogsimpler-enabled-2	1000	600.0 ns/op	416 B/op	1 allocs/op
+BenchmarkSpan/slogsimpler-enabled-2	1000	650.0 ns/op	416 B/op	1 allocs/op
 BenchmarkOwn/Static/nop-2	1000	5.0 ns/op	0 B/op	0 allocs/op
 BenchmarkOwn/Static/slogsimpler-2	1000	155.0 ns/op	0 B/op	0 allocs/op
 BenchmarkOwn/Static/zerolog-2	1000	205.0 ns/op	0 B/op	0 allocs/op
@@ -47,7 +53,9 @@ PASS
 		{"no floor: whole calls compared", "| Disabled | slogsimpler | 20.0 | 0 |  |  | 0.80 (zerolog, whole call) |  |"},
 		{"custom metrics", "| Parallel | slogsimpler | 500.0 | 0 |  |  |  | cpu-ns/op=1100 |"},
 		{"a scenario of two levels", "| Own/Static | slogsimpler | 155.0 | 0 | 31.00 | 150 | 0.75 (zerolog) |  |"},
-		{"no scenario handler", "| Saturation | - | 200000000.0 | 0 |  |  |  | drop_%=0.5 records/s=2.5e+06 |"},
+		{"no scenario handler; a drop in any pass is told", "| Saturation | - | 200000000.0 | 0 |  |  |  | drop_%=0 (in 1 of 3 passes, at most 0.5) records/s=2.5e+06 (2e+06–3e+06) |"},
+		{"a span against its baseline, pass by pass", "| Span | slogsimpler-enabled | 625.0 | 1 |  |  |  | × slogsimpler-logattrs3 1.40 (1.30–1.50) |"},
+		{"the baseline itself has no ratio", "| Span | slogsimpler-logattrs3 | 450.0 | 0 |  |  |  |  |"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Contains(t, got, tt.want)
