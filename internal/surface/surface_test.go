@@ -119,8 +119,11 @@ func receiverExported(e ast.Expr) bool {
 //   - simplerotel.Convert and Converted: strace-otlp's default sends both
 //     signals, and made each place every span on the wall clock again;
 //     one pass for both (performance, fifth pass): 170 and 113.
+//   - envelope.Record and ParseRecord: one typed user record, written
+//     and read (one log, written and read), which users' tests, strace
+//     and OpenTelemetry share instead of a record type each: 172 and 113.
 func TestExportedSurface(t *testing.T) {
-	const budgetTop, budgetMethods = 170, 113
+	const budgetTop, budgetMethods = 172, 113
 	top, methods := exported(t, root)
 	t.Logf("exported: %d names, %d methods", top, methods)
 	assert.LessOrEqual(t, top, budgetTop, "the public packages export more names than the budget")

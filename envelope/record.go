@@ -1,0 +1,50 @@
+package envelope
+
+import (
+	"log/slog"
+)
+
+// A Record is an ordinary record, typed: its [Header], its message and its
+// attributes, as a Go caller logged them and as [ParseRecord] reads them
+// back. It is the user side of the grammar; the machine records are
+// [Span], [Op], [Anchor] and [Drops].
+type Record struct {
+	Header
+	Message string
+	// Attrs are the attributes in the order written, groups as dotted
+	// keys, values typed where their text is the one slog writes for the
+	// type (see [SplitBody]).
+	Attrs []slog.Attr
+	// Cut lists, in order, the keys whose values were shortened so that
+	// the record fits in [MaxRecord] bytes (SPEC §2, "fitted, not cut"):
+	// such a value is written quoted and followed by '~'. Nil when no
+	// value was shortened.
+	Cut []string
+}
+
+// ParseRecord reads one ordinary record (with or without its newline) of
+// any generation [ParseAny] reads. A machine record ([ParseMachine]
+// accepts it) is ErrNotRecord: read it with its own Parse function. A
+// level name off simpler's ladder is ErrNotRecord too.
+func ParseRecord(line []byte) (Record, error) {
+	p, err := ParseAny(line)
+	if err != nil {
+		return Record{}, err
+	}
+	if _, _, err := ParseMachine(p); err == nil {
+		return Record{}, ErrNotRecord
+	}
+	return p.record()
+}
+
+// record types p as an ordinary record: its level by name, its body split
+// by [SplitBody]. It does not check whether p is a machine record.
+func (p Parsed) record() (Record, error) {
+	level, ok := LevelOf(p.Level)
+	if !ok {
+		return Record{}, ErrNotRecord
+	}
+	r := Record{Header: Header{Mono: p.Mono, TID: p.TID, Level: level, Func: p.Function, File: p.File, Line: p.Line}}
+	r.Message, r.Attrs = SplitBody(p.Body)
+	return r, nil
+}
