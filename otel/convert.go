@@ -188,19 +188,17 @@ func convert(hosts []strace.HostLog, opts *Options, want signals) Converted {
 			}
 			return r
 		}
-		wallOf := func(pid, mono int64, device bool) (int64, string) {
-			anchor, anchored := h.Parser.Anchors[pid]
+		wallOf := func(c wallClock, mono int64, device bool) (int64, string) {
+			w, placed := c.WallAt(mono)
 			switch {
-			case o.AssumeWall && (!anchored || device):
+			case o.AssumeWall && (!placed || device):
 				return mono, ""
 			case device:
 				return 0, "device clock"
-			case !anchored:
+			case !placed:
 				return 0, "no [CLOCK_ANCHOR] for its process"
-			case mono < anchor.MonoNS:
-				return 0, "began before its process's [CLOCK_ANCHOR]"
 			}
-			return anchor.Wall(mono), ""
+			return w, ""
 		}
 		var all []*placed
 		var roots []tracetest.SpanStub
@@ -252,17 +250,23 @@ func sampled(t trace.TraceID, id trace.SpanID) trace.SpanContext {
 	return trace.NewSpanContext(trace.SpanContextConfig{TraceID: t, SpanID: id, TraceFlags: trace.FlagsSampled})
 }
 
+// A wallClock is a span or a record the reader placed on the wall clock
+// by its own file's [CLOCK_ANCHOR] (package strace), or did not.
+type wallClock interface {
+	WallAt(mono int64) (int64, bool)
+}
+
 // placeInvocation places one invocation's spans (inv 0: the spans outside
 // any) on the wall clock and gives them ids and parents; it returns the
 // invocation's root, nil for inv 0.
 func placeInvocation(host string, pid int64, inv uint64, spans []*strace.Span,
-	wallOf func(pid, mono int64, device bool) (int64, string)) ([]*placed, *tracetest.SpanStub, []Skipped) {
+	wallOf func(c wallClock, mono int64, device bool) (int64, string)) ([]*placed, *tracetest.SpanStub, []Skipped) {
 	var skipped []Skipped
 	traceID := trace.TraceID(digest(host, pid, inv, -1))
 	rootID := spanID(host, pid, inv, -1)
 	var ps []*placed
 	for pos, s := range spans {
-		start, why := wallOf(pid, s.TS, s.IsDevice())
+		start, why := wallOf(s, s.TS, s.IsDevice())
 		if why != "" {
 			skipped = append(skipped, Skipped{Host: host, Name: s.Name, PID: pid, Reason: why})
 			continue
@@ -339,7 +343,7 @@ func placeInvocation(host string, pid int64, inv uint64, spans []*strace.Span,
 // logged with a span's context. It returns, by record index, the span each
 // record was written in (nil outside any).
 func attachRecords(records []strace.Record, spans []*placed, o Options,
-	wallOf func(pid, mono int64, device bool) (int64, string)) []*placed {
+	wallOf func(c wallClock, mono int64, device bool) (int64, string)) []*placed {
 	if len(records) == 0 {
 		return nil
 	}
@@ -397,7 +401,7 @@ func attachRecords(records []strace.Record, spans []*placed, o Options,
 			p.dropped++
 			continue
 		}
-		t, why := wallOf(r.PID, r.Mono, false)
+		t, why := wallOf(r, r.Mono, false)
 		if why != "" {
 			continue
 		}
@@ -421,7 +425,7 @@ func attachRecords(records []strace.Record, spans []*placed, o Options,
 // appendLogRecords appends host h's records at or above LogLevel as log
 // records, made by a logger of their process's resource so they carry it.
 func appendLogRecords(out []sdklog.Record, skipped []Skipped, h strace.HostLog, o Options, in []*placed,
-	wallOf func(pid, mono int64, device bool) (int64, string), res func(int64) *resource.Resource) ([]sdklog.Record, []Skipped) {
+	wallOf func(c wallClock, mono int64, device bool) (int64, string), res func(int64) *resource.Resource) ([]sdklog.Record, []Skipped) {
 	capture := &captured{}
 	loggers := map[int64]otellog.Logger{}
 	for i := range h.Parser.Records {
@@ -429,7 +433,7 @@ func appendLogRecords(out []sdklog.Record, skipped []Skipped, h strace.HostLog, 
 		if r.Level < o.LogLevel.Level() {
 			continue
 		}
-		t, why := wallOf(r.PID, r.Mono, false)
+		t, why := wallOf(r, r.Mono, false)
 		if why != "" {
 			skipped = append(skipped, Skipped{Host: h.Label, Name: "record: " + valid(r.Message), PID: r.PID, Reason: why})
 			continue

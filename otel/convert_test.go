@@ -87,11 +87,17 @@ func TestFromLogs(t *testing.T) {
 			assert.Equal(t, want, got[k], k)
 		}
 	})
-	t.Run("a span before its anchor is skipped, not misplaced", func(t *testing.T) {
+	t.Run("a span that began before its file's anchor is placed by it", func(t *testing.T) {
 		spans, skipped := FromLogs(hostsOf(t, otlptest.AnchorRecord(7, 1000, 1e18)+span(7, 1, 0, "early", 10, 5)), nil)
+		require.Empty(t, skipped)
+		require.Len(t, spans, 2, "the invocation and its span")
+		assert.Equal(t, int64(1e18-990), spans[1].StartTime().UnixNano(), "mono_ns is one clock: 990 ns before the anchor")
+	})
+	t.Run("a span of a process without an anchor is skipped, not misplaced", func(t *testing.T) {
+		spans, skipped := FromLogs(hostsOf(t, span(7, 1, 0, "lost", 10, 5)), nil)
 		assert.Empty(t, spans)
 		require.Len(t, skipped, 1)
-		assert.Equal(t, "began before its process's [CLOCK_ANCHOR]", skipped[0].Reason)
+		assert.Equal(t, "no [CLOCK_ANCHOR] for its process", skipped[0].Reason)
 	})
 }
 

@@ -68,10 +68,7 @@ func TestLiveQuickstart(t *testing.T) {
 			p := &strace.Parser{}
 			require.NoError(t, strace.ReadInput(p, files[0], nil))
 			require.Len(t, p.Anchors, 1)
-			var anchor strace.Anchor
-			for _, a := range p.Anchors {
-				anchor = a
-			}
+			anchor := p.Anchors[0]
 
 			got := otlptest.Spans(sink)
 			assert.EqualValues(t, len(got), live.Exported())
@@ -101,7 +98,10 @@ func TestLiveQuickstart(t *testing.T) {
 				if !assert.True(t, ok, "span %s (%v) is not in the log", s.Name, keyOf(s)) {
 					continue
 				}
-				assert.Equal(t, anchor.Wall(w.TS), s.Start, "%s start", s.Name)
+				start, placed := w.WallAt(w.TS)
+				require.True(t, placed, "%s placed by the file's anchor", s.Name)
+				assert.Equal(t, anchor.Wall+w.TS-anchor.Mono, start)
+				assert.Equal(t, start, s.Start, "%s start", s.Name)
 				assert.Equal(t, "quickstart-test", s.Service)
 				assert.Equal(t, int64(os.Getpid()), s.PID)
 			}

@@ -10,6 +10,10 @@ import (
 	"strings"
 )
 
+// logGlob is the names a directory's log files have: host.<pid>.log, and
+// a rotated set's host.<pid>.<seq>.log.
+const logGlob = "host.*.log"
+
 // Inputs returns the files one strace-timing LOG argument names: for a
 // directory every host.*.log in it, in name order (an error if it holds
 // none), anything else, "-" included, itself.
@@ -24,9 +28,18 @@ func Inputs(in string) ([]string, error) {
 	if !fi.IsDir() {
 		return []string{in}, nil
 	}
-	paths, err := filepath.Glob(filepath.Join(in, "host.*.log"))
+	// The directory is named literally ("logs[1]" is that directory, not
+	// a pattern); only the names inside it are matched, as the
+	// reference's Path.glob matches them.
+	entries, err := os.ReadDir(in)
 	if err != nil {
 		return nil, err
+	}
+	var paths []string
+	for _, e := range entries {
+		if ok, _ := filepath.Match(logGlob, e.Name()); ok {
+			paths = append(paths, filepath.Join(in, e.Name()))
+		}
 	}
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("%s is a directory but holds no host.*.log files", in)
@@ -56,8 +69,6 @@ func ReadInput(p *Parser, in string, stdin io.Reader) error {
 // line. The records it keeps (Parser.KeepRecords) take the pid of the
 // file's name, host.<pid>.log, else the one pid the file's spans carry.
 func ReadFile(p *Parser, path string, stdin io.Reader, wrap func(io.Reader) io.Reader) error {
-	records, spans := len(p.Records), len(p.Spans)
-	defer func() { p.attribute(path, records, spans) }()
 	var r io.Reader = stdin
 	if path != "-" {
 		f, err := os.Open(path)
@@ -77,20 +88,24 @@ func ReadFile(p *Parser, path string, stdin io.Reader, wrap func(io.Reader) io.R
 	if wrap != nil {
 		r = wrap(r)
 	}
-	if err := p.Read(r); err != nil {
+	if err := p.readFile(path, r); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
 }
 
 // attribute gives the records read from path since index records the
-// file's pid (see ReadFile); spans is where its spans began.
+// file's pid (see ReadFile); spans is where its spans began. A path of ""
+// (a reader given to Read) has no name to go by.
 func (p *Parser) attribute(path string, records, spans int) {
 	if len(p.Records) == records {
 		return
 	}
 	var pid int64
 	name := filepath.Base(path)
+	if path == "" {
+		name = ""
+	}
 	if n, ok := strings.CutPrefix(name, "host."); ok {
 		if n, ok := strings.CutSuffix(n, ".log"); ok {
 			pid, _ = strconv.ParseInt(n, 10, 64)

@@ -16,11 +16,12 @@ import (
 func TestReadParallelMatchesRead(t *testing.T) {
 	fixture, _ := os.ReadFile("testdata/mixed.log")
 	many := bytes.Repeat(fixture, 3000) // several blocks, lines across block edges
-	for name, in := range map[string][]byte{"fixture": fixture, "many": many, "bench": benchLog(30000), "no final newline": []byte("[STRACE] v=1 pid=1 tid=1 inv=1 hid=0 depth=0 name=a ts=1 dur=1 x=1")} {
+	long := append(append(bytes.Repeat([]byte("x"), 3*blockSize), " [STRACE] v=1 pid=100 tid=1 inv=1 hid=0 depth=0 name=deep ts=1 dur=1 \n"...), fixture...)
+	for name, in := range map[string][]byte{"fixture": fixture, "long line": append(fixture, long...), "many": many, "bench": benchLog(30000), "no final newline": []byte("[STRACE] v=1 pid=1 tid=1 inv=1 hid=0 depth=0 name=a ts=1 dur=1 x=1")} {
 		t.Run(name, func(t *testing.T) {
 			var seq, par Parser
-			require.NoError(t, seq.readSerial(bytes.NewReader(in)))
-			require.NoError(t, par.Read(iotest.HalfReader(bytes.NewReader(in))))
+			require.NoError(t, seq.readFileWith("", bytes.NewReader(in), 1))
+			require.NoError(t, par.readFileWith("", iotest.HalfReader(bytes.NewReader(in)), 2))
 			seq.intern, par.intern = nil, nil
 			assert.True(t, reflect.DeepEqual(seq, par), "results differ: %d/%d spans, %d/%d heads, %d/%d lines", len(seq.Spans), len(par.Spans), seq.Heads, par.Heads, seq.Lines, par.Lines)
 		})

@@ -10,12 +10,16 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/satmath"
 )
 
-// A Span is one complete [STRACE] record.
+// A Span is one complete [STRACE] record, as the reader keeps it: the
+// fields of an [envelope.Span] with the hash as the text it was written
+// in, the name decoded and the attributes raw, and its place on the wall
+// clock (see the package's notes on log sets).
 type Span struct {
 	PID   int64
 	TID   int64
@@ -26,59 +30,39 @@ type Span struct {
 	TS    int64  // ns; host CLOCK_MONOTONIC, or the device clock with clk=dev
 	Dur   int64  // ns
 	Attrs string // raw, trimmed
+	clock
 }
 
-// A Record is an ordinary log record a Parser kept (KeepRecords): its
-// header's fields and its body split into message and attributes
-// (envelope.SplitBody).
+// A Record is an ordinary log record a Parser kept (KeepRecords), typed
+// as package envelope reads it, with the process it belongs to and its
+// place on the wall clock.
 type Record struct {
+	envelope.Record
 	// PID is the process whose file the record was read from (a record
 	// does not carry it): see ReadFile. 0 when it is not known.
-	PID     int64
-	Mono    int64 // CLOCK_MONOTONIC ns
-	TID     int64
-	Level   slog.Level
-	Func    string
-	File    string // "" when the record had no source position
-	Line    int
-	Message string
-	Attrs   []slog.Attr
+	PID int64
+	clock
+	anchor int // 1 + the index in Parser.Anchors of the last anchor before it in its file, 0 if none
 }
 
 // IsDevice reports whether the span is on the device clock (clk=dev).
-func (s *Span) IsDevice() bool { return bytes.Contains([]byte(s.Attrs), []byte("clk=dev")) }
-
-// An Anchor ties a process's monotonic clock to wall time.
-type Anchor struct {
-	PID    int64
-	MonoNS int64
-	WallNS int64
-}
-
-// Wall returns the wall-clock time, in Unix ns, of monotonic time mono.
-func (a Anchor) Wall(mono int64) int64 { return satmath.Add(a.WallNS, satmath.Sub(mono, a.MonoNS)) }
+func (s *Span) IsDevice() bool { return strings.Contains(s.Attrs, "clk=dev") }
 
 // End returns the span's end, TS+Dur clamped to the int64 range.
 func (s *Span) End() int64 { return satmath.Add(s.TS, s.Dur) }
 
-// Drops is a process's cumulative loss report.
-type Drops struct {
-	PID                                                         int64
-	Total, QueueFull, ClaimExhausted, OutputFailed, NotAdmitted int64
-}
-
 // A Parser accumulates what it finds in the lines it is given. The zero
-// Parser is ready to use.
+// Parser is ready to use. Each [Parser.Read] (and so each file
+// [ReadFile] reads) is one file of a log set: see the package's notes.
 type Parser struct {
 	Spans []Span
 	// Heads counts record heads ("[STRACE] v=N"), torn records included.
 	Heads int
-	// Anchors holds the last [CLOCK_ANCHOR] per pid; AnchorCount how many
-	// each pid wrote.
-	Anchors     map[int64]Anchor
-	AnchorCount map[int64]int
+	// Anchors holds every [CLOCK_ANCHOR] read, in the order read: one per
+	// file of a rotated set.
+	Anchors []envelope.Anchor
 	// Drops holds, per pid, the [HOSTLOG_DROPS] with the largest total.
-	Drops map[int64]Drops
+	Drops map[int64]envelope.Drops
 	// Lines counts the lines read.
 	Lines int
 	// BindPhases holds the "bind phase=" lines of a runtime with a host
@@ -90,6 +74,12 @@ type Parser struct {
 	// nil keeps none, and they cost nothing.
 	KeepRecords slog.Leveler
 	Records     []Record
+
+	// file is what is known of the file being read; pendSpans and
+	// pendRecs index what came before any anchor of its process in its
+	// own file (placeRest).
+	file                fileState
+	pendSpans, pendRecs []int
 
 	// intern keeps one copy of each hid and name: a log repeats a few of
 	// them many times.
@@ -126,9 +116,15 @@ var (
 	markBindPhase = []byte("bind phase=")
 )
 
-// maxLine bounds the part of one line that is parsed; longer lines are cut
-// (a record is at most 512 bytes).
-const maxLine = 1 << 20
+// A line longer than maxLine is parsed in windows (longLine), so memory
+// stays bounded whatever a line's length: a record is found wherever it
+// starts, and what follows it is read up to keepTail bytes (a record this
+// module writes is at most 512 bytes; the attributes of a longer foreign
+// one are cut there).
+const (
+	maxLine  = 1 << 20
+	keepTail = 64 << 10
+)
 
 // readSerial parses every line of r in this goroutine.
 func (p *Parser) readSerial(r io.Reader) error {
@@ -137,14 +133,14 @@ func (p *Parser) readSerial(r io.Reader) error {
 	for {
 		line, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
-			long = append(long[:0], line...)
+			ll := longLine{p: p, buf: long[:0]}
+			ll.add(line)
 			for errors.Is(err, bufio.ErrBufferFull) {
 				line, err = br.ReadSlice('\n')
-				if len(long) < maxLine {
-					long = append(long, line...)
-				}
+				ll.add(line)
 			}
-			line = long
+			long = ll.end()
+			line = nil
 		}
 		if len(line) > 0 {
 			p.Line(line)
@@ -156,6 +152,55 @@ func (p *Parser) readSerial(r io.Reader) error {
 			return err
 		}
 	}
+}
+
+// A longLine parses one line given in pieces, holding at most maxLine +
+// keepTail bytes of it: once more is held, the records that start in all
+// but the last keepTail bytes are read (each may run into those bytes)
+// and that part is let go.
+type longLine struct {
+	p    *Parser
+	buf  []byte
+	from int // where the search for the next record resumes in buf
+}
+
+func (l *longLine) add(b []byte) {
+	l.buf = append(l.buf, b...)
+	if len(l.buf) <= maxLine+keepTail {
+		return
+	}
+	limit := len(l.buf) - keepTail
+	next := l.p.spans(l.buf, l.from, limit, len(l.buf))
+	l.p.drops(l.buf, limit)
+	n := copy(l.buf, l.buf[limit:])
+	l.buf = l.buf[:n]
+	l.from = max(next-limit, 0)
+}
+
+// end parses what is left of the line, as Line would, and returns the
+// buffer for reuse.
+func (l *longLine) end() []byte {
+	line := l.buf
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		line = line[:n-1]
+	}
+	end := len(line)
+	if end > 0 && line[end-1] == '\r' {
+		end--
+	}
+	l.p.Lines++
+	l.p.spans(line, l.from, len(line), end)
+	l.p.drops(line, len(line))
+	// An anchor or a bind phase is a whole record at the end of a line;
+	// the last keepTail bytes hold it. A line this long is no ordinary
+	// record of ours, so none is kept.
+	if bytes.Contains(line, markAnchor) {
+		l.p.anchors(line)
+	}
+	if bytes.Contains(line, markBindPhase) {
+		l.p.bindPhases(line)
+	}
+	return l.buf[:0]
 }
 
 // Line parses one line (with or without its newline).
@@ -170,13 +215,13 @@ func (p *Parser) Line(line []byte) {
 		end--
 	}
 	if i := bytes.Index(line, markStrace); i >= 0 {
-		p.spans(line, i, end)
+		p.spans(line, i, len(line), end)
 	}
 	if bytes.Contains(line, markAnchor) {
 		p.anchors(line)
 	}
 	if bytes.Contains(line, markDrops) {
-		p.drops(line)
+		p.drops(line, len(line))
 	}
 	if bytes.Contains(line, markBindPhase) {
 		p.bindPhases(line)
@@ -188,42 +233,39 @@ func (p *Parser) Line(line []byte) {
 
 // record keeps line if it is an ordinary record.
 func (p *Parser) record(line []byte) {
-	r, err := envelope.Parse(line)
-	if err != nil {
+	r, err := envelope.ParseRecord(line)
+	if err != nil || r.Level < p.KeepRecords.Level() {
 		return
 	}
-	if _, _, err := envelope.ParseMachine(r); err == nil {
-		return // a span, an op, an anchor or a drop report
-	}
-	level, ok := envelope.LevelOf(r.Level)
-	if !ok || level < p.KeepRecords.Level() {
-		return
-	}
-	msg, attrs := envelope.SplitBody(r.Body)
-	p.Records = append(p.Records, Record{Mono: r.Mono, TID: r.TID, Level: level,
-		Func: p.internBytes([]byte(r.Function)), File: p.internBytes([]byte(r.File)), Line: r.Line, Message: msg, Attrs: attrs})
+	r.Func, r.File = p.internBytes([]byte(r.Func)), p.internBytes([]byte(r.File))
+	p.Records = append(p.Records, Record{Record: r, anchor: p.file.last})
 }
 
-// spans finds every record from offset i on, as a left-to-right regular
-// expression search would: a complete record resumes the search where its
-// attributes end, a failed one one byte after its start.
-func (p *Parser) spans(line []byte, i, end int) {
-	for i >= 0 && i < len(line) {
+// spans finds every record that starts in line[i:limit], as a
+// left-to-right regular expression search would: a complete record
+// resumes the search where its attributes end, a failed one one byte
+// after its start. A record's attributes end at end at the latest. It
+// returns where the search would resume.
+func (p *Parser) spans(line []byte, i, limit, end int) int {
+	for i >= 0 && i < limit {
+		// A marker that starts before limit may end after it.
+		j := bytes.Index(line[i:min(len(line), limit+len(markStrace)-1)], markStrace)
+		if j < 0 {
+			return limit
+		}
+		i += j
 		if headAt(line, i) {
 			p.Heads++
 		}
 		if s, next, ok := p.recordAt(line, i, end); ok {
 			p.Spans = append(p.Spans, s)
+			p.placeSpan(len(p.Spans) - 1)
 			i = next
 		} else {
 			i++
 		}
-		j := bytes.Index(line[i:], markStrace)
-		if j < 0 {
-			return
-		}
-		i += j
 	}
+	return i
 }
 
 // headAt matches "[STRACE]\s+v=\d+" at i.
@@ -451,20 +493,18 @@ func (p *Parser) anchors(line []byte) {
 	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || v != 1 {
 		return
 	}
-	a := Anchor{PID: pid, MonoNS: mono, WallNS: wall}
-	if p.Anchors == nil {
-		p.Anchors, p.AnchorCount = map[int64]Anchor{}, map[int64]int{}
-	}
-	p.Anchors[a.PID] = a
-	p.AnchorCount[a.PID]++
+	p.Anchors = append(p.Anchors, envelope.Anchor{PID: int(pid), Mono: mono, Wall: wall})
+	p.noteAnchor(len(p.Anchors) - 1)
 }
 
 // drops reads "[HOSTLOG_DROPS] v=1 pid=.. new=.. total=.. queue_full=..
 // claim_exhausted=.. output_failed=.. not_admitted=..", keeping per pid
 // the report with the largest total (the last of equal ones).
-func (p *Parser) drops(line []byte) {
+//
+// Only reports that start before limit are read.
+func (p *Parser) drops(line []byte, limit int) {
 	for i := 0; ; {
-		j := bytes.Index(line[i:], markDrops)
+		j := bytes.Index(line[i:min(len(line), limit+len(markDrops)-1)], markDrops)
 		if j < 0 {
 			return
 		}
@@ -483,12 +523,13 @@ func (p *Parser) drops(line []byte) {
 		if !ok || vals[0] != 1 {
 			continue
 		}
-		d := Drops{PID: vals[1], Total: vals[3], QueueFull: vals[4], ClaimExhausted: vals[5], OutputFailed: vals[6], NotAdmitted: vals[7]}
+		d := envelope.Drops{PID: int(vals[1]), New: uint64(vals[2]), Total: uint64(vals[3]), QueueFull: uint64(vals[4]),
+			ClaimExhausted: uint64(vals[5]), OutputFailed: uint64(vals[6]), NotAdmitted: uint64(vals[7])}
 		if p.Drops == nil {
-			p.Drops = map[int64]Drops{}
+			p.Drops = map[int64]envelope.Drops{}
 		}
-		if prev, seen := p.Drops[d.PID]; !seen || d.Total >= prev.Total {
-			p.Drops[d.PID] = d
+		if prev, seen := p.Drops[vals[1]]; !seen || d.Total >= prev.Total {
+			p.Drops[vals[1]] = d
 		}
 	}
 }

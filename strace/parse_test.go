@@ -38,18 +38,36 @@ func TestParseFixture(t *testing.T) {
 	}
 	require.EqualValues(t, len(want), len(p.Spans), "%d spans: %+v", len(p.Spans), p.Spans)
 	for i := range want {
-		assert.EqualValues(t, want[i], p.Spans[i], "span %d:\ngot  %+v\nwant %+v", i, p.Spans[i], want[i])
+		got := p.Spans[i]
+		_, placed := got.WallAt(got.TS)
+		got.clock = clock{}
+		assert.EqualValues(t, want[i], got, "span %d:\ngot  %+v\nwant %+v", i, got, want[i])
+		// pid 100 has an anchor, pid 200 none; a device span is never
+		// on the host's wall clock.
+		assert.Equal(t, want[i].PID == 100 && !want[i].IsDevice(), placed, "span %d placed", i)
 	}
 	assert.False(t, p.Heads != 9 || p.Incomplete() != 1, "heads %d incomplete %d, want 9 and 1", p.Heads, p.Incomplete())
 	d := p.Drops[100]
 	assert.False(t, d.Total != 5 || d.QueueFull != 4 || d.ClaimExhausted != 1, "pid 100 drops %+v: the larger total must win", d)
 	d = p.Drops[200]
 	assert.False(t, d.Total != 1 || d.OutputFailed != 1, "pid 200 drops %+v", d)
-	a := p.Anchors[100]
-	assert.False(t, a.MonoNS != 1000 || a.Wall(2000) != 1780000000000001000, "anchor %+v", a)
-	_, ok := p.Anchors[200]
+	a := lastAnchors(p)[100]
+	assert.False(t, a.Mono != 1000 || wallAt(a, 2000) != 1780000000000001000, "anchor %+v", a)
+	_, ok := lastAnchors(p)[200]
 	assert.False(t, ok, "pid 200 has no anchor")
 }
+
+// lastAnchors is each process's last anchor.
+func lastAnchors(p *Parser) map[int64]envelope.Anchor {
+	out := map[int64]envelope.Anchor{}
+	for _, a := range p.Anchors {
+		out[int64(a.PID)] = a
+	}
+	return out
+}
+
+// wallAt is what an anchor says of monotonic time mono.
+func wallAt(a envelope.Anchor, mono int64) int64 { return a.Wall + mono - a.Mono }
 
 func TestRecordBoundaries(t *testing.T) {
 	for _, tt := range []struct {
@@ -114,8 +132,8 @@ func TestAnchorsRepeated(t *testing.T) {
 	p.Line([]byte("[mono_ns=10][T0x1][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=5 mono_ns=10 wall_ns=20"))
 	p.Line([]byte("[mono_ns=30][T0x1][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=5 mono_ns=30 wall_ns=40 \t\r"))
 	p.Line([]byte("[mono_ns=50][T0x1][TIMING] clock_anchor: [CLOCK_ANCHOR] v=2 pid=5 mono_ns=50 wall_ns=60"))
-	assert.Equal(t, 2, p.AnchorCount[5])
-	assert.Equal(t, int64(30), p.Anchors[5].MonoNS)
+	require.Len(t, p.Anchors, 2, "the v=2 anchor is not one")
+	assert.Equal(t, int64(30), lastAnchors(&p)[5].Mono)
 }
 
 // TestAnchorsStrict: only a whole anchor record is an anchor, as in the

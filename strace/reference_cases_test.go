@@ -68,14 +68,16 @@ func TestReferenceParseCases(t *testing.T) {
 	t.Run("an anchor maps monotonic to wall time, whatever precedes it", func(t *testing.T) {
 		var p Parser
 		p.Line([]byte("worker-3: [mono_ns=1005][T0x1][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=41 mono_ns=1000 wall_ns=1700000000000000000"))
-		require.Contains(t, p.Anchors, int64(41))
-		assert.Equal(t, int64(1_700_000_000_000_000_250), p.Anchors[41].Wall(1250))
+		last := lastAnchors(&p)
+		require.Contains(t, last, int64(41))
+		assert.Equal(t, int64(1_700_000_000_000_000_250), wallAt(last[41], 1250))
 	})
 	t.Run("each pid's wall time uses its own anchor", func(t *testing.T) {
 		var p Parser
 		require.NoError(t, p.Read(strings.NewReader(logtest.AnchorRecord(41, 1000, 1_700_000_000_000_000_000)+logtest.AnchorRecord(52, 1000, 1_900_000_000_000_000_000))))
-		assert.Equal(t, int64(1_700_000_000_000_000_010), p.Anchors[41].Wall(1010))
-		assert.Equal(t, int64(1_900_000_000_000_000_010), p.Anchors[52].Wall(1010))
+		last := lastAnchors(&p)
+		assert.Equal(t, int64(1_700_000_000_000_000_010), wallAt(last[41], 1010))
+		assert.Equal(t, int64(1_900_000_000_000_000_010), wallAt(last[52], 1010))
 	})
 	t.Run("by name keeps the earliest span, not the first read", func(t *testing.T) {
 		iv := &Invocation{Spans: []*Span{{Name: "a", TS: 20}, {Name: "a", TS: 10}}}

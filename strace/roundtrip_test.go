@@ -49,6 +49,9 @@ func TestRoundTrip(t *testing.T) {
 	assert.False(t, bind.Dur < int64(time.Millisecond) || run.Dur < bind.Dur || bind.TS < run.TS || dev.TS != 1234 || dev.Dur != 5000 || !dev.IsDevice(), "times: bind %+v run %+v dev %+v", bind, run, dev)
 	attrs := strace.ParseAttrs(run.Attrs)
 	assert.False(t, attrs["rank"] != int64(0) || attrs["note"] != "two words" || attrs["run_id"] != int64(7), "attrs %#v", attrs)
-	a := p.Anchors[int64(os.Getpid())]
-	assert.False(t, a.Wall(run.TS) < time.Now().Add(-time.Minute).UnixNano(), "wall clock of the root %d", a.Wall(run.TS))
+	w, placed := run.WallAt(run.TS)
+	require.True(t, placed, "the root is placed by the file's anchor")
+	assert.False(t, w < time.Now().Add(-time.Minute).UnixNano(), "wall clock of the root %d", w)
+	_, placed = dev.WallAt(dev.TS)
+	assert.False(t, placed, "a device span is not on the host's wall clock")
 }

@@ -36,8 +36,10 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 	"unicode/utf8"
 
+	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/cli"
 	"simpler.dev/log/internal/straceview"
 	"simpler.dev/log/strace"
@@ -111,13 +113,25 @@ Per-span timing tables from simpler host logs ([STRACE] records), and
 Chrome trace, swimlane and HTML timelines. A drop-in for both generations
 of simpler's strace_timing.py, the current one (bind segments as [STRACE]
 spans) and the anchored one before it ("bind phase=" lines); see
---generation. Where it differs on purpose: [CLOCK_ANCHOR] records are read
-in both (wall times in the JSON, a warning for several of one pid); a
-warning follows the reference's for every [HOSTLOG_DROPS] report in both;
-several LOGs and directories (their host.*.log) are read as one log; %XX
-escapes decode as UTF-8 where the reference maps each byte to one
-character; and --hosts, --label, --generation, --stats, --stats-json, --html and
---go-trace are ours.
+--generation. Where it differs on purpose:
+  - [CLOCK_ANCHOR] records are read in both generations (wall times in the
+    JSON). A process's files (a rotated set: host.<pid>.<seq>.log, then
+    host.<pid>.log) each start with an anchor, and each span is placed by
+    its own file's anchor, or, before any in its file, by its process's
+    nearest one, also when it began before that anchor. Anchors that agree
+    say nothing; a warning says by how much they disagree when the wall
+    clock was stepped (the anchored reader warned about any second anchor
+    and used the last one for every file).
+  - a warning follows the reference's for every [HOSTLOG_DROPS] report;
+  - several LOGs and directories (their host.*.log) are read as one log;
+  - %XX escapes decode as UTF-8 where the reference maps each byte to one
+    character;
+  - a line longer than 1 MiB is read in windows, so memory stays bounded:
+    every record in it is found, and the attributes of one are cut 64 KiB
+    after it (the reference holds the whole line);
+  - --hosts, --label, --generation, --stats, --stats-json, --html and
+    --go-trace are ours; --hosts and --html say how many spans they leave
+    off the timeline, and why.
 `)
 				fmt.Fprintln(help, "\npositional arguments:\n  LOG\thost log files, - for standard input, or directories (their host.*.log)")
 				fmt.Fprintln(help, "\noptions:\n  -h, --help\n    \tshow this help and exit")
@@ -247,6 +261,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var p strace.Parser
 	var aligned *straceview.Aligned
 	var hosts []strace.HostLog
+	var anchors map[int64]envelope.Anchor // the clockAnchors list
+	var leftOut []string                  // what the views leave out, and why
 	if c.hosts {
 		if len(c.labels) > len(c.inputs) {
 			fmt.Fprintln(stderr, usageLine)
@@ -269,8 +285,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		for _, hp := range a.Unanchored {
 			fmt.Fprintf(stderr, "warning: host %s pid %d has no [CLOCK_ANCHOR]; its spans are listed under unalignedSpans, not placed on the timeline\n", hp.Label, hp.PID)
 		}
+		if note := unalignedNote(a.Unaligned, len(a.Spans)); note != "" {
+			fmt.Fprintf(stderr, "warning: %s\n", note)
+			leftOut = append(leftOut, note)
+		}
 		aligned = &a
-		p.Spans, p.Anchors = a.Spans, a.Anchors
+		p.Spans, anchors = a.Spans, a.Anchors
 	} else {
 		// Tables, stats and the Chrome trace need the spans and little
 		// else, so a soft memory limit of twice the input keeps the heap
@@ -300,6 +320,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	if aligned == nil {
 		warn(stderr, &p)
+		anchors = straceview.LastAnchors(&p)
 	}
 	invs := strace.Group(p.Spans, strace.InInvocation)
 	keyed := 0
@@ -336,7 +357,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		straceview.WriteTables(stdout, buckets)
 	}
 	if c.traceOut != "" {
-		doc := straceview.ChromeTraceStream(invs, buckets, p.Anchors)
+		doc := straceview.ChromeTraceStream(invs, buckets, anchors)
 		hostsDoc(aligned, &doc)
 		if gt != nil {
 			doc.TraceEvents = append(doc.TraceEvents, gt.Events(int64(len(invs)+1), "Go execution trace")...)
@@ -368,7 +389,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "warning: %d phase-record pass(es) had no matching chip.run.bind span in this log and were dropped — is the log from the same run as the artifact?\n", detail.Orphaned)
 		}
 		lane := append(slices.Clip(p.Spans), detail.Spans...)
-		doc := straceview.Swimlane(lane, p.Anchors)
+		doc := straceview.Swimlane(lane, anchors)
 		hostsDoc(aligned, &doc)
 		if gt != nil {
 			doc.TraceEvents = append(doc.TraceEvents, gt.Events(0, "Go execution trace")...)
@@ -403,7 +424,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		relabel = aligned.Relabel
 	}
 	if c.html != "" {
-		if err := writeFile(c.html, stderr, func(w io.Writer) error { return straceview.WriteHTML(w, "strace-timing", p.Spans, relabel) }); err != nil {
+		if err := writeFile(c.html, stderr, func(w io.Writer) error { return straceview.WriteHTML(w, "strace-timing", p.Spans, relabel, leftOut...) }); err != nil {
 			return fail(err)
 		}
 		fmt.Fprintf(stdout, "Wrote HTML timeline: %s\n", c.html)
@@ -497,16 +518,15 @@ func pyRepr(s string) string {
 	return string(append(b, q))
 }
 
-// warn prints, before any table, every way the log is incomplete: torn
-// records, drops reported by the writer, and pids whose spans cannot be
-// placed in wall-clock time.
-// warn prints the reference's warnings in its order and words (several
-// anchors for one pid, then torn records), then ours: the drop reports.
+// warn prints, before any table, every way the log is incomplete, in the
+// reference's order and words where it has them (torn records), then
+// ours: anchors of one process that disagree (a rotated set's anchors,
+// one per file, agree and say nothing) and the drop reports.
 func warn(w io.Writer, p *strace.Parser) {
-	for _, pid := range slices.Sorted(maps.Keys(p.AnchorCount)) {
-		if n := p.AnchorCount[pid]; n > 1 {
-			fmt.Fprintf(w, "warning: multiple [CLOCK_ANCHOR] records found for pid %d (%d records); using the last one\n", pid, n)
-		}
+	spread := p.AnchorSpread()
+	for _, pid := range slices.Sorted(maps.Keys(spread)) {
+		fmt.Fprintf(w, "warning: the [CLOCK_ANCHOR] records of pid %d disagree by up to %s (its wall clock was stepped while it ran); each file's records are placed by that file's own anchor\n",
+			pid, time.Duration(spread[pid]))
 	}
 	if k := p.Incomplete(); k > 0 {
 		fmt.Fprintf(w, "warning: %d of %d [STRACE] records are incomplete and are excluded from the timing below\n", k, p.Heads)
@@ -517,6 +537,24 @@ func warn(w io.Writer, p *strace.Parser) {
 			"(queue_full=%d claim_exhausted=%d output_failed=%d not_admitted=%d); the timing below is computed from an incomplete log\n",
 			pid, d.Total, d.QueueFull, d.ClaimExhausted, d.OutputFailed, d.NotAdmitted)
 	}
+}
+
+// unalignedNote says how many of the spans --hosts could not place on the
+// wall clock, and why, or "" when it placed them all.
+func unalignedNote(unaligned []straceview.UnalignedSpan, placed int) string {
+	if len(unaligned) == 0 {
+		return ""
+	}
+	why := map[string]int{}
+	for _, u := range unaligned {
+		why[u.Reason]++
+	}
+	var parts []string
+	for _, r := range slices.Sorted(maps.Keys(why)) {
+		parts = append(parts, fmt.Sprintf("%d: %s", why[r], r))
+	}
+	return fmt.Sprintf("%d of %d spans are not on the wall-clock timeline (%s); --trace-out lists them under unalignedSpans",
+		len(unaligned), len(unaligned)+placed, strings.Join(parts, "; "))
 }
 
 // hostsDoc, with --hosts, names each process by its host and original pid

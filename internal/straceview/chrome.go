@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"simpler.dev/log/envelope"
 	"simpler.dev/log/strace"
 )
 
@@ -60,12 +61,23 @@ type AnchorJSON struct {
 	WallNS string `json:"wall_ns"`
 }
 
+// LastAnchors returns the last anchor p read of each process: the list a
+// Chrome trace's clockAnchors gives, one per pid, as the generation of
+// simpler's reader that read anchors did.
+func LastAnchors(p *strace.Parser) map[int64]envelope.Anchor {
+	out := map[int64]envelope.Anchor{}
+	for _, a := range p.Anchors {
+		out[int64(a.PID)] = a
+	}
+	return out
+}
+
 // anchorList is the clockAnchors list: by pid, numbers as strings.
-func anchorList(anchors map[int64]strace.Anchor) []AnchorJSON {
+func anchorList(anchors map[int64]envelope.Anchor) []AnchorJSON {
 	var out []AnchorJSON
 	for _, pid := range slices.Sorted(maps.Keys(anchors)) {
 		a := anchors[pid]
-		out = append(out, AnchorJSON{PID: pid, MonoNS: strconv.FormatInt(a.MonoNS, 10), WallNS: strconv.FormatInt(a.WallNS, 10)})
+		out = append(out, AnchorJSON{PID: pid, MonoNS: strconv.FormatInt(a.Mono, 10), WallNS: strconv.FormatInt(a.Wall, 10)})
 	}
 	return out
 }
@@ -76,20 +88,23 @@ func meta(kind string, pid, tid int64, name string) Event {
 	return Event{Name: kind, Ph: "M", PID: pid, TID: tid, Args: map[string]any{"name": name}}
 }
 
-// wallArgs adds wall-clock arguments to a host span whose pid has an
-// anchor written no later than the span began: wall_ts_ns as a decimal
-// string (exact in a JavaScript viewer) and wall_time in UTC with all
-// nine fraction digits. A span that began before its process's anchor gets
-// none.
-func wallArgs(args map[string]any, s *strace.Span, anchors map[int64]strace.Anchor) {
+// wallArgs adds wall-clock arguments to a host span that its file's
+// anchor (or its process's nearest) placed on the wall clock, for its
+// start: wall_ts_ns as a decimal string (exact in a JavaScript viewer)
+// and wall_time in UTC with all nine fraction digits. A span that was not
+// placed gets none.
+func wallArgs(args map[string]any, s *strace.Span) { wallArgsAt(args, s, s.TS) }
+
+// wallArgsAt is wallArgs for monotonic time mono of s's process (a flow's
+// end inside s).
+func wallArgsAt(args map[string]any, s *strace.Span, mono int64) {
 	if s.IsDevice() {
 		return
 	}
-	a, ok := anchors[s.PID]
-	if !ok || a.MonoNS > s.TS {
+	w, ok := s.WallAt(mono)
+	if !ok {
 		return
 	}
-	w := a.Wall(s.TS)
 	args["wall_ts_ns"] = strconv.FormatInt(w, 10)
 	args["wall_time"] = formatWall(w)
 }
@@ -107,18 +122,19 @@ func formatWall(ns int64) string {
 // (pid, inv), named "<label> inv=<inv> (pid=<pid>)", with host spans on
 // thread 0 and device (clk=dev) spans on thread 1, since the two clocks do
 // not share a time line. Give it invocations grouped with InInvocation.
-// Spans of pids with an anchor carry wall_ns and wall_time arguments. The
+// Spans placed on the wall clock carry wall_ns and wall_time arguments;
+// anchors gives the clockAnchors list. The
 // events are made one at a time as WriteJSON writes them, before any the
 // caller adds to TraceEvents: a million-span trace is never a million
 // Events in memory, only the spans it is made from.
-func ChromeTraceStream(invs []*strace.Invocation, buckets []Bucket, anchors map[int64]strace.Anchor) Document {
-	return Document{DisplayTimeUnit: "ms", ClockAnchors: anchorList(anchors), stream: chromeEvents(invs, buckets, anchors)}
+func ChromeTraceStream(invs []*strace.Invocation, buckets []Bucket, anchors map[int64]envelope.Anchor) Document {
+	return Document{DisplayTimeUnit: "ms", ClockAnchors: anchorList(anchors), stream: chromeEvents(invs, buckets)}
 }
 
 // chromeEvents yields the per-invocation view's events in order. The
 // Event it yields, its args and its times, are reused for the next one:
 // a caller that keeps one copies it.
-func chromeEvents(invs []*strace.Invocation, buckets []Bucket, anchors map[int64]strace.Anchor) iter.Seq[*Event] {
+func chromeEvents(invs []*strace.Invocation, buckets []Bucket) iter.Seq[*Event] {
 	return func(yield func(*Event) bool) {
 		var e Event
 		var ts, dur float64
@@ -143,7 +159,7 @@ func chromeEvents(invs []*strace.Invocation, buckets []Bucket, anchors map[int64
 			for _, s := range iv.Spans {
 				clear(args)
 				args["inv"], args["hid"], args["depth"], args["attrs"] = s.Inv, s.HID, s.Depth, s.Attrs
-				wallArgs(args, s, anchors)
+				wallArgs(args, s)
 				tid := int64(0)
 				if s.IsDevice() {
 					tid = 1

@@ -5,15 +5,18 @@ import (
 	"regexp"
 	"strconv"
 
+	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/satmath"
 	"simpler.dev/log/strace"
 )
 
 // Several hosts on one clock. Each host's monotonic clock starts at its
 // own boot, so host spans from different machines share no time line; but
-// every process writes one [CLOCK_ANCHOR] pairing its monotonic clock with
-// wall-clock time, and wall-clock time is shared (to NTP's accuracy).
-// AlignHosts places every anchored process's spans on one wall-clock axis,
+// every file a process writes starts with a [CLOCK_ANCHOR] pairing its
+// monotonic clock with wall-clock time, and wall-clock time is shared (to
+// NTP's accuracy). The reader places each span by its own file's anchor
+// (package strace); AlignHosts puts every placed span on one wall-clock
+// axis,
 // keyed by (host, pid) since pids collide across machines, and lists what
 // it cannot place instead of placing it at a wrong time.
 
@@ -24,8 +27,7 @@ type HostPID struct {
 }
 
 // An UnalignedSpan is a span AlignHosts could not place: its process has
-// no anchor, it began before its process's anchor, or it is on a device's
-// clock.
+// no anchor in any file, or it is on a device's clock.
 type UnalignedSpan struct {
 	Host   string `json:"host"`
 	PID    int64  `json:"pid"`
@@ -40,7 +42,7 @@ type UnalignedSpan struct {
 // times back to wall time, and what could not be placed.
 type Aligned struct {
 	Spans     []strace.Span
-	Anchors   map[int64]strace.Anchor
+	Anchors   map[int64]envelope.Anchor
 	Hosts     map[int64]HostPID
 	Unaligned []UnalignedSpan
 	Origin    int64 // wall ns of ts 0
@@ -54,14 +56,14 @@ func AlignHosts(hosts []strace.HostLog) Aligned {
 		host int
 		pid  int64
 	}
-	out := Aligned{Anchors: map[int64]strace.Anchor{}, Hosts: map[int64]HostPID{}}
+	out := Aligned{Anchors: map[int64]envelope.Anchor{}, Hosts: map[int64]HostPID{}}
 	ids := map[key]int64{}
 	origin, first := int64(0), true
 	for _, h := range hosts {
 		for i := range h.Parser.Spans {
 			s := &h.Parser.Spans[i]
-			if a, ok := h.Parser.Anchors[s.PID]; ok && !s.IsDevice() && s.TS >= a.MonoNS {
-				if w := a.Wall(s.TS); first || w < origin {
+			if w, ok := s.WallAt(s.TS); ok && !s.IsDevice() {
+				if first || w < origin {
 					origin, first = w, false
 				}
 			}
@@ -73,7 +75,7 @@ func AlignHosts(hosts []strace.HostLog) Aligned {
 		for i := range h.Parser.Spans {
 			s := h.Parser.Spans[i]
 			k := key{hi, s.PID}
-			a, anchored := h.Parser.Anchors[s.PID]
+			wall, anchored := s.WallAt(s.TS)
 			reason := ""
 			switch {
 			case s.IsDevice():
@@ -84,8 +86,6 @@ func AlignHosts(hosts []strace.HostLog) Aligned {
 					unanchored[k] = true
 					out.Unanchored = append(out.Unanchored, HostPID{h.Label, s.PID})
 				}
-			case s.TS < a.MonoNS:
-				reason = "began before its process's [CLOCK_ANCHOR]"
 			}
 			if reason != "" {
 				out.Unaligned = append(out.Unaligned, UnalignedSpan{Host: h.Label, PID: s.PID, Name: s.Name, TSNS: s.TS, DurNS: s.Dur, Reason: reason})
@@ -98,10 +98,11 @@ func AlignHosts(hosts []strace.HostLog) Aligned {
 				out.Hosts[id] = HostPID{h.Label, s.PID}
 				// Times below are ns since origin; this anchor maps them
 				// back to wall time for the wall_ts_ns arguments.
-				out.Anchors[id] = strace.Anchor{PID: id, MonoNS: 0, WallNS: origin}
+				out.Anchors[id] = envelope.Anchor{PID: int(id), Mono: 0, Wall: origin}
 			}
 			s.PID = id
-			s.TS = satmath.Sub(a.Wall(s.TS), origin)
+			s.TS = satmath.Sub(wall, origin)
+			s.Place(out.Anchors[id])
 			out.Spans = append(out.Spans, s)
 		}
 	}

@@ -153,7 +153,10 @@ type thread struct {
 // WriteHTML writes the timeline page of spans (see the comment at the
 // top of this file). relabel, when not nil, rewrites each process's name
 // (strace-timing --hosts names processes by host and original pid).
-func WriteHTML(w io.Writer, title string, spans []strace.Span, relabel func(string) string) error {
+// Each leftOut note, a sentence saying how many spans the reader left out
+// and why, is printed on the page, so the timeline never looks whole
+// when it is not.
+func WriteHTML(w io.Writer, title string, spans []strace.Span, relabel func(string) string, leftOut ...string) error {
 	var host, dev []int32
 	var t0, t1 int64
 	for i := range spans {
@@ -309,6 +312,9 @@ func WriteHTML(w io.Writer, title string, spans []strace.Span, relabel func(stri
 	enc.Write(data)
 	enc.Close()
 	bw.WriteString(devMark)
+	for _, note := range leftOut {
+		fmt.Fprintf(bw, "<p class=\"left-out\"><b>Not shown:</b> %s</p>\n", html.EscapeString(strings.ToValidUTF8(note, "\uFFFD")))
+	}
 	writeDeviceTable(bw, spans, dev)
 	bw.WriteString(tail)
 	return bw.Flush()

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"simpler.dev/log/envelope"
 	"simpler.dev/log/strace"
 )
 
@@ -308,8 +309,9 @@ func get(attrs map[string]any, k string, def any) any {
 }
 
 // Swimlane builds the real-lane view of spans (see the top of this file),
-// with wall-clock arguments from anchors.
-func Swimlane(spans []strace.Span, anchors map[int64]strace.Anchor) Document {
+// with wall-clock arguments where the spans were placed on the wall clock
+// and anchors as the clockAnchors list.
+func Swimlane(spans []strace.Span, anchors map[int64]envelope.Anchor) Document {
 	unaligned := []map[string]any{}
 	doc := Document{DisplayTimeUnit: "ms", TraceEvents: []Event{}, ClockAnchors: anchorList(anchors), Unaligned: &unaligned}
 	var host, device []entry
@@ -348,10 +350,10 @@ func Swimlane(spans []strace.Span, anchors map[int64]strace.Anchor) Document {
 		s := e.s
 		args := map[string]any{"inv": s.Inv, "hid": s.HID, "depth": s.Depth, "attrs": s.Attrs, "os_tid": s.TID}
 		maps.Copy(args, e.attrs) // the span's own attributes win, as in the reference
-		wallArgs(args, s, anchors)
+		wallArgs(args, s)
 		doc.TraceEvents = append(doc.TraceEvents, Event{Name: s.Name, Ph: "X", TS: micros(s.TS), Dur: micros(s.Dur), PID: s.PID, TID: laneOf[s], Args: args})
 	}
-	doc.TraceEvents = append(doc.TraceEvents, flows(host, laneOf, anchors)...)
+	doc.TraceEvents = append(doc.TraceEvents, flows(host, laneOf)...)
 	slices.SortStableFunc(device, func(a, b entry) int {
 		return cmp.Or(cmp.Compare(a.s.PID, b.s.PID), cmp.Compare(a.s.Inv, b.s.Inv), cmp.Compare(a.s.TS, b.s.TS), cmp.Compare(a.s.TID, b.s.TID), cmp.Compare(a.s.Name, b.s.Name))
 	})
@@ -371,7 +373,7 @@ func Swimlane(spans []strace.Span, anchors map[int64]strace.Anchor) Document {
 // that began no later than it, and draws a flow ("s" at the submit's end,
 // or the dispatch's start if earlier; "f" at the dispatch), numbered in
 // dispatch order.
-func flows(host []entry, laneOf map[*strace.Span]int64, anchors map[int64]strace.Anchor) []Event {
+func flows(host []entry, laneOf map[*strace.Span]int64) []Event {
 	submits := map[string][]*strace.Span{}
 	for _, e := range host {
 		if leaf, ok := NodeLeaf(e.s.Name); ok && leaf == "submit" {
@@ -416,9 +418,9 @@ func flows(host []entry, laneOf map[*strace.Span]int64, anchors map[int64]strace
 			pyStr(get(p.attrs, "worker_id", int64(-1))), pyStr(get(p.attrs, "dispatch_id", int64(0))))
 		srcTS := min(p.src.End(), p.dst.TS)
 		srcArgs := map[string]any{"dispatch_key": key}
-		wallArgs(srcArgs, &strace.Span{PID: p.src.PID, TS: srcTS}, anchors)
+		wallArgsAt(srcArgs, p.src, srcTS)
 		dstArgs := map[string]any{"dispatch_key": key}
-		wallArgs(dstArgs, &strace.Span{PID: p.dst.PID, TS: p.dst.TS}, anchors)
+		wallArgs(dstArgs, p.dst)
 		out = append(out,
 			Event{Name: "task dispatch", Cat: "host.scheduler", Ph: "s", ID: id, TS: micros(srcTS), PID: p.src.PID, TID: laneOf[p.src], Args: srcArgs},
 			Event{Name: "task dispatch", Cat: "host.scheduler", Ph: "f", ID: id, TS: micros(p.dst.TS), PID: p.dst.PID, TID: laneOf[p.dst], Args: dstArgs})
@@ -449,9 +451,11 @@ func BindPhaseSpans(phases []strace.BindPhase, spans []strace.Span, skip map[[2]
 		if parent == nil || skip[[2]int64{parent.PID, int64(parent.Inv)}] {
 			continue
 		}
-		out = append(out, strace.Span{PID: parent.PID, TID: parent.TID, Inv: parent.Inv, HID: parent.HID, Depth: parent.Depth + 1,
-			Name: prepareSpan + "." + ph.Phase, TS: ph.Start, Dur: ph.Dur,
-			Attrs: strings.TrimSpace(strings.TrimSpace(ph.Attrs) + " log_thread=0x" + ph.TIDHex + " src=bind_phase")})
+		// A copy of the parent keeps its place on the wall clock.
+		sp := *parent
+		sp.Depth, sp.Name, sp.TS, sp.Dur = parent.Depth+1, prepareSpan+"."+ph.Phase, ph.Start, ph.Dur
+		sp.Attrs = strings.TrimSpace(strings.TrimSpace(ph.Attrs) + " log_thread=0x" + ph.TIDHex + " src=bind_phase")
+		out = append(out, sp)
 	}
 	return out
 }
@@ -653,8 +657,10 @@ func HostRecordSpans(g Generation, spans []strace.Span, passes []map[string]any)
 			if d, ok := rec["detail"]; ok {
 				detail = d
 			}
-			out = append(out, strace.Span{PID: parent.PID, TID: tid, Inv: parent.Inv, HID: parent.HID, Depth: depth, Name: name,
-				TS: start, Dur: max(0, end-start), Attrs: fmt.Sprintf("detail=%v src=host_phase_records host_phase_thread=%s", detail, thread)})
+			sp := *parent // keeps its place on the wall clock
+			sp.TID, sp.Depth, sp.Name, sp.TS, sp.Dur = tid, depth, name, start, max(0, end-start)
+			sp.Attrs = fmt.Sprintf("detail=%v src=host_phase_records host_phase_thread=%s", detail, thread)
+			out = append(out, sp)
 		}
 	}
 	return out, dropped, skipped, covered

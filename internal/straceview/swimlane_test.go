@@ -24,7 +24,7 @@ func swimlaneDoc(t *testing.T) Document {
 	require.Equal(t, GenerationAnchored, Recognise(&p, passes), "the log has bind phase lines")
 	d := BindDetails(GenerationAnchored, p.Spans, p.BindPhases, passes)
 	assert.Equal(t, 1, d.Orphaned)
-	return Swimlane(append(p.Spans, d.Spans...), p.Anchors)
+	return Swimlane(append(p.Spans, d.Spans...), LastAnchors(&p))
 }
 
 // TestSwimlane ports the reference's swimlane cases: role-named lanes, a

@@ -1,0 +1,180 @@
+package strace
+
+import (
+	"cmp"
+	"slices"
+
+	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/satmath"
+)
+
+// A log set and its clocks.
+//
+// A process's log is a set of files: the rotated ones in order, then the
+// current one (sink.Rotation names them so that name order is that
+// order), and every file starts with its own [CLOCK_ANCHOR] (SPEC §3). A
+// record is placed on the wall clock by the last anchor of its own
+// process before it in its own file. A record that comes before any such
+// anchor (a file whose anchor write failed, a C++ writer that anchors on
+// its first TIMING record, a span that began before the state was bound)
+// takes the anchor of its process nearest to it on the monotonic clock,
+// from any file of the set: mono_ns is one clock within a boot, so any of
+// a process's anchors places it, and the nearest one is the right one
+// should the wall clock have been stepped in between. A record of a
+// process without any anchor, and a span on a device's clock (clk=dev),
+// is not placed.
+
+// clock is a span's or a record's place on the wall clock: the offset from
+// its process's monotonic clock to Unix time, from the anchor that placed
+// it.
+type clock struct {
+	offset int64 // wall − mono of the anchor
+	placed bool
+}
+
+// Place places the record on the wall clock by anchor a (which should be
+// of its own process).
+func (c *clock) Place(a envelope.Anchor) { c.offset, c.placed = satmath.Sub(a.Wall, a.Mono), true }
+
+// WallAt returns the wall-clock time, in Unix ns, of monotonic time mono
+// of the record's process, and whether the record was placed at all (see
+// Parser: a record of a process without an anchor, or a span on a
+// device's clock, is not).
+func (c *clock) WallAt(mono int64) (int64, bool) {
+	if !c.placed {
+		return 0, false
+	}
+	return satmath.Add(mono, c.offset), true
+}
+
+// anchorOffsetTolerance is how far two anchors of one process may
+// disagree (their wall − mono) before a reader says so: each reads two
+// clocks one after the other, microseconds apart, and the monotonic clock
+// is slewed with the wall clock, so only a step moves the difference by
+// more.
+const anchorOffsetTolerance = 1_000_000 // 1 ms
+
+// AnchorSpread returns, for each process whose anchors disagree by more
+// than a millisecond (the wall clock was stepped while it ran), by how
+// many ns its anchors' wall − mono differ at most. Anchors that agree,
+// one per file of a rotated set, are the normal case and are not listed.
+func (p *Parser) AnchorSpread() map[int64]int64 {
+	lo, hi := map[int64]int64{}, map[int64]int64{}
+	for _, a := range p.Anchors {
+		off := satmath.Sub(a.Wall, a.Mono)
+		pid := int64(a.PID)
+		if l, ok := lo[pid]; !ok || off < l {
+			lo[pid] = off
+		}
+		if h, ok := hi[pid]; !ok || off > h {
+			hi[pid] = off
+		}
+	}
+	var out map[int64]int64
+	for pid, l := range lo {
+		if d := satmath.Sub(hi[pid], l); d > anchorOffsetTolerance {
+			if out == nil {
+				out = map[int64]int64{}
+			}
+			out[pid] = d
+		}
+	}
+	return out
+}
+
+// fileState is what a Parser knows of the file it is reading: the last
+// anchor of each process seen so far in it.
+type fileState struct {
+	// cur maps a pid to the index in Parser.Anchors of that process's
+	// last anchor in this file.
+	cur map[int64]int
+	// last is 1 + the index of the last anchor of any process in this
+	// file, 0 before the first: a record does not carry its pid, which
+	// the file's name gives once the file is read (attribute).
+	last int
+}
+
+func (f *fileState) reset() { *f = fileState{} }
+
+// noteAnchor records that anchor i of p was read in the current file.
+func (p *Parser) noteAnchor(i int) {
+	if p.file.cur == nil {
+		p.file.cur = map[int64]int{}
+	}
+	p.file.cur[int64(p.Anchors[i].PID)] = i
+	p.file.last = i + 1
+}
+
+// placeSpan places span i by its file's anchor if there is one, else
+// keeps it for placeRest.
+func (p *Parser) placeSpan(i int) {
+	s := &p.Spans[i]
+	if s.IsDevice() {
+		return
+	}
+	if a, ok := p.file.cur[s.PID]; ok {
+		s.Place(p.Anchors[a])
+		return
+	}
+	p.pendSpans = append(p.pendSpans, i)
+}
+
+// placeRecords places the records from index from on, whose pid is now
+// known, by the anchor each followed in its file when it is of the
+// record's process, else keeps them for placeRest.
+func (p *Parser) placeRecords(from int) {
+	for i := from; i < len(p.Records); i++ {
+		r := &p.Records[i]
+		if a := r.anchor - 1; a >= 0 && int64(p.Anchors[a].PID) == r.PID {
+			r.Place(p.Anchors[a])
+			continue
+		}
+		p.pendRecs = append(p.pendRecs, i)
+	}
+}
+
+// placeRest places what came before any anchor of its process in its own
+// file by the process's anchor nearest on the monotonic clock, among all
+// anchors read so far. It runs after each file, so it sees the set read
+// so far; a later file's anchor may be nearer, and the pending records
+// are placed again then.
+func (p *Parser) placeRest() {
+	if len(p.pendSpans) == 0 && len(p.pendRecs) == 0 {
+		return
+	}
+	byPID := map[int64][]envelope.Anchor{}
+	for _, a := range p.Anchors {
+		byPID[int64(a.PID)] = append(byPID[int64(a.PID)], a)
+	}
+	for _, as := range byPID {
+		slices.SortFunc(as, func(a, b envelope.Anchor) int { return cmp.Compare(a.Mono, b.Mono) })
+	}
+	nearest := func(pid, mono int64) (envelope.Anchor, bool) {
+		as := byPID[pid]
+		if len(as) == 0 {
+			return envelope.Anchor{}, false
+		}
+		i, _ := slices.BinarySearchFunc(as, mono, func(a envelope.Anchor, m int64) int { return cmp.Compare(a.Mono, m) })
+		switch {
+		case i == len(as):
+			return as[i-1], true
+		case i == 0:
+			return as[0], true
+		case satmath.Sub(mono, as[i-1].Mono) <= satmath.Sub(as[i].Mono, mono):
+			return as[i-1], true
+		}
+		return as[i], true
+	}
+	for _, i := range p.pendSpans {
+		s := &p.Spans[i]
+		if a, ok := nearest(s.PID, s.TS); ok {
+			s.Place(a)
+		}
+	}
+	for _, i := range p.pendRecs {
+		r := &p.Records[i]
+		if a, ok := nearest(r.PID, r.Mono); ok {
+			r.Place(a)
+		}
+	}
+}
