@@ -17,15 +17,21 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/internal/straceview"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
 	"simpler.dev/log/spanattr"
 )
 
+// sharedReference is where the project keeps the newest reference, saved
+// byte for byte beside the repository (shared/ref), so that the
+// side-by-side tests run wherever that folder is, CI included.
+const sharedReference = "../../../shared/ref/strace_timing.py"
+
 // references returns simpler's own strace_timing.py by generation, from
-// $SIMPLER_STRACE_TIMING_PY (one or more scripts, separated as in PATH)
-// and the script at HEAD of the git directory $SIMPLER_GIT_DIR names (a
+// $SIMPLER_STRACE_TIMING_PY (one or more scripts, separated as in PATH),
+// the shared copy of the newest one (sharedReference) and the script at HEAD of the git directory $SIMPLER_GIT_DIR names (a
 // snapshot of hw-native-sys/simpler a developer fetched, never
 // committed), copied into dir. A script with a pattern for [CLOCK_ANCHOR]
 // records is of the anchored generation, any other of the current one. Nothing is
@@ -44,7 +50,7 @@ func references(dir string) map[straceview.Generation]string {
 			refs[g] = path
 		}
 	}
-	for _, p := range filepath.SplitList(os.Getenv("SIMPLER_STRACE_TIMING_PY")) {
+	for _, p := range append(filepath.SplitList(os.Getenv("SIMPLER_STRACE_TIMING_PY")), sharedReference) {
 		if src, err := os.ReadFile(p); err == nil {
 			add(p, src)
 		}
@@ -84,7 +90,38 @@ func referenceLogs(t *testing.T) map[string][]string {
 		"current_swim":    {data + "current_swimlane.log", "--host-phase-records", data + "current_host_phase_records.jsonl"},
 		"several_logs":    {data + "overlap_ok.log", fixture},
 		"drop_and_anchor": {data + "mixed.log", data + "swimlane.log"},
+		"deep_line":       {deepLog(t)},
+		"rotated_set":     rotatedSet(t),
 	}
+}
+
+// deepLog is a log whose second line holds a span record 1 MiB in, and
+// another at its end: both readers find both.
+func deepLog(t *testing.T) string {
+	p := filepath.Join(t.TempDir(), "deep.log")
+	body := logtest.AnchorRecord(61, 100, 1_700_000_000_000_000_000) +
+		"[mono_ns=200][T0x1][INFO] main.f: " + strings.Repeat("x", 1<<20) + " " +
+		strings.TrimSuffix(logtest.SpanRecord(61, 610, 1, "chip.run", 300, 40, "", 0), "\n") + " tail " +
+		logtest.SpanRecord(61, 610, 2, "chip.run", 400, 50, "rank=1", 0)
+	require.NoError(t, os.WriteFile(p, []byte(body), 0o600))
+	return p
+}
+
+// rotatedSet is one process's rotated files, in the order a directory
+// lists them, each starting with its own anchor.
+func rotatedSet(t *testing.T) []string {
+	dir := t.TempDir()
+	var paths []string
+	for i, name := range []string{"host.62.00000001.log", "host.62.00000002.log", "host.62.log"} {
+		mono := int64(1000 * (i + 1))
+		body := logtest.AnchorRecord(62, mono, 1_700_000_000_000_000_000+mono) +
+			logtest.SpanRecord(62, 620, uint64(i+1), "chip.run", mono+10, 100, "", 0) +
+			logtest.SpanRecord(62, 620, uint64(i+1), "chip.run.bind", mono+20, 30, "", 1)
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o600))
+		paths = append(paths, p)
+	}
+	return paths
 }
 
 // TestMatchesReference runs each generation of simpler's reader that is
@@ -179,7 +216,7 @@ func lastLine(s string) string {
 func ourDifferences(g straceview.Generation, errs string) string {
 	extension := "host-log record(s) before they reached the destination"
 	if g == straceview.GenerationCurrent {
-		extension = "[CLOCK_ANCHOR] records found for pid"
+		extension = "[CLOCK_ANCHOR] records of pid"
 	}
 	var kept []string
 	for _, l := range strings.SplitAfter(errs, "\n") {
