@@ -33,8 +33,18 @@
 // [Parse] splits any record into its header fields and body, and
 // [ParseAny] also reads simpler's older simulator lines ("[LEVEL] func:
 // body"): new generations of the format are recognised there, in one
-// place. (Package strace reads spans in the looser grammar of simpler's
-// own reader, which accepts what other writers leave.)
+// place.
+//
+// # The reader's grammar
+//
+// simpler's own reader finds machine records in a looser grammar than
+// the one written here: anywhere in a line, several per line, any white
+// space between fields, any version word in a span. Logs of other
+// writers and older generations rely on it, so this package holds that
+// grammar too: [ScanSpans], [ScanAnchor] and [ScanDrops] read what
+// simpler's reader reads, and package strace reads a log through them.
+// Both grammars, the one that is written and the one that is read, live
+// here and nowhere else.
 //
 // # Rendering without allocation
 //

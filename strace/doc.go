@@ -19,7 +19,21 @@
 // The views strace-timing prints (tables, Chrome/Perfetto trace JSON, a
 // swimlane, the HTML timeline) belong to the command.
 //
-// The grammar here is the looser one of simpler's reader (any run of white
-// space between fields, any version word); package envelope writes and
-// reads the records as this module writes them.
+// The grammar is package envelope's: its reader's grammar (ScanSpans,
+// ScanAnchor, ScanDrops), the looser one of simpler's own reader, and
+// ParseRecord for the ordinary records a reader keeps. What this package
+// adds is what belongs to a reader: the files of a log set and the clock
+// each record is placed by, grouping, and the inputs a command names.
+//
+// # Log sets
+//
+// A directory holds a log set: each process's rotated files
+// (host.<pid>.<seq>.log) in order, then its current one (host.<pid>.log).
+// Every file starts with its own [CLOCK_ANCHOR], and every span and
+// record is placed on the wall clock by the last anchor of its process
+// before it in its own file ([Span.WallAt]); one that comes before any
+// anchor in its file takes its process's anchor nearest on the monotonic
+// clock, which is one clock within a boot. Anchors that agree are the
+// normal case; [Parser.AnchorSpread] finds those that do not (a stepped
+// wall clock).
 package strace

@@ -6,10 +6,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"math"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"simpler.dev/log/envelope"
@@ -203,7 +200,10 @@ func (l *longLine) end() []byte {
 	return l.buf[:0]
 }
 
-// Line parses one line (with or without its newline).
+// Line parses one line (with or without its newline) of the file being
+// read. A span placed by no anchor of its own file yet is placed by its
+// process's nearest anchor when [Parser.Read] ends; a caller that feeds
+// lines itself gets only the placements by the file's own anchors.
 func (p *Parser) Line(line []byte) {
 	p.Lines++
 	if n := len(line); n > 0 && line[n-1] == '\n' {
@@ -241,295 +241,46 @@ func (p *Parser) record(line []byte) {
 	p.Records = append(p.Records, Record{Record: r, anchor: p.file.last})
 }
 
-// spans finds every record that starts in line[i:limit], as a
-// left-to-right regular expression search would: a complete record
-// resumes the search where its attributes end, a failed one one byte
-// after its start. A record's attributes end at end at the latest. It
-// returns where the search would resume.
+// spans reads, through envelope's reader grammar, every record that
+// starts in line[i:limit] (its attributes ending at end at the latest),
+// and returns where the search would resume.
 func (p *Parser) spans(line []byte, i, limit, end int) int {
-	for i >= 0 && i < limit {
-		// A marker that starts before limit may end after it.
-		j := bytes.Index(line[i:min(len(line), limit+len(markStrace)-1)], markStrace)
-		if j < 0 {
-			return limit
-		}
-		i += j
-		if headAt(line, i) {
-			p.Heads++
-		}
-		if s, next, ok := p.recordAt(line, i, end); ok {
-			p.Spans = append(p.Spans, s)
-			p.placeSpan(len(p.Spans) - 1)
-			i = next
+	heads, next := envelope.ScanSpans(line, i, limit, end, func(f *envelope.LooseSpan) {
+		var name string
+		if bytes.IndexByte(f.Name, '%') >= 0 {
+			name = p.internBytes([]byte(envelope.DecodeField(string(f.Name))))
 		} else {
-			i++
+			name = p.internBytes(f.Name)
 		}
-	}
-	return i
-}
-
-// headAt matches "[STRACE]\s+v=\d+" at i.
-func headAt(line []byte, i int) bool {
-	c := cursor{b: line, i: i + len(markStrace)}
-	return c.spaces() && c.lit("v=") && c.digits() > 0
-}
-
-// cursor walks a line for the record grammar.
-type cursor struct {
-	b []byte
-	i int
-}
-
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' || c == '\n'
-}
-
-func (c *cursor) spaces() bool {
-	j := c.i
-	for c.i < len(c.b) && isSpace(c.b[c.i]) {
-		c.i++
-	}
-	return c.i > j
-}
-
-func (c *cursor) lit(s string) bool {
-	if len(c.b)-c.i < len(s) || string(c.b[c.i:c.i+len(s)]) != s {
-		return false
-	}
-	c.i += len(s)
-	return true
-}
-
-func (c *cursor) digits() int {
-	j := c.i
-	for c.i < len(c.b) && c.b[c.i] >= '0' && c.b[c.i] <= '9' {
-		c.i++
-	}
-	return c.i - j
-}
-
-// num reads key=<digits> after at least one space, as a decimal that
-// must fit in 64 bits.
-func (c *cursor) num(key string) (uint64, bool) {
-	if !c.spaces() || !c.lit(key) {
-		return 0, false
-	}
-	j := c.i
-	if c.digits() == 0 {
-		return 0, false
-	}
-	return parseUint(c.b[j:c.i])
-}
-
-func parseUint(b []byte) (uint64, bool) {
-	var v uint64
-	for _, c := range b {
-		d := uint64(c - '0')
-		if v > (1<<64-1-d)/10 {
-			return 0, false
+		s := Span{PID: f.PID, TID: f.TID, Inv: f.Inv, HID: p.internBytes(f.HID), Depth: f.Depth, Name: name, TS: f.TS, Dur: f.Dur}
+		if len(f.Attrs) > 0 {
+			s.Attrs = string(f.Attrs)
 		}
-		v = v*10 + d
-	}
-	return v, true
+		p.Spans = append(p.Spans, s)
+		p.placeSpan(len(p.Spans) - 1)
+	})
+	p.Heads += heads
+	return next
 }
 
-// recordAt matches one complete record at i:
-//
-//	[STRACE]\s+v=\d+\s+pid=\d+\s+tid=\d+\s+inv=\d+\s+hid=[0-9a-fA-F]+\s+depth=\d+\s+name=\S+\s+ts=\d+\s+dur=\d+(attrs)
-//
-// with attrs running to the first envelope prefix, [STRACE] or the end of
-// the line (end excludes a final '\r'). next is where the search resumes.
-func (p *Parser) recordAt(line []byte, i, end int) (s Span, next int, ok bool) {
-	c := cursor{b: line[:end], i: i + len(markStrace)}
-	if !c.spaces() || !c.lit("v=") || c.digits() == 0 {
-		return s, 0, false
-	}
-	var f [3]uint64
-	for k, key := range [...]string{"pid=", "tid=", "inv="} {
-		if f[k], ok = c.num(key); !ok {
-			return s, 0, false
-		}
-	}
-	if !c.spaces() || !c.lit("hid=") {
-		return s, 0, false
-	}
-	j := c.i
-	lower := true
-	for c.i < len(c.b) && isHex(c.b[c.i]) {
-		lower = lower && !(c.b[c.i] >= 'A' && c.b[c.i] <= 'F')
-		c.i++
-	}
-	if c.i == j {
-		return s, 0, false
-	}
-	hid := c.b[j:c.i]
-	if !lower {
-		hid = bytes.ToLower(hid)
-	}
-	depth, ok := c.num("depth=")
-	if !ok || !c.spaces() || !c.lit("name=") {
-		return s, 0, false
-	}
-	j = c.i
-	for c.i < len(c.b) && !isSpace(c.b[c.i]) {
-		c.i++
-	}
-	if c.i == j {
-		return s, 0, false
-	}
-	name := c.b[j:c.i]
-	ts, ok1 := c.num("ts=")
-	dur, ok2 := c.num("dur=")
-	if !ok1 || !ok2 || f[0] > math.MaxInt64 || f[1] > math.MaxInt64 || depth > math.MaxInt32 || ts > math.MaxInt64 || dur > math.MaxInt64 {
-		return s, 0, false
-	}
-	a := c.i
-	z := attrsEnd(line[:end], a)
-	var nm string
-	if bytes.IndexByte(name, '%') >= 0 {
-		nm = p.internBytes([]byte(envelope.DecodeField(string(name))))
-	} else {
-		nm = p.internBytes(name)
-	}
-	s = Span{
-		PID: int64(f[0]), TID: int64(f[1]), Inv: f[2], HID: p.internBytes(hid), Depth: int(depth),
-		Name: nm, TS: int64(ts), Dur: int64(dur),
-	}
-	if at := bytes.TrimSpace(line[a:z]); len(at) > 0 {
-		s.Attrs = string(at)
-	}
-	return s, z, true
-}
-
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
-
-// attrsEnd returns the first position from a on where the next envelope
-// prefix or [STRACE] begins, or end.
-func attrsEnd(line []byte, a int) int {
-	for k := a; k < len(line); k++ {
-		if line[k] != '[' {
-			continue
-		}
-		rest := line[k:]
-		if bytes.HasPrefix(rest, markStrace) || prefixAt(rest) {
-			return k
-		}
-	}
-	return len(line)
-}
-
-// prefixAt matches an envelope prefix at the start of b:
-// \[mono_ns=\d+\]\[T0x[0-9a-fA-F]+\]\[[A-Z]+\]\s+[^:\r\n]+:\s+
-func prefixAt(b []byte) bool {
-	c := cursor{b: b}
-	if !c.lit(envelope.MarkerHeader) || c.digits() == 0 || !c.lit("][T0x") {
-		return false
-	}
-	j := c.i
-	for c.i < len(b) && isHex(b[c.i]) {
-		c.i++
-	}
-	if c.i == j || !c.lit("][") {
-		return false
-	}
-	j = c.i
-	for c.i < len(b) && b[c.i] >= 'A' && b[c.i] <= 'Z' {
-		c.i++
-	}
-	if c.i == j || !c.lit("]") {
-		return false
-	}
-	// \s+[^:\r\n]+: — the text S up to the first ':' must split into a
-	// non-empty run of white space and a non-empty rest without '\r' or
-	// '\n' (white space other than those belongs to both classes).
-	q := bytes.IndexByte(b[c.i:], ':')
-	if q < 0 {
-		return false
-	}
-	S := b[c.i : c.i+q]
-	w := 0
-	for w < len(S) && isSpace(S[w]) {
-		w++
-	}
-	switch {
-	case w == 0:
-		return false
-	case w < len(S):
-		if bytes.ContainsAny(S[w:], "\r\n") {
-			return false
-		}
-	default: // all white space: the last byte must serve as the rest
-		if len(S) < 2 || S[w-1] == '\r' || S[w-1] == '\n' {
-			return false
-		}
-	}
-	c.i += q + 1
-	return c.spaces()
-}
-
-// anchorRE is the reference's anchor grammar: a whole anchor record,
-// envelope prefix included, at TIMING from function clock_anchor, with
-// nothing after wall_ns but blanks to the end of the line. An anchor
-// payload quoted inside another record's message, or followed by more
-// text, is not an anchor.
-var anchorRE = regexp.MustCompile(regexp.QuoteMeta(envelope.MarkerHeader) + `\d+\]\[T0x[0-9a-fA-F]+\]\[TIMING\]\s+` +
-	envelope.FuncAnchor + `:\s+` + regexp.QuoteMeta(envelope.MarkerAnchor) +
-	`\s+v=(\d+)\s+pid=(\d+)\s+mono_ns=(\d+)\s+wall_ns=(\d+)[ \t]*\r?$`)
-
-// anchors reads "[CLOCK_ANCHOR] v=1 pid=P mono_ns=M wall_ns=W" records.
-// Lines reach it only when they hold the marker, so the regular
-// expression costs nothing on the others.
+// anchors reads the [CLOCK_ANCHOR] record a line ends with.
 func (p *Parser) anchors(line []byte) {
-	m := anchorRE.FindSubmatch(line)
-	if m == nil {
-		return
+	if a, ok := envelope.ScanAnchor(line); ok {
+		p.Anchors = append(p.Anchors, a)
+		p.noteAnchor(len(p.Anchors) - 1)
 	}
-	v, err1 := strconv.ParseUint(string(m[1]), 10, 64)
-	pid, err2 := strconv.ParseInt(string(m[2]), 10, 64)
-	mono, err3 := strconv.ParseInt(string(m[3]), 10, 64)
-	wall, err4 := strconv.ParseInt(string(m[4]), 10, 64)
-	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || v != 1 {
-		return
-	}
-	p.Anchors = append(p.Anchors, envelope.Anchor{PID: int(pid), Mono: mono, Wall: wall})
-	p.noteAnchor(len(p.Anchors) - 1)
 }
 
-// drops reads "[HOSTLOG_DROPS] v=1 pid=.. new=.. total=.. queue_full=..
-// claim_exhausted=.. output_failed=.. not_admitted=..", keeping per pid
-// the report with the largest total (the last of equal ones).
-//
-// Only reports that start before limit are read.
+// drops reads the [HOSTLOG_DROPS] reports that start before limit,
+// keeping per pid the report with the largest total (the last of equal
+// ones).
 func (p *Parser) drops(line []byte, limit int) {
-	for i := 0; ; {
-		j := bytes.Index(line[i:min(len(line), limit+len(markDrops)-1)], markDrops)
-		if j < 0 {
-			return
-		}
-		i += j + len(markDrops)
-		c := cursor{b: line, i: i}
-		var vals [8]int64
-		ok := true
-		for k, key := range [...]string{"v=", "pid=", "new=", "total=", "queue_full=", "claim_exhausted=", "output_failed=", "not_admitted="} {
-			v, good := c.num(key)
-			if !good || v > math.MaxInt64 {
-				ok = false
-				break
-			}
-			vals[k] = int64(v)
-		}
-		if !ok || vals[0] != 1 {
-			continue
-		}
-		d := envelope.Drops{PID: int(vals[1]), New: uint64(vals[2]), Total: uint64(vals[3]), QueueFull: uint64(vals[4]),
-			ClaimExhausted: uint64(vals[5]), OutputFailed: uint64(vals[6]), NotAdmitted: uint64(vals[7])}
+	envelope.ScanDrops(line, limit, func(d envelope.Drops) {
 		if p.Drops == nil {
 			p.Drops = map[int64]envelope.Drops{}
 		}
-		if prev, seen := p.Drops[vals[1]]; !seen || d.Total >= prev.Total {
-			p.Drops[vals[1]] = d
+		if prev, seen := p.Drops[int64(d.PID)]; !seen || d.Total >= prev.Total {
+			p.Drops[int64(d.PID)] = d
 		}
-	}
+	})
 }

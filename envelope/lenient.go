@@ -1,0 +1,314 @@
+package envelope
+
+import (
+	"bytes"
+	"math"
+	"regexp"
+	"strconv"
+)
+
+// The reader's grammar.
+//
+// simpler's own reader (strace_timing.py) finds machine records in a
+// looser grammar than this package writes: a record anywhere in a line,
+// several per line, any run of white space between fields, any version
+// word in a span. Logs of other writers and older generations rely on it,
+// so a reader of simpler logs (package strace) finds records through the
+// functions here, and this package holds both grammars: Parse and the
+// Parse functions of each machine record read exactly what is written;
+// ScanSpans, ScanAnchor and ScanDrops read what simpler's reader reads.
+
+// A LooseSpan is a [STRACE] record as [ScanSpans] finds it: the fields of
+// a [Span] as written, which the loose grammar lets run past what this
+// package writes (a hash of any length, a name as encoded), and the
+// attributes raw. Its slices alias the line.
+type LooseSpan struct {
+	PID, TID int64
+	Inv      uint64
+	HID      []byte // hex digits, lower case
+	Depth    int
+	Name     []byte // as written: DecodeField decodes it
+	TS, Dur  int64
+	Attrs    []byte // raw, trimmed of white space
+}
+
+// ScanSpans finds every [STRACE] record that starts in line[from:limit],
+// as a left-to-right regular expression search of simpler's reader
+// would: a complete record resumes the search where its attributes end,
+// a failed one a byte after its start. A record's attributes end at the
+// next envelope prefix, the next [STRACE] or end (the line's end less a
+// final '\r'), whichever comes first. It calls found for each complete
+// record and returns how many record heads ("[STRACE] v=N", torn records
+// included) it saw and where the search would resume, so a caller that
+// reads a long line in windows can go on from there.
+func ScanSpans(line []byte, from, limit, end int, found func(*LooseSpan)) (heads, next int) {
+	i := from
+	for i >= 0 && i < limit {
+		// A marker that starts before limit may end after it.
+		j := bytes.Index(line[i:min(len(line), limit+len(MarkerSpan)-1)], []byte(MarkerSpan))
+		if j < 0 {
+			return heads, limit
+		}
+		i += j
+		if headAt(line, i) {
+			heads++
+		}
+		if s, next, ok := spanAt(line, i, end); ok {
+			found(&s)
+			i = next
+		} else {
+			i++
+		}
+	}
+	return heads, i
+}
+
+// looseAnchorRE is the reader's anchor grammar: a whole anchor record,
+// envelope prefix included, at TIMING from function clock_anchor, with
+// nothing after wall_ns but blanks to the end of the line. An anchor
+// payload quoted inside another record's message, or followed by more
+// text, is not an anchor.
+var looseAnchorRE = regexp.MustCompile(regexp.QuoteMeta(MarkerHeader) + `\d+\]\[T0x[0-9a-fA-F]+\]\[TIMING\]\s+` +
+	FuncAnchor + `:\s+` + regexp.QuoteMeta(MarkerAnchor) +
+	`\s+v=(\d+)\s+pid=(\d+)\s+mono_ns=(\d+)\s+wall_ns=(\d+)[ \t]*\r?$`)
+
+// ScanAnchor reads the [CLOCK_ANCHOR] record a line (with or without its
+// newline) ends with, in the reader's grammar (see looseAnchorRE; version
+// 1 only).
+func ScanAnchor(line []byte) (Anchor, bool) {
+	line = bytes.TrimSuffix(line, []byte{'\n'})
+	if !bytes.Contains(line, []byte(MarkerAnchor)) {
+		return Anchor{}, false // the regular expression costs nothing on other lines
+	}
+	m := looseAnchorRE.FindSubmatch(line)
+	if m == nil {
+		return Anchor{}, false
+	}
+	v, err1 := strconv.ParseUint(string(m[1]), 10, 64)
+	pid, err2 := strconv.ParseInt(string(m[2]), 10, 64)
+	mono, err3 := strconv.ParseInt(string(m[3]), 10, 64)
+	wall, err4 := strconv.ParseInt(string(m[4]), 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || v != 1 || pid > math.MaxInt32 {
+		return Anchor{}, false
+	}
+	return Anchor{PID: int(pid), Mono: mono, Wall: wall}, true
+}
+
+// ScanDrops calls found for each version-1 [HOSTLOG_DROPS] report that
+// starts in line[:limit], anywhere in the line, fields separated by any
+// white space.
+func ScanDrops(line []byte, limit int, found func(Drops)) {
+	for i := 0; ; {
+		j := bytes.Index(line[i:min(len(line), limit+len(MarkerDrops)-1)], []byte(MarkerDrops))
+		if j < 0 {
+			return
+		}
+		i += j + len(MarkerDrops)
+		c := loose{b: line, i: i}
+		var vals [8]uint64
+		ok := true
+		for k, key := range [...]string{"v=", "pid=", "new=", "total=", "queue_full=", "claim_exhausted=", "output_failed=", "not_admitted="} {
+			v, good := c.num(key)
+			if !good || v > math.MaxInt64 {
+				ok = false
+				break
+			}
+			vals[k] = v
+		}
+		if !ok || vals[0] != 1 || vals[1] > math.MaxInt32 {
+			continue
+		}
+		found(Drops{PID: int(vals[1]), New: vals[2], Total: vals[3], QueueFull: vals[4],
+			ClaimExhausted: vals[5], OutputFailed: vals[6], NotAdmitted: vals[7]})
+	}
+}
+
+// headAt matches "[STRACE]\s+v=\d+" at i.
+func headAt(line []byte, i int) bool {
+	c := loose{b: line, i: i + len(MarkerSpan)}
+	return c.spaces() && c.lit("v=") && c.digits() > 0
+}
+
+// loose walks a line in the reader's grammar.
+type loose struct {
+	b []byte
+	i int
+}
+
+func looseSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' || c == '\n'
+}
+
+func (c *loose) spaces() bool {
+	j := c.i
+	for c.i < len(c.b) && looseSpace(c.b[c.i]) {
+		c.i++
+	}
+	return c.i > j
+}
+
+func (c *loose) lit(s string) bool {
+	if len(c.b)-c.i < len(s) || string(c.b[c.i:c.i+len(s)]) != s {
+		return false
+	}
+	c.i += len(s)
+	return true
+}
+
+func (c *loose) digits() int {
+	j := c.i
+	for c.i < len(c.b) && c.b[c.i] >= '0' && c.b[c.i] <= '9' {
+		c.i++
+	}
+	return c.i - j
+}
+
+// num reads key=<digits> after at least one space, as a decimal that
+// must fit in 64 bits.
+func (c *loose) num(key string) (uint64, bool) {
+	if !c.spaces() || !c.lit(key) {
+		return 0, false
+	}
+	j := c.i
+	if c.digits() == 0 {
+		return 0, false
+	}
+	return looseUint(c.b[j:c.i])
+}
+
+func looseUint(b []byte) (uint64, bool) {
+	var v uint64
+	for _, c := range b {
+		d := uint64(c - '0')
+		if v > (1<<64-1-d)/10 {
+			return 0, false
+		}
+		v = v*10 + d
+	}
+	return v, true
+}
+
+// spanAt matches one complete record at i:
+//
+//	[STRACE]\s+v=\d+\s+pid=\d+\s+tid=\d+\s+inv=\d+\s+hid=[0-9a-fA-F]+\s+depth=\d+\s+name=\S+\s+ts=\d+\s+dur=\d+(attrs)
+//
+// with attrs running to the first envelope prefix, [STRACE] or the end of
+// the line (end excludes a final '\r'). next is where the search resumes.
+func spanAt(line []byte, i, end int) (s LooseSpan, next int, ok bool) {
+	c := loose{b: line[:end], i: i + len(MarkerSpan)}
+	if !c.spaces() || !c.lit("v=") || c.digits() == 0 {
+		return s, 0, false
+	}
+	var f [3]uint64
+	for k, key := range [...]string{"pid=", "tid=", "inv="} {
+		if f[k], ok = c.num(key); !ok {
+			return s, 0, false
+		}
+	}
+	if !c.spaces() || !c.lit("hid=") {
+		return s, 0, false
+	}
+	j := c.i
+	lower := true
+	for c.i < len(c.b) && looseHex(c.b[c.i]) {
+		lower = lower && !(c.b[c.i] >= 'A' && c.b[c.i] <= 'F')
+		c.i++
+	}
+	if c.i == j {
+		return s, 0, false
+	}
+	hid := c.b[j:c.i]
+	if !lower {
+		hid = bytes.ToLower(hid)
+	}
+	depth, ok := c.num("depth=")
+	if !ok || !c.spaces() || !c.lit("name=") {
+		return s, 0, false
+	}
+	j = c.i
+	for c.i < len(c.b) && !looseSpace(c.b[c.i]) {
+		c.i++
+	}
+	if c.i == j {
+		return s, 0, false
+	}
+	name := c.b[j:c.i]
+	ts, ok1 := c.num("ts=")
+	dur, ok2 := c.num("dur=")
+	if !ok1 || !ok2 || f[0] > math.MaxInt64 || f[1] > math.MaxInt64 || depth > math.MaxInt32 || ts > math.MaxInt64 || dur > math.MaxInt64 {
+		return s, 0, false
+	}
+	a := c.i
+	z := attrsEnd(line[:end], a)
+	s = LooseSpan{PID: int64(f[0]), TID: int64(f[1]), Inv: f[2], HID: hid, Depth: int(depth),
+		Name: name, TS: int64(ts), Dur: int64(dur), Attrs: bytes.TrimSpace(line[a:z])}
+	return s, z, true
+}
+
+func looseHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// attrsEnd returns the first position from a on where the next envelope
+// prefix or [STRACE] begins, or end.
+func attrsEnd(line []byte, a int) int {
+	for k := a; k < len(line); k++ {
+		if line[k] != '[' {
+			continue
+		}
+		rest := line[k:]
+		if bytes.HasPrefix(rest, []byte(MarkerSpan)) || prefixAt(rest) {
+			return k
+		}
+	}
+	return len(line)
+}
+
+// prefixAt matches an envelope prefix at the start of b:
+// \[mono_ns=\d+\]\[T0x[0-9a-fA-F]+\]\[[A-Z]+\]\s+[^:\r\n]+:\s+
+func prefixAt(b []byte) bool {
+	c := loose{b: b}
+	if !c.lit(MarkerHeader) || c.digits() == 0 || !c.lit("][T0x") {
+		return false
+	}
+	j := c.i
+	for c.i < len(b) && looseHex(b[c.i]) {
+		c.i++
+	}
+	if c.i == j || !c.lit("][") {
+		return false
+	}
+	j = c.i
+	for c.i < len(b) && b[c.i] >= 'A' && b[c.i] <= 'Z' {
+		c.i++
+	}
+	if c.i == j || !c.lit("]") {
+		return false
+	}
+	// \s+[^:\r\n]+: — the text S up to the first ':' must split into a
+	// non-empty run of white space and a non-empty rest without '\r' or
+	// '\n' (white space other than those belongs to both classes).
+	q := bytes.IndexByte(b[c.i:], ':')
+	if q < 0 {
+		return false
+	}
+	S := b[c.i : c.i+q]
+	w := 0
+	for w < len(S) && looseSpace(S[w]) {
+		w++
+	}
+	switch {
+	case w == 0:
+		return false
+	case w < len(S):
+		if bytes.ContainsAny(S[w:], "\r\n") {
+			return false
+		}
+	default: // all white space: the last byte must serve as the rest
+		if len(S) < 2 || S[w-1] == '\r' || S[w-1] == '\n' {
+			return false
+		}
+	}
+	c.i += q + 1
+	return c.spaces()
+}
