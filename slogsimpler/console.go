@@ -84,9 +84,10 @@ type ConsoleHandler struct {
 	// element: a data race. Serialising WithGroup and WithAttrs across the
 	// family removes it; Handle never takes the lock.
 	cloneMu *sync.Mutex
-	// flush waits, bounded, for the lines queued for a terminal or pipe,
-	// and returns what went wrong with them; nil for a writer of the
-	// program's own, written in the logging call.
+	// flush waits, bounded, for the lines a stalled terminal or pipe
+	// left queued, and returns what went wrong with them; nil for a
+	// writer of the program's own. Either way a line is written in the
+	// logging call, unless the descriptor stalls (see consoleWriter).
 	flush func() error
 	// depth is the number of WithGroup names passed to tint, at most
 	// envelope.MaxGroupDepth+1 (the last the "~" standing for every
@@ -99,7 +100,14 @@ type ConsoleHandler struct {
 
 var _ slog.Handler = (*ConsoleHandler)(nil)
 
-// NewConsoleHandler returns a console handler writing to w.
+// NewConsoleHandler returns a console handler writing to w. Each line is
+// written before the logging call returns, so a program that logs and
+// returns from main has printed everything, with no Close. When w is a
+// file descriptor (a terminal, a pipe, standard error) that stops reading,
+// one call waits at most 100 ms for it; later lines queue, up to 1 MiB,
+// and are written in order when it reads again (Logging.Close waits for
+// them, at most 250 ms); lines that find the queue full are dropped and
+// their Handle returns an error, which a [Fanout] counts and reports.
 func NewConsoleHandler(w io.Writer, opts *ConsoleOptions) *ConsoleHandler {
 	var o ConsoleOptions
 	if opts != nil {
@@ -121,15 +129,16 @@ func newConsole(w io.Writer, o ConsoleOptions, noColor bool) *ConsoleHandler {
 	if o.Spans == nil {
 		o.Spans = topSpans
 	}
-	// A closed pipe on standard error is a failed write (counted by the
-	// fan-out), never SIGPIPE.
-	w = stdio.Writer(w)
 	// Both tint handlers admit everything: the console's level is checked
 	// here, once.
 	base := tint.Options{Level: slog.Level(-1 << 20), NoColor: noColor, TimeFormat: o.TimeFormat, AddSource: o.AddSource}
 	named := base
 	named.ReplaceAttr = nameLevel
-	out := consoleOut(w)
+	// A closed pipe on standard error is a failed write (counted by the
+	// fan-out), never SIGPIPE. What the duplicate writes to is still a
+	// descriptor, which can stop reading, even when stdio could not make
+	// the duplicate yet.
+	out := consoleOut(w, stdio.Writer(w))
 	c := &ConsoleHandler{
 		level:   o.Level,
 		plain:   tint.NewTextHandler(out, &base),

@@ -1,6 +1,7 @@
 package slogsimpler
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -8,10 +9,13 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"testing/slogtest"
 	"time"
@@ -474,5 +478,303 @@ func TestHumanDuration(t *testing.T) {
 		{1224567, "1.22ms"}, {5384296, "5.38ms"}, {12_500_000_000, "12.5s"}, {3_600_000_000_000, "3600s"}, {-1500, "-1.5µs"},
 	} {
 		t.Run(tt.want, func(t *testing.T) { assert.Equal(t, tt.want, humanDuration(tt.ns)) })
+	}
+}
+
+// consoleChildEnv names, in a child process (this test binary again), the
+// scenario TestConsoleOnItsOwnPrintsEverything runs there.
+const consoleChildEnv = "SLOGSIMPLER_CONSOLE_CHILD"
+
+// consoleChildLines is how many records the child logs.
+const consoleChildLines = 50
+
+// consoleChildLine is one of the child's records on its console.
+var consoleChildLine = regexp.MustCompile(`^\d\d:\d\d:\d\d\.\d{3} INF line i=(\d+)$`)
+
+// consoleChild logs consoleChildLines records through a console on its
+// standard error or standard output, wired as scenario says, then exits as
+// a return from main does: no Close, no flush, no goroutine waited for.
+func consoleChild(scenario, dir string) {
+	out := os.Stderr
+	if strings.HasSuffix(scenario, "stdout") {
+		out = os.Stdout
+	}
+	console := NewConsoleHandler(out, &ConsoleOptions{NoColor: true})
+	var h slog.Handler = console
+	if strings.HasPrefix(scenario, "readme") {
+		// README's "Prefer to wire it yourself?": a state with its own
+		// writer, and the console beside it in a fan-out.
+		st, err := NewState(&Options{Dir: dir})
+		must(err)
+		must(st.Start())
+		h = NewFanout(st, st.Handler(), console)
+	}
+	slog.SetDefault(slog.New(h))
+	for i := range consoleChildLines {
+		slog.Info("line", "i", i)
+	}
+	os.Exit(0)
+}
+
+// TestConsoleOnItsOwnPrintsEverything: a console used without Setup (so
+// without Logging.Close) prints every record, in order, before the program
+// ends, on a pipe or a file (at 60f4e4a the lines waited in a queue for a
+// goroutine the exit never let run, and a pipe got none of them).
+func TestConsoleOnItsOwnPrintsEverything(t *testing.T) {
+	if scenario := os.Getenv(consoleChildEnv); scenario != "" {
+		consoleChild(scenario, os.Getenv("SLOGSIMPLER_CONSOLE_DIR"))
+		return
+	}
+	for _, tt := range []struct {
+		scenario string
+		file     bool // the stream is a file, not a pipe
+	}{
+		{"alone-stderr", false},
+		{"alone-stdout", false},
+		{"alone-stderr", true},
+		{"readme-stderr", false},
+		{"readme-stderr", true},
+	} {
+		name := tt.scenario + "/pipe"
+		if tt.file {
+			name = tt.scenario + "/file"
+		}
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			cmd := exec.Command(os.Args[0], "-test.run=^TestConsoleOnItsOwnPrintsEverything$")
+			cmd.Env = append(os.Environ(), consoleChildEnv+"="+tt.scenario, "SLOGSIMPLER_CONSOLE_DIR="+dir,
+				"GORACE="+os.Getenv("GORACE")+" atexit_sleep_ms=0") // under -race, exit at once, as without
+			var pipe bytes.Buffer // exec copies the child's end of a pipe into it
+			var stream io.Writer = &pipe
+			path := filepath.Join(dir, "console")
+			if tt.file {
+				f, err := os.Create(path)
+				require.NoError(t, err)
+				defer f.Close()
+				stream = f
+			}
+			if strings.HasSuffix(tt.scenario, "stdout") {
+				cmd.Stdout = stream
+			} else {
+				cmd.Stderr = stream
+			}
+			require.NoError(t, cmd.Run())
+			out := pipe.Bytes()
+			if tt.file {
+				var err error
+				out, err = os.ReadFile(path)
+				require.NoError(t, err)
+			}
+			var got []int
+			for _, line := range strings.Split(string(out), "\n") {
+				if m := consoleChildLine.FindStringSubmatch(line); m != nil {
+					i, err := strconv.Atoi(m[1])
+					require.NoError(t, err)
+					got = append(got, i)
+				}
+			}
+			want := make([]int, consoleChildLines)
+			for i := range want {
+				want[i] = i
+			}
+			assert.Equal(t, want, got, "the console's lines, in order, from %q", out)
+		})
+	}
+}
+
+// pausedWriter records the lines written to it. While paused, a write
+// waits for resume; failN makes that many of the next writes fail with
+// EPIPE, as a closed pipe's do.
+type pausedWriter struct {
+	mu    sync.Mutex
+	gate  chan struct{} // nil, or closed by resume
+	failN int
+	lines []string
+}
+
+func (w *pausedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	gate := w.gate
+	w.mu.Unlock()
+	if gate != nil {
+		<-gate
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.failN > 0 {
+		w.failN--
+		return 0, syscall.EPIPE
+	}
+	w.lines = append(w.lines, string(p))
+	return len(p), nil
+}
+
+func (w *pausedWriter) pause() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.gate = make(chan struct{})
+}
+
+func (w *pausedWriter) resume(failN int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.failN = failN
+	close(w.gate)
+	w.gate = nil
+}
+
+func (w *pausedWriter) written() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]string(nil), w.lines...)
+}
+
+// stall makes c's reader stop: the next line waits its bound and stays in
+// flight, and c is stalled. It returns the channel closed when c has
+// written everything again.
+func stall(t *testing.T, c *consoleWriter, w *pausedWriter, line string) <-chan struct{} {
+	t.Helper()
+	w.pause()
+	require.True(t, returns(func() {
+		_, err := c.Write([]byte(line))
+		assert.NoError(t, err, "a stalled line is accepted, to be written later")
+	}), "a call waited on a stalled console")
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	require.True(t, c.stalled)
+	return c.drained
+}
+
+// waitDrained waits for ch, failing on a hang.
+func waitDrained(t *testing.T, ch <-chan struct{}) {
+	t.Helper()
+	require.True(t, returns(func() { <-ch }), "the console never drained")
+}
+
+// TestConsoleWriterStallAndRecover walks a console through its states: a
+// line written in the call; a stall, during which lines queue up to the
+// bound and the rest are dropped with errConsoleFull; Flush giving up,
+// and not waiting again while nothing moves; the reader back, everything
+// accepted written in order; and lines written in the call again.
+func TestConsoleWriterStallAndRecover(t *testing.T) {
+	w := &pausedWriter{}
+	c := newConsoleWriter(w)
+	_, err := c.Write([]byte("before\n"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"before\n"}, w.written(), "written before Write returned")
+
+	drained := stall(t, c, w, "stalled\n")
+	want := []string{"before\n", "stalled\n"}
+	const size = 64 << 10 // 16 of them fill the queue
+	dropped := 0
+	for i := range 20 {
+		line := fmt.Sprintf("%02d%s\n", i, strings.Repeat("x", size-3))
+		n, err := c.Write([]byte(line))
+		if err != nil {
+			assert.ErrorIs(t, err, errConsoleFull)
+			assert.Zero(t, n)
+			dropped++
+			continue
+		}
+		assert.Equal(t, len(line), n)
+		want = append(want, line)
+	}
+	assert.Equal(t, 4, dropped, "the lines past 1 MiB are dropped")
+
+	assert.ErrorIs(t, c.Flush(), errConsoleFull, "the queue cannot drain")
+	c.mu.Lock()
+	assert.True(t, c.gaveUp, "the next Flush does not wait for a console that has not moved")
+	c.mu.Unlock()
+	assert.ErrorIs(t, c.Flush(), errConsoleFull)
+
+	w.resume(0)
+	waitDrained(t, drained)
+	assert.NoError(t, c.Flush())
+	assert.Equal(t, want, w.written(), "every accepted line, in order")
+	c.mu.Lock()
+	assert.False(t, c.stalled || c.gaveUp || c.bytes != 0 || len(c.queue) != 0, "back to direct writes")
+	c.mu.Unlock()
+
+	_, err = c.Write([]byte("after\n"))
+	require.NoError(t, err)
+	got := w.written()
+	assert.Equal(t, "after\n", got[len(got)-1], "written before Write returned, again")
+}
+
+// TestConsoleWriterErrors: a failed write is an error from the call that
+// made it, or, for a line written after its call returned, from the next
+// call or Flush, once.
+func TestConsoleWriterErrors(t *testing.T) {
+	t.Run("written in the call", func(t *testing.T) {
+		w := &pausedWriter{failN: 2}
+		c := newConsoleWriter(w)
+		for range 2 {
+			_, err := c.Write([]byte("to a closed pipe\n"))
+			assert.ErrorIs(t, err, syscall.EPIPE)
+		}
+		_, err := c.Write([]byte("read again\n"))
+		assert.NoError(t, err)
+		assert.NoError(t, c.Flush(), "nothing left to tell")
+		assert.Equal(t, []string{"read again\n"}, w.written())
+	})
+	for _, tt := range []struct {
+		name string
+		tell func(*consoleWriter) error
+	}{
+		{"told to the next Write", func(c *consoleWriter) error { _, err := c.Write([]byte("next\n")); return err }},
+		{"told to Flush", func(c *consoleWriter) error { return c.Flush() }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := &pausedWriter{}
+			c := newConsoleWriter(w)
+			drained := stall(t, c, w, "fails later\n")
+			_, err := c.Write([]byte("queued, fails too\n"))
+			require.NoError(t, err)
+			w.resume(2)
+			waitDrained(t, drained)
+			assert.ErrorIs(t, tt.tell(c), syscall.EPIPE)
+			assert.NoError(t, c.Flush(), "told once")
+			_, err = c.Write([]byte("written\n"))
+			assert.NoError(t, err)
+			assert.Equal(t, "written\n", w.written()[len(w.written())-1])
+		})
+	}
+}
+
+// TestConsoleConcurrentWrites: lines from many goroutines through one
+// console on a pipe arrive whole, each goroutine's in its order, none
+// lost.
+func TestConsoleConcurrentWrites(t *testing.T) {
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	defer r.Close()
+	defer w.Close()
+	const goroutines, each = 8, 250
+	lines := make(chan string, goroutines*each)
+	go func() {
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	log := slog.New(NewConsoleHandler(w, &ConsoleOptions{NoColor: true}))
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Go(func() {
+			for i := range each {
+				log.Info("m", "g", g, "i", i, "pad", strings.Repeat("p", 64))
+			}
+		})
+	}
+	wg.Wait()
+	next := make([]int, goroutines)
+	for range goroutines * each {
+		var line string
+		require.True(t, returns(func() { line = <-lines }), "lines missing")
+		var g, i int
+		_, err := fmt.Sscanf(line[strings.Index(line, "g="):], "g=%d i=%d pad="+strings.Repeat("p", 64), &g, &i)
+		require.NoError(t, err, "line %q", line)
+		require.Equal(t, next[g], i, "goroutine %d's lines out of order", g)
+		next[g]++
 	}
 }

@@ -8,10 +8,24 @@ import (
 	"time"
 )
 
-// Bounds of a console's queue (see consoleWriter).
+// Bounds of a console on a file descriptor (see consoleWriter).
 const (
+	// consoleWriteBound is how long a logging call waits for its line to
+	// be written: long enough for a terminal busy redrawing or a pager
+	// catching up, short enough to be a blip when the reader has stopped.
+	// It is paid once per stall, by the call that finds it.
+	consoleWriteBound = 100 * time.Millisecond
+	// consoleQueueBytes bounds the lines queued while the console stalls.
 	consoleQueueBytes = 1 << 20
+	// consoleFlushBound bounds Flush's wait for the queue to drain.
 	consoleFlushBound = 250 * time.Millisecond
+	// consoleIdle is how long the writer goroutine outlives its last
+	// line, so that a busy console does not start one per line.
+	consoleIdle = time.Second
+	// consoleLineKeep is the largest line buffer kept for the next line
+	// (as log/slog's buffer pool drops anything over 16 KiB): one huge
+	// line does not pin its memory for the console's life.
+	consoleLineKeep = 16 << 10
 )
 
 // errConsoleFull is what a console line gets that finds the queue full: a
@@ -20,92 +34,309 @@ const (
 var errConsoleFull = errors.New("slogsimpler: the console is not reading; line dropped")
 
 // consoleWriter puts a console's lines to a file descriptor (a terminal,
-// a pipe, standard error) without ever making a logging call wait for it:
-// Write copies the line into a queue bounded at 1 MiB and returns; one
-// goroutine, started when there is something to write and gone when there
-// is not, writes the queue in order. A line that finds the queue full is
-// dropped, and Write says so; a write that failed (a closed pipe) is told
-// to the next Write. Flush waits, bounded, for what is queued, so the last
-// lines before an exit reach a terminal that reads.
+// a pipe, standard error, a file), written before the logging call returns
+// while the descriptor takes them, and never holding a call much longer
+// than consoleWriteBound when it stops taking them. Its states:
 //
-// mu guards every field; it is never held during I/O.
+//  1. Direct (stalled false; nothing queued, nothing being written).
+//     Write copies the line into a buffer it reuses, hands it to the
+//     writer goroutine and waits until it is written, returning the
+//     write's error. The line is out when the call returns, so a program
+//     that returns from main right after logging has printed it, Close or
+//     not.
+//  2. Stalled. A handed line not written consoleWriteBound after the
+//     writer began it (a pager that stopped reading, a terminal scrolled
+//     back) makes the console stalled: the waiting Write returns, its
+//     line staying in flight, and each later Write queues a copy (at most
+//     consoleQueueBytes in all, counting lines until they are written)
+//     and returns at once. A line that finds the queue full is dropped,
+//     and Write returns errConsoleFull; a queued line whose write fails
+//     (a closed pipe) has its error told to the next Write.
+//  3. The writer, having written the stalled line and the whole queue,
+//     clears stalled: back to 1.
+//
+// Order: lines are handed in the order the calls take call, and written by
+// one goroutine; a line is handed only in state 1, when nothing is ahead
+// of it, and in state 2 every line goes behind the queue. Lines are whole:
+// each is one Write on the file, which writes all of it or fails.
+//
+// Why a goroutine. A write(2) on a blocking descriptor (the usual
+// inherited standard error, pipe or terminal) lasts as long as the reader
+// likes, and nothing can bound it in the calling goroutine. Making the
+// descriptor non-blocking would, but O_NONBLOCK belongs to the open file
+// description, which standard error shares with the terminal's standard
+// input and with the shell and every process that inherited it: their
+// reads and writes, and this program's own os.Stdin (which Go treats as
+// blocking), would start failing with EAGAIN. poll(2) before the write
+// bounds nothing either: POLLOUT promises room for some bytes, not for the
+// line, and another writer of the same pipe can fill it between the poll
+// and the write. A writer goroutine with the caller waiting on a timer
+// bounds the wait on every system and for every kind of descriptor, with
+// no system call of its own (so no build tags).
+//
+// The bound counts from when the writer began the line: a writer not yet
+// scheduled (a loaded machine) is the runtime's delay, not the console's,
+// and the call waits for it rather than give up on a console that reads.
+//
+// Locks: call serialises Write, and is held during its bounded wait (never
+// during I/O); mu guards the state shared with the writer goroutine and
+// with Flush, is held only briefly, and never during I/O. call is taken
+// before mu.
 type consoleWriter struct {
-	w       io.Writer
+	w io.Writer
+
+	call sync.Mutex
+	// line is the direct line's copy, reused (guarded by call; the writer
+	// reads it, through direct, only while a call hands it and, when that
+	// call stalled, until it is written: stalled keeps callers off it).
+	line  []byte
+	timer *time.Timer // the waiting call's bound; guarded by call
+
 	mu      sync.Mutex
-	queue   [][]byte
-	bytes   int
-	running bool          // a writer goroutine exists
-	idle    chan struct{} // closed by the writer when the queue is empty; nil while it is not
-	err     error         // the last write error, told once
+	direct  []byte    // the handed line, until the writer takes it
+	seq     uint64    // how many lines have been handed
+	done    uint64    // the last handed line written (or failed)
+	began   time.Time // when the writer began the handed line in flight
+	waiting uint64    // the handed line whose call still waits; 0 if none
+	doneErr error     // the write error of the line waiting is for
+
+	queue   [][]byte // copies of the lines Written while stalled, in order
+	bytes   int      // their bytes, each counted until written
+	stalled bool     // state 2
+	// drained is closed when the writer leaves state 2; nil in state 1.
+	drained chan struct{}
+	written uint64 // lines written (or failed), the writer's progress
+	// gaveUp says a Flush has timed out in this stall, when written was
+	// gaveUpAt: a console that wrote nothing since is not waited for again
+	// (the standard log package flushes on every call).
+	gaveUp   bool
+	gaveUpAt uint64
+	err      error // a queued line's write error, told once
+
+	running  bool          // a writer goroutine exists
+	wake     chan struct{} // capacity 1: there is work for the writer
+	finished chan struct{} // capacity 1: the writer finished a handed line
 }
 
 // consoleOut returns what a console writes through: a consoleWriter for a
-// file descriptor, which can stop reading; w itself for a writer of the
-// program's own (a buffer), written in the logging call.
-func consoleOut(w io.Writer) io.Writer {
-	if _, ok := w.(*os.File); ok {
-		return &consoleWriter{w: w}
+// file descriptor, which can stop reading; a plain serialising writer for
+// a writer of the program's own (a buffer), written in the logging call.
+// orig is what the program gave, w what to write to (stdio's SIGPIPE-safe
+// duplicate of it, which need not be an *os.File).
+func consoleOut(orig, w io.Writer) io.Writer {
+	if _, ok := orig.(*os.File); ok {
+		return newConsoleWriter(w)
 	}
 	return &syncWriter{w: w}
 }
 
+func newConsoleWriter(w io.Writer) *consoleWriter {
+	return &consoleWriter{w: w, wake: make(chan struct{}, 1), finished: make(chan struct{}, 1)}
+}
+
 func (c *consoleWriter) Write(p []byte) (int, error) {
+	c.call.Lock()
+	defer c.call.Unlock()
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if err := c.err; err != nil {
 		c.err = nil
+		c.mu.Unlock()
 		return 0, err
 	}
+	if c.stalled {
+		n, err := c.enqueue(p)
+		c.mu.Unlock()
+		return n, err
+	}
+	// State 1: nothing is in flight, so line is the caller's.
+	c.line = append(c.line[:0], p...)
+	c.direct = c.line
+	c.seq++
+	seq := c.seq
+	c.waiting = seq
+	c.begin()
+	c.mu.Unlock()
+	return c.await(seq, len(p))
+}
+
+// enqueue queues a copy of p, or drops it when the queue is full. mu is
+// held; the console is stalled, so the writer is running.
+func (c *consoleWriter) enqueue(p []byte) (int, error) {
 	if c.bytes+len(p) > consoleQueueBytes {
 		return 0, errConsoleFull
 	}
 	c.queue = append(c.queue, append([]byte(nil), p...))
 	c.bytes += len(p)
-	if !c.running {
-		c.running = true
-		c.idle = make(chan struct{})
-		go c.run(c.idle)
-	}
+	c.begin()
 	return len(p), nil
 }
 
-func (c *consoleWriter) run(idle chan struct{}) {
+// begin starts the writer goroutine, or wakes it. mu is held.
+func (c *consoleWriter) begin() {
+	if !c.running {
+		c.running = true
+		go c.run()
+		return
+	}
+	select {
+	case c.wake <- struct{}{}:
+	default: // already woken
+	}
+}
+
+// await waits until the handed line seq is written, or until it has been
+// in flight for consoleWriteBound, which stalls the console.
+func (c *consoleWriter) await(seq uint64, n int) (int, error) {
+	if c.timer == nil {
+		c.timer = time.NewTimer(consoleWriteBound)
+	} else {
+		c.timer.Reset(consoleWriteBound)
+	}
+	defer c.timer.Stop()
+	for {
+		select {
+		case <-c.finished: // perhaps for an earlier line that stalled
+		case <-c.timer.C:
+		}
+		c.mu.Lock()
+		if c.done >= seq {
+			err := c.doneErr
+			c.waiting, c.doneErr = 0, nil
+			c.mu.Unlock()
+			if cap(c.line) > consoleLineKeep {
+				c.line = nil
+			}
+			if err != nil {
+				return 0, err
+			}
+			return n, nil
+		}
+		left := consoleWriteBound // not begun: the writer is not scheduled yet
+		if !c.began.IsZero() {
+			left -= time.Since(c.began)
+		}
+		if left > 0 {
+			c.mu.Unlock()
+			c.timer.Reset(left)
+			continue
+		}
+		// The console stopped reading: the line is written when it reads
+		// again, and its error, if any, told to a later Write.
+		c.stalled = true
+		c.drained = make(chan struct{})
+		c.waiting = 0
+		c.mu.Unlock()
+		return n, nil
+	}
+}
+
+// run is the writer goroutine: it writes the handed line, then the queue,
+// in order, and leaves state 2 when both are written; it ends after
+// consoleIdle with nothing to write.
+func (c *consoleWriter) run() {
+	idle := time.NewTimer(consoleIdle)
+	defer idle.Stop()
 	for {
 		c.mu.Lock()
-		batch := c.queue
-		c.queue, c.bytes = nil, 0
-		if len(batch) == 0 {
-			c.running = false
-			close(idle)
+		var b []byte
+		var seq uint64
+		switch {
+		case c.direct != nil:
+			b, seq = c.direct, c.seq
+			c.direct = nil
+			c.began = time.Now()
+		case len(c.queue) > 0:
+			b = c.queue[0]
+			c.queue[0] = nil
+			c.queue = c.queue[1:]
+		default:
+			c.settle()
 			c.mu.Unlock()
-			return
+			idle.Reset(consoleIdle)
+			select {
+			case <-c.wake:
+				continue
+			case <-idle.C:
+			}
+			c.mu.Lock()
+			if c.direct == nil && len(c.queue) == 0 {
+				c.running = false
+				c.mu.Unlock()
+				return
+			}
+			c.mu.Unlock()
+			continue
 		}
 		c.mu.Unlock()
-		for _, b := range batch {
-			if _, err := c.w.Write(b); err != nil {
-				c.mu.Lock()
+
+		_, err := c.w.Write(b)
+
+		c.mu.Lock()
+		c.written++
+		switch {
+		case seq == 0:
+			c.bytes -= len(b)
+			if err != nil {
 				c.err = err
-				c.mu.Unlock()
+			}
+		case seq == c.waiting:
+			c.doneErr = err
+		case err != nil:
+			c.err = err // its call stalled and returned
+		}
+		if seq != 0 {
+			c.done, c.began = seq, time.Time{}
+		}
+		c.mu.Unlock()
+		if seq != 0 {
+			select {
+			case c.finished <- struct{}{}:
+			default: // a token from a line that stalled is still there
 			}
 		}
 	}
 }
 
-// Flush waits until the queue is written, at most consoleFlushBound, and
-// returns a write error not yet told, or errConsoleFull when the queue did
-// not drain in time.
+// settle leaves state 2 once everything is written. mu is held, and
+// nothing is handed or queued.
+func (c *consoleWriter) settle() {
+	c.queue = nil // the backing array a long stall grew
+	if c.stalled {
+		c.stalled, c.gaveUp = false, false
+		close(c.drained)
+		c.drained = nil
+	}
+}
+
+// Flush waits until the lines queued by a stall are written, at most
+// consoleFlushBound, and returns a write error not yet told, or
+// errConsoleFull when the queue did not drain in time. Once a Flush has
+// timed out, later ones return errConsoleFull at once until the console
+// writes something again: the standard log package flushes on every
+// call, and a console that stopped reading must not cost each of them the
+// bound.
 func (c *consoleWriter) Flush() error {
 	c.mu.Lock()
-	idle, running := c.idle, c.running
-	c.mu.Unlock()
-	if running {
+	if c.stalled {
+		if c.gaveUp && c.written == c.gaveUpAt {
+			c.mu.Unlock()
+			return errConsoleFull
+		}
+		drained := c.drained
+		c.mu.Unlock()
+		t := time.NewTimer(consoleFlushBound)
+		defer t.Stop()
 		select {
-		case <-idle:
-		case <-time.After(consoleFlushBound):
+		case <-drained:
+		case <-t.C:
+		}
+		c.mu.Lock()
+		if c.drained == drained { // the same stall goes on
+			c.gaveUp, c.gaveUpAt = true, c.written
+			c.mu.Unlock()
 			return errConsoleFull
 		}
 	}
-	c.mu.Lock()
 	defer c.mu.Unlock()
 	err := c.err
 	c.err = nil
