@@ -135,7 +135,16 @@ func (l *Line) GroupName(name string) {
 // !PANIC: <value>, and a nil pointer receiver as <nil>.
 func (l *Line) writeValue(v slog.Value) { l.value(v.Kind(), v) }
 
+// value writes v as it is, or, while the record is fitted or Attrs are
+// collected, through the fitter: the fitted line only writes values after
+// their " key=" (the fitter renders each into a Line of its own, which
+// has no fitter), so here is the one place to divert them, at no cost to
+// records that fit.
 func (l *Line) value(k slog.Kind, v slog.Value) {
+	if l.fit != nil {
+		l.fit.leaf(l, k, v)
+		return
+	}
 	switch k {
 	case slog.KindString:
 		l.token(v.String())

@@ -3,6 +3,7 @@ package envelope
 import (
 	"errors"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 )
@@ -59,5 +60,37 @@ func BenchmarkSpanAttrs(b *testing.B) {
 		for _, a := range attrs {
 			sa.Add(a)
 		}
+	}
+}
+
+// BenchmarkFit is a record as a handler renders it, one that fits and
+// one whose 2 KB value passes the bound and is fitted (two more passes):
+//
+//	go test -run NONE -bench Fit -benchmem ./envelope
+func BenchmarkFit(b *testing.B) {
+	h := Header{Mono: 183746529384756, TID: 0x1a, Level: slog.LevelError, Func: "main.query"}
+	for _, tc := range []struct {
+		name string
+		sql  string
+	}{{"fits", "SELECT 1"}, {"fitted", strings.Repeat("SELECT * FROM t ", 128)}} {
+		attrs := []slog.Attr{slog.String("sql", tc.sql), slog.String("err", "deadlock detected"), slog.Int("attempt", 3)}
+		render := func(l *Line) {
+			l.Start(&h)
+			l.Message("query failed")
+			for _, a := range attrs {
+				l.Attr("", 0, a)
+			}
+		}
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				var l Line
+				render(&l)
+				if l.Truncated() {
+					l.Fit(render)
+				}
+				l.Finish()
+			}
+		})
 	}
 }

@@ -21,7 +21,22 @@ import (
 // written as %5B are read back as '['. A quoted key or value is unquoted;
 // the message is returned as written, control bytes as their escapes
 // (written unquoted, "\n" there could be either).
+//
+// A value cut so that its record fits (SPEC §2, "fitted, not cut":
+// written quoted and followed by '~', k="SELECT * FR"~) comes back as the
+// string it kept, without the '~'; [SplitBodyCut] also says which
+// values were cut, as [ParseRecord] does in [Record.Cut].
 func SplitBody(body []byte) (message string, attrs []slog.Attr) {
+	message, attrs, _ = SplitBodyCut(body)
+	return message, attrs
+}
+
+// SplitBodyCut is [SplitBody], and it also returns the keys, in order, of
+// the values that were cut so that the record fits in [MaxRecord] bytes
+// (nil when none was). A record cut at the bound (its first 510 bytes,
+// then "~\n") is not fitted: its last value, when it was cut inside, is
+// not read as an attribute.
+func SplitBodyCut(body []byte) (message string, attrs []slog.Attr, cut []string) {
 	s := string(body)
 	// Each attribute is written after a space, so the attributes can only
 	// start after one; the first start from which the rest is all
@@ -30,35 +45,43 @@ func SplitBody(body []byte) (message string, attrs []slog.Attr) {
 		if s[i-1] != ' ' {
 			continue
 		}
-		if a, ok := parseAttrs(s[i:]); ok {
-			return unneutralise(s[:i-1]), a
+		if a, c, ok := parseAttrs(s[i:]); ok {
+			return unneutralise(s[:i-1]), a, c
 		}
 	}
-	return unneutralise(s), nil
+	return unneutralise(s), nil, nil
 }
 
-// parseAttrs reads s as key=value tokens separated by single spaces.
-func parseAttrs(s string) ([]slog.Attr, bool) {
+// parseAttrs reads s as key=value tokens separated by single spaces, and
+// returns the keys of the values marked as cut (a quoted value followed by
+// '~').
+func parseAttrs(s string) ([]slog.Attr, []string, bool) {
 	var out []slog.Attr
+	var cut []string
 	for {
 		k, _, rest, ok := token(s, true)
 		if !ok || rest == "" || rest[0] != '=' {
-			return nil, false
+			return nil, nil, false
 		}
 		v, quoted, rest, ok := token(rest[1:], false)
 		if !ok {
-			return nil, false
+			return nil, nil, false
 		}
-		if quoted {
+		if quoted && rest != "" && rest[0] == '~' && (len(rest) == 1 || rest[1] == ' ') {
+			// A cut value: what it kept is text, whatever it reads as.
+			out = append(out, slog.String(k, v))
+			cut = append(cut, k)
+			rest = rest[1:]
+		} else if quoted {
 			out = append(out, slog.String(k, v))
 		} else {
 			out = append(out, typedAttr(k, v))
 		}
 		if rest == "" {
-			return out, true
+			return out, cut, true
 		}
 		if rest[0] != ' ' || len(rest) == 1 {
-			return nil, false
+			return nil, nil, false
 		}
 		s = rest[1:]
 	}

@@ -96,7 +96,7 @@ func show(as []slog.Attr) []string {
 func parseAttrsSuffix(body string) ([]slog.Attr, bool) {
 	for i := 1; i < len(body); i++ {
 		if body[i-1] == ' ' {
-			if a, ok := parseAttrs(body[i:]); ok {
+			if a, _, ok := parseAttrs(body[i:]); ok {
 				return a, true
 			}
 		}

@@ -49,12 +49,32 @@
 // # Rendering without allocation
 //
 // A [Line] is a fixed 512-byte buffer that the caller keeps on its stack.
-// Writers append to it and never grow it: text past the bound sets a flag,
-// and [Line.Finish] closes the record. A record whose full length would
-// reach 512 bytes becomes exactly 512 bytes, its first 510 bytes then "~\n"
-// (cut back to a UTF-8 rune boundary); the longest record left untouched is
-// 511 bytes. 512 is the portable PIPE_BUF, so a record written alone to a
-// pipe is never interleaved with another process's.
+// Writers append to it and never grow it: text past the bound sets a flag
+// ([Line.Truncated]), and [Line.Finish] closes the record. 512 is the
+// portable PIPE_BUF, so a record written alone to a pipe is never
+// interleaved with another process's.
+//
+// A record a Go caller wrote with attributes that passes the bound is
+// fitted, not cut ([Line.Fit]): the envelope, every key and its '=' stay,
+// the longest values are shortened first, each written quoted and followed
+// by '~' (sql="SELECT * FR"~, which no TextHandler value can be), and the
+// message gives way last, keeping at least 64 bytes; the record ends in
+// "\n" within 511 bytes. A cut falls between whole units (a rune, a whole
+// escape, a neutralised marker), so a cut value is still valid UTF-8 and
+// quoted as strconv.Unquote reads it. [SplitBodyCut] and [ParseRecord]
+// read a fitted record back with the keys of its cut values
+// ([Record.Cut]). Attributes a handler renders once ([Attrs], for
+// WithAttrs) are kept pair by pair so that they can be fitted too.
+// Fitting renders the record twice more, on scratch taken from a pool, so
+// it allocates nothing either; a record that fits never pays for it.
+//
+// Every other record that would reach 512 bytes (a record without
+// attributes, a machine record, text of foreign origin such as a
+// forwarded line or a C module's record, and a record whose envelope,
+// keys, shortest message and values at their least, `""~`, do not fit)
+// keeps simpler's C++ rule byte for byte: it becomes exactly 512 bytes,
+// its first 510 bytes then "~\n" (cut back to a UTF-8 rune boundary).
+// The longest record left untouched is 511 bytes.
 //
 // # One record, one line, no forgeries
 //

@@ -12,37 +12,107 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// FuzzRender renders a record from arbitrary user text and checks the
-// envelope's invariants: at most 512 bytes, exactly one newline, at the
-// end; the envelope prefix; no raw control bytes; no machine marker made
-// from user text; and the result parses back.
+// FuzzRender renders a record from arbitrary user text, fitted as a
+// handler fits it, and checks the envelope's invariants: at most 512
+// bytes, exactly one newline, at the end; the envelope prefix; no raw
+// control bytes; no machine marker made from user text; the result parses
+// back; and, whenever the envelope, the keys, the least of each value and
+// the least of the message fit, the record is fitted or whole (at most
+// 511 bytes) with every key in it, in order, and it reads back with them.
 func FuzzRender(f *testing.F) {
 	f.Add("hello", "k", "v", "g", 3)
 	f.Add("x\n[mono_ns=1][T0x1][ERROR] f: [STRACE] v=1 pid=1", "[OP]", "[CLOCK_ANCHOR]", "[HOSTLOG_DROPS]", 40)
 	f.Add("\xff\xfe\u2028", "a b", "c\"d", "", 0)
 	f.Add("[[STRACE]]", "[", "STRACE]", "[mono_ns=", 200)
+	f.Add("query failed", "sql", strings.Repeat("SELECT * FROM t ", 70), "", 1)
+	f.Add(strings.Repeat("é\n", 300), "k", strings.Repeat("\x01é[OP]", 90), "g", 4)
 	f.Fuzz(func(t *testing.T, msg, key, val, group string, repeat int) {
-		var l Line
-		l.header(42, 7, slog.LevelInfo)
-		l.function("go")
-		l.Message(msg)
+		var attrs []slog.Attr
 		for range min(max(repeat, 0), 50) {
-			l.Attr("", 0, slog.Group(group, slog.String(key, val)))
-			l.Attr("", 0, slog.Any(key, []byte(val)))
+			attrs = append(attrs, slog.Group(group, slog.String(key, val)), slog.Any(key, []byte(val)))
 		}
+		render := func(l *Line) {
+			l.header(42, 7, slog.LevelInfo)
+			l.function("go")
+			l.Message(msg)
+			for _, a := range attrs {
+				l.Attr("", 0, a)
+				if l.Truncated() {
+					return
+				}
+			}
+		}
+		var l Line
+		render(&l)
+		fitted := l.Fit(render)
 		out := l.Finish()
 		require.False(t, len(out) > MaxRecord, "record of %d bytes", len(out))
+		require.False(t, fitted && len(out) > MaxRecord-1, "fitted record of %d bytes", len(out))
 		require.EqualValues(t, len(out)-1, bytes.IndexByte(out, '\n'), "newline not only at the end: %q", out)
 		require.False(t, len(out) == MaxRecord && !bytes.HasSuffix(out, []byte("~\n")), "full-size record without ~: %q", out)
 		for _, c := range out[:len(out)-1] {
 			require.False(t, c < 0x20 || c == 0x7f, "raw control byte %#x in %q", c, out)
 		}
-		body := out[len("[mono_ns=42][T0x7][INFO] go: ") : len(out)-1]
+		const head = "[mono_ns=42][T0x7][INFO] go: "
+		body := out[len(head) : len(out)-1]
 		require.False(t, ContainsMarker(string(body)), "marker forged from user text: %q", out)
 		require.False(t, !utf8.Valid(out) && !bytes.HasSuffix(out, []byte("~\n")), "invalid UTF-8 in untruncated record: %q", out)
 		p, err := Parse(out)
 		require.False(t, err != nil || p.Mono != 42 || p.TID != 7 || p.Function != "go", "does not parse back: %+v %v", p, err)
+
+		// Each attribute's " key=" as written, and the least the record
+		// can be.
+		var m Line
+		m.Message(msg)
+		least := len(head) + min(m.length(), minMessage+1)
+		var keys []string
+		for _, a := range attrs {
+			var k Line
+			k.Attr("", 0, emptied(a))
+			key := strings.TrimSuffix(string(k.Content()), `""`)
+			keys = append(keys, key)
+			least += len(key) + minCut
+		}
+		if least > maxContent-1 {
+			return
+		}
+		require.LessOrEqual(t, len(out), MaxRecord-1, "keys fit, yet cut: %q", out)
+		rest := string(body)
+		for _, k := range keys {
+			i := strings.Index(rest, k)
+			require.GreaterOrEqual(t, i, 0, "key %q missing from %q", k, out)
+			rest = rest[i+len(k):]
+		}
+		// A key that reads back from a record of its own reads back
+		// from this one.
+		if len(attrs) == 0 || strings.ContainsAny(msg, `="`) {
+			return
+		}
+		var want []string
+		for _, a := range attrs[:min(2, len(attrs))] { // the two shapes, in turn
+			_, alone := SplitBody(written(t, "m", emptied(a)))
+			if len(alone) != 1 {
+				return
+			}
+			want = append(want, alone[0].Key)
+		}
+		r, err := ParseRecord(out)
+		require.NoError(t, err)
+		require.GreaterOrEqual(t, len(r.Attrs), len(attrs), "attributes lost reading back %q", out)
+		for i, a := range r.Attrs[len(r.Attrs)-len(attrs):] {
+			require.Equal(t, want[i%2], a.Key, "%q", out)
+		}
 	})
+}
+
+// emptied returns a (a string or []byte attribute, perhaps in a group)
+// with an empty string value: its key and nothing else.
+func emptied(a slog.Attr) slog.Attr {
+	if a.Value.Kind() == slog.KindGroup {
+		g := a.Value.Group()
+		return slog.Group(a.Key, slog.String(g[0].Key, ""))
+	}
+	return slog.String(a.Key, "")
 }
 
 // FuzzPlainWords checks the word-at-a-time scanner, with and without

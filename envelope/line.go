@@ -20,17 +20,22 @@ const maxContent = MaxRecord - 1
 
 // A Line is one record being rendered. It never allocates and never grows:
 // writers copy what fits and set the overflow flag for the rest. The zero
-// Line is empty and ready to use; keep it on the stack (it is 520 bytes).
+// Line is empty and ready to use; keep it on the stack (it is 528 bytes).
 //
 // A Line is not safe for concurrent use.
 type Line struct {
 	buf  [MaxRecord]byte
 	n    int  // bytes of content in buf; n <= maxContent until Finish
 	over bool // some content did not fit
+	// fit, when set, switches the writers of messages, values and
+	// rendered Attrs to fitting (see Fit); nil for every record that fits.
+	fit *fitter
 }
 
-// Truncated reports whether content was cut off at the bound.
-func (l *Line) Truncated() bool { return l.over }
+// Truncated reports whether the record has reached the bound: content was
+// cut off, or fills maxContent bytes, so [Line.Finish] will cut it (and a
+// record with attributes can be fitted instead, [Line.Fit]).
+func (l *Line) Truncated() bool { return l.over || l.n >= maxContent }
 
 // Finish closes the record and returns it, newline included: the content
 // then "\n" when it is at most 510 bytes, otherwise its first 510 bytes
@@ -327,7 +332,7 @@ func (l *Line) function(name string) {
 
 // Message writes user text as the record's message: control bytes and line
 // separators escaped, invalid UTF-8 as \xNN, machine markers neutralised.
-func (l *Line) Message(s string) { l.text(s, false) }
+func (l *Line) Message(s string) { l.textMode(s, false, messageText) }
 
 // Trusted writes machine-authored text as the message. It leaves markers
 // alone but escapes everything else that user text gets escaped (control
@@ -340,12 +345,19 @@ func (l *Line) Trusted(s string) {
 		l.raw(s)
 		return
 	}
-	l.textMode(s, false, false)
+	l.textMode(s, false, machineText)
 }
 
-// Rendered appends bytes produced by an earlier rendering (attributes
-// pre-rendered by WithAttrs).
-func (l *Line) Rendered(b []byte) { l.rawBytes(b) }
+// Rendered appends attributes rendered earlier (a handler's WithAttrs,
+// [Attrs.With]): their bytes as they are, or, while the record is fitted,
+// their values cut like its own.
+func (l *Line) Rendered(a *Attrs) {
+	if l.fit != nil {
+		l.fit.rendered(l, a)
+		return
+	}
+	l.rawBytes(a.b)
+}
 
 // plainASCII reports whether s is printable ASCII.
 func plainASCII(s string) bool { return plainWords(s, false) }

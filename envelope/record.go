@@ -45,6 +45,6 @@ func (p Parsed) record() (Record, error) {
 		return Record{}, ErrNotRecord
 	}
 	r := Record{Header: Header{Mono: p.Mono, TID: p.TID, Level: level, Func: p.Function, File: p.File, Line: p.Line}}
-	r.Message, r.Attrs = SplitBody(p.Body)
+	r.Message, r.Attrs, r.Cut = SplitBodyCut(p.Body)
 	return r, nil
 }

@@ -54,11 +54,26 @@ var safeToken = func() (t [256]bool) {
 // In both forms control bytes, DEL, C1 controls, line and paragraph
 // separators and other non-printing runes are escaped, invalid UTF-8 is
 // written as \xNN, and markers are neutralised.
-func (l *Line) text(s string, quoted bool) { l.textMode(s, quoted, true) }
+func (l *Line) text(s string, quoted bool) { l.textMode(s, quoted, userText) }
 
-// textMode is text with marker neutralising switched by neutralise (off
-// only for trusted machine text).
-func (l *Line) textMode(s string, quoted, neutralise bool) {
+// textKind says what text textMode writes.
+type textKind uint8
+
+const (
+	userText    textKind = iota // keys, values, group names
+	messageText                 // a record's message: user text, which a fitted record shortens last
+	machineText                 // trusted machine text: escaped, markers left alone
+)
+
+// textMode is text for text of kind k: markers are neutralised but in
+// machine text, and a message goes through the fitter while the record
+// is fitted (checked here, in the one call a message costs).
+func (l *Line) textMode(s string, quoted bool, k textKind) {
+	if k == messageText && l.fit != nil {
+		l.fit.message(l, s)
+		return
+	}
+	neutralise := k != machineText
 	if !quoted && neutralise && plainText(s) {
 		l.raw(s)
 		return

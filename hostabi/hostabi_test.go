@@ -284,7 +284,12 @@ func TestStraceReadsCSpans(t *testing.T) {
 	assert.Equal(t, 1, p.Spans[0].Depth)
 	assert.EqualValues(t, 7, p.Spans[1].Inv)
 	assert.EqualValues(t, 1_000, p.Spans[1].Dur)
-	assert.Contains(t, p.Anchors, int64(os.Getpid()))
+	require.NotEmpty(t, p.Anchors)
+	assert.Equal(t, os.Getpid(), p.Anchors[0].PID)
+	for _, s := range p.Spans {
+		_, placed := s.WallAt(s.TS)
+		assert.True(t, placed, "%s placed by the file's anchor", s.Name)
+	}
 }
 
 func TestBindErrors(t *testing.T) {

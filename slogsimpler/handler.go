@@ -76,7 +76,13 @@ func (h *Handler) Handle(_ context.Context, r slog.Record) error {
 		return nil
 	}
 	var l envelope.Line
-	o := h.r.Render(&r, &l)
+	o, fitted := h.r.Render(&r, &l)
+	switch {
+	case l.Truncated(): // Finish, at the door, cuts it at the bound
+		s.cut.Add(1)
+	case fitted:
+		s.fitted.Add(1)
+	}
 	err := s.enter(r.Level, r.Time, &l)
 	if o != nil && o.Outcome != nil {
 		*o.Outcome = err

@@ -34,6 +34,10 @@ type State struct {
 	// rounded on every record). Written by SetLevel for a Leveler and cleared by
 	// SetLevel; loaded by every record (one atomic load when nil).
 	follow atomic.Pointer[leveler]
+	// levelChosen says the threshold is one the program chose (a non-nil
+	// Options.Level, or SetLevel), not the bare default: Setup keeps a
+	// chosen one. Written by NewState and SetLevel, read by Setup.
+	levelChosen atomic.Bool
 	// anchored is set once this process's [CLOCK_ANCHOR] is written (or
 	// the sink is closed for good). Every handler reads it on every
 	// TIMING-enabled record; only ensureAnchor sets it.
@@ -74,6 +78,11 @@ type State struct {
 	route atomic.Pointer[routeBox]
 	sink  *sink.Sink
 	pid   int
+
+	// fitted and cut count the records the state's handlers fitted to
+	// the bound and cut at it (see Counts). Added to by Handle, only for
+	// such records; read by Counts.
+	fitted, cut atomic.Uint64
 }
 
 type linkBox struct{ hostlink.Listener }
@@ -109,7 +118,9 @@ const (
 type Options struct {
 	// Level is the threshold, followed live (see State.SetLevel): a
 	// slog.LevelVar here moves the threshold whenever it is set. Levels
-	// between rungs round up onto the ladder. Nil means TIMING.
+	// between rungs round up onto the ladder. Nil means TIMING, and
+	// leaves Setup to use its own default (INFO); a level given here is
+	// kept by Setup (see SetupOptions.Level).
 	Level slog.Leveler
 	// Dir, if not empty, is bound at creation: records go to
 	// Dir/host.<pid>.log.
@@ -168,7 +179,8 @@ func NewState(opts *Options) (*State, error) {
 	s.pid = os.Getpid()
 	s.claim.Store(&s.ownClaim)
 	s.SetFlush(o.FlushLevel, o.FlushBound)
-	s.SetLevel(o.Level)
+	s.setLevel(o.Level)
+	s.levelChosen.Store(o.Level != nil)
 	if err := s.SetRotation(o.Rotation); err != nil {
 		return nil, fmt.Errorf("slogsimpler: %w", err)
 	}
@@ -208,8 +220,16 @@ func Default() *State {
 // anything above ERROR is NUL, as levels.RoundThreshold says; the same
 // rule holds for Options.Level and Setup. levels.Trace (MAX's trace level)
 // is DEBUG with MAX-style op lines switched on, the one switch for them.
-// Nil means TIMING.
+// Nil means TIMING. The level set is the state's choice: Setup keeps it
+// unless SetupOptions.Level or the environment says otherwise.
 func (s *State) SetLevel(l slog.Leveler) {
+	s.levelChosen.Store(true)
+	s.setLevel(l)
+}
+
+// setLevel is SetLevel without making the level the state's choice, for
+// Setup's own default and overrides.
+func (s *State) setLevel(l slog.Leveler) {
 	switch v := l.(type) {
 	case nil:
 		s.storeThreshold(levels.DefaultThreshold)
@@ -459,9 +479,29 @@ func (s *State) SetBackpressure(d time.Duration) { s.sink.SetBackpressure(d) }
 // changes nothing.
 func (s *State) SetRotation(r sink.Rotation) error { return s.sink.SetRotation(r) }
 
-// Counts returns the sink's accounting: written, pending, and drops by
-// reason.
-func (s *State) Counts() sink.Counts { return s.sink.Counts() }
+// Counts is a State's accounting: the sink's (records written, pending,
+// dropped by reason, waits for room) and how the records its handlers
+// rendered met the 512-byte bound. Fitted and Cut are not losses: those
+// records are written, shortened.
+type Counts struct {
+	sink.Counts
+	// Fitted counts records whose values (and perhaps message) were
+	// shortened so that the record fits with every key kept, each cut
+	// value marked with '~' (SPEC §2, "fitted, not cut").
+	Fitted uint64
+	// Cut counts records the state's handlers wrote as their first 510
+	// bytes then "~\n": those whose envelope and keys alone did not fit,
+	// and those without attributes that passed the bound. Text of foreign
+	// origin (forwarded lines, C modules' records), which keeps that rule
+	// too, does not pass through a handler and is not counted here.
+	Cut uint64
+}
+
+// Counts returns the accounting: written, pending, drops by reason, and
+// the records fitted and cut at the bound.
+func (s *State) Counts() Counts {
+	return Counts{Counts: s.sink.Counts(), Fitted: s.fitted.Load(), Cut: s.cut.Load()}
+}
 
 // Flush waits, at most timeout (zero: 1 s), until every record accepted so
 // far is written or counted as failed.

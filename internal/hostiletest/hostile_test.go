@@ -281,8 +281,8 @@ func TestHostileForwardPidClaims(t *testing.T) {
 			for pid := range rd.Drops {
 				assert.EqualValues(t, given, pid, "a drop report in another's name")
 			}
-			for pid := range rd.Anchors {
-				assert.True(t, pid == int64(os.Getpid()) || pid == int64(given), "an anchor in pid %d's name", pid)
+			for _, a := range rd.Anchors {
+				assert.True(t, a.PID == os.Getpid() || int64(a.PID) == int64(given), "an anchor in pid %d's name", a.PID)
 			}
 		})
 	}

@@ -9,7 +9,6 @@ import (
 
 	"log/slog"
 	"runtime"
-	"slices"
 	"strings"
 
 	"github.com/petermattis/goid"
@@ -23,9 +22,13 @@ import (
 // receiver.
 type Renderer struct {
 	// pre holds the WithAttrs attributes rendered once, each " key=value"
-	// with its group prefix; clipped so that a clone's append never writes
-	// into a sibling's backing array.
-	pre []byte
+	// with its group prefix, pair by pair so that a record too long for
+	// the bound can still be fitted with their keys; nil when there are
+	// none. Immutable once set (envelope.Attrs never writes into the
+	// arrays of the Attrs it was made from), so clones share it; a
+	// pointer, so a Renderer stays four words for the copy every record
+	// makes of it.
+	pre *envelope.Attrs
 	// prefix is the rendered group path from WithGroup ("g1.g2."), applied
 	// to attributes added later; depth is the number of names in it, at
 	// most envelope.MaxGroupDepth+1 (the last one the "~" that stands for
@@ -39,14 +42,14 @@ func (rd Renderer) WithAttrs(attrs []slog.Attr) Renderer {
 	if len(attrs) == 0 {
 		return rd
 	}
-	var l envelope.Line
-	for _, a := range attrs {
-		l.Attr(rd.prefix, rd.depth, a)
+	// What Attrs keep is bounded by what a record could ever print:
+	// values as far as the bound, pairs as many as a fitted record holds.
+	var pre envelope.Attrs
+	if rd.pre != nil {
+		pre = *rd.pre
 	}
-	// Content is bounded by the record size: attributes past it could
-	// never be printed anyway. (A record always has a header before them,
-	// so attributes cut here are past the bound of every record too.)
-	rd.pre = slices.Clip(append(slices.Clip(rd.pre), l.Content()...))
+	pre = pre.With(rd.prefix, rd.depth, attrs)
+	rd.pre = &pre
 	return rd
 }
 
@@ -75,7 +78,12 @@ func (rd Renderer) WithGroup(name string) Renderer {
 // the one it was made for. Attributes of the handler (WithAttrs) go on
 // user records only.
 //
-// It returns the record's origin, nil for one from a slog call site.
+// A user record with attributes that would pass the bound is fitted
+// (envelope.Line.Fit: every key kept, the longest values shortened); a
+// span, an op line, a verified machine record and a record without
+// attributes (foreign text: a forwarded line, a C module's record) keep
+// the bound's rule. Render returns the record's origin, nil for one from
+// a slog call site, and whether the record was fitted.
 //
 // A record with a PC is written as user text first, its origin looked for
 // on the way (it is the first attribute): records from slog call sites,
@@ -83,11 +91,10 @@ func (rd Renderer) WithGroup(name string) Renderer {
 // have an origin is written again from the start; one without a PC (a
 // record made outside a call site, or the standard log package's) is
 // looked at first, since its user header would walk the stack.
-func (rd Renderer) Render(r *slog.Record, l *envelope.Line) *origin.Origin {
+func (rd Renderer) Render(r *slog.Record, l *envelope.Line) (o *origin.Origin, fitted bool) {
 	if r.PC == 0 && r.NumAttrs() > 0 {
 		if o := origin.Of(r); o != nil {
-			rd.renderOrigin(r, o, l)
-			return o
+			return o, rd.renderOrigin(r, o, l)
 		}
 	}
 	h := envelope.Header{Mono: envelope.Mono(r.Time), TID: goid.Get(), Level: r.Level, PC: r.PC}
@@ -96,11 +103,12 @@ func (rd Renderer) Render(r *slog.Record, l *envelope.Line) *origin.Origin {
 	}
 	l.Start(&h)
 	l.Message(r.Message)
-	l.Rendered(rd.pre)
-	if r.NumAttrs() == 0 {
-		return nil
+	if rd.pre != nil {
+		l.Rendered(rd.pre)
 	}
-	var o *origin.Origin
+	if r.NumAttrs() == 0 {
+		return nil, rd.pre != nil && l.Truncated() && rd.fit(r, &h, l, false)
+	}
 	first := true
 	prefix, depth := rd.prefix, rd.depth
 	r.Attrs(func(a slog.Attr) bool {
@@ -115,13 +123,25 @@ func (rd Renderer) Render(r *slog.Record, l *envelope.Line) *origin.Origin {
 	})
 	if o != nil {
 		*l = envelope.Line{}
-		rd.renderOrigin(r, o, l)
+		return o, rd.renderOrigin(r, o, l)
 	}
-	return o
+	return nil, l.Truncated() && rd.fit(r, &h, l, false)
 }
 
-// renderOrigin writes r, whose origin is o, into an empty l.
-func (rd Renderer) renderOrigin(r *slog.Record, o *origin.Origin, l *envelope.Line) {
+// fit writes the user record r with header h again so that it fits
+// (envelope.Line.Fit), its first attribute left out when skipFirst (the
+// origin), and reports whether it did.
+func (rd Renderer) fit(r *slog.Record, h *envelope.Header, l *envelope.Line, skipFirst bool) bool {
+	return l.Fit(func(w *envelope.Line) {
+		w.Start(h)
+		w.Message(r.Message)
+		rd.attrs(r, w, skipFirst)
+	})
+}
+
+// renderOrigin writes r, whose origin is o, into an empty l, and reports
+// whether it fitted the record.
+func (rd Renderer) renderOrigin(r *slog.Record, o *origin.Origin, l *envelope.Line) bool {
 	switch o.Kind {
 	case origin.Span:
 		var attrs envelope.SpanAttrs
@@ -153,22 +173,27 @@ func (rd Renderer) renderOrigin(r *slog.Record, o *origin.Origin, l *envelope.Li
 		l.Start(&h)
 		if o.Vouches(r.Message) {
 			l.Trusted(r.Message)
-			return
+			return false
 		}
 		l.Message(r.Message)
-		rd.attrs(r, l)
+		rd.attrs(r, l, true)
+		if l.Truncated() && (rd.pre != nil || r.NumAttrs() > 1) {
+			return rd.fit(r, &h, l, true)
+		}
 	}
+	return false
 }
 
-// attrs writes the handler's attributes and then r's, but its first (the
-// origin), until nothing more fits.
-func (rd Renderer) attrs(r *slog.Record, l *envelope.Line) {
-	l.Rendered(rd.pre)
+// attrs writes the handler's attributes and then r's, but its first when
+// skipFirst (the origin), until nothing more fits.
+func (rd Renderer) attrs(r *slog.Record, l *envelope.Line, skipFirst bool) {
+	if rd.pre != nil {
+		l.Rendered(rd.pre)
+	}
 	prefix, depth := rd.prefix, rd.depth
-	first := true
 	r.Attrs(func(a slog.Attr) bool {
-		if first {
-			first = false
+		if skipFirst {
+			skipFirst = false
 			return true
 		}
 		l.Attr(prefix, depth, a)

@@ -122,8 +122,22 @@ func receiverExported(e ast.Expr) bool {
 //   - envelope.Record and ParseRecord: one typed user record, written
 //     and read (one log, written and read), which users' tests, strace
 //     and OpenTelemetry share instead of a record type each: 172 and 113.
+//   - slogsimpler.CapturedRecord and Capture.All: users' tests read their
+//     records typed (an envelope.Record, plus a span's or an op line's
+//     fields, which envelope.Record cannot carry) without the library's
+//     own records, and All for the tests that want those too: 173 and 114.
+//   - envelope.Attrs, Attrs.With, Line.Fit and SplitBodyCut, and
+//     slogsimpler.Counts: records are fitted to the bound, not cut (SPEC
+//     §2): handlers fit their WithAttrs attributes too, readers learn
+//     which values were cut, and the state counts fitted and cut records
+//     beside the sink's accounting: 176 and 116.
+//   - envelope.LooseSpan, ScanSpans, ScanAnchor and ScanDrops, and
+//     strace.Parser.AnchorSpread, less strace.Anchor, strace.Drops and
+//     Anchor.Wall: the reader's grammar moved from strace into envelope,
+//     strace's anchor and drop types are envelope's, and a log set's
+//     anchors are checked for a stepped clock: 178 and 116.
 func TestExportedSurface(t *testing.T) {
-	const budgetTop, budgetMethods = 172, 113
+	const budgetTop, budgetMethods = 178, 116
 	top, methods := exported(t, root)
 	t.Logf("exported: %d names, %d methods", top, methods)
 	assert.LessOrEqual(t, top, budgetTop, "the public packages export more names than the budget")
