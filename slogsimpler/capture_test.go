@@ -3,7 +3,6 @@ package slogsimpler_test
 import (
 	"context"
 	"log/slog"
-	"strings"
 	"sync"
 	"testing"
 
@@ -40,8 +39,11 @@ func TestCaptureAcrossSetups(t *testing.T) {
 			recs := c.Records()
 			require.Len(t, recs, 800, "only this test's records, all of them")
 			for _, r := range recs {
-				assert.Equal(t, "WARN", r.Level)
-				assert.True(t, strings.HasPrefix(string(r.Body), "from "+name+" g="), "%s", r.Body)
+				assert.Equal(t, levels.Warn, r.Level)
+				assert.Equal(t, "from "+name, r.Message)
+				require.Len(t, r.Attrs, 1)
+				assert.Equal(t, "g", r.Attrs[0].Key)
+				assert.Equal(t, slog.KindInt64, r.Attrs[0].Value.Kind())
 				assert.NotZero(t, r.Line)
 			}
 		})
@@ -50,5 +52,5 @@ func TestCaptureAcrossSetups(t *testing.T) {
 	_, _ = c.Write([]byte("not a record\n[mono_ns=1][T0x1][WARN] f: ok\n~\n"))
 	recs := c.Records()
 	require.Len(t, recs, 1)
-	assert.Equal(t, "ok", string(recs[0].Body))
+	assert.Equal(t, "ok", recs[0].Message)
 }

@@ -49,8 +49,13 @@ type SetupOptions struct {
 	// Level is the threshold of the file (the state's live threshold),
 	// read live on every record like ConsoleLevel: a slog.LevelVar given
 	// to both moves both. Levels between rungs round up onto the ladder.
-	// Nil means INFO, slog's default (a bare State keeps simpler's
-	// TIMING). SIMPLER_LOG_LEVEL overrides it.
+	// The first of these that is set wins: SIMPLER_LOG_LEVEL, then
+	// LOGGING_LEVEL=trace (levels.Trace), then Level, then the State's
+	// own level when the program chose it (a non-nil Options.Level, or
+	// State.SetLevel), then INFO, slog's default. So a State from
+	// NewState(&Options{Level: levels.Warn}) stays at WARN, while
+	// Default() and NewState(nil), never given a level, get INFO (a bare
+	// State, outside Setup, keeps simpler's TIMING).
 	Level slog.Leveler
 	// Console is where the coloured console goes; nil means standard
 	// error. It is only used with a Dir.
@@ -72,11 +77,16 @@ type SetupOptions struct {
 	// say), each with its own level.
 	Handlers []slog.Handler
 	// FlushLevel is the level from which a record is written before its
-	// logging call returns (see Options.FlushLevel); nil means ERROR.
-	// SIMPLER_LOG_FLUSH_LEVEL overrides it. Records from the standard log
-	// package are always written before the call returns.
+	// logging call returns (see Options.FlushLevel): SIMPLER_LOG_FLUSH_LEVEL,
+	// then FlushLevel, then the State's own (ERROR unless
+	// Options.FlushLevel, State.SetFlush or an earlier Setup of that State
+	// chose another). Records from
+	// the standard log package are always written before the call
+	// returns.
 	FlushLevel slog.Leveler
-	// FlushBound bounds that wait; zero means 250 ms.
+	// FlushBound bounds that wait; zero keeps the State's (250 ms unless
+	// Options.FlushBound, State.SetFlush or an earlier Setup chose
+	// another).
 	FlushBound time.Duration
 	// Backpressure and Synchronous choose what a logging call does when
 	// the writer falls behind. By default it drops the record (counted,
@@ -129,7 +139,8 @@ func (l *Logging) Close() error {
 
 // Setup is the one call a program makes at start-up: it binds Dir, starts
 // the writer, builds a console (INFO and above, coloured on a terminal)
-// plus the file (the state's threshold, INFO by default as in slog), installs them
+// plus the file (INFO by default as in slog, or the level the given State
+// was made with: see SetupOptions.Level), installs them
 // with slog.SetDefault, routes the standard log package into them (its
 // records, log.Fatal's included, are written before the call returns; its
 // flags are cleared since the envelope has the time and the caller), and
@@ -143,9 +154,10 @@ func (l *Logging) Close() error {
 // with a State of its own (NewState; a Capture as its Output keeps the
 // records for assertions): the process state binds one directory for good.
 //
-// The environment variables SIMPLER_LOG_LEVEL, SIMPLER_LOG_CONSOLE_LEVEL,
-// SIMPLER_LOG_FLUSH_LEVEL and NO_COLOR override the options; an unparsable
-// level is an error.
+// The environment variables SIMPLER_LOG_LEVEL (and LOGGING_LEVEL=trace),
+// SIMPLER_LOG_CONSOLE_LEVEL, SIMPLER_LOG_FLUSH_LEVEL and NO_COLOR override
+// the options, which override the State's own levels; an unparsable level
+// is an error.
 func Setup(opts *SetupOptions) (*Logging, error) {
 	var o SetupOptions
 	if opts != nil {
@@ -155,9 +167,13 @@ func Setup(opts *SetupOptions) (*Logging, error) {
 	if st == nil {
 		st = Default()
 	}
-	var level slog.Leveler = levels.Info
-	if o.Level != nil {
+	// The file's threshold: nil keeps the one the state's maker chose.
+	var level slog.Leveler
+	switch {
+	case o.Level != nil:
 		level = o.Level // followed live: a LevelVar moves the file's threshold
+	case !st.levelChosen.Load():
+		level = levels.Info
 	}
 	if v, ok := os.LookupEnv(envMAXLevel); ok && strings.EqualFold(strings.TrimSpace(v), "trace") {
 		level = levels.Trace
@@ -180,7 +196,7 @@ func Setup(opts *SetupOptions) (*Logging, error) {
 		}
 		consoleLevel = l
 	}
-	flushLevel := o.FlushLevel
+	flushLevel, flushBound := o.FlushLevel, o.FlushBound
 	if v, ok := os.LookupEnv(envFlushLevel); ok {
 		l, err := levels.Parse(v)
 		if err != nil {
@@ -188,8 +204,19 @@ func Setup(opts *SetupOptions) (*Logging, error) {
 		}
 		flushLevel = l
 	}
-	st.SetLevel(level)
-	st.SetFlush(flushLevel, o.FlushBound)
+	// The state's policy has Setup's defaults (ERROR, 250 ms) unless its
+	// maker (or an earlier Setup) chose others, which are kept.
+	p := st.flush.Load()
+	if flushLevel == nil {
+		flushLevel = p.level
+	}
+	if flushBound <= 0 {
+		flushBound = p.bound
+	}
+	if level != nil {
+		st.setLevel(level) // Setup's choice, not the state's: a later Setup defaults again
+	}
+	st.SetFlush(flushLevel, flushBound)
 	if err := st.SetRotation(o.Rotation); err != nil {
 		return nil, fmt.Errorf("slogsimpler: %w", err)
 	}

@@ -1,0 +1,58 @@
+package slogsimpler_test
+
+import (
+	"log/slog"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"simpler.dev/log/levels"
+	"simpler.dev/log/slogsimpler"
+)
+
+// greet is the code under test of the README's "In your tests" and of
+// ExampleCapture.
+func greet(name string) { slog.Warn("hello", "name", name) }
+
+// TestGreet is the README's "In your tests" block, copied exactly: the
+// README's test passes as pasted.
+func TestGreet(t *testing.T) {
+	defer slog.SetDefault(slog.Default())
+	var c slogsimpler.Capture
+	st, _ := slogsimpler.NewState(&slogsimpler.Options{Output: &c, Level: levels.Warn})
+	lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{State: st, Synchronous: true})
+	require.NoError(t, err)
+	defer lg.Close()
+
+	greet("ada") // slog.Warn("hello", "name", name)
+
+	recs := c.Records()
+	require.Len(t, recs, 1)
+	assert.Equal(t, levels.Warn, recs[0].Level)
+	assert.Equal(t, "hello", recs[0].Message)
+	require.Len(t, recs[0].Attrs, 1)
+	assert.Equal(t, "name=ada", recs[0].Attrs[0].String())
+}
+
+// TestGreetIsTheReadmes: the README's block and TestGreet above are the
+// same text, so the test that passes is the one users paste.
+func TestGreetIsTheReadmes(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	self, err := os.ReadFile("readme_capture_test.go")
+	require.NoError(t, err)
+	_, section, ok := strings.Cut(string(readme), "## In your tests\n")
+	require.True(t, ok, "the README has its section")
+	_, block, ok := strings.Cut(section, "```go\n")
+	require.True(t, ok, "the section has a Go block")
+	block, _, ok = strings.Cut(block, "```\n")
+	require.True(t, ok, "the block ends")
+	_, fn, ok := strings.Cut(string(self), "\nfunc TestGreet(")
+	require.True(t, ok)
+	fn, _, ok = strings.Cut(fn, "\n}\n")
+	require.True(t, ok)
+	assert.Equal(t, block, "func TestGreet("+fn+"\n}\n")
+}
