@@ -199,7 +199,7 @@ func TestForwardRefusesForgery(t *testing.T) {
 			}
 			assert.Equal(t, uint64(1), f.Neutralised())
 			assert.False(t, envelope.ContainsMarker(string(p.Body)), "a machine marker survived: %q", last)
-			assert.False(t, envelope.ContainsMarker(p.Function), "%q", last)
+			assert.False(t, envelope.ContainsMarker(p.Func), "%q", last)
 		})
 	}
 	// A stream's own anchor proves nothing: without a pid from the

@@ -127,20 +127,17 @@ func Forward(r io.Reader, state *slogsimpler.State) (int, error) {
 func (f *Forwarder) forwardLine(line []byte) {
 	line = bytes.TrimRight(line, "\r\n")
 	if p, err := envelope.ParseAny(line); err == nil {
-		if lvl, ok := envelope.LevelOf(p.Level); ok {
-			body := string(p.Body)
-			t := f.trust(p, body)
-			if t == trustRefused {
-				f.neutralised.Add(1)
-			}
-			if t == trustMachine {
-				h := envelope.Header{Func: p.Function, File: p.File, Line: p.Line, Mono: p.Mono, TID: p.TID}
-				f.state.Emit(lvl, slogsimpler.Source{}, 0, 0, body, origin.NewMachine(h, body).Attr())
-				return
-			}
-			f.state.Emit(lvl, slogsimpler.Source{Function: p.Function, File: p.File, Line: p.Line}, p.Mono, p.TID, body)
+		body := string(p.Body)
+		t := f.trust(p, body)
+		if t == trustRefused {
+			f.neutralised.Add(1)
+		}
+		if t == trustMachine {
+			f.state.Emit(p.Level, slogsimpler.Source{}, 0, 0, body, origin.NewMachine(p.Header, body).Attr())
 			return
 		}
+		f.state.Emit(p.Level, slogsimpler.Source{Function: p.Func, File: p.File, Line: p.Line}, p.Mono, p.TID, body)
+		return
 	}
 	// Free text never carries a machine record.
 	if envelope.ContainsMarker(string(line)) {

@@ -33,7 +33,7 @@ func ExampleSpan() {
 
 	p, _ := envelope.Parse(line)
 	got, fields, _ := envelope.ParseSpan(p.Body)
-	fmt.Println(p.Function, got.Name, got.Depth, got.Dur)
+	fmt.Println(p.Func, got.Name, got.Depth, got.Dur)
 	envelope.EachSpanAttr(fields, func(k, v string) bool {
 		fmt.Printf("%s=%q\n", k, v)
 		return true

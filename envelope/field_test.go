@@ -78,7 +78,7 @@ func TestSourceAtAndFuncInRecord(t *testing.T) {
 	assert.False(t, ContainsMarker(string(rec[1:])), "%q", rec)
 	p, err := Parse(rec)
 	require.NoError(t, err)
-	assert.Equal(t, `evil__%5BSTRACE]_v=1_pid=1\n`, p.Function)
+	assert.Equal(t, `evil__%5BSTRACE]_v=1_pid=1\n`, p.Func)
 	assert.Equal(t, `x___HOSTLOG_DROPS_\u2028.cpp`, p.File)
 	assert.Equal(t, 7, p.Line)
 	assert.Equal(t, "m", string(p.Body))

@@ -58,7 +58,7 @@ func FuzzRender(f *testing.F) {
 		require.False(t, ContainsMarker(string(body)), "marker forged from user text: %q", out)
 		require.False(t, !utf8.Valid(out) && !bytes.HasSuffix(out, []byte("~\n")), "invalid UTF-8 in untruncated record: %q", out)
 		p, err := Parse(out)
-		require.False(t, err != nil || p.Mono != 42 || p.TID != 7 || p.Function != "go", "does not parse back: %+v %v", p, err)
+		require.False(t, err != nil || p.Mono != 42 || p.TID != 7 || p.Func != "go", "does not parse back: %+v %v", p, err)
 
 		// Each attribute's " key=" as written, and the least the record
 		// can be.
@@ -145,7 +145,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		require.False(t, p.Function == "" || bytes.ContainsAny([]byte(p.Function), ": \t") || p.Mono < 0, "parsed %+v from %q", p, line)
+		require.False(t, p.Func == "" || bytes.ContainsAny([]byte(p.Func), ": \t") || p.Mono < 0, "parsed %+v from %q", p, line)
 	})
 }
 

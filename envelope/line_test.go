@@ -276,15 +276,16 @@ func TestParse(t *testing.T) {
 		err  bool
 	}{
 		{"with source", "[mono_ns=5][T0x1a][WARN] main.serve: [server.go:88] slow ms=1\n",
-			Parsed{Mono: 5, TID: 0x1a, Level: "WARN", Function: "main.serve", File: "server.go", Line: 88, Body: []byte("slow ms=1")}, false},
+			Parsed{Header{Mono: 5, TID: 0x1a, Level: levels.Warn, Func: "main.serve", File: "server.go", Line: 88}, []byte("slow ms=1")}, false},
 		{"no source", "[mono_ns=5][T0x1][INFO] go: hello",
-			Parsed{Mono: 5, TID: 1, Level: "INFO", Function: "go", Body: []byte("hello")}, false},
+			Parsed{Header{Mono: 5, TID: 1, Level: levels.Info, Func: "go"}, []byte("hello")}, false},
 		{"machine", "[mono_ns=5][T0x1][TIMING] emit_host_span: [STRACE] v=1 ",
-			Parsed{Mono: 5, TID: 1, Level: "TIMING", Function: "emit_host_span", Body: []byte("[STRACE] v=1 ")}, false},
+			Parsed{Header{Mono: 5, TID: 1, Level: levels.Timing, Func: "emit_host_span"}, []byte("[STRACE] v=1 ")}, false},
 		{"not envelope", "[INFO] f: x", Parsed{}, true},
 		{"bad mono", "[mono_ns=x][T0x1][INFO] f: x", Parsed{}, true},
 		{"bad tid", "[mono_ns=1][T0xzz][INFO] f: x", Parsed{}, true},
 		{"no func", "[mono_ns=1][T0x1][INFO] x", Parsed{}, true},
+		{"a level off the ladder", "[mono_ns=1][T0x1][FATAL] f: x", Parsed{}, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := Parse([]byte(tt.line))
@@ -293,7 +294,7 @@ func TestParse(t *testing.T) {
 				return
 			}
 			if got.Mono != tt.want.Mono || got.TID != tt.want.TID || got.Level != tt.want.Level ||
-				got.Function != tt.want.Function || got.File != tt.want.File || got.Line != tt.want.Line ||
+				got.Func != tt.want.Func || got.File != tt.want.File || got.Line != tt.want.Line ||
 				string(got.Body) != string(tt.want.Body) {
 				t.Errorf("got %+v (body %q), want %+v (body %q)", got, got.Body, tt.want, tt.want.Body)
 			}

@@ -8,22 +8,21 @@ import (
 	"simpler.dev/log/levels"
 )
 
-// Parsed is an envelope line split into its fields. Body is everything
-// after the "func: " field and the optional "[file:line] ": the message
-// and the attributes, which the format does not separate.
+// Parsed is an envelope line split into its [Header], the one a writer
+// gives [Line.Start] (its Level read by [LevelOf], Func and File as
+// written, File empty when the record had no source position, PC zero),
+// and its body: everything after the "func: " field and the optional
+// "[file:line] ", the message and the attributes, which the format does
+// not separate ([SplitBody] and [ParseRecord] do), or a machine record
+// ([ParseMachine]).
 type Parsed struct {
-	Mono     int64
-	TID      int64
-	Level    string
-	Function string
-	File     string // empty when the record had no source position
-	Line     int
-	Body     []byte // aliases the input
+	Header
+	Body []byte // aliases the input
 }
 
 // Parse splits one record (with or without its trailing newline) into its
 // fields. It accepts exactly what this package writes and what simpler's
-// C++ host logger writes.
+// C++ host logger writes: a level off simpler's ladder is ErrNotRecord.
 func Parse(line []byte) (Parsed, error) {
 	var p Parsed
 	line = bytes.TrimSuffix(line, []byte{'\n'})
@@ -47,7 +46,11 @@ func Parse(line []byte) (Parsed, error) {
 		return p, ErrNotRecord
 	}
 	var lvl []byte
-	if lvl, rest, ok = bytes.Cut(rest, []byte("] ")); !ok || len(lvl) == 0 || bytes.IndexFunc(lvl, notUpper) >= 0 {
+	if lvl, rest, ok = bytes.Cut(rest, []byte("] ")); !ok {
+		return p, ErrNotRecord
+	}
+	level, ok := LevelOf(string(lvl))
+	if !ok {
 		return p, ErrNotRecord
 	}
 	// The function ends at the first ':', which must be followed by a
@@ -58,7 +61,7 @@ func Parse(line []byte) (Parsed, error) {
 	}
 	fn := rest[:i]
 	rest = rest[i+2:]
-	p.Mono, p.TID, p.Level, p.Function = mono, int64(tid), string(lvl), string(fn)
+	p.Mono, p.TID, p.Level, p.Func = mono, int64(tid), level, string(fn)
 	p.Body = rest
 	if len(rest) > 0 && rest[0] == '[' {
 		if src, after, ok := bytes.Cut(rest[1:], []byte("] ")); ok {
@@ -71,8 +74,6 @@ func Parse(line []byte) (Parsed, error) {
 	}
 	return p, nil
 }
-
-func notUpper(r rune) bool { return r < 'A' || r > 'Z' }
 
 // LevelOf reads the level field of a simpler record: one of the ladder's
 // record names, upper case as simpler writes them (and WARNING, the
@@ -110,12 +111,13 @@ func ParseAny(line []byte) (p Parsed, err error) {
 	if !ok {
 		return Parsed{}, ErrNotRecord
 	}
-	if _, ok := LevelOf(string(name)); !ok {
+	level, ok := LevelOf(string(name))
+	if !ok {
 		return Parsed{}, ErrNotRecord
 	}
 	fn, body, ok := bytes.Cut(rest, []byte(": "))
 	if !ok || len(fn) == 0 || bytes.ContainsAny(fn, " \t[") {
 		return Parsed{}, ErrNotRecord
 	}
-	return Parsed{Level: string(name), Function: string(fn), Body: body}, nil
+	return Parsed{Header: Header{Level: level, Func: string(fn)}, Body: body}, nil
 }

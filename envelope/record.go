@@ -37,14 +37,10 @@ func ParseRecord(line []byte) (Record, error) {
 	return p.record()
 }
 
-// record types p as an ordinary record: its level by name, its body split
-// by [SplitBody]. It does not check whether p is a machine record.
+// record types p as an ordinary record: its body split by [SplitBodyCut].
+// It does not check whether p is a machine record.
 func (p Parsed) record() (Record, error) {
-	level, ok := LevelOf(p.Level)
-	if !ok {
-		return Record{}, ErrNotRecord
-	}
-	r := Record{Header: Header{Mono: p.Mono, TID: p.TID, Level: level, Func: p.Function, File: p.File, Line: p.Line}}
+	r := Record{Header: p.Header}
 	r.Message, r.Attrs, r.Cut = SplitBodyCut(p.Body)
 	return r, nil
 }

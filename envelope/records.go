@@ -564,18 +564,18 @@ func (c *scanner) int(key string) (int64, bool) {
 // module's) uses it to decide which of them are machine records.
 func ParseMachine(p Parsed) (marker string, pid int, err error) {
 	body := p.Body
-	machine := func(level, fn string) bool { return p.Level == level && p.Function == fn && p.File == "" }
+	machine := func(level slog.Level, fn string) bool { return p.Level == level && p.Func == fn && p.File == "" }
 	switch {
-	case bytes.HasPrefix(body, []byte(MarkerSpan)) && machine("TIMING", FuncSpan):
+	case bytes.HasPrefix(body, []byte(MarkerSpan)) && machine(levels.Timing, FuncSpan):
 		s, _, err := ParseSpan(body)
 		return MarkerSpan, s.PID, err
-	case bytes.HasPrefix(body, []byte(MarkerDrops)) && machine("ERROR", FuncDrops):
+	case bytes.HasPrefix(body, []byte(MarkerDrops)) && machine(levels.Error, FuncDrops):
 		d, err := ParseDrops(body)
 		return MarkerDrops, d.PID, err
-	case bytes.HasPrefix(body, []byte(MarkerAnchor)) && machine("TIMING", FuncAnchor):
+	case bytes.HasPrefix(body, []byte(MarkerAnchor)) && machine(levels.Timing, FuncAnchor):
 		a, err := ParseAnchor(body)
 		return MarkerAnchor, a.PID, err
-	case bytes.HasPrefix(body, []byte(MarkerOp)) && p.Level == "DEBUG":
+	case bytes.HasPrefix(body, []byte(MarkerOp)) && p.Level == levels.Debug:
 		_, err := ParseOp(body)
 		return MarkerOp, 0, err
 	}

@@ -290,12 +290,11 @@ func hostabiGoEnqueue(context unsafe.Pointer, state *C.SimplerHostLogState, reco
 func (o *owner) submit(rec []byte) error {
 	line := rec[:len(rec)-1]
 	p, err := envelope.Parse(line)
-	level, ok := envelope.LevelOf(p.Level)
-	if err != nil || !ok {
+	if err != nil {
 		o.altered.Add(1)
 		return o.emit(slog.LevelInfo, origin.NewOutside(envelope.Header{Func: "cmodule"}), string(line))
 	}
-	h := envelope.Header{Mono: p.Mono, TID: p.TID, Func: p.Function, File: p.File, Line: p.Line}
+	level, h := p.Level, p.Header
 	body := string(p.Body)
 	if marker, pid, err := envelope.ParseMachine(p); err == nil {
 		switch {

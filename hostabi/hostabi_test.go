@@ -470,7 +470,7 @@ func TestCRecordsKeepGoRules(t *testing.T) {
 			for _, l := range ls {
 				p, err := envelope.Parse([]byte(l))
 				require.NoError(t, err)
-				if p.Function == envelope.FuncAnchor && p.Mono != 5 {
+				if p.Func == envelope.FuncAnchor && p.Mono != 5 {
 					continue // the state's own anchor
 				}
 				mine = append(mine, l)

@@ -106,11 +106,7 @@ func capturedRecord(line []byte) (r CapturedRecord, mine, ok bool) {
 		}
 		return CapturedRecord{Record: rec}, rec.Func == "slogsimpler", true
 	}
-	level, ok := envelope.LevelOf(p.Level)
-	if !ok {
-		return r, false, false
-	}
-	r.Header = envelope.Header{Mono: p.Mono, TID: p.TID, Level: level, Func: p.Function, File: p.File, Line: p.Line}
+	r.Header = p.Header
 	switch marker {
 	case envelope.MarkerSpan:
 		s, attrs, _ := envelope.ParseSpan(p.Body) // ParseMachine read it

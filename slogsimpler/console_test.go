@@ -304,7 +304,7 @@ func TestFanout(t *testing.T) {
 			if r.Msg == "still written" || r.Msg == "again" {
 				written++
 			}
-			if r.Function == "slogsimpler" && r.Level == "ERROR" && strings.Contains(r.Msg, "child broke") {
+			if r.Func == "slogsimpler" && r.Level == levels.Error && strings.Contains(r.Msg, "child broke") {
 				reported++
 			}
 		}

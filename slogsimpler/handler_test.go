@@ -39,7 +39,7 @@ func newTestState(t testing.TB, level slog.Level) (*State, *lockedBuffer) {
 func records(t testing.TB, out []byte) []parsed {
 	var recs []parsed
 	for _, p := range parseLines(t, out) {
-		if p.Function != "clock_anchor" {
+		if p.Func != "clock_anchor" {
 			recs = append(recs, p)
 		}
 	}
@@ -201,7 +201,7 @@ func TestAnchorOncePerState(t *testing.T) {
 		wg.Wait()
 		assert.EqualValues(t, 1, bytes.Count(buf.Bytes(), []byte("[CLOCK_ANCHOR]")))
 		first := parseLines(t, buf.Bytes())[0]
-		assert.EqualValues(t, "clock_anchor", first.Function, "first record is %q, not the anchor", first.Raw)
+		assert.EqualValues(t, "clock_anchor", first.Func, "first record is %q, not the anchor", first.Raw)
 	})
 	t.Run("none above TIMING", func(t *testing.T) {
 		s, buf := newTestState(t, levels.Warn)
@@ -221,7 +221,7 @@ func TestAnchorOncePerState(t *testing.T) {
 		recs := parseLines(t, []byte(fw.String()))
 		var got []string
 		for _, r := range recs {
-			got = append(got, r.Function)
+			got = append(got, r.Func)
 		}
 		// The failed anchor write is reported at once, before "one".
 		want := []string{"host_log_drops", "slogsimpler.TestAnchorOncePerState.func3", "clock_anchor", "slogsimpler.TestAnchorOncePerState.func3"}
@@ -311,11 +311,11 @@ func TestStdlibLogBridge(t *testing.T) {
 	recs := records(t, buf.Bytes())
 	require.EqualValues(t, 2, len(recs), "got %d records: %q", len(recs), buf.Bytes())
 	r := recs[0]
-	assert.False(t, r.Level != "INFO" || r.Function != "log" || r.File != "handler_test.go" || r.Msg != "plain 1", "log.Printf without flags: %q", r.Raw)
+	assert.False(t, r.Level != levels.Info || r.Func != "log" || r.File != "handler_test.go" || r.Msg != "plain 1", "log.Printf without flags: %q", r.Raw)
 	// With Lshortfile the log package puts its own "file:line: " in front
 	// of the text (and slog may supply the PC).
 	r = recs[1]
-	assert.False(t, (r.Function != "log" && r.Function != "slogsimpler.TestStdlibLogBridge") || r.File != "handler_test.go" || !strings.HasSuffix(r.Msg, ": with file"), "log.Print with Lshortfile: %q", r.Raw)
+	assert.False(t, (r.Func != "log" && r.Func != "slogsimpler.TestStdlibLogBridge") || r.File != "handler_test.go" || !strings.HasSuffix(r.Msg, ": with file"), "log.Print with Lshortfile: %q", r.Raw)
 }
 
 func TestForgedRecordIsOneLine(t *testing.T) {

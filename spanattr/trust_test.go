@@ -55,7 +55,7 @@ func TestMachineRecordsFromTypedValues(t *testing.T) {
 				p, err := envelope.Parse([]byte(line))
 				require.NoError(t, err)
 				switch marker, _, err := envelope.ParseMachine(p); {
-				case p.Function == envelope.FuncAnchor:
+				case p.Func == envelope.FuncAnchor:
 				case err != nil:
 					assert.False(t, envelope.ContainsMarker(string(p.Body)), "a marker in user text: %q", line)
 					user++

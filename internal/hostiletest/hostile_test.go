@@ -86,7 +86,7 @@ func checkRecords(t *testing.T, out []byte, machine func(p envelope.Parsed) bool
 		require.NoError(t, err, "%q", line)
 		rest := string(line[1:]) // the record's own leading "[mono_ns=" is not a forgery
 		require.False(t, envelope.ContainsMarker(rest) && !machine(p), "a machine marker outside a machine record: %q", line)
-		assert.False(t, envelope.ContainsMarker(p.Function), "marker in the function field: %q", line)
+		assert.False(t, envelope.ContainsMarker(p.Func), "marker in the function field: %q", line)
 		assert.False(t, envelope.ContainsMarker(p.File), "marker in the file field: %q", line)
 		recs = append(recs, p)
 	}
@@ -95,7 +95,7 @@ func checkRecords(t *testing.T, out []byte, machine func(p envelope.Parsed) bool
 
 // isAnchor accepts the state's own anchor; every other marker is a forgery.
 func isAnchor(p envelope.Parsed) bool {
-	return p.Function == envelope.FuncAnchor && bytes.HasPrefix(p.Body, []byte("[CLOCK_ANCHOR] v=1 pid="+strconv.Itoa(os.Getpid())+" ")) &&
+	return p.Func == envelope.FuncAnchor && bytes.HasPrefix(p.Body, []byte("[CLOCK_ANCHOR] v=1 pid="+strconv.Itoa(os.Getpid())+" ")) &&
 		!envelope.ContainsMarker(string(p.Body[1:]))
 }
 
@@ -179,12 +179,12 @@ func TestHostileFunctionAndFile(t *testing.T) {
 	recs := checkRecords(t, buf.Bytes(), isAnchor)
 	var user int
 	for _, p := range recs {
-		if p.Function == envelope.FuncAnchor {
+		if p.Func == envelope.FuncAnchor {
 			continue
 		}
 		user++
-		assert.NotEmpty(t, p.Function)
-		assert.LessOrEqual(t, len(p.Function), 128) // the envelope bounds function and file to 128 bytes
+		assert.NotEmpty(t, p.Func)
+		assert.LessOrEqual(t, len(p.Func), 128) // the envelope bounds function and file to 128 bytes
 		assert.LessOrEqual(t, len(p.File), 128)
 	}
 	assert.Equal(t, n, user, "every record written, none split")
@@ -213,7 +213,7 @@ func TestHostileSpans(t *testing.T) {
 		switch {
 		case isAnchor(p):
 			return true
-		case p.Function == envelope.FuncSpan:
+		case p.Func == envelope.FuncSpan:
 			return bytes.HasPrefix(p.Body, []byte("[STRACE] v=1 pid="+pid+" ")) && !envelope.ContainsMarker(string(p.Body[1:]))
 		case bytes.HasPrefix(p.Body, []byte("[OP] ")):
 			return !envelope.ContainsMarker(string(p.Body[1:]))
