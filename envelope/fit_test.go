@@ -16,7 +16,11 @@ import (
 // message, pre's attributes, then attrs), fits it when it passes the
 // bound, and returns the finished record and whether it was fitted.
 func fitRecord(msg string, pre *Attrs, attrs ...slog.Attr) (string, bool) {
-	h := Header{Mono: 123, TID: 0x1a, Level: slog.LevelInfo, Func: "go"}
+	return fitWith(Header{Mono: 123, TID: 0x1a, Level: slog.LevelInfo, Func: "go"}, msg, pre, attrs...)
+}
+
+// fitWith is fitRecord with header h.
+func fitWith(h Header, msg string, pre *Attrs, attrs ...slog.Attr) (string, bool) {
 	render := func(l *Line) {
 		l.Start(&h)
 		l.Message(msg)

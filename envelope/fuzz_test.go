@@ -31,21 +31,8 @@ func FuzzRender(f *testing.F) {
 		for range min(max(repeat, 0), 50) {
 			attrs = append(attrs, slog.Group(group, slog.String(key, val)), slog.Any(key, []byte(val)))
 		}
-		render := func(l *Line) {
-			l.header(42, 7, slog.LevelInfo)
-			l.function("go")
-			l.Message(msg)
-			for _, a := range attrs {
-				l.Attr("", 0, a)
-				if l.Truncated() {
-					return
-				}
-			}
-		}
-		var l Line
-		render(&l)
-		fitted := l.Fit(render)
-		out := l.Finish()
+		text, fitted := fitWith(Header{Mono: 42, TID: 7, Level: slog.LevelInfo, Func: "go"}, msg, nil, attrs...)
+		out := []byte(text)
 		require.False(t, len(out) > MaxRecord, "record of %d bytes", len(out))
 		require.False(t, fitted && len(out) > MaxRecord-1, "fitted record of %d bytes", len(out))
 		require.EqualValues(t, len(out)-1, bytes.IndexByte(out, '\n'), "newline not only at the end: %q", out)
