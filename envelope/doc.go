@@ -41,7 +41,7 @@
 // the one written here: anywhere in a line, several per line, any white
 // space between fields, any version word in a span. Logs of other
 // writers and older generations rely on it, so this package holds that
-// grammar too: [ScanSpans], [ScanAnchor] and [ScanDrops] read what
+// grammar too: [ScanSpan], [ScanAnchor] and [ScanDrops] read what
 // simpler's reader reads, and package strace reads a log through them.
 // Both grammars, the one that is written and the one that is read, live
 // here and nowhere else.

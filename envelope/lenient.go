@@ -16,9 +16,9 @@ import (
 // so a reader of simpler logs (package strace) finds records through the
 // functions here, and this package holds both grammars: Parse and the
 // Parse functions of each machine record read exactly what is written;
-// ScanSpans, ScanAnchor and ScanDrops read what simpler's reader reads.
+// ScanSpan, ScanAnchor and ScanDrops read what simpler's reader reads.
 
-// A LooseSpan is a [STRACE] record as [ScanSpans] finds it: the fields of
+// A LooseSpan is a [STRACE] record as [ScanSpan] finds it: the fields of
 // a [Span] as written, which the loose grammar lets run past what this
 // package writes (a hash of any length, a name as encoded), and the
 // attributes raw. Its slices alias the line.
@@ -32,35 +32,36 @@ type LooseSpan struct {
 	Attrs    []byte // raw, trimmed of white space
 }
 
-// ScanSpans finds every [STRACE] record that starts in line[from:limit],
-// as a left-to-right regular expression search of simpler's reader
-// would: a complete record resumes the search where its attributes end,
-// a failed one a byte after its start. A record's attributes end at the
-// next envelope prefix, the next [STRACE] or end (the line's end less a
-// final '\r'), whichever comes first. It calls found for each complete
-// record and returns how many record heads ("[STRACE] v=N", torn records
-// included) it saw and where the search would resume, so a caller that
-// reads a long line in windows can go on from there.
-func ScanSpans(line []byte, from, limit, end int, found func(*LooseSpan)) (heads, next int) {
+// ScanSpan finds the first complete [STRACE] record that starts in
+// line[from:limit], as a left-to-right regular expression search of
+// simpler's reader would: a failed record resumes the search a byte after
+// its start. A record's attributes end at the next envelope prefix, the
+// next [STRACE] or end (the line's end less a final '\r'), whichever
+// comes first. It returns the record, how many record heads ("[STRACE]
+// v=N", the found one and torn ones before it) it saw, and where the
+// search resumes: after the record's attributes, or at limit when it found
+// none. A caller that reads a long line in windows goes on from there.
+//
+// Call it again from next until found is false to read every record of a
+// line; it allocates nothing (but for a hash in upper case).
+func ScanSpan(line []byte, from, limit, end int) (s LooseSpan, heads, next int, found bool) {
 	i := from
 	for i >= 0 && i < limit {
 		// A marker that starts before limit may end after it.
 		j := bytes.Index(line[i:min(len(line), limit+len(MarkerSpan)-1)], []byte(MarkerSpan))
 		if j < 0 {
-			return heads, limit
+			return s, heads, limit, false
 		}
 		i += j
 		if headAt(line, i) {
 			heads++
 		}
 		if s, next, ok := spanAt(line, i, end); ok {
-			found(&s)
-			i = next
-		} else {
-			i++
+			return s, heads, next, true
 		}
+		i++
 	}
-	return heads, i
+	return s, heads, i, false
 }
 
 // looseAnchorRE is the reader's anchor grammar: a whole anchor record,

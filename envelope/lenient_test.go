@@ -9,20 +9,20 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestScanSpansReadsWhatIsWritten: every span this package writes is
+// TestScanSpanReadsWhatIsWritten: every span this package writes is
 // found by the reader's grammar with the same fields, wherever it is in a
 // line.
-func TestScanSpansReadsWhatIsWritten(t *testing.T) {
+func TestScanSpanReadsWhatIsWritten(t *testing.T) {
 	s := Span{PID: 12, TID: 34, Inv: 5, HID: 0xfeed, Depth: 2, Name: "a b[c]", TS: 100, Dur: 7}
 	body := s.AppendBody(nil, []byte("k=v"))
 	for _, prefix := range []string{"", "junk ", "[mono_ns=1][T0x1][TIMING] emit_host_span: "} {
 		line := append([]byte(prefix), body...)
-		var got []LooseSpan
-		heads, next := ScanSpans(line, 0, len(line), len(line), func(f *LooseSpan) { got = append(got, *f) })
-		require.Len(t, got, 1, "%q", line)
+		f, heads, next, found := ScanSpan(line, 0, len(line), len(line))
+		require.True(t, found, "%q", line)
 		assert.Equal(t, 1, heads)
 		assert.Equal(t, len(line), next)
-		f := got[0]
+		_, _, _, found = ScanSpan(line, next, len(line), len(line))
+		assert.False(t, found, "one record")
 		assert.Equal(t, []any{int64(12), int64(34), uint64(5), "feed", 2, "a b[c]", int64(100), int64(7), "k=v"},
 			[]any{f.PID, f.TID, f.Inv, string(f.HID), f.Depth, DecodeField(string(f.Name)), f.TS, f.Dur, string(f.Attrs)})
 	}
@@ -48,11 +48,11 @@ func TestScanAnchorAndDrops(t *testing.T) {
 	assert.Equal(t, []Drops{d}, found, "only the reports that start before limit")
 }
 
-// FuzzScanSpans: whatever a line holds, the scanner neither panics nor
+// FuzzScanSpan: whatever a line holds, the scanner neither panics nor
 // reads past its bounds, resumes within them, and every span it finds
 // has fields that were digits in the line; a span written after the
 // junk is found.
-func FuzzScanSpans(f *testing.F) {
+func FuzzScanSpan(f *testing.F) {
 	f.Add([]byte("[STRACE] v=1 pid=1 tid=1 inv=1 hid=0 depth=0 name=a ts=1 dur=1 x=1"), 0)
 	f.Add([]byte("[STRACE]\tv=9 pid=1 tid=1 inv=1 hid=AB depth=0 name=a ts=1 dur=1 [mono_ns=5][T0xA][INFO] f: t"), 3)
 	f.Add([]byte("[STRACE] v=1 pid=99999999999999999999 [STRACE] v="), 1)
@@ -63,16 +63,28 @@ func FuzzScanSpans(f *testing.F) {
 		s := Span{PID: 1, TID: 2, Inv: 3, HID: 4, Name: "n", TS: 5, Dur: 6}
 		line := append(append(bytes.Clone(junk), ' '), s.AppendBody(nil, nil)...)
 		limit := min(max(cut, 0), len(line))
-		heads, next := ScanSpans(line, 0, limit, len(line), func(f *LooseSpan) {
+		each := func(limit int, fn func(*LooseSpan)) {
+			for i := 0; ; {
+				f, heads, next, found := ScanSpan(line, i, limit, len(line))
+				require.GreaterOrEqual(t, heads, 0)
+				require.LessOrEqual(t, next, len(line))
+				require.True(t, next > i || !found, "no progress at %d", i)
+				if !found {
+					return
+				}
+				fn(&f)
+				i = next
+			}
+		}
+		each(limit, func(f *LooseSpan) {
 			assert.GreaterOrEqual(t, f.PID, int64(0))
 			assert.GreaterOrEqual(t, f.Dur, int64(0))
 			assert.NotEmpty(t, f.HID)
 		})
-		assert.GreaterOrEqual(t, heads, 0)
-		assert.LessOrEqual(t, next, len(line))
 		var last *LooseSpan
-		ScanSpans(line, 0, len(line), len(line), func(f *LooseSpan) { c := *f; last = &c })
-		if last != nil && string(last.Name) == "n" {
+		each(len(line), func(f *LooseSpan) { c := *f; last = &c })
+		require.NotNil(t, last, "the span written after the junk")
+		if string(last.Name) == "n" {
 			assert.Equal(t, strconv.Itoa(4), string(last.HID))
 		}
 	})

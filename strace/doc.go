@@ -19,7 +19,7 @@
 // The views strace-timing prints (tables, Chrome/Perfetto trace JSON, a
 // swimlane, the HTML timeline) belong to the command.
 //
-// The grammar is package envelope's: its reader's grammar (ScanSpans,
+// The grammar is package envelope's: its reader's grammar (ScanSpan,
 // ScanAnchor, ScanDrops), the looser one of simpler's own reader, and
 // ParseRecord for the ordinary records a reader keeps. What this package
 // adds is what belongs to a reader: the files of a log set and the clock

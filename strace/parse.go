@@ -245,7 +245,12 @@ func (p *Parser) record(line []byte) {
 // starts in line[i:limit] (its attributes ending at end at the latest),
 // and returns where the search would resume.
 func (p *Parser) spans(line []byte, i, limit, end int) int {
-	heads, next := envelope.ScanSpans(line, i, limit, end, func(f *envelope.LooseSpan) {
+	for {
+		f, heads, next, found := envelope.ScanSpan(line, i, limit, end)
+		p.Heads += heads
+		if !found {
+			return next
+		}
 		var name string
 		if bytes.IndexByte(f.Name, '%') >= 0 {
 			name = p.internBytes([]byte(envelope.DecodeField(string(f.Name))))
@@ -258,9 +263,8 @@ func (p *Parser) spans(line []byte, i, limit, end int) int {
 		}
 		p.Spans = append(p.Spans, s)
 		p.placeSpan(len(p.Spans) - 1)
-	})
-	p.Heads += heads
-	return next
+		i = next
+	}
 }
 
 // anchors reads the [CLOCK_ANCHOR] record a line ends with.

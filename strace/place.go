@@ -26,25 +26,27 @@ import (
 
 // clock is a span's or a record's place on the wall clock: the offset from
 // its process's monotonic clock to Unix time, from the anchor that placed
-// it.
+// it. It is stored with its top bit flipped, so that the zero clock is
+// "not placed" in 8 bytes (a million spans are held at once): an offset
+// of exactly −2⁶³, the one that would read as unplaced, cannot come from
+// two clocks read at the same moment.
 type clock struct {
-	offset int64 // wall − mono of the anchor
-	placed bool
+	flipped uint64 // uint64(wall − mono) ^ 1<<63; 0: not placed
 }
 
 // Place places the record on the wall clock by anchor a (which should be
 // of its own process).
-func (c *clock) Place(a envelope.Anchor) { c.offset, c.placed = satmath.Sub(a.Wall, a.Mono), true }
+func (c *clock) Place(a envelope.Anchor) { c.flipped = uint64(satmath.Sub(a.Wall, a.Mono)) ^ 1<<63 }
 
 // WallAt returns the wall-clock time, in Unix ns, of monotonic time mono
 // of the record's process, and whether the record was placed at all (see
 // Parser: a record of a process without an anchor, or a span on a
 // device's clock, is not).
 func (c *clock) WallAt(mono int64) (int64, bool) {
-	if !c.placed {
+	if c.flipped == 0 {
 		return 0, false
 	}
-	return satmath.Add(mono, c.offset), true
+	return satmath.Add(mono, int64(c.flipped^1<<63)), true
 }
 
 // anchorOffsetTolerance is how far two anchors of one process may
@@ -86,8 +88,11 @@ func (p *Parser) AnchorSpread() map[int64]int64 {
 // anchor of each process seen so far in it.
 type fileState struct {
 	// cur maps a pid to the index in Parser.Anchors of that process's
-	// last anchor in this file.
-	cur map[int64]int
+	// last anchor in this file; lastPID is the pid of the last anchor
+	// read (valid when last > 0), so the one process a file usually holds
+	// costs no map lookup per span.
+	cur     map[int64]int
+	lastPID int64
 	// last is 1 + the index of the last anchor of any process in this
 	// file, 0 before the first: a record does not carry its pid, which
 	// the file's name gives once the file is read (attribute).
@@ -102,7 +107,7 @@ func (p *Parser) noteAnchor(i int) {
 		p.file.cur = map[int64]int{}
 	}
 	p.file.cur[int64(p.Anchors[i].PID)] = i
-	p.file.last = i + 1
+	p.file.last, p.file.lastPID = i+1, int64(p.Anchors[i].PID)
 }
 
 // placeSpan places span i by its file's anchor if there is one, else
@@ -110,6 +115,10 @@ func (p *Parser) noteAnchor(i int) {
 func (p *Parser) placeSpan(i int) {
 	s := &p.Spans[i]
 	if s.IsDevice() {
+		return
+	}
+	if p.file.last > 0 && s.PID == p.file.lastPID {
+		s.Place(p.Anchors[p.file.last-1])
 		return
 	}
 	if a, ok := p.file.cur[s.PID]; ok {

@@ -131,7 +131,7 @@ func receiverExported(e ast.Expr) bool {
 //     §2): handlers fit their WithAttrs attributes too, readers learn
 //     which values were cut, and the state counts fitted and cut records
 //     beside the sink's accounting: 176 and 116.
-//   - envelope.LooseSpan, ScanSpans, ScanAnchor and ScanDrops, and
+//   - envelope.LooseSpan, ScanSpan, ScanAnchor and ScanDrops, and
 //     strace.Parser.AnchorSpread, less strace.Anchor, strace.Drops and
 //     Anchor.Wall: the reader's grammar moved from strace into envelope,
 //     strace's anchor and drop types are envelope's, and a log set's
