@@ -3,6 +3,7 @@ package strace
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -159,4 +160,49 @@ func hostLabel(in string) string {
 type HostLog struct {
 	Label  string
 	Parser *Parser
+}
+
+// RotationGaps says, one sentence each, which rotated files of a log set
+// are not among paths: a process whose rotated files (host.<pid>.<seq>.log,
+// seq counting up from 1) start past 1 or skip numbers lost those files,
+// most likely to retention (sink.Rotation's MaxFiles or MaxAge), and a
+// reading of the rest is of part of its log. Names of other shapes are
+// ignored.
+func RotationGaps(paths []string) []string {
+	seqs := map[string][]int{} // by directory and pid
+	for _, p := range paths {
+		rest, ok := strings.CutPrefix(filepath.Base(p), "host.")
+		if !ok {
+			continue
+		}
+		rest, ok = strings.CutSuffix(rest, ".log")
+		pid, seq, two := strings.Cut(rest, ".")
+		if !ok || !two || len(seq) != 8 {
+			continue
+		}
+		n, err := strconv.Atoi(seq)
+		if _, perr := strconv.Atoi(pid); err != nil || perr != nil || n < 1 {
+			continue
+		}
+		key := filepath.Join(filepath.Dir(p), "host."+pid)
+		seqs[key] = append(seqs[key], n)
+	}
+	var out []string
+	for _, key := range slices.Sorted(maps.Keys(seqs)) {
+		ns := seqs[key]
+		slices.Sort(ns)
+		ns = slices.Compact(ns)
+		name := func(n int) string { return fmt.Sprintf("%s.%08d.log", filepath.Base(key), n) }
+		if ns[0] > 1 {
+			out = append(out, fmt.Sprintf("the log set %s.*.log starts at %s: %d earlier rotated file(s) are not here (removed by retention?), so what follows is read from part of its log",
+				key, name(ns[0]), ns[0]-1))
+		}
+		for i := 1; i < len(ns); i++ {
+			if d := ns[i] - ns[i-1]; d > 1 {
+				out = append(out, fmt.Sprintf("the log set %s.*.log has no %s to %s: %d rotated file(s) are missing, so what follows is read from part of its log",
+					key, name(ns[i-1]+1), name(ns[i]-1), d-1))
+			}
+		}
+	}
+	return out
 }

@@ -182,3 +182,23 @@ func TestDirectoryLiteral(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func TestRotationGaps(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		paths []string
+		want  []string
+	}{
+		{"whole", []string{"d/host.7.00000001.log", "d/host.7.00000002.log", "d/host.7.log"}, nil},
+		{"no rotation", []string{"d/host.7.log", "d/host.8.log"}, nil},
+		{"retention took the first", []string{"d/host.7.00000011.log", "d/host.7.00000012.log", "d/host.7.log"},
+			[]string{"the log set d/host.7.*.log starts at host.7.00000011.log: 10 earlier rotated file(s) are not here (removed by retention?), so what follows is read from part of its log"}},
+		{"a hole", []string{"d/host.7.00000001.log", "d/host.7.00000004.log", "d/host.8.00000001.log"},
+			[]string{"the log set d/host.7.*.log has no host.7.00000002.log to host.7.00000003.log: 2 rotated file(s) are missing, so what follows is read from part of its log"}},
+		{"other names", []string{"d/host.x.00000003.log", "d/host.7.3.log", "d/other.log"}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, RotationGaps(tt.paths))
+		})
+	}
+}

@@ -129,6 +129,8 @@ spans) and the anchored one before it ("bind phase=" lines); see
   - a line longer than 1 MiB is read in windows, so memory stays bounded:
     every record in it is found, and the attributes of one are cut 64 KiB
     after it (the reference holds the whole line);
+  - a warning says when a process's rotated files do not start at
+    .00000001 or skip numbers (retention removed them);
   - --hosts, --label, --generation, --stats, --stats-json, --html and
     --go-trace are ours; --hosts and --html say how many spans they leave
     off the timeline, and why.
@@ -322,6 +324,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		warn(stderr, &p)
 		anchors = straceview.LastAnchors(&p)
 	}
+	warnGaps(stderr, c.inputs)
 	invs := strace.Group(p.Spans, strace.InInvocation)
 	keyed := 0
 	for _, iv := range invs {
@@ -536,6 +539,19 @@ func warn(w io.Writer, p *strace.Parser) {
 		fmt.Fprintf(w, "warning: pid %d dropped %d host-log record(s) before they reached the destination "+
 			"(queue_full=%d claim_exhausted=%d output_failed=%d not_admitted=%d); the timing below is computed from an incomplete log\n",
 			pid, d.Total, d.QueueFull, d.ClaimExhausted, d.OutputFailed, d.NotAdmitted)
+	}
+}
+
+// warnGaps warns about the rotated files missing from each LOG's set.
+func warnGaps(w io.Writer, inputs []string) {
+	var paths []string
+	for _, in := range inputs {
+		if ps, err := strace.Inputs(in); err == nil {
+			paths = append(paths, ps...)
+		}
+	}
+	for _, g := range strace.RotationGaps(paths) {
+		fmt.Fprintf(w, "warning: %s\n", g)
 	}
 }
 

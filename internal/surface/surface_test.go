@@ -136,8 +136,10 @@ func receiverExported(e ast.Expr) bool {
 //     Anchor.Wall: the reader's grammar moved from strace into envelope,
 //     strace's anchor and drop types are envelope's, and a log set's
 //     anchors are checked for a stepped clock: 178 and 116.
+//   - strace.RotationGaps: a log set whose first rotated files retention
+//     removed is read as a part, and both readers say so: 179 and 116.
 func TestExportedSurface(t *testing.T) {
-	const budgetTop, budgetMethods = 178, 116
+	const budgetTop, budgetMethods = 179, 116
 	top, methods := exported(t, root)
 	t.Logf("exported: %d names, %d methods", top, methods)
 	assert.LessOrEqual(t, top, budgetTop, "the public packages export more names than the budget")

@@ -132,6 +132,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		hosts = append(hosts, h)
 	}
+	var paths []string
+	for _, in := range inputs {
+		if ps, err := strace.Inputs(in); err == nil {
+			paths = append(paths, ps...)
+		}
+	}
+	for _, g := range strace.RotationGaps(paths) {
+		fmt.Fprintf(stderr, "warning: %s\n", g)
+	}
 	opts := &simplerotel.Options{ServiceName: service, AssumeWall: assumeWall, LogLevel: logLevel}
 	var c simplerotel.Converted
 	switch {
