@@ -30,6 +30,9 @@
 // Each has AppendBody, a writer on [Line] for the whole record, and a Parse
 // function ([ParseSpan], [ParseOp], [ParseAnchor], [ParseDrops]) that reads
 // back exactly what is written; [ParseMachine] dispatches on the marker.
+// An ordinary record is a [Record]: a [Header], a message and attributes,
+// written by [Line.Record] (fitted to the bound with every key kept) and
+// read back by [ParseRecord], which names the values that were cut.
 // [Parse] splits any record into its header fields and body, and
 // [ParseAny] also reads simpler's older simulator lines ("[LEVEL] func:
 // body"): new generations of the format are recognised there, in one

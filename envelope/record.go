@@ -44,3 +44,25 @@ func (p Parsed) record() (Record, error) {
 	r.Message, r.Attrs, r.Cut = SplitBodyCut(p.Body)
 	return r, nil
 }
+
+// Record writes r into l as an ordinary record: its header, its message
+// and its attributes (groups as dotted keys, quoted as slog's
+// TextHandler quotes), fitted to the bound with every key kept when it
+// would pass it (SPEC §2; see [Line.Fit]), and reports whether it was
+// fitted. It is the writing half of [ParseRecord]: a record that was not
+// fitted reads back as it was written, values typed as [SplitBody] types
+// them. r.Cut is not read: fitting decides again what to cut.
+func (l *Line) Record(r *Record) bool {
+	render := func(l *Line) {
+		l.Start(&r.Header)
+		l.Message(r.Message)
+		for _, a := range r.Attrs {
+			l.Attr("", 0, a)
+			if l.Truncated() {
+				return
+			}
+		}
+	}
+	render(l)
+	return l.Fit(render)
+}

@@ -138,8 +138,11 @@ func receiverExported(e ast.Expr) bool {
 //     anchors are checked for a stepped clock: 178 and 116.
 //   - strace.RotationGaps: a log set whose first rotated files retention
 //     removed is read as a part, and both readers say so: 179 and 116.
+//   - Line.Record: the writing half of ParseRecord, so the typed user
+//     record is written and read by one pair, fuzzed both ways: 179 and
+//     117.
 func TestExportedSurface(t *testing.T) {
-	const budgetTop, budgetMethods = 179, 116
+	const budgetTop, budgetMethods = 179, 117
 	top, methods := exported(t, root)
 	t.Logf("exported: %d names, %d methods", top, methods)
 	assert.LessOrEqual(t, top, budgetTop, "the public packages export more names than the budget")
