@@ -89,6 +89,9 @@ type ConsoleHandler struct {
 	// writer of the program's own. Either way a line is written in the
 	// logging call, unless the descriptor stalls (see consoleWriter).
 	flush func() error
+	// out is the console's writer on a file descriptor; nil for a writer
+	// of the program's own.
+	out *consoleWriter
 	// depth is the number of WithGroup names passed to tint, at most
 	// envelope.MaxGroupDepth+1 (the last the "~" standing for every
 	// deeper group): tint copies its group list on every WithGroup, so
@@ -106,8 +109,9 @@ var _ slog.Handler = (*ConsoleHandler)(nil)
 // file descriptor (a terminal, a pipe, standard error) that stops reading,
 // one call waits at most 100 ms for it; later lines queue, up to 1 MiB,
 // and are written in order when it reads again (Logging.Close waits for
-// them, at most 250 ms); lines that find the queue full are dropped and
-// their Handle returns an error, which a [Fanout] counts and reports.
+// them, at most 250 ms, then stops the console, counting and reporting
+// the lines it did not write); lines that find the queue full are dropped
+// and their Handle returns an error, which a [Fanout] counts and reports.
 func NewConsoleHandler(w io.Writer, opts *ConsoleOptions) *ConsoleHandler {
 	var o ConsoleOptions
 	if opts != nil {
@@ -147,7 +151,7 @@ func newConsole(w io.Writer, o ConsoleOptions, noColor bool) *ConsoleHandler {
 		spans:   o.Spans,
 	}
 	if cw, ok := out.(*consoleWriter); ok {
-		c.flush = cw.Flush
+		c.flush, c.out = cw.Flush, cw
 	}
 	return c
 }
@@ -164,9 +168,22 @@ func nameLevel(groups []string, a slog.Attr) slog.Attr {
 	return tint.Attr(colorTiming, slog.String(slog.LevelKey, "TIMING"))
 }
 
+// isTerminal reads the descriptor through SyscallConn rather than Fd:
+// Fd puts a non-blocking file (a pipe from os.Pipe) in blocking mode for
+// good, and a write stuck on a blocking descriptor cannot be interrupted
+// (see consoleWriter.interrupt).
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	if !ok || f == nil {
+		return false
+	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	tty := false
+	_ = rc.Control(func(fd uintptr) { tty = term.IsTerminal(int(fd)) })
+	return tty
 }
 
 // Enabled reports whether level is at or above the console's level.

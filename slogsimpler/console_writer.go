@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -33,6 +34,10 @@ const (
 // it in the file, at most once a second.
 var errConsoleFull = errors.New("slogsimpler: the console is not reading; line dropped")
 
+// errConsoleClosed is what a console line gets after Logging.Close shut
+// the console down.
+var errConsoleClosed = errors.New("slogsimpler: the console is closed; line dropped")
+
 // consoleWriter puts a console's lines to a file descriptor (a terminal,
 // a pipe, standard error, a file), written before the logging call returns
 // while the descriptor takes them, and never holding a call much longer
@@ -54,6 +59,10 @@ var errConsoleFull = errors.New("slogsimpler: the console is not reading; line d
 //     (a closed pipe) has its error told to the next Write.
 //  3. The writer, having written the stalled line and the whole queue,
 //     clears stalled: back to 1.
+//  4. Shut (closed true, by Logging.Close through shut): lines not yet
+//     written are dropped and counted, a write stuck on a descriptor that
+//     allows it is interrupted, the writer goroutine ends, and every
+//     later Write returns errConsoleClosed.
 //
 // Order: lines are handed in the order the calls take call, and written by
 // one goroutine; a line is handed only in state 1, when nothing is ahead
@@ -84,6 +93,15 @@ var errConsoleFull = errors.New("slogsimpler: the console is not reading; line d
 // before mu.
 type consoleWriter struct {
 	w io.Writer
+	// interrupt ends a write stuck in w at shut, by a write deadline in
+	// the past: set when w is the program's own *os.File (a pipe it
+	// made), which the runtime's poller can wake; nil for stdio's
+	// duplicate of standard output or error, which the sink may share
+	// and whose deadline must stay the sink's. A descriptor in blocking
+	// mode (a terminal, an inherited standard error, or any file whose
+	// Fd method was called) refuses deadlines: a write stuck on it ends
+	// only when the reader reads or goes, and shut abandons it.
+	interrupt interface{ SetWriteDeadline(time.Time) error }
 
 	call sync.Mutex
 	// line is the direct line's copy, reused (guarded by call; the writer
@@ -108,12 +126,21 @@ type consoleWriter struct {
 	written uint64 // lines written (or failed), the writer's progress
 	// gaveUp says a Flush has timed out in this stall, when written was
 	// gaveUpAt: a console that wrote nothing since is not waited for again
-	// (the standard log package flushes on every call).
+	// (Flush's callers: Logging.Close, and a program's own through it).
 	gaveUp   bool
 	gaveUpAt uint64
 	err      error // a queued line's write error, told once
 
+	// flushWaits counts the Flush calls that waited for a stall to
+	// drain: the standard log package's path must never be one of them
+	// (a test reads it).
+	flushWaits atomic.Uint64
+
 	running  bool          // a writer goroutine exists
+	writing  bool          // the writer is inside w.Write
+	closed   bool          // state 4
+	failedAt int           // lines whose write failed after shut began
+	exited   chan struct{} // closed when the current writer goroutine ends
 	wake     chan struct{} // capacity 1: there is work for the writer
 	finished chan struct{} // capacity 1: the writer finished a handed line
 }
@@ -124,8 +151,12 @@ type consoleWriter struct {
 // orig is what the program gave, w what to write to (stdio's SIGPIPE-safe
 // duplicate of it, which need not be an *os.File).
 func consoleOut(orig, w io.Writer) io.Writer {
-	if _, ok := orig.(*os.File); ok {
-		return newConsoleWriter(w)
+	if f, ok := orig.(*os.File); ok {
+		c := newConsoleWriter(w)
+		if w == io.Writer(f) { // the program's own file, not stdio's shared duplicate
+			c.interrupt = f
+		}
+		return c
 	}
 	return &syncWriter{w: w}
 }
@@ -138,6 +169,10 @@ func (c *consoleWriter) Write(p []byte) (int, error) {
 	c.call.Lock()
 	defer c.call.Unlock()
 	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return 0, errConsoleClosed
+	}
 	if err := c.err; err != nil {
 		c.err = nil
 		c.mu.Unlock()
@@ -175,7 +210,8 @@ func (c *consoleWriter) enqueue(p []byte) (int, error) {
 func (c *consoleWriter) begin() {
 	if !c.running {
 		c.running = true
-		go c.run()
+		c.exited = make(chan struct{})
+		go c.run(c.exited)
 		return
 	}
 	select {
@@ -232,8 +268,10 @@ func (c *consoleWriter) await(seq uint64, n int) (int, error) {
 
 // run is the writer goroutine: it writes the handed line, then the queue,
 // in order, and leaves state 2 when both are written; it ends after
-// consoleIdle with nothing to write.
-func (c *consoleWriter) run() {
+// consoleIdle with nothing to write, and at once when shut (which has
+// dropped whatever was left). It closes exited as it ends.
+func (c *consoleWriter) run(exited chan struct{}) {
+	defer close(exited)
 	idle := time.NewTimer(consoleIdle)
 	defer idle.Stop()
 	for {
@@ -241,6 +279,11 @@ func (c *consoleWriter) run() {
 		var b []byte
 		var seq uint64
 		switch {
+		case c.closed:
+			c.running = false
+			c.settle()
+			c.mu.Unlock()
+			return
 		case c.direct != nil:
 			b, seq = c.direct, c.seq
 			c.direct = nil
@@ -259,7 +302,7 @@ func (c *consoleWriter) run() {
 			case <-idle.C:
 			}
 			c.mu.Lock()
-			if c.direct == nil && len(c.queue) == 0 {
+			if c.direct == nil && len(c.queue) == 0 && !c.closed {
 				c.running = false
 				c.mu.Unlock()
 				return
@@ -267,11 +310,23 @@ func (c *consoleWriter) run() {
 			c.mu.Unlock()
 			continue
 		}
+		c.writing = true
 		c.mu.Unlock()
 
 		_, err := c.w.Write(b)
 
 		c.mu.Lock()
+		c.writing = false
+		if c.closed {
+			// shut counted nothing for this line: lost only if it failed
+			// (interrupted, most likely). The waiting call, if any, has
+			// returned; nothing else reads seq's state any more.
+			if err != nil {
+				c.failedAt++
+			}
+			c.mu.Unlock()
+			continue
+		}
 		c.written++
 		switch {
 		case seq == 0:
@@ -308,13 +363,77 @@ func (c *consoleWriter) settle() {
 	}
 }
 
+// shut stops the console for good (state 4) and returns how many lines
+// it never wrote: those queued or handed and not yet begun, which it
+// drops, and the one being written when its write fails on the interrupt
+// (a pipe of the program's own, whose writer goroutine then ends). A
+// write stuck on a blocking descriptor, which nothing can interrupt, is
+// not waited for: its line is counted as lost (it may yet be written,
+// when the reader reads: counted, never lost uncounted), and the
+// goroutine ends when the write does, holding only that line. Other
+// lines are never written after shut begins. Safe to call more than
+// once; later calls return 0.
+func (c *consoleWriter) shut() int {
+	c.call.Lock() // no Write is handing a line; later ones see closed
+	defer c.call.Unlock()
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return 0
+	}
+	c.closed = true
+	lost := len(c.queue)
+	c.queue, c.bytes = nil, 0
+	if c.direct != nil {
+		lost++
+		c.direct = nil
+	}
+	running, writing, exited := c.running, c.writing, c.exited
+	if running {
+		select {
+		case c.wake <- struct{}{}:
+		default:
+		}
+	}
+	c.mu.Unlock()
+	if !running {
+		return lost
+	}
+	interrupted := writing && c.interrupt != nil && c.interrupt.SetWriteDeadline(time.Unix(1, 0)) == nil
+	if writing && !interrupted {
+		return lost + 1
+	}
+	// The writer is idle, or its write was woken: it ends promptly; the
+	// bound is only for a write a poller failed to wake.
+	t := time.NewTimer(consoleFlushBound)
+	defer t.Stop()
+	ended := false
+	select {
+	case <-exited:
+		ended = true
+	case <-t.C:
+	}
+	if interrupted {
+		// The program's file is its own again, with no deadline (a
+		// deadline it had set itself is not known here, and is lost).
+		_ = c.interrupt.SetWriteDeadline(time.Time{})
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	lost += c.failedAt
+	if !ended && c.writing {
+		lost++ // stuck in a write nothing can interrupt: counted as lost
+	}
+	return lost
+}
+
 // Flush waits until the lines queued by a stall are written, at most
 // consoleFlushBound, and returns a write error not yet told, or
 // errConsoleFull when the queue did not drain in time. Once a Flush has
 // timed out, later ones return errConsoleFull at once until the console
-// writes something again: the standard log package flushes on every
-// call, and a console that stopped reading must not cost each of them the
-// bound.
+// writes something again: a console that stopped reading costs the bound
+// once. The standard log package's records never call it (see
+// stdlogWriter).
 func (c *consoleWriter) Flush() error {
 	c.mu.Lock()
 	if c.stalled {
@@ -324,6 +443,7 @@ func (c *consoleWriter) Flush() error {
 		}
 		drained := c.drained
 		c.mu.Unlock()
+		c.flushWaits.Add(1)
 		t := time.NewTimer(consoleFlushBound)
 		defer t.Stop()
 		select {

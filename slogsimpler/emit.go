@@ -25,8 +25,9 @@ type Source struct {
 // recorder keeps it, and the file writes it with the producer's function
 // and position. Handlers of other libraries see an ordinary record whose
 // first attribute, the group "simpler", names its function and position.
-// mono is the record's time on the envelope's clock (0 means now) and tid
-// its lane (0 means the calling goroutine). The message is user text:
+// mono is the record's time on the envelope's clock (0 means now, and so
+// does a negative mono: CLOCK_MONOTONIC is never negative, and a reader
+// rejects such a record) and tid its lane (0 means the calling goroutine). The message is user text:
 // escaped and neutralised like any slog message. It reports whether a
 // destination wanted the record and took it without error.
 func (s *State) Emit(level slog.Level, src Source, mono, tid int64, msg string, attrs ...slog.Attr) bool {
@@ -39,6 +40,9 @@ func (s *State) Emit(level slog.Level, src Source, mono, tid int64, msg string, 
 		}
 	}
 	if o == nil {
+		if mono < 0 {
+			mono = 0 // now, as a zero r.Time is (SPEC §2): every record parses back
+		}
 		o = origin.NewOutside(envelope.Header{Func: src.Function, File: src.File, Line: src.Line, Mono: mono, TID: tid})
 	}
 	return s.send(level, 0, o, msg, attrs)

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -122,19 +123,79 @@ type Logging struct {
 	// flushConsole waits, bounded, for the console's queued lines; nil
 	// without a console on a terminal or pipe.
 	flushConsole func() error
+	// console is the console's writer on a file descriptor; nil without
+	// one.
+	console *consoleWriter
+	// restore gives slog.Default and the standard log package back what
+	// Setup replaced; run once, by Close.
+	restore sync.Once
+	prev    struct {
+		logger *slog.Logger
+		out    io.Writer
+		flags  int
+	}
+	stdlog *stdlogWriter // log's output as Setup set it
 }
 
 // Close flushes and closes the state (reporting drops in the log) and
 // returns any error, including a timeout that left records pending; the
 // console's last lines are written first (waiting at most 250 ms for a
-// terminal or pipe that does not read).
+// terminal or pipe that does not read), then the console stops: lines it
+// could not write are counted ([Fanout.Failures]) and reported in the
+// file, and its writer goroutine ends (a write stuck on a pipe of the
+// program's own is interrupted; one stuck on a blocking descriptor, a
+// terminal or standard error, ends when the reader reads or goes).
+//
+// It first gives slog.Default, and the standard log package's output and
+// flags, back what they were before Setup, so that records logged after
+// Close go where they went before rather than to a closed state, counted
+// and reported nowhere. Each is restored only while it is still the one
+// Setup installed: a program that replaced it meanwhile keeps its own.
 func (l *Logging) Close() error {
+	l.restore.Do(l.restoreDefaults)
+	var err error
 	if l.flushConsole != nil {
-		if err := l.flushConsole(); err != nil {
-			l.State.report(fmt.Sprintf("a log handler failed: the console: %v", err))
+		err = l.flushConsole()
+	}
+	// Then the console stops: its writer goroutine ends (a write stuck on
+	// a pipe nobody reads is interrupted where the descriptor allows), and
+	// the lines it did not write are counted as the fan-out's failures and
+	// reported, so no Setup leaves a goroutine or its queue behind.
+	lost := 0
+	if l.console != nil {
+		lost = l.console.shut()
+	}
+	switch {
+	case lost > 0:
+		if l.Fanout != nil {
+			l.Fanout.failures.Add(uint64(lost))
 		}
+		l.State.report(fmt.Sprintf("a log handler failed: the console: %d lines not written (it stopped reading)", lost))
+	case err != nil:
+		l.State.report(fmt.Sprintf("a log handler failed: the console: %v", err))
 	}
 	return l.State.Close(0)
+}
+
+// restoreDefaults undoes Setup's slog.SetDefault and log.SetOutput and
+// log.SetFlags, each only if the program has not replaced it since.
+// slog.SetDefault, for a logger not on slog's own handler, points log at
+// that logger too (flags 0): so log's output and flags are read first and
+// then set after it, to the ones before Setup when they were still
+// Setup's, else back to the program's own.
+func (l *Logging) restoreDefaults() {
+	if l.Logger == nil || l.stdlog == nil {
+		return // not made by Setup
+	}
+	out, flags := log.Writer(), log.Flags()
+	if w, ok := out.(*stdlogWriter); ok && w == l.stdlog {
+		out, flags = l.prev.out, l.prev.flags
+	}
+	if slog.Default() == l.Logger {
+		slog.SetDefault(l.prev.logger)
+	}
+	log.SetOutput(out)
+	log.SetFlags(flags)
 }
 
 // Setup is the one call a program makes at start-up: it binds Dir, starts
@@ -142,9 +203,11 @@ func (l *Logging) Close() error {
 // plus the file (INFO by default as in slog, or the level the given State
 // was made with: see SetupOptions.Level), installs them
 // with slog.SetDefault, routes the standard log package into them (its
-// records, log.Fatal's included, are written before the call returns; its
-// flags are cleared since the envelope has the time and the caller), and
-// returns a Logging whose Close drains the queue and reports drops.
+// records, log.Fatal's included, are written to the file before the call
+// returns, and never wait for a console that stopped reading; its flags
+// are cleared since the envelope has the time and the caller), and
+// returns a Logging whose Close drains the queue, reports drops and gives
+// slog.Default and the log package back what they were before.
 //
 //	lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{Dir: "logs"})
 //	if err != nil { ... }
@@ -237,7 +300,7 @@ func Setup(opts *SetupOptions) (*Logging, error) {
 			w = os.Stderr
 		}
 		console := NewConsoleHandler(w, &ConsoleOptions{Level: consoleLevel, Spans: o.ConsoleSpans, AddSource: o.ConsoleAddSource})
-		lg.flushConsole = console.flush
+		lg.flushConsole, lg.console = console.flush, console.out
 		children = append(children, console)
 	}
 	children = append(children, o.Handlers...)
@@ -250,11 +313,13 @@ func Setup(opts *SetupOptions) (*Logging, error) {
 	// Records made outside slog (State.Emit, devices) take the same path.
 	st.route.Store(&routeBox{h})
 	lg.Logger = slog.New(h)
+	lg.prev.logger, lg.prev.out, lg.prev.flags = slog.Default(), log.Writer(), log.Flags()
 	slog.SetDefault(lg.Logger)
 	// The standard log package through a writer that flushes, so
 	// log.Fatal's record is in the file before the exit. Its flags are
 	// cleared: the envelope has the time and the caller.
-	log.SetOutput(&stdlogWriter{h: h, state: st, flushConsole: lg.flushConsole})
+	lg.stdlog = &stdlogWriter{h: h, state: st}
+	log.SetOutput(lg.stdlog)
 	log.SetFlags(0)
 	return lg, nil
 }

@@ -14,13 +14,20 @@ import (
 // Write is one log call: it becomes an INFO record with the position of
 // the code that called the log package, goes through the program's handler
 // (the fan-out: file, console, recorder), and then waits, at most the
-// state's flush bound, until it and everything before it are written. The
-// wait is what makes log.Fatal and log.Panic safe: both write, then exit or
-// panic, and their last words must already be in the file.
+// state's flush bound, until it and everything before it are written to
+// the file. The wait is what makes log.Fatal and log.Panic safe: both
+// write, then exit or panic, and their last words must already be in the
+// file.
+//
+// It never waits for the console's Flush. The console writes a line
+// before Handle returns while it reads (so log.Fatal's line is on the
+// terminal too), and a console that stopped reading has already cost one
+// call its bound (see consoleWriter); waiting again in every log call
+// would make each of them, net/http's error log included, pay the flush
+// bound for a terminal nobody watches.
 type stdlogWriter struct {
-	h            slog.Handler
-	state        *State
-	flushConsole func() error // nil without a console on a terminal or pipe
+	h     slog.Handler
+	state *State
 }
 
 func (w *stdlogWriter) Write(p []byte) (int, error) {
@@ -34,10 +41,7 @@ func (w *stdlogWriter) Write(p []byte) (int, error) {
 		msg := strings.TrimSuffix(string(p), "\n")
 		r := slog.NewRecord(time.Now(), level, msg, pc)
 		_ = w.h.Handle(ctx, r)
-		w.state.flushQueued()
-		if w.flushConsole != nil {
-			_ = w.flushConsole() // log.Fatal's line on the terminal too
-		}
+		w.state.flushQueued() // the file only: see stdlogWriter
 	}
 	return len(p), nil
 }
