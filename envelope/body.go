@@ -17,8 +17,13 @@ import (
 // ambiguity of the format. A value comes back typed where its text is the
 // one slog writes for that type: an integer (not "007"), a float (not
 // "1.10"), true or false, a duration ("1.5s", not "1500ms"); anything
-// else (times included) is a string. Groups come back as their dotted keys. Marker brackets
-// written as %5B are read back as '['. A quoted key or value is unquoted;
+// else (times included) is a string. Groups come back as their dotted keys. A
+// marker's bracket written as %5B is read back as '[', and only there: the
+// writer neutralises '[' only before a marker ([STRACE], [HOSTLOG_DROPS],
+// [CLOCK_ANCHOR], [OP], [mono_ns=) and writes any other %5B, a user's own,
+// as it is, so that stays. The one text that cannot come back is a user's
+// own %5B before a marker: it is written as the marker's neutralised
+// bracket is, and read as that. A quoted key or value is unquoted;
 // the message is returned as written, control bytes as their escapes
 // (written unquoted, "\n" there could be either).
 //
@@ -133,7 +138,11 @@ func typedAttr(k, v string) slog.Attr {
 	return slog.String(k, v)
 }
 
-// unneutralise reads a marker bracket written as %5B back as '['.
+// unneutralise reads a marker bracket written as %5B back as '[': the
+// inverse of the writer (Line's text, appendField), which writes '[' as
+// %5B exactly when the text after it starts a marker, and leaves every
+// other byte of a marker's text as it is, so the same test on what
+// follows %5B finds the brackets it neutralised.
 func unneutralise(s string) string {
 	if !strings.Contains(s, "%5B") {
 		return s

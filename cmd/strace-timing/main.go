@@ -19,6 +19,12 @@
 //	--html PATH        write a self-contained HTML timeline (no network needed)
 //	--generation G     follow simpler's anchored or current reader where they differ (default: recognised)
 //	--go-trace FILE    merge a Go execution trace (runtime/trace) into the JSON outputs
+//	--raw              print span names as decoded even on a terminal
+//
+// The tables and the tree print span names and hids as decoded, the
+// reference's bytes, when standard output is not a terminal; on a
+// terminal they are escaped (see straceview.Escape), unless --raw.
+// --stats escapes them always.
 //
 // Exit status: 0 on success (warnings included), 1 on bad arguments or
 // unreadable input, with a one-line reason.
@@ -38,6 +44,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"golang.org/x/term"
 
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/cli"
@@ -62,9 +70,24 @@ type config struct {
 	hosts                          bool
 	labels                         []string
 	generation                     straceview.Generation
+	// raw is --raw: names as decoded even on a terminal.
+	raw bool
+	// terminal says whether standard output is a terminal, decided by
+	// the caller of runTerm (main asks the descriptor, tests say).
+	terminal bool
 }
 
-const usageLine = "usage: strace-timing [-h] [--assert-native-overlap] [--require-hidden-prepare] [--rounds-table] [--tree] [--stats] [--stats-json PATH] [--trace-out PATH] [--swimlane PATH] [--host-phase-records PATH] [--hosts [--label NAME ...]] [--generation GEN] [--html PATH] [--go-trace FILE] LOG [LOG ...]"
+// show is how the tables and the tree print a name or hid: escaped on a
+// terminal, unless --raw; nil (as decoded, the reference's bytes)
+// otherwise.
+func (c *config) show() func(string) string {
+	if c.terminal && !c.raw {
+		return straceview.Escape
+	}
+	return nil
+}
+
+const usageLine = "usage: strace-timing [-h] [--assert-native-overlap] [--require-hidden-prepare] [--rounds-table] [--tree] [--stats] [--stats-json PATH] [--trace-out PATH] [--swimlane PATH] [--host-phase-records PATH] [--hosts [--label NAME ...]] [--generation GEN] [--html PATH] [--go-trace FILE] [--raw] LOG [LOG ...]"
 
 // usageError is a command line the tool cannot run: it prints the usage
 // and exits 2, as argparse does.
@@ -91,6 +114,7 @@ func newFlagSet(c *config) *flag.FlagSet {
 	fs.TextVar(&c.generation, "generation", straceview.GenerationAuto, "`GEN`eration of simpler's runtime that wrote the log, whose rules the swimlane follows where they differ: anchored (bind segments from 'bind phase=' lines; hw-native-sys/simpler as of August 2026), current (bind segments as [STRACE] spans; a record file's segment the log already holds is skipped and counted), or auto: recognised from the log and the host phase records")
 	fs.StringVar(&c.html, "html", "", "write a self-contained HTML timeline here: a canvas that draws 10^6 spans in a second or two, colour by name with a legend, search, folding processes and lanes, a span's details on click")
 	fs.StringVar(&c.goTr, "go-trace", "", "merge this Go execution trace")
+	fs.BoolVar(&c.raw, "raw", false, "print span names and hids in the tables and the tree as decoded even when standard output is a terminal (escape sequences and bidi controls included); --stats escapes them whatever this says")
 	return fs
 }
 
@@ -131,9 +155,14 @@ spans) and the anchored one before it ("bind phase=" lines); see
     after it (the reference holds the whole line);
   - a warning says when a process's rotated files do not start at
     .00000001 or skip numbers (retention removed them);
-  - --hosts, --label, --generation, --stats, --stats-json, --html and
-    --go-trace are ours; --hosts and --html say how many spans they leave
-    off the timeline, and why.
+  - --hosts, --label, --generation, --stats, --stats-json, --html,
+    --go-trace and --raw are ours; --hosts and --html say how many spans
+    they leave off the timeline, and why;
+  - span names are printed as decoded from their %XX escapes, as the
+    reference prints them, only when standard output is not a terminal
+    (a name can then hold escape sequences and bidi controls, which a
+    terminal obeys); on a terminal the tables and the tree escape them
+    (\x1b, \u202e), unless --raw. --stats always escapes them.
 `)
 				fmt.Fprintln(help, "\npositional arguments:\n  LOG\thost log files, - for standard input, or directories (their host.*.log)")
 				fmt.Fprintln(help, "\noptions:\n  -h, --help\n    \tshow this help and exit")
@@ -189,7 +218,7 @@ func argparseWords(err error, args []string) string {
 // (argparse names the candidates of an ambiguous prefix in that order),
 // then ours: every flag parseArgs defines, and help.
 var optionOrder = []string{"help", "trace-out", "swimlane", "host-phase-records", "rounds-table", "tree",
-	"assert-native-overlap", "require-hidden-prepare", "hosts", "label", "generation", "stats", "stats-json", "html", "go-trace"}
+	"assert-native-overlap", "require-hidden-prepare", "hosts", "label", "generation", "stats", "stats-json", "html", "go-trace", "raw"}
 
 // expandPrefixes gives long options argparse's abbreviations: "--rounds"
 // is --rounds-table, "--trace=t.json" is --trace-out=t.json, because the
@@ -243,7 +272,20 @@ func expandPrefixes(fs *flag.FlagSet, args []string) ([]string, error) {
 	return out, nil
 }
 
+// run is runTerm with the terminal asked of stdout's descriptor.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runTerm(args, stdin, stdout, stderr, isTerminal(stdout))
+}
+
+// isTerminal reports whether w is a file on a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// runTerm runs the command; terminal says whether stdout is a terminal,
+// which decides how names are printed (config.show).
+func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal bool) int {
 	fail := func(err error) int {
 		fmt.Fprintln(stderr, "strace-timing:", err)
 		return 1
@@ -260,6 +302,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case err != nil:
 		return fail(err)
 	}
+	c.terminal = terminal
 	var p strace.Parser
 	var aligned *straceview.Aligned
 	var hosts []strace.HostLog
@@ -353,11 +396,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case c.rounds:
 		straceview.WriteRounds(stdout, buckets)
 	case c.tree:
-		straceview.WriteTree(stdout, buckets)
+		straceview.WriteTree(stdout, buckets, c.show())
 	case c.stats:
 		straceview.WriteStatsText(stdout, stats())
 	default:
-		straceview.WriteTables(stdout, buckets)
+		straceview.WriteTables(stdout, buckets, c.show())
 	}
 	if c.traceOut != "" {
 		doc := straceview.ChromeTraceStream(invs, buckets, anchors)
@@ -427,12 +470,30 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		relabel = aligned.Relabel
 	}
 	if c.html != "" {
+		if far, host := offClock(p.Spans); far > 0 {
+			fmt.Fprintf(stderr, "warning: %d of %d host span(s) are at an end of the clock range and are not drawn on the HTML timeline; the page lists them below it\n", far, host)
+		}
 		if err := writeFile(c.html, stderr, func(w io.Writer) error { return straceview.WriteHTML(w, "strace-timing", p.Spans, relabel, leftOut...) }); err != nil {
 			return fail(err)
 		}
 		fmt.Fprintf(stdout, "Wrote HTML timeline: %s\n", c.html)
 	}
 	return 0
+}
+
+// offClock counts the host spans WriteHTML leaves off the timeline
+// because they start or end at an end of the clock range, and the host
+// spans.
+func offClock(spans []strace.Span) (far, host int) {
+	for i := range spans {
+		if s := &spans[i]; !s.IsDevice() {
+			host++
+			if straceview.OffClock(s) {
+				far++
+			}
+		}
+	}
+	return far, host
 }
 
 // setMemoryLimit is debug.SetMemoryLimit; the tests, which call run in

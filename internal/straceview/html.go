@@ -12,6 +12,7 @@ import (
 	"html"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -156,13 +157,23 @@ type thread struct {
 // Each leftOut note, a sentence saying how many spans the reader left out
 // and why, is printed on the page, so the timeline never looks whole
 // when it is not.
+//
+// A host span that starts or ends at an end of the clock's range (ts =
+// -2^63, or ts+dur saturating at 2^63-1: a hostile or corrupt record) is
+// left off the timeline, noted and listed below it: drawn, it would
+// stretch the extent to 9.2·10^9 s and squash every other span into a
+// pixel.
 func WriteHTML(w io.Writer, title string, spans []strace.Span, relabel func(string) string, leftOut ...string) error {
-	var host, dev []int32
+	var host, dev, far []int32
 	var t0, t1 int64
 	for i := range spans {
 		s := &spans[i]
 		if s.IsDevice() {
 			dev = append(dev, int32(i))
+			continue
+		}
+		if OffClock(s) {
+			far = append(far, int32(i))
 			continue
 		}
 		if len(host) == 0 || s.TS < t0 {
@@ -312,10 +323,14 @@ func WriteHTML(w io.Writer, title string, spans []strace.Span, relabel func(stri
 	enc.Write(data)
 	enc.Close()
 	bw.WriteString(devMark)
+	if len(far) > 0 {
+		leftOut = append([]string{fmt.Sprintf("%d span(s) at an end of the clock range (ts = -2^63, or ts+dur at or past 2^63-1 ns), listed below the timeline", len(far))}, leftOut...)
+	}
 	for _, note := range leftOut {
 		fmt.Fprintf(bw, "<p class=\"left-out\"><b>Not shown:</b> %s</p>\n", html.EscapeString(strings.ToValidUTF8(note, "\uFFFD")))
 	}
-	writeDeviceTable(bw, spans, dev)
+	writeSpanTable(bw, "Spans at an end of the clock range (not on the timeline)", spans, far)
+	writeSpanTable(bw, "Device spans (device clock, not on the timeline)", spans, dev)
 	bw.WriteString(tail)
 	return bw.Flush()
 }
@@ -352,13 +367,19 @@ func laneLabel(tids []int64) string {
 	return b.String()
 }
 
-// writeDeviceTable lists the first device (clk=dev) spans: their clock
-// is not the host's, so they have no place on the timeline.
-func writeDeviceTable(w *bufio.Writer, spans []strace.Span, dev []int32) {
+// OffClock reports whether s starts or ends at an end of the int64 clock
+// (ts = -2^63, or ts+dur saturating at 2^63-1), where no real span is:
+// WriteHTML lists such a span apart rather than stretch the timeline.
+func OffClock(s *strace.Span) bool { return s.TS == math.MinInt64 || s.End() == math.MaxInt64 }
+
+// writeSpanTable lists, under heading, the first of the spans dev indexes
+// that have no place on the timeline: device (clk=dev) spans, whose clock
+// is not the host's, and spans at the end of the clock's range.
+func writeSpanTable(w *bufio.Writer, heading string, spans []strace.Span, dev []int32) {
 	if len(dev) == 0 {
 		return
 	}
-	w.WriteString("<h2>Device spans (device clock, not on the timeline)</h2>\n")
+	fmt.Fprintf(w, "<h2>%s</h2>\n", heading)
 	if len(dev) > htmlDeviceRows {
 		fmt.Fprintf(w, "<p>The first %d of %d; --trace-out has them all.</p>\n", htmlDeviceRows, len(dev))
 	}

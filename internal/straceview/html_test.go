@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -174,4 +175,36 @@ func laneOfTID(meta tlMeta, pid, tid int64) int {
 		}
 	}
 	return -1
+}
+
+// TestHTMLOutlier: one span at ts = 2^63-1 must not squash the timeline
+// into a 9.2·10^9 s extent: the ordinary spans are drawn over their own
+// extent, and the outlier is listed apart, with a note.
+func TestHTMLOutlier(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		outlier strace.Span
+	}{
+		{"a start at 2^63-1", strace.Span{PID: 1, TID: 1, Inv: 9, Name: "far", TS: math.MaxInt64, Dur: 0}},
+		{"an end past 2^63-1", strace.Span{PID: 1, TID: 1, Inv: 9, Name: "far", TS: 1 << 62, Dur: math.MaxInt64}},
+		{"a start at -2^63", strace.Span{PID: 1, TID: 1, Inv: 9, Name: "far", TS: math.MinInt64, Dur: 10}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var spans []strace.Span
+			for i := range 36 {
+				spans = append(spans, strace.Span{PID: 1, TID: int64(1 + i%3), Inv: uint64(i), Name: fmt.Sprintf("op%d", i%4), TS: int64(1_000_000 + i*1000), Dur: 800})
+			}
+			spans = append(spans, tt.outlier)
+			page := writePage(t, spans)
+			meta, got := decodePage(t, page)
+			assert.Equal(t, 36, meta.Spans)
+			require.Len(t, got, 36)
+			for _, s := range got {
+				assert.NotEqual(t, "far", s.Name)
+			}
+			assert.Equal(t, int64(35*1000+800), meta.Extent, "the extent covers the ordinary spans")
+			assert.Contains(t, page, "<b>Not shown:</b> 1 span(s) at an end of the clock range")
+			assert.Contains(t, page, "<td>far</td>", "the outlier is listed")
+		})
+	}
 }

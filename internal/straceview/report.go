@@ -43,13 +43,15 @@ func Summarize(durs []int64) Stats {
 // mean, min and max over its invocations as "chip.run", then every other
 // span name with its mean and count, most frequent first, indented by
 // nesting, in µs with one decimal, exactly as strace_timing.py prints it.
-func WriteTables(w io.Writer, buckets []Bucket) {
+// show, when not nil, rewrites each name and hid as printed ([Escape] for
+// a terminal); nil prints them as decoded, the reference's bytes.
+func WriteTables(w io.Writer, buckets []Bucket, show func(string) string) {
 	if len(buckets) == 0 {
 		fmt.Fprintln(w, "No [STRACE] markers found.")
 		return
 	}
 	for _, b := range buckets {
-		fmt.Fprintf(w, "callable hid=%s — %d invocation(s)\n", b.HID, len(b.Invocations))
+		fmt.Fprintf(w, "callable hid=%s — %d invocation(s)\n", shown(show, b.HID), len(b.Invocations))
 		var roots []int64
 		stages := map[string][]int64{}
 		for _, iv := range b.Invocations {
@@ -74,7 +76,7 @@ func WriteTables(w io.Writer, buckets []Bucket) {
 		})
 		for _, n := range names {
 			indent := "  " + strings.Repeat("  ", strings.Count(n, "."))
-			fmt.Fprintf(w, "%s%s: mean=%sus (n=%d)\n", indent, n, fmtUS(meanNS(stages[n])), len(stages[n]))
+			fmt.Fprintf(w, "%s%s: mean=%sus (n=%d)\n", indent, shown(show, n), fmtUS(meanNS(stages[n])), len(stages[n]))
 		}
 		fmt.Fprintln(w)
 	}
@@ -94,8 +96,8 @@ func fmtUS(ns int64) string { return strconv.FormatFloat(float64(ns)/1000, 'f', 
 
 // WriteTree prints each callable's spans nested by dotted name (a.b.c
 // under a.b), each with its median duration across invocations in µs;
-// device (clk=dev) spans are tagged [dev].
-func WriteTree(w io.Writer, buckets []Bucket) {
+// device (clk=dev) spans are tagged [dev]. show is as for [WriteTables].
+func WriteTree(w io.Writer, buckets []Bucket, show func(string) string) {
 	if len(buckets) == 0 {
 		fmt.Fprintln(w, "No [STRACE] markers found.")
 		return
@@ -106,8 +108,8 @@ func WriteTree(w io.Writer, buckets []Bucket) {
 		if n > 1 {
 			suffix = fmt.Sprintf(" — median of %d invocation(s)", n)
 		}
-		fmt.Fprintf(w, "callable hid=%s (%s)%s\n", b.HID, Label(buckets, b.HID), suffix)
-		writeAggTree(w, b.Invocations)
+		fmt.Fprintf(w, "callable hid=%s (%s)%s\n", shown(show, b.HID), shown(show, Label(buckets, b.HID)), suffix)
+		writeAggTree(w, b.Invocations, show)
 		fmt.Fprintln(w)
 	}
 }
@@ -119,7 +121,7 @@ func WriteTree(w io.Writer, buckets []Bucket) {
 // earliest span. Under a span whose children include orch and sched (they
 // run concurrently), one "Effective" row shows the median merged window
 // orch ∪ sched and the next line the two side by side.
-func writeAggTree(w io.Writer, invs []*strace.Invocation) {
+func writeAggTree(w io.Writer, invs []*strace.Invocation, show func(string) string) {
 	byNames := make([]map[string]*strace.Span, len(invs))
 	samples := map[string][]int64{}
 	for i, iv := range invs {
@@ -151,7 +153,7 @@ func writeAggTree(w io.Writer, invs []*strace.Invocation) {
 			tag = " [dev]"
 		}
 		_, leaf, _ := cutLast(s.Name)
-		fmt.Fprintf(w, "%s%-22s%6s  %12.1f us\n", strings.Repeat("  ", indent), leaf, tag, med(s.Name))
+		fmt.Fprintf(w, "%s%-22s%6s  %12.1f us\n", strings.Repeat("  ", indent), shown(show, leaf), tag, med(s.Name))
 		kids := slices.Clone(children[s.Name])
 		slices.SortStableFunc(kids, byTS)
 		var orch, sched *strace.Span

@@ -7,6 +7,8 @@ import (
 	"io"
 	"maps"
 	"math"
+	"math/big"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -105,16 +107,28 @@ func sortNames(ns []NameStats) {
 func nameStats(name string, d []int64, device bool) NameStats {
 	slices.Sort(d)
 	st := NameStats{Name: name, Count: len(d), MaxNS: d[len(d)-1], Device: device}
-	var sum float64
+	// The sum is exact, in 128 bits (hi·2^64 + lo, two's complement): a
+	// million spans of 2^63-1 ns each fit, so the total saturates only
+	// where it is printed, and the mean is the nearest float64 to the
+	// exact one, not a float sum's rounding.
+	var hi int64
+	var lo uint64
 	for _, v := range d {
-		sum += float64(v)
-		if next := st.TotalNS + v; next < st.TotalNS {
-			st.TotalNS, st.Overflow = 1<<63-1, true
-		} else if !st.Overflow {
-			st.TotalNS = next
-		}
+		var carry uint64
+		lo, carry = bits.Add64(lo, uint64(v), 0)
+		hi += v>>63 + int64(carry) // v>>63: the sign extension, 0 or -1
 	}
-	st.MeanNS = sum / float64(len(d))
+	switch {
+	case hi == 0 && lo <= math.MaxInt64, hi == -1 && lo > math.MaxInt64:
+		st.TotalNS = int64(lo)
+	case hi >= 0:
+		st.TotalNS, st.Overflow = math.MaxInt64, true
+	default:
+		st.TotalNS, st.Overflow = math.MinInt64, true
+	}
+	sum := new(big.Int).Lsh(big.NewInt(hi), 64)
+	sum.Add(sum, new(big.Int).SetUint64(lo))
+	st.MeanNS, _ = new(big.Rat).SetFrac(sum, big.NewInt(int64(len(d)))).Float64()
 	rank := func(p int) int64 { // nearest rank: ceil(p/100 · n), 1-based
 		return d[max((p*len(d)+99)/100, 1)-1]
 	}
@@ -123,7 +137,10 @@ func nameStats(name string, d []int64, device bool) NameStats {
 }
 
 // WriteStatsText prints the report as aligned tables in µs: one per
-// process when there are several, then all of them together.
+// process when there are several, then all of them together. Names and
+// host labels are always printed through [Escape]: the report has no
+// reference whose bytes it must keep, and a name decoded from %XX can
+// hold escape sequences and bidi controls.
 func WriteStatsText(w io.Writer, st SpanStats) {
 	if st.Overall.Spans == 0 {
 		fmt.Fprintln(w, "No [STRACE] markers found.")
@@ -133,7 +150,7 @@ func WriteStatsText(w io.Writer, st SpanStats) {
 		for _, p := range st.Processes {
 			title := fmt.Sprintf("pid %d", p.PID)
 			if p.Host != "" {
-				title = fmt.Sprintf("host %s pid %d", p.Host, p.PID)
+				title = fmt.Sprintf("host %s pid %d", Escape(p.Host), p.PID)
 			}
 			writeStatsTable(w, fmt.Sprintf("%s — %d span(s)", title, p.Spans), p.Names)
 			fmt.Fprintln(w)
@@ -144,7 +161,7 @@ func WriteStatsText(w io.Writer, st SpanStats) {
 	p := st.Processes[0]
 	title := fmt.Sprintf("pid %d — %d span(s)", p.PID, p.Spans)
 	if p.Host != "" {
-		title = fmt.Sprintf("host %s pid %d — %d span(s)", p.Host, p.PID, p.Spans)
+		title = fmt.Sprintf("host %s pid %d — %d span(s)", Escape(p.Host), p.PID, p.Spans)
 	}
 	writeStatsTable(w, title, p.Names)
 }
@@ -159,38 +176,61 @@ func writeStatsTable(w io.Writer, title string, names []NameStats) {
 	fmt.Fprintf(w, "  %s  %8s  %12s  %10s  %10s  %10s  %10s  %10s\n", pad("span"), "count", "total (us)", "mean", "p50", "p90", "p99", "max")
 	for _, n := range names {
 		total := exactUS(n.TotalNS)
-		if n.Overflow {
+		if n.Overflow && n.TotalNS > 0 {
 			total = ">" + total
+		} else if n.Overflow {
+			total = "<" + total
 		}
 		fmt.Fprintf(w, "  %s  %8d  %12s  %10s  %10s  %10s  %10s  %10s\n", pad(displayName(n)), n.Count, total,
-			exactUS(int64(math.Round(n.MeanNS))), exactUS(n.P50NS), exactUS(n.P90NS), exactUS(n.P99NS), exactUS(n.MaxNS))
+			meanUS(n.MeanNS), exactUS(n.P50NS), exactUS(n.P90NS), exactUS(n.P99NS), exactUS(n.MaxNS))
 	}
 }
 
-// displayName marks device-clock spans, as the tree does, and makes
-// control characters in a hostile name visible rather than let them
-// move the terminal's cursor.
+// displayName marks device-clock spans, as the tree does, and escapes
+// what a terminal would obey in a hostile name.
 func displayName(n NameStats) string {
-	name := strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return '?'
-		}
-		return r
-	}, n.Name)
+	name := Escape(n.Name)
 	if n.Device {
 		name += " [dev]"
 	}
 	return name
 }
 
-// exactUS writes ns ≥ 0 in µs to one decimal, rounded half up, without
-// the float64 rounding that would change the digits of a large total.
+// exactUS writes ns in µs to one decimal, rounded half away from zero,
+// without the float64 rounding that would change the digits of a large
+// total. The magnitude is taken as a uint64, so every int64, MinInt64
+// included, prints as a well-formed number (never "-1.-5").
 func exactUS(ns int64) string {
-	tenths := ns / 100
-	if ns%100 >= 50 {
+	mag := uint64(ns)
+	sign := ""
+	if ns < 0 {
+		mag = -mag // two's complement: |MinInt64| = 2^63 fits a uint64
+		sign = "-"
+	}
+	tenths := mag / 100
+	if mag%100 >= 50 {
 		tenths++
 	}
-	return strconv.FormatInt(tenths/10, 10) + "." + strconv.FormatInt(tenths%10, 10)
+	if tenths == 0 {
+		sign = "" // no "-0.0"
+	}
+	return sign + strconv.FormatUint(tenths/10, 10) + "." + strconv.FormatUint(tenths%10, 10)
+}
+
+// meanUS writes a mean in ns as exactUS does. The mean of int64 durations
+// lies in the int64 range, but as a float64 it can round just past it
+// (the mean of spans of 2^63-1 ns is 2^63 as a float64), where converting
+// it to int64 would wrap to MinInt64: it is clamped to the range first.
+func meanUS(mean float64) string {
+	switch {
+	case math.IsNaN(mean):
+		return exactUS(0)
+	case mean >= math.MaxInt64: // the float64 2^63
+		return exactUS(math.MaxInt64)
+	case mean <= math.MinInt64:
+		return exactUS(math.MinInt64)
+	}
+	return exactUS(int64(math.Round(mean)))
 }
 
 // WriteStatsJSON writes the report as one JSON document, durations in ns.

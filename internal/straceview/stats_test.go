@@ -118,7 +118,7 @@ func TestWriteStats(t *testing.T) {
   span                                      count    total (us)        mean         p50         p90         p99         max
   chip.run                                      2           8.0         4.0         3.0         5.0         5.0         5.0
   chip.run.runner_run.device_wall [dev]         1           1.5         1.5         1.5         1.5         1.5         1.5
-  ext.go.?[2Jclear                              1           0.2         0.2         0.2         0.2         0.2         0.2
+  ext.go.\x1b[2Jclear                           1           0.2         0.2         0.2         0.2         0.2         0.2
 `, b.String(), "a control character in a name is shown, not obeyed")
 	})
 	t.Run("json", func(t *testing.T) {
