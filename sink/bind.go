@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+
+	"simpler.dev/log/internal/stdio"
 )
 
 // ErrAlreadyBound is wrapped by BindDir's error when another directory was
@@ -81,7 +84,13 @@ func (s *Sink) BindDir(dir string) error {
 // logrotate's postrotate running kill -HUP. The directory's path is looked
 // up again too, as BindDir did: after a bound directory was removed and
 // made again, Reopen is how the sink is told to follow it (it never
-// follows a path on its own). It never waits for a write in progress.
+// follows a path on its own). That lookup follows no symbolic link another
+// user could have planted (one in a directory others can write, unless
+// sticky and the link is root's or ours) and takes no directory another
+// user owns: what is refused is said on standard error and the sink keeps
+// the directory it holds, so records go on into the bound directory (or
+// are counted output_failed if it was removed), never through what was put
+// at its path. It never waits for a write in progress.
 // Without a bound directory it does nothing.
 func (s *Sink) Reopen() {
 	if s.file.Load() == nil {
@@ -99,7 +108,7 @@ func (s *Sink) Reopen() {
 func (s *Sink) installLocked() {
 	if s.reopen.Swap(false) {
 		if f, ok := s.dest.(*dirFile); ok {
-			f.reopenDir() // its next write opens the path again
+			reopenDir(f) // its next write opens the path again
 		}
 	}
 	f := s.pending.Swap(nil)
@@ -115,6 +124,34 @@ func (s *Sink) installLocked() {
 	s.batchLimit.Store(int64(min(max(f.Batch(), SlotSize), maxBatch)))
 	_ = old.Close()
 }
+
+// reopenDir closes f's file and looks its directory's path up again, for
+// Reopen: the next write makes the file in what the path names now. The
+// path is looked up following no link another user could have planted and
+// refusing a directory another user owns (lookupDir). What is refused, or
+// cannot be opened, leaves f with the directory it holds, the one bound
+// (or last reopened): a bound directory is the destination, so its records
+// go on there, or are counted output_failed when it was removed, and never
+// go through what was put at its path. The refusal is said on standard
+// error, once per Reopen.
+func reopenDir(f *dirFile) {
+	f.closeFile()
+	if f.closed {
+		return
+	}
+	dh, err := lookupDir(f.dir)
+	if err != nil {
+		reopenRefused(fmt.Sprintf("sink: reopen: not following %s: %v; records go on into the directory already open\n", f.dir, err))
+		return
+	}
+	f.dh.close()
+	f.dh = dh
+}
+
+// reopenRefused says why Reopen kept the directory it holds, from a
+// goroutine of its own so a stalled standard error holds up no write;
+// tests replace it.
+var reopenRefused = func(msg string) { go io.WriteString(stdio.Writer(os.Stderr), msg) }
 
 // Path returns the log file's path once a directory is bound, or "". It
 // takes no lock.

@@ -83,6 +83,15 @@
 // records logged while stderr is handed to a child process are written,
 // not lost.
 //
+// Quiesce and [Sink.Close] stop admission to the queue the moment they
+// begin, not once the writer finds it empty (producers faster than the
+// destination keep it from ever being empty), so the writer has at most
+// the Slots records already queued to drain and both finish within their
+// bound under any load. A record submitted during a quiesce waits for the
+// drain and is then written synchronously, after every record queued
+// before it; one submitted once Close has begun is refused and counted as
+// not_admitted, in the final drop report when it came before it.
+//
 // # Records that must reach the destination before exit
 //
 // [Sink.SubmitFlush] queues a record and returns once it and everything

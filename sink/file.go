@@ -2,8 +2,10 @@ package sink
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -54,26 +56,59 @@ type dirFile struct {
 	f         *os.File
 	state     fileState
 	checked   time.Time // when the path was last checked against f
-	// header writes the record a new file starts with (Options.FileHeader);
-	// nil for none.
-	header func(*os.File)
+	// header renders the record a new file starts with
+	// (Options.FileHeader); nil for none.
+	header *fileHeader
+	// headed says the open file (or, closed, the last one opened) has its
+	// header, or needs none. Invariant: f.f != nil implies headed, so no
+	// record reaches a file before its header. It is false from the open
+	// of a new file (another identity than the last, or an empty one)
+	// until the header is written whole, so a header that failed is
+	// written at the next write to the file, once, and a file opened
+	// again (after a write error, a failed rename, a Reopen that finds
+	// it still at the path) gets none.
+	headed bool
+	// opened says state names a file opened before (for headed).
+	opened bool
+	// hbuf is where the header is rendered: no allocation per file.
+	hbuf [SlotSize]byte
 	// testWrite, when set, writes instead of f.Write: tests make a disk
 	// that fills up with it.
 	testWrite func(f *os.File, b []byte) (int, error)
+	// testRename, when set, renames instead of dh.renameNew: tests make a
+	// rename that fails with it.
+	testRename func(from, to string) error
+	// warn, when set, is told what tell and the rotation would say on
+	// standard error: tests count the reports with it.
+	warn func(msg string)
 	// rot is the sink's Rotation (nil or zero: none), loaded at each write.
 	rot *atomic.Pointer[Rotation]
 	// size is the open file's size as this dirFile wrote it (read at open,
-	// grown by each write); headerSize its size once opened and headed.
+	// grown by each write); headerSize its size once headed (0 for a file
+	// that had records before it was opened: it rotates at its cap).
 	size, headerSize int64
 	// seq is the last rotated file's number, 0 until the first rotation
 	// looks the directory up.
 	seq int
+	// renameAt is when a rotation may try the rename again after one
+	// failed (zero: any time); renameTold says the failure was reported.
+	renameAt   time.Time
+	renameTold bool
+}
+
+// A fileHeader is Options.FileHeader with what goes with it: a header is
+// a record written (counted so), and the owner is told when a new file
+// got one.
+type fileHeader struct {
+	render  func(dst []byte) []byte // Options.FileHeader
+	started func(written bool)      // Options.FileStarted; nil for none
+	written *atomic.Uint64          // the sink's count of records written
 }
 
 // openFile creates dir if needed and opens dir/host.<pid>.log, returning
 // an error that names the path and the cause (wrapping ErrUnsafeFile for
 // a refused file).
-func openFile(dir string, pid int, header func(*os.File), rot *atomic.Pointer[Rotation]) (*dirFile, error) {
+func openFile(dir string, pid int, header *fileHeader, rot *atomic.Pointer[Rotation]) (*dirFile, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("sink: bind %q: %w", dir, err)
@@ -87,9 +122,12 @@ func openFile(dir string, pid int, header func(*os.File), rot *atomic.Pointer[Ro
 	}
 	name := fmt.Sprintf("host.%d.log", pid)
 	f := &dirFile{dir: abs, name: name, path: filepath.Join(abs, name), dh: dh, header: header, rot: rot}
-	if err := f.start(); err != nil {
+	if err := f.open(); err != nil {
 		dh.close()
 		return nil, fmt.Errorf("sink: bind %s: %w", abs, err)
+	}
+	if f.head() != nil {
+		f.closeFile() // a full disk at the bind: the next write heads the file
 	}
 	f.prune(rot.Load()) // old runs' files age out at the bind too
 	return f, nil
@@ -128,14 +166,20 @@ func (f *dirFile) Write(b []byte) (int, error) {
 	return f.writeOnce(b)
 }
 
-// begin opens the file (and writes its header), saying once on standard
-// error when it cannot.
+// begin opens the file, saying once on standard error when it cannot, and
+// writes its header if it is owed one; a header that cannot be written
+// closes the file again (the next write retries it), so that no record
+// precedes it.
 func (f *dirFile) begin() error {
-	if err := f.start(); err != nil {
+	if err := f.open(); err != nil {
 		f.tell(err)
 		return err
 	}
 	f.told = false
+	if err := f.head(); err != nil {
+		f.closeFile()
+		return err
+	}
 	return nil
 }
 
@@ -147,14 +191,12 @@ func (f *dirFile) writeOnce(b []byte) (int, error) {
 				return 0, err
 			}
 		}
-		n, err := f.write(b)
+		n, err := f.put(b)
 		if err != nil {
-			n = f.cutTorn(b, n)
 			f.closeFile()
 			return n, err
 		}
 		if !f.unlinked() {
-			f.size += int64(n)
 			return n, nil
 		}
 		// Unlinked under us: those bytes reached no file anyone can
@@ -175,38 +217,82 @@ func (f *dirFile) tell(err error) {
 		return
 	}
 	f.told = true
-	go fmt.Fprintf(stdio.Writer(os.Stderr), "sink: cannot make %s again: %v; records are counted output_failed until it can (a directory made again at the path is followed after Reopen)\n", f.path, err)
+	f.say(fmt.Sprintf("sink: cannot make %s again: %v; records are counted output_failed until it can (a directory made again at the path is followed after Reopen)\n", f.path, err))
 }
 
-// reopenDir closes the file and looks the directory's path up again, for
-// Reopen: the next write makes the file there. A path that cannot be
-// opened keeps the old handle (writes go on failing, counted, or succeed
-// where they did).
-func (f *dirFile) reopenDir() {
-	f.closeFile()
-	if f.closed {
+// say writes msg on standard error from a goroutine of its own, so a
+// stalled standard error holds up nothing (or tells a test's warn).
+func (f *dirFile) say(msg string) {
+	if f.warn != nil {
+		f.warn(msg)
 		return
 	}
-	if dh, err := openDir(f.dir); err == nil {
-		f.dh.close()
-		f.dh = dh
-	}
+	go fmt.Fprint(stdio.Writer(os.Stderr), msg)
 }
 
-// start opens the file and writes its header record.
-func (f *dirFile) start() error {
-	if err := f.open(); err != nil {
-		return err
-	}
-	if f.header != nil {
-		f.header(f.f)
-	}
+// openedAs notes what open just opened (was is the state of the file
+// opened before it): its size, and whether it is a new file, owed a
+// header. It is the same file
+// as the last one open (closed after a write error or for a rename that
+// failed, or by a Reopen that finds it still at the path) when the
+// identity matches and it is not empty; that one keeps what it had.
+func (f *dirFile) openedAs(was fileState) {
 	f.size = 0
 	if fi, err := f.f.Stat(); err == nil {
 		f.size = fi.Size()
 	}
-	f.headerSize = f.size
+	if !f.opened || !f.state.same(was) || f.size == 0 {
+		f.headed = f.header == nil
+		f.headerSize = 0
+	}
+	f.opened = true
+}
+
+// head writes the header the open file is owed, if any, through put like
+// any record (cut back if the disk takes part of it), and tells the owner
+// once it is written, or that there is none (FileHeader rendered nothing).
+// A header that fails is not counted anywhere: it stays owed, and the
+// records that cannot be written behind it are counted.
+func (f *dirFile) head() error {
+	if f.headed {
+		return nil
+	}
+	rec := f.header.render(f.hbuf[:0])
+	if len(rec) > SlotSize || (len(rec) > 0 && rec[len(rec)-1] != '\n') {
+		rec = nil // not one record: the file goes without
+	}
+	if len(rec) > 0 {
+		if n, err := f.put(rec); n < len(rec) {
+			if n > 0 { // torn, and the cut failed: end the fragment
+				_, _ = f.put(tornEnd)
+			}
+			return cmp.Or(err, io.ErrShortWrite)
+		}
+		f.header.written.Add(1)
+	}
+	f.headed, f.headerSize = true, f.size
+	if f.header.started != nil {
+		f.header.started(len(rec) > 0)
+	}
 	return nil
+}
+
+// tornEnd ends a fragment a short write left and could not cut back.
+var tornEnd = []byte("~\n")
+
+// put is the one write of bytes to the open file, records and headers
+// alike: it writes b (whole records), cuts a short write back to the end
+// of its last whole record (so nothing torn stays for the next write to
+// be glued to), grows size by what stayed, and returns how many bytes of
+// b the file holds.
+func (f *dirFile) put(b []byte) (int, error) {
+	n, err := f.write(b)
+	if err != nil || n < len(b) {
+		n = f.cutTorn(b, n)
+		err = cmp.Or(err, io.ErrShortWrite)
+	}
+	f.size += int64(n)
+	return n, err
 }
 
 // write is f.f.Write, or a test's stand-in for a disk that fills.

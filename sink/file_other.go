@@ -3,7 +3,6 @@
 package sink
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,10 +40,17 @@ func (f *dirFile) open() error {
 		fh.Close()
 		return err
 	}
+	was := f.state
 	f.state = fileState{fi: fi}
 	f.f = fh
 	f.checked = time.Now()
+	f.openedAs(was)
 	return nil
+}
+
+// same reports whether s and o are the same file.
+func (s fileState) same(o fileState) bool {
+	return s.fi != nil && o.fi != nil && os.SameFile(s.fi, o.fi)
 }
 
 // replaced reports whether the path no longer names the open file.
@@ -65,18 +71,6 @@ func (dirHandle) list(dir string) ([]string, error) {
 	}
 	defer f.Close()
 	return f.Readdirnames(-1)
-}
-
-// mtime is name's modification time, for a regular file only.
-func (dirHandle) mtime(dir, name string) (time.Time, error) {
-	fi, err := os.Lstat(filepath.Join(dir, name))
-	if err != nil {
-		return time.Time{}, err
-	}
-	if !fi.Mode().IsRegular() {
-		return time.Time{}, errors.New("not a regular file")
-	}
-	return fi.ModTime(), nil
 }
 
 // remove removes name.

@@ -72,11 +72,16 @@ func (f *dirFile) open() error {
 	if created {
 		_ = unix.Fchmod(fd, 0o640)
 	}
+	was := f.state
 	f.state = fileState{fd: fd, id: fileIdentity{uint64(st.Dev), st.Ino}}
 	f.f = os.NewFile(uintptr(fd), f.path)
 	f.checked = time.Now()
+	f.openedAs(was)
 	return nil
 }
+
+// same reports whether s and o are the same file.
+func (s fileState) same(o fileState) bool { return s.id == o.id }
 
 // unsafeFile says why an opened log file must not be written, or "".
 func unsafeFile(st *unix.Stat_t) string {
@@ -115,19 +120,6 @@ func (d dirHandle) list(string) ([]string, error) {
 	dir := os.NewFile(uintptr(fd), ".")
 	defer dir.Close()
 	return dir.Readdirnames(-1)
-}
-
-// mtime is name's modification time; only regular files have one here
-// (anything else is an error, so retention never removes it).
-func (d dirHandle) mtime(_ string, name string) (time.Time, error) {
-	var st unix.Stat_t
-	if err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return time.Time{}, err
-	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return time.Time{}, errors.New("not a regular file")
-	}
-	return time.Unix(st.Mtim.Unix()), nil
 }
 
 // remove unlinks name.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,9 +33,10 @@ type Rotation struct {
 	// oldest removed first after each rotation; 0 keeps them all.
 	MaxFiles int
 	// MaxAge removes, at the bind and after each rotation, the rotated
-	// files of this process and any other host.*.log in the directory
-	// (old runs, other processes) last modified longer ago than this; 0
-	// removes none by age. A process still running whose file was removed
+	// files of this process and any other file the sink could have
+	// written in the directory (host.<pid>.log and host.<pid>.<seq>.log of
+	// old runs and other processes: regular, one link, this user's) last
+	// modified longer ago than this; 0 removes none by age. A process still running whose file was removed
 	// makes it again (this sink does; simpler's C++ writer does not).
 	MaxAge time.Duration
 }
@@ -63,9 +63,16 @@ func (s *Sink) SetRotation(r Rotation) error {
 	return nil
 }
 
+// renameRetry is the least time between two rename attempts after one
+// failed: a file that cannot be renamed (append-only, as audit setups
+// make it, or in a read-only directory) is written past its cap, and each
+// later record does not cost a close, an open, a rename and a listing.
+const renameRetry = time.Second
+
 // writeRotating writes b, whole records, rotating before a record that
 // would take the file past r.MaxSize; it returns how many bytes of b
-// reached a file.
+// reached a file. While a failed rename is held off (renameAt) the file
+// takes everything, past the cap: nothing is lost for a cap.
 func (f *dirFile) writeRotating(b []byte, r *Rotation) (int, error) {
 	done := 0
 	for done < len(b) {
@@ -75,10 +82,10 @@ func (f *dirFile) writeRotating(b []byte, r *Rotation) (int, error) {
 			}
 		}
 		chunk := b[done:]
-		if room := r.MaxSize - f.size; int64(len(chunk)) > room {
+		if room := r.MaxSize - f.size; int64(len(chunk)) > room && !time.Now().Before(f.renameAt) {
 			cut := bytes.LastIndexByte(chunk[:max(room, 0)], '\n') + 1
 			if cut == 0 && f.size > f.headerSize {
-				f.rotate(r)
+				f.rotate(r) // renamed or held off: the loop goes on either way
 				continue
 			}
 			if cut == 0 { // a fresh file with no room for one record: write it
@@ -104,19 +111,39 @@ func (f *dirFile) writeRotating(b []byte, r *Rotation) (int, error) {
 // rotate renames the current file to the next host.<pid>.<seq>.log and
 // closes it (the next write begins a new file), then applies the
 // retention. A rename that fails leaves the file where it is, to be
-// appended to past the cap: nothing is lost for a cap.
+// opened again (the same file: no new header) and appended to past the
+// cap, says so once on standard error, and holds rotation off for
+// renameRetry.
 func (f *dirFile) rotate(r *Rotation) {
 	if f.seq == 0 {
 		f.seq = f.lastSeq()
 	}
-	f.closeFile()
+	f.closeFile() // renaming an open file fails on some systems
+	var err error
 	for range 3 { // a name taken (by a restart with this pid) is skipped
 		f.seq++
 		to := f.rotatedName(f.seq)
-		if err := f.dh.renameNew(f.dir, f.name, to); err == nil || !errors.Is(err, errNameTaken) {
+		if f.testRename != nil {
+			err = f.testRename(f.name, to)
+		} else {
+			err = f.dh.renameNew(f.dir, f.name, to)
+		}
+		if !errors.Is(err, errNameTaken) {
 			break
 		}
 	}
+	if err != nil {
+		if !errors.Is(err, errNameTaken) {
+			f.seq-- // not taken: the next attempt uses the name again
+		}
+		f.renameAt = time.Now().Add(renameRetry)
+		if !f.renameTold {
+			f.renameTold = true
+			f.say(fmt.Sprintf("sink: cannot rotate %s: %v; writing on past the cap, trying again at most once a second\n", f.path, err))
+		}
+		return
+	}
+	f.renameAt, f.renameTold = time.Time{}, false
 	f.prune(r)
 }
 
@@ -159,45 +186,4 @@ func (f *dirFile) lastSeq() int {
 		last = max(last, f.ownSeq(n))
 	}
 	return last
-}
-
-// prune applies r's retention: this process's rotated files beyond
-// MaxFiles (the oldest first), and by MaxAge those and every other
-// host.*.log but the current file. Failures are ignored: retention is
-// tried again at the next rotation.
-func (f *dirFile) prune(r *Rotation) {
-	if r == nil || (r.MaxFiles == 0 && r.MaxAge == 0) {
-		return
-	}
-	names, err := f.dh.list(f.dir)
-	if err != nil {
-		return
-	}
-	type rotated struct {
-		name string
-		seq  int
-	}
-	var own []rotated
-	now := time.Now()
-	for _, n := range names {
-		if n == f.name || !strings.HasPrefix(n, "host.") || !strings.HasSuffix(n, ".log") {
-			continue
-		}
-		seq := f.ownSeq(n)
-		if r.MaxAge > 0 {
-			if mt, err := f.dh.mtime(f.dir, n); err == nil && now.Sub(mt) > r.MaxAge {
-				_ = f.dh.remove(f.dir, n)
-				continue
-			}
-		}
-		if seq > 0 {
-			own = append(own, rotated{n, seq})
-		}
-	}
-	if r.MaxFiles > 0 && len(own) > r.MaxFiles {
-		slices.SortFunc(own, func(a, b rotated) int { return a.seq - b.seq })
-		for _, o := range own[:len(own)-r.MaxFiles] {
-			_ = f.dh.remove(f.dir, o.name)
-		}
-	}
 }

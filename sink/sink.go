@@ -92,9 +92,11 @@ type Options struct {
 	// It may return nothing. It is written before any other record of
 	// that file and counted as written.
 	FileHeader func(dst []byte) []byte
-	// FileStarted, if not nil, is told after each file is opened whether
-	// FileHeader's record was written (false also when there was none):
-	// the owner of an anchor claim releases it when it was not.
+	// FileStarted, if not nil, is told once per new file whether
+	// FileHeader's record was written (false when there was none): the
+	// owner of an anchor claim releases it when it was not. A header the
+	// disk did not take is not told: it stays owed and is written before
+	// anything else reaches that file.
 	FileStarted func(headerWritten bool)
 	// External, if not nil, is where the owner publishes drops counted
 	// outside the sink, by reason (queue_full, claim_exhausted,
@@ -147,9 +149,18 @@ type ring [Slots]slot
 // A Sink delivers records to one destination. Create it with [New]; it
 // starts in synchronous mode. All methods are safe for concurrent use.
 type Sink struct {
-	// head is the next claim position, with closedBit set while no writer
-	// runs. Producers load it and advance it by CAS; the lifecycle sets and
-	// clears closedBit with atomic Or/And.
+	// head is the next claim position, with closedBit set while the queue
+	// admits nothing: before Start, and from the moment a Quiesce or Close
+	// begins (they set it with an atomic Or before they wait for the
+	// writer, and the writer's final drain sets it again, idempotently)
+	// until Start clears it with an atomic And. Producers load it and
+	// advance it by CAS, so the bit is part of every claim: a CAS against
+	// a head loaded before the Or fails and the producer reloads and sees
+	// the bit, and a claim that won before the Or holds a position below
+	// the head the final drain reads back from its own Or, which waits for
+	// that slot to be published and writes it. No record enters the queue
+	// after admission closes, so a quiesce drains at most Slots records
+	// however hard producers push.
 	head atomic.Uint64
 	_    [56]byte // keep producers' CAS line apart from the writer's
 	// tail is the count of records the writer has finished (written or
@@ -200,7 +211,14 @@ type Sink struct {
 	// batchLimit is the destination's Batch, stored under mu whenever the
 	// destination changes; read by the writer.
 	batchLimit atomic.Int64
-	// closed is set once by Close: every later record is not_admitted.
+	// refuse is set once, by Close as it begins, before it closes
+	// admission to the queue: every record submitted from then on is
+	// not_admitted, and none waits for the drain. Loaded by producers on
+	// the synchronous path, before and under mu. closed is set once by
+	// Close after its drain (or when the drain timed out): from then the
+	// holder of a stalled write closes the destination once it returns
+	// (see final and submitSync), and BindDir binds nothing.
+	refuse atomic.Bool
 	closed atomic.Bool
 	// phase is the writer's lifecycle: phaseRun, phaseStop (a quiesce
 	// asked it to finish), phaseFinal (it has begun its final drain and
@@ -248,9 +266,9 @@ type Sink struct {
 	// rotation is the bound file's Rotation (nil: none); stored by
 	// SetRotation, loaded by the file at each write.
 	rotation atomic.Pointer[Rotation]
-	// header writes Options.FileHeader's record into a file just opened;
-	// nil without one. Set by New.
-	header     func(*os.File)
+	// header is Options.FileHeader, for the bound file to write into
+	// each new file; nil without one. Set by New.
+	header     *fileHeader
 	reported   uint64 // drop total in the last successful report
 	lastReport time.Time
 	syncBuf    [SlotSize]byte // the synchronous path copies here so callers' buffers do not escape
@@ -276,19 +294,7 @@ func New(opts *Options) *Sink {
 	}
 	s := &Sink{born: time.Now(), dest: o.Destination, pid: o.PID, report: o.Report, ext: o.External, wake: make(chan struct{}, 1)}
 	if o.FileHeader != nil {
-		s.header = func(f *os.File) {
-			var buf [SlotSize]byte
-			ok := false
-			if rec := o.FileHeader(buf[:0]); len(rec) > 0 {
-				if n, err := f.Write(rec); err == nil && n == len(rec) {
-					s.written.Add(1)
-					ok = true
-				}
-			}
-			if o.FileStarted != nil {
-				o.FileStarted(ok)
-			}
-		}
+		s.header = &fileHeader{render: o.FileHeader, started: o.FileStarted, written: &s.written}
 	}
 	if s.ext == nil {
 		s.ext = new(atomic.Pointer[[4]uint64])
@@ -351,9 +357,18 @@ func (s *Sink) submit(rec []byte) (end uint64, err error) {
 	var waitStart time.Time // set by the first wait under backpressure
 	for attempt := 0; ; attempt++ {
 		if pos&closedBit != 0 {
-			return 0, s.submitSync(rec)
+			queue, err := s.submitSync(rec)
+			if !queue {
+				return 0, err
+			}
+			pos, attempt = s.head.Load(), 0 // Start opened the queue again
+			continue
 		}
 		if attempt == claimBudget {
+			if h := s.head.Load(); h&closedBit != 0 {
+				pos = h // admission closed meanwhile: the synchronous path's record
+				continue
+			}
 			s.claimExhausted.Add(1)
 			s.poke()
 			return 0, ErrClaimExhausted
@@ -370,6 +385,14 @@ func (s *Sink) submit(rec []byte) (end uint64, err error) {
 			}
 			if s.waitForSlot(pos, &waitStart) {
 				pos, attempt = s.head.Load(), 0 // a wait is not contention
+				continue
+			}
+			if h := s.head.Load(); h&closedBit != 0 {
+				// A quiesce or close began while this record yielded:
+				// it is not lost to a full queue but goes the
+				// synchronous way (written after the drain, or refused
+				// by Close), so the drain's report counts it right.
+				pos = h
 				continue
 			}
 			s.queueFull.Add(1)
@@ -546,19 +569,69 @@ func (s *Sink) sendWake() {
 	}
 }
 
-// submitSync writes rec in the caller's goroutine: the sink has no writer
-// (or is closed).
-func (s *Sink) submitSync(rec []byte) error {
-	if s.closed.Load() {
-		s.notAdmitted.Add(1)
-		return ErrNotAdmitted
+// submitSync writes rec in the caller's goroutine: the queue admits
+// nothing (no writer, or a quiesce or close has begun). It reports queue
+// when the queue was opened again meanwhile (Start cancelled a quiesce):
+// the caller claims a slot instead.
+//
+// While a quiesce drains, a record waits (outside mu, yielding, then
+// sleeping up to a millisecond) until the queue is empty before it is
+// written, so a producer's synchronous record never overtakes its own
+// records still queued: the queue is empty when tail has reached the
+// head, which no claim moves past while closedBit is set, and a claimed
+// slot not yet published counts as queued. After Close begins, records are
+// refused at once, counted not_admitted, and never wait.
+func (s *Sink) submitSync(rec []byte) (queue bool, err error) {
+	for looks := 0; ; looks++ {
+		if s.refuse.Load() {
+			s.notAdmitted.Add(1)
+			if h := s.head.Load(); s.tail.Load() < h&^closedBit {
+				// Close is draining: give the writer the processor, as
+				// at a full queue. Producers refused in a tight loop
+				// kept it from running on two cores (under the race
+				// detector Close timed out with 821 records queued).
+				runtime.Gosched()
+			}
+			return false, ErrNotAdmitted
+		}
+		if h := s.head.Load(); h&closedBit == 0 {
+			return true, nil
+		} else if s.tail.Load() < h&^closedBit {
+			drainWait(looks)
+			continue
+		}
+		s.mu.Lock()
+		if s.refuse.Load() {
+			s.mu.Unlock()
+			s.notAdmitted.Add(1)
+			return false, ErrNotAdmitted
+		}
+		// Again under mu: the writer's final drain holds mu until the
+		// queue is empty, but a batch before it publishes tail after
+		// letting mu go.
+		if h := s.head.Load(); h&closedBit == 0 || s.tail.Load() < h&^closedBit {
+			s.mu.Unlock()
+			continue
+		}
+		return false, s.writeSyncLocked(rec)
 	}
-	s.mu.Lock()
+}
+
+// drainWait is one wait of a synchronous record behind a quiesce's drain:
+// yields first (the writer is usually a batch away), then sleeps doubling
+// from 20 µs to 1 ms, so a drain held up by a slow destination costs the
+// waiting producers no CPU.
+func drainWait(looks int) {
+	if looks < 32 {
+		runtime.Gosched()
+		return
+	}
+	time.Sleep(min(20*time.Microsecond<<min(looks-32, 6), time.Millisecond))
+}
+
+// writeSyncLocked writes rec, counts it and unlocks mu.
+func (s *Sink) writeSyncLocked(rec []byte) error {
 	defer s.mu.Unlock()
-	if s.closed.Load() {
-		s.notAdmitted.Add(1)
-		return ErrNotAdmitted
-	}
 	n := copy(s.syncBuf[:], rec)
 	wrote, err := s.writeLocked(s.syncBuf[:n])
 	if wrote < n {

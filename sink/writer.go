@@ -35,7 +35,14 @@ func (s *Sink) Start() error {
 		case <-s.done:
 			s.running = false // it finished the timed-out quiesce late
 		default:
-			if s.phase.CompareAndSwap(phaseStop, phaseRun) || s.phase.Load() == phaseRun {
+			if s.phase.CompareAndSwap(phaseStop, phaseRun) {
+				// Cancelled before the final drain: open the queue
+				// again. After the CAS the writer cannot begin that
+				// drain, which is what may close admission for good.
+				s.head.And(^uint64(closedBit))
+				return nil
+			}
+			if s.phase.Load() == phaseRun {
 				return nil
 			}
 			c := s.Counts()
@@ -134,13 +141,18 @@ func backoff(deadline time.Time, done func() bool) bool {
 	return true
 }
 
-// Quiesce stops admission to the queue, lets the writer drain it, write a
-// drop report if anything was lost, and exit; the sink is then synchronous
-// again (for example while standard error is handed to a child process).
-// Start resumes asynchronous mode; counts survive. It waits at most timeout
-// (zero means defaultTimeout) and then returns a *TimeoutError: the writer
-// goes on draining if the destination recovers, and Start cancels the
-// quiesce. Quiesce after Close does nothing.
+// Quiesce stops admission to the queue as it begins, lets the writer drain
+// what was queued, write a drop report if anything was lost, and exit; the
+// sink is then synchronous again (for example while standard error is
+// handed to a child process). A record submitted once Quiesce has begun is
+// not queued: it waits until the queue has drained and is then written
+// synchronously, after every record queued before it, so the drain has at
+// most Slots records to write however hard producers log. Start resumes
+// asynchronous mode; counts survive. It waits at most timeout (zero means
+// defaultTimeout) and then returns a *TimeoutError: the writer goes on
+// draining if the destination recovers (records submitted meanwhile wait
+// for it, as a synchronous write waits for its destination), and Start
+// cancels the quiesce. Quiesce after Close does nothing.
 func (s *Sink) Quiesce(timeout time.Duration) error {
 	s.life.Lock()
 	defer s.life.Unlock()
@@ -160,6 +172,12 @@ func (s *Sink) quiesceLocked(deadline time.Time, timeout time.Duration) error {
 		return nil
 	}
 	s.phase.CompareAndSwap(phaseRun, phaseStop)
+	// Admission closes now, not when the writer first finds the queue
+	// empty (under producers faster than the destination it never did).
+	// After the phase: a writer that sees the bit and not the phase goes
+	// on draining, and one that sees the phase begins its final drain,
+	// which sets the bit itself.
+	s.head.Or(closedBit)
 	s.nudge()
 	t := time.NewTimer(time.Until(deadline))
 	defer t.Stop()
@@ -176,12 +194,16 @@ func (s *Sink) quiesceLocked(deadline time.Time, timeout time.Duration) error {
 // the destination holds mu, and Close must still return in time.
 func (s *Sink) lockBy(deadline time.Time) bool { return backoff(deadline, s.mu.TryLock) }
 
-// Close quiesces the sink, writes a final drop report, and closes the log
-// file. Every record submitted afterwards is counted as not_admitted. It returns within timeout (zero
-// means defaultTimeout) in every mode: when the destination is stalled it
-// returns a *TimeoutError with the records still pending (they are written,
-// and the file closed, by whoever holds the stalled write if it ever
-// returns). Closing twice is safe; the second call returns nil.
+// Close stops admission as it begins, drains the queue, writes a final
+// drop report, and closes the log file. Every record submitted once Close
+// has begun is refused and counted as not_admitted (the records queued
+// before are written): those refused during the drain are in the final
+// report, those after it only in Counts, the file being closed. It
+// returns within timeout (zero means defaultTimeout) in every mode: when
+// the destination is stalled it returns a *TimeoutError with the records
+// still pending (they are written, and the file closed, by whoever holds
+// the stalled write if it ever returns). Closing twice is safe; the second
+// call returns nil.
 func (s *Sink) Close(timeout time.Duration) error {
 	s.life.Lock()
 	defer s.life.Unlock()
@@ -189,12 +211,14 @@ func (s *Sink) Close(timeout time.Duration) error {
 		return nil
 	}
 	s.isClosed = true
+	// Refuse first, then close the queue: a producer that finds the bit
+	// finds refuse too, and none waits for the drain.
+	s.refuse.Store(true)
+	s.head.Or(closedBit)
 	timeout = orDefault(timeout)
 	deadline := time.Now().Add(timeout)
 	err := s.quiesceLocked(deadline, timeout)
-	// From here on producers find closedBit and then closed.
 	s.closed.Store(true)
-	s.head.Or(closedBit)
 	if err != nil {
 		return err
 	}
@@ -409,7 +433,8 @@ func (s *Sink) writeBatch(b []byte, records int, end uint64, locked bool) {
 }
 
 // final runs the quiesce: with mu held (so synchronous producers queue up
-// behind the drain and their records follow the queued ones), close claims,
+// behind the drain and their records follow the queued ones), close claims
+// (Quiesce and Close have already: the Or returns the head they left),
 // wait for every claimed slot to be published, write them, and report.
 func (s *Sink) final(next *uint64, batch []byte) {
 	s.mu.Lock()

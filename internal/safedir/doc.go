@@ -13,7 +13,11 @@
 // umask) only when this call created it: an existing directory keeps its
 // mode, even one of ours.
 //
-// On systems without the *at calls it falls back to os.MkdirAll.
+// [OpenDir] (POSIX systems only) opens a directory named again after time
+// has passed, a bound log directory at a reopen, following no link another
+// user could have planted anywhere in its path.
+//
+// On systems without the *at calls MkdirAll falls back to os.MkdirAll.
 package safedir
 
 import "errors"
@@ -21,3 +25,7 @@ import "errors"
 // ErrSymlink is wrapped by the error for a component below the trusted
 // root that is a symbolic link (or not a directory).
 var ErrSymlink = errors.New("safedir: refusing a symbolic link or non-directory")
+
+// ErrNotOurs is wrapped by OpenDir's error for a directory owned by a user
+// other than root and this one.
+var ErrNotOurs = errors.New("safedir: refusing a directory another user owns")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"simpler.dev/log/internal/logtest"
 )
@@ -57,5 +58,78 @@ func TestMkdirAll(t *testing.T) {
 		assert.ErrorIs(t, err, ErrSymlink)
 		_, err = MkdirAll(root, "../x", 0o750)
 		assert.Error(t, err)
+	})
+}
+
+// TestOpenDir: a link is followed only where no other user could have
+// made it, and only a directory of root or this user is opened.
+func TestOpenDir(t *testing.T) {
+	const other = 12345
+	tests := []struct {
+		name     string
+		mode     os.FileMode // of the directory holding the link
+		linkUID  int         // -1: ours
+		relative bool
+		want     error // nil: opened, and it is the target
+	}{
+		{name: "our link, parent only we write", mode: 0o755, linkUID: -1},
+		{name: "relative link", mode: 0o755, linkUID: -1, relative: true},
+		{name: "our link, sticky world-writable parent", mode: 0o777 | os.ModeSticky, linkUID: -1},
+		{name: "another's link, sticky parent", mode: 0o777 | os.ModeSticky, linkUID: other, want: ErrSymlink},
+		{name: "our link, world-writable parent", mode: 0o777, linkUID: -1, want: ErrSymlink},
+		{name: "our link, group-writable parent", mode: 0o770, linkUID: -1, want: ErrSymlink},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.linkUID >= 0 && os.Geteuid() != 0 {
+				t.Skip("a link of another user needs root")
+			}
+			root := t.TempDir()
+			target, parent := filepath.Join(root, "target"), filepath.Join(root, "parent")
+			require.NoError(t, os.Mkdir(target, 0o750))
+			require.NoError(t, os.Mkdir(parent, 0o700))
+			to := target
+			if tt.relative {
+				to = "../target"
+			}
+			link := filepath.Join(parent, "link")
+			require.NoError(t, os.Symlink(to, link))
+			if tt.linkUID >= 0 {
+				require.NoError(t, os.Lchown(link, tt.linkUID, tt.linkUID))
+			}
+			require.NoError(t, os.Chmod(parent, tt.mode))
+			fd, err := OpenDir(filepath.Join(link, "."))
+			if tt.want != nil {
+				assert.ErrorIs(t, err, tt.want)
+				return
+			}
+			require.NoError(t, err)
+			defer unix.Close(fd)
+			var got, want unix.Stat_t
+			require.NoError(t, unix.Fstat(fd, &got))
+			require.NoError(t, unix.Stat(target, &want))
+			assert.Equal(t, want.Ino, got.Ino, "opened the link's target")
+		})
+	}
+	t.Run("another user's directory", func(t *testing.T) {
+		if os.Geteuid() != 0 {
+			t.Skip("a directory of another user needs root")
+		}
+		dir := filepath.Join(t.TempDir(), "d")
+		require.NoError(t, os.Mkdir(dir, 0o750))
+		require.NoError(t, os.Chown(dir, other, other))
+		_, err := OpenDir(dir)
+		assert.ErrorIs(t, err, ErrNotOurs)
+	})
+	t.Run("a file, a relative path and a missing directory", func(t *testing.T) {
+		root := t.TempDir()
+		file := filepath.Join(root, "f")
+		require.NoError(t, os.WriteFile(file, nil, 0o600))
+		_, err := OpenDir(file)
+		assert.ErrorIs(t, err, ErrSymlink)
+		_, err = OpenDir("relative")
+		assert.Error(t, err)
+		_, err = OpenDir(filepath.Join(root, "missing"))
+		assert.ErrorIs(t, err, os.ErrNotExist)
 	})
 }

@@ -1,0 +1,94 @@
+package sink
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// prune applies r's retention: this process's rotated files beyond
+// MaxFiles (the oldest first), and by MaxAge those and every other file of
+// the sink's pattern but the current one (old runs, other processes).
+//
+// Only what the writer itself would write is removed: a name of the
+// sink's own pattern (logName), a regular file with one link owned by this
+// user, looked up without following a link and removed relative to the
+// directory the sink holds (dirHandle.removable). A file the writer would
+// refuse, a symbolic link, a directory or another program's host.log is
+// left alone, and not counted among the MaxFiles kept. Failures are
+// ignored: retention is tried again at the next rotation.
+func (f *dirFile) prune(r *Rotation) {
+	if r == nil || (r.MaxFiles == 0 && r.MaxAge == 0) {
+		return
+	}
+	names, err := f.dh.list(f.dir)
+	if err != nil {
+		return
+	}
+	type rotated struct {
+		name string
+		seq  int
+	}
+	var own []rotated
+	now := time.Now()
+	for _, n := range names {
+		if n == f.name {
+			continue
+		}
+		seq, ok := logName(n)
+		if !ok {
+			continue
+		}
+		mt, ok := f.dh.removable(f.dir, n)
+		if !ok {
+			continue
+		}
+		if r.MaxAge > 0 && now.Sub(mt) > r.MaxAge {
+			_ = f.dh.remove(f.dir, n)
+			continue
+		}
+		if seq > 0 && strings.HasPrefix(n, f.stem()) {
+			own = append(own, rotated{n, seq})
+		}
+	}
+	if r.MaxFiles > 0 && len(own) > r.MaxFiles {
+		slices.SortFunc(own, func(a, b rotated) int { return a.seq - b.seq })
+		for _, o := range own[:len(own)-r.MaxFiles] {
+			_ = f.dh.remove(f.dir, o.name)
+		}
+	}
+}
+
+// logName reports whether name is of the sink's own pattern:
+// host.<digits>.log (seq 0) or a rotated host.<digits>.<8 digits>.log
+// (seq its number, at least 1).
+func logName(name string) (seq int, ok bool) {
+	mid, ok := strings.CutPrefix(name, "host.")
+	if !ok {
+		return 0, false
+	}
+	if mid, ok = strings.CutSuffix(mid, ".log"); !ok {
+		return 0, false
+	}
+	pid, rot, two := strings.Cut(mid, ".")
+	if !digits(pid) {
+		return 0, false
+	}
+	if !two {
+		return 0, true
+	}
+	if len(rot) != 8 || !digits(rot) {
+		return 0, false
+	}
+	seq, err := strconv.Atoi(rot)
+	if err != nil || seq == 0 {
+		return 0, false
+	}
+	return seq, true
+}
+
+// digits reports whether s is one or more ASCII digits.
+func digits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
