@@ -49,7 +49,20 @@ type Options struct {
 	// LogLevel is the level from which LogRecords returns a record; nil
 	// means INFO.
 	LogLevel slog.Leveler
+	// Each, when not nil, makes [Convert], [FromLogs] and [LogRecords]
+	// stream: instead of returning the spans and records they make, they
+	// hand them to Each as they go, in parts of at most 512 spans or 512
+	// records (a part holds one signal: one OTLP export request), and
+	// return only what they skipped. A part's slices are reused once Each returns: export
+	// or copy them, do not keep them. Each returning false stops the
+	// conversion there. A program that sends a large log holds one part
+	// of OpenTelemetry spans and records at a time, not the whole log's.
+	Each func(part Converted) bool
 }
+
+// partSize is the most spans, or log records, one part handed to
+// Options.Each holds: one OTLP export request of strace-otlp.
+const partSize = 512
 
 func (o *Options) defaults() {
 	if o.ServiceName == "" {
@@ -140,16 +153,24 @@ const (
 	logs
 )
 
-// placed is a span with its wall-clock times and ids.
+// placed is a span with its wall-clock times and ids. Every span of a
+// host is placed before any is made (a record may fall in any of them),
+// so it is kept small: 64 bytes, what only a span with events needs
+// apart.
 type placed struct {
 	s          *strace.Span
 	start, end int64
 	traceID    trace.TraceID
 	id         trace.SpanID
 	parent     trace.SpanID
-	events     []sdktrace.Event
-	dropped    int
-	status     sdktrace.Status
+	extra      *spanEvents // nil: no event, status unset
+}
+
+// spanEvents are the events and status records gave a span.
+type spanEvents struct {
+	events  []sdktrace.Event
+	dropped int
+	status  sdktrace.Status
 }
 
 // convert places every span, gives each its ids, hands each kept record
@@ -166,8 +187,12 @@ func convert(hosts []strace.HostLog, opts *Options, want signals) Converted {
 		inv uint64
 	}
 	var c Converted
+	out := newParts(&c, o.Each)
 	scope := instrumentation.Scope{Name: Scope}
 	for _, h := range hosts {
+		if out.stopped {
+			break
+		}
 		groups := map[key][]*strace.Span{}
 		var order []key
 		for i := range h.Parser.Spans {
@@ -201,29 +226,32 @@ func convert(hosts []strace.HostLog, opts *Options, want signals) Converted {
 			return w, ""
 		}
 		var all []*placed
-		var roots []tracetest.SpanStub
 		for _, k := range order {
+			if out.stopped {
+				break
+			}
 			ps, root, skipped := placeInvocation(h.Label, k.pid, k.inv, groups[k], wallOf)
 			if want&traces != 0 {
 				c.SkippedSpans = append(c.SkippedSpans, skipped...)
 			}
 			all = append(all, ps...)
-			if root != nil {
+			if root != nil && want&traces != 0 {
+				// Made now, not held: no record becomes a root's event.
 				root.Resource, root.InstrumentationScope = res(k.pid), scope
-				roots = append(roots, *root)
+				out.span(root.Snapshot())
 			}
 		}
 		inSpan := attachRecords(h.Parser.Records, all, o, wallOf)
 		if want&logs != 0 {
-			c.Records, c.SkippedRecords = appendLogRecords(c.Records, c.SkippedRecords, h, o, inSpan, wallOf, res)
+			c.SkippedRecords = appendLogRecords(out, c.SkippedRecords, h, o, inSpan, wallOf, res)
 		}
 		if want&traces == 0 {
 			continue // no span snapshots built to be thrown away
 		}
-		for i := range roots {
-			c.Spans = append(c.Spans, roots[i].Snapshot())
-		}
 		for _, p := range all {
+			if out.stopped {
+				break
+			}
 			stub := tracetest.SpanStub{
 				Name:                 valid(p.s.Name),
 				SpanContext:          sampled(p.traceID, p.id),
@@ -231,19 +259,88 @@ func convert(hosts []strace.HostLog, opts *Options, want signals) Converted {
 				StartTime:            time.Unix(0, p.start),
 				EndTime:              time.Unix(0, p.end),
 				Attributes:           spanAttributes(p.s),
-				Events:               p.events,
-				DroppedEvents:        p.dropped,
-				Status:               p.status,
 				Resource:             res(p.s.PID),
 				InstrumentationScope: scope,
 			}
 			if p.parent.IsValid() {
 				stub.Parent = sampled(p.traceID, p.parent)
 			}
-			c.Spans = append(c.Spans, stub.Snapshot())
+			if x := p.extra; x != nil {
+				stub.Events, stub.DroppedEvents, stub.Status = x.events, x.dropped, x.status
+			}
+			out.span(stub.Snapshot())
 		}
 	}
+	out.flush()
 	return c
+}
+
+// parts collects what convert makes: into the Converted it returns, or,
+// streaming (Options.Each), into parts of at most partSize handed to
+// each as they fill.
+type parts struct {
+	c       *Converted
+	each    func(Converted) bool
+	spans   []sdktrace.ReadOnlySpan
+	records []sdklog.Record
+	stopped bool // each returned false: nothing more is made
+}
+
+func newParts(c *Converted, each func(Converted) bool) *parts {
+	return &parts{c: c, each: each}
+}
+
+func (p *parts) span(s sdktrace.ReadOnlySpan) {
+	if p.each == nil {
+		p.c.Spans = append(p.c.Spans, s)
+		return
+	}
+	if p.stopped {
+		return
+	}
+	p.spans = append(p.spans, s)
+	if len(p.spans) >= partSize {
+		p.flushSpans()
+	}
+}
+
+func (p *parts) record(r sdklog.Record) {
+	if p.each == nil {
+		p.c.Records = append(p.c.Records, r)
+		return
+	}
+	if p.stopped {
+		return
+	}
+	p.records = append(p.records, r)
+	if len(p.records) >= partSize {
+		p.flushRecords()
+	}
+}
+
+func (p *parts) flushSpans() {
+	if len(p.spans) > 0 && !p.stopped {
+		p.stopped = !p.each(Converted{Spans: p.spans})
+	}
+	clear(p.spans) // the snapshots go as soon as they are sent
+	p.spans = p.spans[:0]
+}
+
+func (p *parts) flushRecords() {
+	if len(p.records) > 0 && !p.stopped {
+		p.stopped = !p.each(Converted{Records: p.records})
+	}
+	clear(p.records)
+	p.records = p.records[:0]
+}
+
+// flush hands over what is left, records first as convert makes them.
+func (p *parts) flush() {
+	if p.each == nil {
+		return
+	}
+	p.flushRecords()
+	p.flushSpans()
 }
 
 func sampled(t trace.TraceID, id trace.SpanID) trace.SpanContext {
@@ -264,6 +361,7 @@ func placeInvocation(host string, pid int64, inv uint64, spans []*strace.Span,
 	var skipped []Skipped
 	traceID := trace.TraceID(digest(host, pid, inv, -1))
 	rootID := spanID(host, pid, inv, -1)
+	block := make([]placed, 0, len(spans)) // one allocation for the group's spans
 	var ps []*placed
 	for pos, s := range spans {
 		start, why := wallOf(s, s.TS, s.IsDevice())
@@ -271,7 +369,8 @@ func placeInvocation(host string, pid int64, inv uint64, spans []*strace.Span,
 			skipped = append(skipped, Skipped{Host: host, Name: s.Name, PID: pid, Reason: why})
 			continue
 		}
-		ps = append(ps, &placed{s: s, start: start, end: satAdd(start, max(s.Dur, 0)), id: spanID(host, pid, inv, pos), traceID: traceID})
+		block = append(block, placed{s: s, start: start, end: satAdd(start, max(s.Dur, 0)), id: spanID(host, pid, inv, pos), traceID: traceID})
+		ps = append(ps, &block[len(block)-1])
 		if inv == 0 { // a root, unless a parent is found: its own trace
 			ps[len(ps)-1].traceID = trace.TraceID(digest(host, pid, inv, pos))
 		}
@@ -397,8 +496,12 @@ func attachRecords(records []strace.Record, spans []*placed, o Options,
 		if p == nil || r.Level < o.EventLevel.Level() {
 			continue
 		}
-		if len(p.events) >= maxEventsOnSpan {
-			p.dropped++
+		if p.extra == nil {
+			p.extra = &spanEvents{}
+		}
+		x := p.extra
+		if len(x.events) >= maxEventsOnSpan {
+			x.dropped++
 			continue
 		}
 		t, why := wallOf(r, r.Mono, false)
@@ -414,9 +517,9 @@ func attachRecords(records []strace.Record, spans []*placed, o Options,
 		if len(kv) > maxEventAttrs {
 			kv, dropped = kv[:maxEventAttrs], len(kv)-maxEventAttrs
 		}
-		p.events = append(p.events, sdktrace.Event{Name: valid(r.Message), Attributes: kv, DroppedAttributeCount: dropped, Time: time.Unix(0, t)})
-		if r.Level >= levels.Error && p.status.Code != codes.Error {
-			p.status = sdktrace.Status{Code: codes.Error, Description: valid(r.Message)}
+		x.events = append(x.events, sdktrace.Event{Name: valid(r.Message), Attributes: kv, DroppedAttributeCount: dropped, Time: time.Unix(0, t)})
+		if r.Level >= levels.Error && x.status.Code != codes.Error {
+			x.status = sdktrace.Status{Code: codes.Error, Description: valid(r.Message)}
 		}
 	}
 	return in
@@ -424,11 +527,14 @@ func attachRecords(records []strace.Record, spans []*placed, o Options,
 
 // appendLogRecords appends host h's records at or above LogLevel as log
 // records, made by a logger of their process's resource so they carry it.
-func appendLogRecords(out []sdklog.Record, skipped []Skipped, h strace.HostLog, o Options, in []*placed,
-	wallOf func(c wallClock, mono int64, device bool) (int64, string), res func(int64) *resource.Resource) ([]sdklog.Record, []Skipped) {
-	capture := &captured{}
+func appendLogRecords(out *parts, skipped []Skipped, h strace.HostLog, o Options, in []*placed,
+	wallOf func(c wallClock, mono int64, device bool) (int64, string), res func(int64) *resource.Resource) []Skipped {
+	capture := &captured{out: out}
 	loggers := map[int64]otellog.Logger{}
 	for i := range h.Parser.Records {
+		if out.stopped {
+			break
+		}
 		r := &h.Parser.Records[i]
 		if r.Level < o.LogLevel.Level() {
 			continue
@@ -454,15 +560,15 @@ func appendLogRecords(out []sdklog.Record, skipped []Skipped, h strace.HostLog, 
 		}
 		lg.Emit(ctx, rec)
 	}
-	return append(out, capture.records...), skipped
+	return skipped
 }
 
-// captured is a processor that keeps what is emitted.
-type captured struct{ records []sdklog.Record }
+// captured is a processor that hands what is emitted to convert's parts.
+type captured struct{ out *parts }
 
 func (c *captured) Enabled(context.Context, sdklog.EnabledParameters) bool { return true }
 func (c *captured) OnEmit(_ context.Context, r *sdklog.Record) error {
-	c.records = append(c.records, r.Clone())
+	c.out.record(r.Clone())
 	return nil
 }
 func (c *captured) Shutdown(context.Context) error   { return nil }

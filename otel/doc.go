@@ -80,6 +80,14 @@
 // 10^6-span log 7–38 % faster with it, with 10 % fewer allocations, than
 // with the two functions one after the other.
 //
+// With Options.Each set, the three stream: they hand what they make to
+// Each in parts of at most 512 spans or records, one export request each,
+// as they make them, and hold no more than one part. strace-otlp sends
+// that way, reading one host's log at a time: a 205 MB log of 10^6 spans
+// and 5×10^5 records peaks at about 1 GB resident (3.6 GB when every span
+// and record was built first), most of it the parser's own spans and
+// records.
+//
 // Live and from-log exports of the same run carry the same traces: names,
 // parents, times to the nanosecond, attributes and their kinds, events
 // and status, and the same log records on the same spans. Their ids

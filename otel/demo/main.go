@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -86,6 +87,11 @@ func envOr(k, def string) string {
 
 type config struct {
 	otlp, ui, dir string
+	// errs receives the viewer's own failures (a request that panicked,
+	// the server's errors); nil means standard error. Not the log
+	// package: the quickstart's Setup routed it into the quickstart's
+	// log, which is closed by the time the viewer serves.
+	errs io.Writer
 }
 
 // run receives, runs the quickstart, serves the viewer and calls wait with
@@ -123,7 +129,12 @@ func run(ctx context.Context, cfg config, out io.Writer, wait func(url string)) 
 	if err != nil {
 		return fmt.Errorf("viewer address %s: %w", cfg.ui, err)
 	}
-	srv := &http.Server{Handler: viewer(traces, logs), ReadHeaderTimeout: 10 * time.Second}
+	errs := cfg.errs
+	if errs == nil {
+		errs = os.Stderr
+	}
+	srv := &http.Server{Handler: viewer(traces, logs, errs), ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: log.New(errs, "otel-demo: viewer: ", log.LstdFlags)}
 	go func() { _ = srv.Serve(l) }()
 	defer srv.Close()
 	url := "http://" + l.Addr().String() + "/"

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"html/template"
+	"io"
 	"net/http"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -128,7 +131,15 @@ func attrs(m pcommon.Map) []kv {
 }
 
 // layout orders a trace's spans depth first by start, and places each.
+// It takes whatever a collector was sent: a span whose parent is itself
+// or is not in the trace is a root, and spans whose parents form a cycle
+// (no root reaches them) are walked from the earliest of them. Each span
+// is laid out exactly once, and the walk keeps its own stack, so a chain
+// of any depth does not grow the goroutine's.
 func (t *trace) layout() {
+	if len(t.Spans) == 0 {
+		return // collect makes no empty trace; nothing to place
+	}
 	children := map[string][]*span{}
 	ids := map[string]bool{}
 	for _, s := range t.Spans {
@@ -136,7 +147,7 @@ func (t *trace) layout() {
 	}
 	var roots []*span
 	for _, s := range t.Spans {
-		if s.Parent == "" || !ids[s.Parent] {
+		if s.Parent == "" || s.Parent == s.ID || !ids[s.Parent] {
 			roots = append(roots, s)
 		} else {
 			children[s.Parent] = append(children[s.Parent], s)
@@ -148,19 +159,42 @@ func (t *trace) layout() {
 	for _, s := range t.Spans {
 		t.Start, t.End = min(t.Start, s.Start), max(t.End, s.End)
 	}
-	var ordered []*span
-	var walk func(s *span, depth int)
-	walk = func(s *span, depth int) {
-		s.Depth, s.Indent = depth, depth*14
-		ordered = append(ordered, s)
-		kids := children[s.ID]
-		slices.SortFunc(kids, byStart)
-		for _, c := range kids {
-			walk(c, depth+1)
+	ordered := make([]*span, 0, len(t.Spans))
+	done := make(map[*span]bool, len(t.Spans))
+	type frame struct {
+		s     *span
+		depth int
+	}
+	var stack []frame
+	walk := func(root *span) {
+		stack = append(stack[:0], frame{root, 0})
+		for len(stack) > 0 {
+			f := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if done[f.s] {
+				continue // reached again through a cycle or a repeated id
+			}
+			done[f.s] = true
+			f.s.Depth, f.s.Indent = f.depth, f.depth*14
+			ordered = append(ordered, f.s)
+			kids := children[f.s.ID]
+			slices.SortFunc(kids, byStart)
+			for i := len(kids) - 1; i >= 0; i-- { // the earliest on top: walked first
+				if !done[kids[i]] {
+					stack = append(stack, frame{kids[i], f.depth + 1})
+				}
+			}
 		}
 	}
 	for _, r := range roots {
-		walk(r, 0)
+		walk(r)
+	}
+	if len(ordered) < len(t.Spans) { // cycles: no root reaches them
+		rest := slices.Clone(t.Spans)
+		slices.SortStableFunc(rest, byStart)
+		for _, s := range rest {
+			walk(s) // a no-op for a span already walked
+		}
 	}
 	t.Spans = ordered
 	extent := float64(max(t.End-t.Start, 1))
@@ -238,28 +272,55 @@ a{color:#0645ad}
 </body></html>
 `))
 
-// viewer serves the list at / and each trace at /trace/<id>.
-func viewer(traces *consumertest.TracesSink, logs *consumertest.LogsSink) http.Handler {
+// viewer serves the list at / and each trace at /trace/<id>. A request
+// that fails (a panic while reading what was received) answers 500 and
+// is logged to errs, and the next request is served as before.
+func viewer(traces *consumertest.TracesSink, logs *consumertest.LogsSink, errs io.Writer) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		render(w, map[string]any{"Title": "Traces received", "Traces": collect(traces, logs)})
+		render(w, r, errs, map[string]any{"Title": "Traces received", "Traces": collect(traces, logs)})
 	})
 	mux.HandleFunc("GET /trace/{id}", func(w http.ResponseWriter, r *http.Request) {
 		id := strings.ToLower(r.PathValue("id"))
 		for _, t := range collect(traces, logs) {
 			if t.ID == id {
-				render(w, map[string]any{"Title": t.Root, "Trace": t})
+				render(w, r, errs, map[string]any{"Title": t.Root, "Trace": t})
 				return
 			}
 		}
 		http.NotFound(w, r)
 	})
-	return mux
+	return recovered(mux, errs)
 }
 
-func render(w http.ResponseWriter, data any) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if err := page.Execute(w, data); err != nil {
+// recovered answers 500 for a request whose handler panics and writes
+// the panic, with the request and the stack, to errs. Without it
+// net/http closes the connection (an empty reply) and reports to the log
+// package, which the quickstart's Setup pointed at its log and closed.
+func recovered(h http.Handler, errs io.Writer) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v) // net/http's own way to abort a reply: not a failure
+				}
+				fmt.Fprintf(errs, "otel-demo: viewer: %s %s: panic: %v\n%s", r.Method, r.URL.Path, v, debug.Stack())
+				http.Error(w, "the viewer failed on this request; the demo's standard error says why", http.StatusInternalServerError)
+			}
+		}()
+		h.ServeHTTP(w, r)
+	})
+}
+
+// render writes the page whole or, if the template fails, a 500: the page
+// is made before anything is sent, so a failure is never half a page.
+func render(w http.ResponseWriter, r *http.Request, errs io.Writer, data any) {
+	var b bytes.Buffer
+	if err := page.Execute(&b, data); err != nil {
+		fmt.Fprintf(errs, "otel-demo: viewer: %s %s: %v\n", r.Method, r.URL.Path, err)
 		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
 	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = w.Write(b.Bytes())
 }

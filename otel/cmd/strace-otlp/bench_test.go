@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -22,16 +20,8 @@ func BenchmarkMillionLines(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	w := bufio.NewWriter(f)
-	w.WriteString(otlptest.AnchorRecord(41, 1, anchorWall))
 	const lines = 1_000_000
-	for i := range lines {
-		inv, d := i/10+1, i%10
-		ts := int64(inv)*10_000 + int64(d)*10
-		fmt.Fprintf(w, "[mono_ns=%d][T0x7][TIMING] emit_host_span: [STRACE] v=1 pid=41 tid=7 inv=%d hid=9f depth=%d name=chip.run.s%d ts=%d dur=%d rank=0 bytes=%d\n",
-			ts, inv, d, d, ts, 1000-int64(d)*20, i)
-	}
-	if err := w.Flush(); err != nil {
+	if err := writeMillionLines(f, false); err != nil {
 		b.Fatal(err)
 	}
 	f.Close()

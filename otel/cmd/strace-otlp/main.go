@@ -15,9 +15,12 @@
 // one host, labelled by its directory name or --label. Spans of a process
 // without an anchor, and device-clock spans, are skipped and counted unless
 // --assume-wall says their ts is already Unix nanoseconds. The exit status
-// is 0 when everything placed was accepted, 1 when the collector refused or
-// could not be reached (the message says how much was sent) or when
-// nothing could be sent, 2 for usage errors.
+// is 0 when everything placed was accepted; 1 when the collector refused or
+// could not be reached (the message says how much was sent), when it took
+// a batch but rejected part of it (an OTLP partial success: "42 of 49
+// spans sent, 7 rejected by the collector: <its message>"; the export
+// goes on, and what it says is escaped for the terminal), or when nothing
+// could be sent; 2 for usage errors.
 package main
 
 import (
@@ -28,9 +31,13 @@ import (
 	"io"
 	"maps"
 	"os"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -43,9 +50,6 @@ import (
 func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 
 const usage = "usage: strace-otlp --endpoint URL [--signals traces,logs] [--log-level LEVEL] [--label NAME ...] [--service-name NAME] [--assume-wall] [--timeout D] LOG [LOG ...]"
-
-// batch is how many spans, or log records, one export request carries.
-const batch = 512
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("strace-otlp", flag.ContinueOnError)
@@ -114,7 +118,49 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s\nstrace-otlp: --%v\n", usage, err)
 		return 2
 	}
-	var hosts []strace.HostLog
+	// Every LOG is listed before any is read or sent: a LOG that names
+	// nothing readable fails the command with nothing sent.
+	var paths []string
+	for _, in := range inputs {
+		ps, err := strace.Inputs(in)
+		if err != nil {
+			fmt.Fprintf(stderr, "strace-otlp: %v\n", err)
+			return 1
+		}
+		paths = append(paths, ps...)
+	}
+	for _, g := range strace.RotationGaps(paths) {
+		fmt.Fprintf(stderr, "warning: %s\n", g)
+	}
+	// Streaming: one host is read at a time, and each part of it is
+	// exported as it is made and dropped, so the command holds one host's
+	// parsed spans and records and one part of OpenTelemetry ones, never
+	// every host's, nor the whole log's OpenTelemetry spans (a 10^6-span
+	// log needed 12 times its size when everything was built first).
+	// Converting a host alone gives what converting it among others does:
+	// ids, resources and parents are per host. After a batch the
+	// collector refused, the rest is only counted, for the report.
+	var spansOut, recordsOut tally
+	each := func(part simplerotel.Converted) bool {
+		if n := len(part.Spans); n > 0 {
+			spansOut.total += n
+			if err == nil {
+				err = spansOut.add(n, exp.ExportSpans(ctx, part.Spans))
+			}
+		}
+		if n := len(part.Records); n > 0 {
+			recordsOut.total += n
+			if err == nil {
+				err = recordsOut.add(n, logExp.Export(ctx, part.Records))
+			}
+		}
+		if err == nil {
+			err = ctx.Err()
+		}
+		return true
+	}
+	opts := &simplerotel.Options{ServiceName: service, AssumeWall: assumeWall, LogLevel: logLevel, Each: each}
+	var skipped, skippedRecords []simplerotel.Skipped
 	for i, in := range inputs {
 		// Records are kept for the spans' events (WARN and above) and for
 		// the logs (from --log-level): none below both.
@@ -122,39 +168,32 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if logs {
 			keep = min(keep, logLevel.Level())
 		}
-		h, err := strace.ReadHost(&strace.Parser{KeepRecords: keep}, in, stdin)
-		if err != nil {
-			fmt.Fprintf(stderr, "strace-otlp: %v\n", err)
+		h, readErr := strace.ReadHost(&strace.Parser{KeepRecords: keep}, in, stdin)
+		if readErr != nil {
+			shutdown(ctx, exp, logExp)
+			fmt.Fprintf(stderr, "strace-otlp: %v (%d of %d spans and %d of %d log records of the LOGs before it sent to %s)\n",
+				readErr, spansOut.sent, spansOut.total, recordsOut.sent, recordsOut.total, endpoint)
 			return 1
 		}
 		if i < len(labels) && labels[i] != "" {
 			h.Label = labels[i]
 		}
-		hosts = append(hosts, h)
-	}
-	var paths []string
-	for _, in := range inputs {
-		if ps, err := strace.Inputs(in); err == nil {
-			paths = append(paths, ps...)
+		host := []strace.HostLog{h}
+		switch {
+		case traces && logs:
+			c := simplerotel.Convert(host, opts) // one pass: each span placed once
+			skipped, skippedRecords = append(skipped, c.SkippedSpans...), append(skippedRecords, c.SkippedRecords...)
+		case traces:
+			_, s := simplerotel.FromLogs(host, opts)
+			skipped = append(skipped, s...)
+		case logs:
+			_, s := simplerotel.LogRecords(host, opts)
+			skippedRecords = append(skippedRecords, s...)
 		}
 	}
-	for _, g := range strace.RotationGaps(paths) {
-		fmt.Fprintf(stderr, "warning: %s\n", g)
-	}
-	opts := &simplerotel.Options{ServiceName: service, AssumeWall: assumeWall, LogLevel: logLevel}
-	var c simplerotel.Converted
-	switch {
-	case traces && logs:
-		c = simplerotel.Convert(hosts, opts) // one pass: each span placed once
-	case traces:
-		c.Spans, c.SkippedSpans = simplerotel.FromLogs(hosts, opts)
-	case logs:
-		c.Records, c.SkippedRecords = simplerotel.LogRecords(hosts, opts)
-	}
-	spans, records, skipped, skippedRecords := c.Spans, c.Records, c.SkippedSpans, c.SkippedRecords
 	warnSkipped(stderr, "span(s)", skipped)
 	warnSkipped(stderr, "record(s)", skippedRecords)
-	if len(spans) == 0 && len(records) == 0 {
+	if spansOut.total == 0 && recordsOut.total == 0 {
 		shutdown(ctx, exp, logExp)
 		what := []string{}
 		if traces {
@@ -166,20 +205,79 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "strace-otlp: nothing sent: the logs held %s, and none could be placed on the wall clock\n", strings.Join(what, " and "))
 		return 1
 	}
-	sent, err := export(ctx, len(spans), func(i, j int) error { return exp.ExportSpans(ctx, spans[i:j]) })
-	var sentRecords int
-	if err == nil && logs {
-		sentRecords, err = export(ctx, len(records), func(i, j int) error { return logExp.Export(ctx, records[i:j]) })
-	}
 	if shutErr := shutdown(ctx, exp, logExp); err == nil {
 		err = shutErr
 	}
+	return report(stdout, stderr, endpoint, spansOut, recordsOut, len(skipped)+len(skippedRecords), err)
+}
+
+// report says what was sent and returns the exit status: 0 when the
+// collector took everything placed, 1 when it refused or could not be
+// reached (how much it took first, and why) or when it took a batch but
+// rejected part of it (OTLP partial success: how many, and its message).
+// A partial success is a failure to the caller: records it asked to store
+// are not stored, and a script must be able to tell. Everything the
+// collector says is escaped (printable) before it reaches the terminal.
+func report(stdout, stderr io.Writer, endpoint string, spans, records tally, notSent int, err error) int {
 	if err != nil {
-		fmt.Fprintf(stderr, "strace-otlp: %d of %d spans and %d of %d log records sent to %s before: %v\n", sent, len(spans), sentRecords, len(records), endpoint, err)
+		fmt.Fprintf(stderr, "strace-otlp: %d of %d spans and %d of %d log records sent to %s before: %s\n",
+			spans.sent, spans.total, records.sent, records.total, endpoint, printable(err.Error()))
+		spans.warnRejected(stderr, "spans")
+		records.warnRejected(stderr, "log records")
 		return 1
 	}
-	fmt.Fprintf(stdout, "Sent %d spans and %d log records to %s (%d not sent)\n", sent, sentRecords, endpoint, len(skipped)+len(skippedRecords))
+	if spans.rejected > 0 || records.rejected > 0 {
+		spans.warnRejected(stderr, "spans")
+		records.warnRejected(stderr, "log records")
+		return 1
+	}
+	// A partial success that rejected nothing but says something is a
+	// warning (OTLP): everything was taken.
+	for _, t := range []struct {
+		tally
+		what string
+	}{{spans, "spans"}, {records, "log records"}} {
+		if t.msg != "" {
+			fmt.Fprintf(stderr, "warning: the collector took every one of the %s but said: %s\n", t.what, printable(t.msg))
+		}
+	}
+	fmt.Fprintf(stdout, "Sent %d spans and %d log records to %s (%d not sent)\n", spans.sent, records.sent, endpoint, notSent)
 	return 0
+}
+
+// A tally is what one signal's export came to: how many were handed to
+// the collector (total), how many it took and how many it rejected in a
+// partial success, with its last message.
+type tally struct {
+	sent, rejected, total int
+	msg                   string
+}
+
+// add counts a batch of n the collector answered with err: taken, taken
+// in part (OTLP partial success: counted, and nil returned, for the
+// export goes on), or refused (err returned).
+func (t *tally) add(n int, err error) error {
+	if rejected, msg, ok := partialSuccess(err); ok {
+		rejected = min(max(rejected, 0), int64(n))
+		t.rejected += int(rejected)
+		t.sent += n - int(rejected)
+		if msg != "" || t.msg == "" {
+			t.msg = msg
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	t.sent += n
+	return nil
+}
+
+func (t tally) warnRejected(stderr io.Writer, what string) {
+	if t.rejected == 0 {
+		return
+	}
+	fmt.Fprintf(stderr, "strace-otlp: %d of %d %s sent, %d rejected by the collector: %s\n", t.sent, t.total, what, t.rejected, printable(t.msg))
 }
 
 // warnSkipped says, by reason, what could not be sent.
@@ -208,18 +306,75 @@ func shutdown(ctx context.Context, exp sdktrace.SpanExporter, logExp sdklog.Expo
 	return err
 }
 
-// export sends n items in batches through send(i, j) and returns how
-// many were accepted.
-func export(ctx context.Context, n int, send func(i, j int) error) (int, error) {
-	sent := 0
-	for sent < n {
-		j := min(sent+batch, n)
-		if err := send(sent, j); err != nil {
-			return sent, err
-		}
-		sent = j
+// partialSuccess reports whether err is nothing but OTLP partial
+// successes, and if so how many items they say were rejected and the
+// last non-empty message. The OTLP exporters return a partial success as
+// an error of a type in their internal packages (PartialSuccess, with
+// RejectedItems and ErrorMessage), which no other package can name or
+// errors.As into, so it is recognised by its type's name and fields. Any
+// other error in the tree means the batch failed.
+func partialSuccess(err error) (rejected int64, msg string, ok bool) {
+	if err == nil {
+		return 0, "", false
 	}
-	return sent, ctx.Err()
+	var walk func(err error) bool
+	walk = func(err error) bool {
+		switch e := err.(type) {
+		case interface{ Unwrap() []error }:
+			for _, inner := range e.Unwrap() {
+				if inner != nil && !walk(inner) {
+					return false
+				}
+			}
+			return true
+		case interface{ Unwrap() error }:
+			return walk(e.Unwrap())
+		}
+		v := reflect.ValueOf(err)
+		if v.Kind() != reflect.Struct || v.Type().Name() != "PartialSuccess" {
+			return false
+		}
+		n, m := v.FieldByName("RejectedItems"), v.FieldByName("ErrorMessage")
+		if !n.IsValid() || n.Kind() != reflect.Int64 || !m.IsValid() || m.Kind() != reflect.String {
+			return false
+		}
+		rejected += n.Int()
+		if m.String() != "" {
+			msg = m.String()
+		}
+		return true
+	}
+	return rejected, msg, walk(err)
+}
+
+// printable escapes what a collector (or any peer) said for a terminal,
+// as the library's console does: control bytes (ESC, CR, LF included),
+// DEL, C1 controls, bidi controls, line and paragraph separators and any
+// other non-printing rune as Go escapes (\x1b, \u202e), invalid UTF-8 as
+// \xNN; the rest as it is. It cannot start a line, move the cursor or
+// reorder what follows.
+func printable(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f {
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, c)
+		case c < utf8.RuneSelf || !unicode.IsPrint(r):
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }
 
 // repeated is a flag.Value that collects a flag given several times, in
