@@ -138,19 +138,26 @@ func typedAttr(k, v string) slog.Attr {
 	return slog.String(k, v)
 }
 
-// unneutralise reads a marker bracket written as %5B back as '[': the
-// inverse of the writer (Line's text, appendField), which writes '[' as
-// %5B exactly when the text after it starts a marker, and leaves every
-// other byte of a marker's text as it is, so the same test on what
-// follows %5B finds the brackets it neutralised.
+// unneutralise reads a marker bracket written as %5B back as '[', and a
+// '%' written as %25 before one back as '%': the inverse of the writer
+// (Line's text), which writes '[' as %5B exactly when the text after it
+// starts a marker, '%' as %25 exactly when the text after it is "5B" and
+// a marker after any number of "25" (escapesMarker), and leaves every
+// other byte as it is, so the same tests on what follows find what it
+// changed.
 func unneutralise(s string) string {
-	if !strings.Contains(s, "%5B") {
+	if !strings.Contains(s, "%5B") && !strings.Contains(s, "%25") {
 		return s
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
-		if strings.HasPrefix(s[i:], "%5B") && startsMarker(s[i+3:]) {
+		switch {
+		case strings.HasPrefix(s[i:], "%5B") && startsMarker(s[i+3:]):
 			b.WriteByte('[')
+			i += 2
+			continue
+		case strings.HasPrefix(s[i:], "%25") && escapesMarker(s[i+3:]):
+			b.WriteByte('%')
 			i += 2
 			continue
 		}

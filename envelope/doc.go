@@ -87,7 +87,8 @@
 // two characters \n), invalid UTF-8, C1 and bidi controls are escaped, and
 // the markers that tools look for ([STRACE], [HOSTLOG_DROPS],
 // [CLOCK_ANCHOR], [OP] and [mono_ns=) have their opening bracket written as
-// %5B. A user can therefore neither start a new record nor make a line
+// %5B (and a user's own '%' before "5B" and a marker is written %25, so
+// that [SplitBody] gives back either text as it was). A user can therefore neither start a new record nor make a line
 // that a reader takes for a machine record. A machine record's fields are
 // percent-encoded instead (a span's name "a b" is a%20b), so whatever a
 // span is called, its record parses.

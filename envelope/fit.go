@@ -389,6 +389,15 @@ func unitLen(s []byte, escapes bool) int {
 			return 0
 		}
 		return n
+	case c == '%' && len(s) >= 2 && s[1] == '2':
+		// "%25", a '%' escaped before a marker's escape, is one unit.
+		if len(s) < 3 {
+			return 0
+		}
+		if s[2] == '5' {
+			return 3
+		}
+		return 1
 	case c == '%':
 		const nb = "%5B"
 		if len(s) < len(nb) {

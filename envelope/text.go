@@ -10,6 +10,18 @@ import (
 // Each is written without its '[', which the scanners have already seen.
 var markers = [...]string{MarkerSpan[1:], MarkerDrops[1:], MarkerAnchor[1:], MarkerOp[1:], MarkerHeader[1:]}
 
+// escapesMarker reports whether s, the text after a '%' of user text,
+// reads as the escape of a marker's bracket: "5B" and a marker, after any
+// number of "25". Such a '%' is written %25, so that a user's own
+// "%5BSTRACE]" is not the bytes a neutralised "[STRACE]" is written as,
+// and a reader tells them apart (SplitBody).
+func escapesMarker(s string) bool {
+	for len(s) >= 2 && s[0] == '2' && s[1] == '5' {
+		s = s[2:]
+	}
+	return len(s) >= 2 && s[0] == '5' && s[1] == 'B' && startsMarker(s[2:])
+}
+
 // startsMarker reports whether s (the text after a '[') begins a marker.
 func startsMarker(s string) bool {
 	for _, m := range markers {
@@ -32,19 +44,20 @@ func ContainsMarker(s string) bool {
 }
 
 // plain[c] is true for bytes that user text can carry unchanged in a
-// message: printable ASCII other than '['.
+// message: printable ASCII other than '[' and '%' (each is written as is
+// unless a marker follows: see textMode).
 var plain = func() (t [256]bool) {
 	for c := 0x20; c < 0x7f; c++ {
-		t[c] = c != '['
+		t[c] = c != '[' && c != '%'
 	}
 	return
 }()
 
 // safeToken[c] is true for bytes a key or value can carry unquoted and
-// unescaped: printable ASCII other than space, '=', '"' and '['.
+// unescaped: printable ASCII other than space, '=', '"', '[' and '%'.
 var safeToken = func() (t [256]bool) {
 	for c := 0x21; c < 0x7f; c++ {
-		t[c] = c != '=' && c != '"' && c != '['
+		t[c] = c != '=' && c != '"' && c != '[' && c != '%'
 	}
 	return
 }()
@@ -95,6 +108,13 @@ func (l *Line) textMode(s string, quoted bool, k textKind) {
 				l.raw("%5B")
 			} else {
 				l.byte1('[')
+			}
+			i++
+		case c == '%':
+			if neutralise && escapesMarker(s[i+1:]) {
+				l.raw("%25")
+			} else {
+				l.byte1('%')
 			}
 			i++
 		case c == '"' || c == '\\':
@@ -196,17 +216,18 @@ const (
 )
 
 // plainText reports whether every byte of s is printable ASCII other than
-// '['.
+// '[' and '%'.
 func plainText(s string) bool { return plainWords(s, true) }
 
 // plainWords reports whether every byte of s is printable ASCII (and, with
-// bracket, not '['), eight bytes at a time: a word is plain when no byte
-// is below 0x20, none has the high bit, none is 0x7f (and none is '[').
+// bracket, not '[' or '%'), eight bytes at a time: a word is plain when no
+// byte is below 0x20, none has the high bit, none is 0x7f (and none is
+// '[' or '%').
 func plainWords(s string, bracket bool) bool {
 	n := len(s)
 	if n < 8 {
 		for i := 0; i < n; i++ {
-			if c := s[i]; c < 0x20 || c >= 0x7f || (bracket && c == '[') {
+			if c := s[i]; c < 0x20 || c >= 0x7f || (bracket && (c == '[' || c == '%')) {
 				return false
 			}
 		}
@@ -231,6 +252,8 @@ func plainWords(s string, bracket bool) bool {
 		bad |= (y - lsb) & ^y & msb
 		if bracket {
 			y = x ^ ('[' * lsb)
+			bad |= (y - lsb) & ^y & msb
+			y = x ^ ('%' * lsb)
 			bad |= (y - lsb) & ^y & msb
 		}
 		if bad != 0 {
