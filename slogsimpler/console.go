@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"reflect"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -20,6 +19,7 @@ import (
 
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/origin"
+	"simpler.dev/log/internal/printable"
 	"simpler.dev/log/internal/stdio"
 	"simpler.dev/log/levels"
 )
@@ -426,33 +426,6 @@ func consolePlain(s string) bool {
 }
 
 // escapeConsole writes non-printing bytes and runes as Go escapes, leaving
-// everything else readable: "a\nb" becomes `a\nb`, ESC becomes `\x1b`.
-func escapeConsole(s string) string {
-	b := make([]byte, 0, len(s)+16)
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c < 0x7f {
-			b = append(b, c)
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, `\x`...)
-			b = append(b, hexByte(c)...)
-		case c < utf8.RuneSelf || !unicode.IsPrint(r):
-			q := strconv.QuoteRune(r) // 'x' with the escape inside
-			b = append(b, q[1:len(q)-1]...)
-		default:
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
-	}
-	return string(b)
-}
-
-func hexByte(c byte) []byte {
-	const digits = "0123456789abcdef"
-	return []byte{digits[c>>4], digits[c&0xf]}
-}
+// everything else readable: "a\nb" becomes `a\nb`, ESC becomes `\x1b`
+// (printable.Escape, the rule the reader's terminal output follows too).
+func escapeConsole(s string) string { return printable.Escape(s) }
