@@ -2,9 +2,10 @@ package sink
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 	"time"
+
+	"simpler.dev/log/internal/logname"
 )
 
 // prune applies r's retention: this process's rotated files beyond
@@ -12,7 +13,7 @@ import (
 // the sink's pattern but the current one (old runs, other processes).
 //
 // Only what the writer itself would write is removed: a name of the
-// sink's own pattern (logName), a regular file with one link owned by this
+// sink's own pattern (logname.Parse), a regular file with one link owned by this
 // user, looked up without following a link and removed relative to the
 // directory the sink holds (dirHandle.removable). A file the writer would
 // refuse, a symbolic link, a directory or another program's host.log is
@@ -36,7 +37,7 @@ func (f *dirFile) prune(r *Rotation) {
 		if n == f.name {
 			continue
 		}
-		seq, ok := logName(n)
+		_, seq, ok := logname.Parse(n)
 		if !ok {
 			continue
 		}
@@ -58,37 +59,4 @@ func (f *dirFile) prune(r *Rotation) {
 			_ = f.dh.remove(f.dir, o.name)
 		}
 	}
-}
-
-// logName reports whether name is of the sink's own pattern:
-// host.<digits>.log (seq 0) or a rotated host.<digits>.<8 digits>.log
-// (seq its number, at least 1).
-func logName(name string) (seq int, ok bool) {
-	mid, ok := strings.CutPrefix(name, "host.")
-	if !ok {
-		return 0, false
-	}
-	if mid, ok = strings.CutSuffix(mid, ".log"); !ok {
-		return 0, false
-	}
-	pid, rot, two := strings.Cut(mid, ".")
-	if !digits(pid) {
-		return 0, false
-	}
-	if !two {
-		return 0, true
-	}
-	if len(rot) != 8 || !digits(rot) {
-		return 0, false
-	}
-	seq, err := strconv.Atoi(rot)
-	if err != nil || seq == 0 {
-		return 0, false
-	}
-	return seq, true
-}
-
-// digits reports whether s is one or more ASCII digits.
-func digits(s string) bool {
-	return s != "" && strings.Trim(s, "0123456789") == ""
 }

@@ -8,7 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
+
+	"simpler.dev/log/internal/logname"
 )
 
 // logGlob is the names a directory's log files have: host.<pid>.log, and
@@ -68,7 +69,8 @@ func ReadInput(p *Parser, in string, stdin io.Reader) error {
 // ReadFile reads one file of [Inputs] into p ("-" is stdin), through wrap
 // when it is not nil: strace-timing counts the bytes for its progress
 // line. The records it keeps (Parser.KeepRecords) take the pid of the
-// file's name, host.<pid>.log, else the one pid the file's spans carry.
+// file's name, host.<pid>.log or host.<pid>.<seq>.log, else the one pid
+// the file's spans carry.
 func ReadFile(p *Parser, path string, stdin io.Reader, wrap func(io.Reader) io.Reader) error {
 	var r io.Reader = stdin
 	if path != "-" {
@@ -103,13 +105,10 @@ func (p *Parser) attribute(path string, records, spans int) {
 		return
 	}
 	var pid int64
-	name := filepath.Base(path)
-	if path == "" {
-		name = ""
-	}
-	if n, ok := strings.CutPrefix(name, "host."); ok {
-		if n, ok := strings.CutSuffix(n, ".log"); ok {
-			pid, _ = strconv.ParseInt(n, 10, 64)
+	if path != "" {
+		// host.<pid>.log, or a rotated host.<pid>.<seq>.log of a set.
+		if digits, _, ok := logname.Parse(filepath.Base(path)); ok {
+			pid, _ = strconv.ParseInt(digits, 10, 64)
 		}
 	}
 	if pid <= 0 {
@@ -171,21 +170,12 @@ type HostLog struct {
 func RotationGaps(paths []string) []string {
 	seqs := map[string][]int{} // by directory and pid
 	for _, p := range paths {
-		rest, ok := strings.CutPrefix(filepath.Base(p), "host.")
-		if !ok {
-			continue
-		}
-		rest, ok = strings.CutSuffix(rest, ".log")
-		pid, seq, two := strings.Cut(rest, ".")
-		if !ok || !two || len(seq) != 8 {
-			continue
-		}
-		n, err := strconv.Atoi(seq)
-		if _, perr := strconv.Atoi(pid); err != nil || perr != nil || n < 1 {
+		pid, seq, ok := logname.Parse(filepath.Base(p))
+		if !ok || seq == 0 {
 			continue
 		}
 		key := filepath.Join(filepath.Dir(p), "host."+pid)
-		seqs[key] = append(seqs[key], n)
+		seqs[key] = append(seqs[key], seq)
 	}
 	var out []string
 	for _, key := range slices.Sorted(maps.Keys(seqs)) {

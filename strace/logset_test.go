@@ -202,3 +202,23 @@ func TestRotationGaps(t *testing.T) {
 		})
 	}
 }
+
+// TestRotatedRecordsKeepTheirPid: a rotated file's records take the pid
+// of its name (host.<pid>.<seq>.log), not only of the spans it holds: one
+// that holds records alone is placed by its own anchor.
+func TestRotatedRecordsKeepTheirPid(t *testing.T) {
+	const wall = 1_800_000_000_000_000_000
+	dir := t.TempDir()
+	writeSet(t, dir, map[string]string{
+		"host.7.00000001.log": logtest.AnchorRecord(7, 100, wall+100) + "[mono_ns=150][T0x1][INFO] main.f: [f.go:1] only records\n",
+		"host.7.log":          logtest.AnchorRecord(7, 300, wall+300) + logtest.HostSpanRecord(7, 1, "c", "", 0, 350, 10) + "\n",
+	})
+	p := &Parser{KeepRecords: levels.Info}
+	require.NoError(t, ReadInput(p, dir, nil))
+	require.Len(t, p.Records, 1)
+	r := p.Records[0]
+	assert.Equal(t, int64(7), r.PID)
+	w, placed := r.WallAt(r.Mono)
+	require.True(t, placed, "placed by its own file's anchor")
+	assert.Equal(t, int64(wall+150), w)
+}

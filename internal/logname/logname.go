@@ -1,0 +1,43 @@
+// Package logname reads the names of the files a sink writes, the one
+// rule the writer's retention and the readers share: host.<pid>.log, the
+// current file, and host.<pid>.<seq>.log, a rotated one, seq eight digits
+// counting up from 1 (so name order is the order written).
+package logname
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Parse reads name (a base name) as a log file's: its pid's digits and its
+// rotation number, 0 for the current file. ok is false for any other name:
+// host.log, host.x.log, a seq of another width or 0, a suffix after .log.
+func Parse(name string) (pid string, seq int, ok bool) {
+	mid, ok := strings.CutPrefix(name, "host.")
+	if !ok {
+		return "", 0, false
+	}
+	if mid, ok = strings.CutSuffix(mid, ".log"); !ok {
+		return "", 0, false
+	}
+	pid, rot, rotated := strings.Cut(mid, ".")
+	if !digits(pid) {
+		return "", 0, false
+	}
+	if !rotated {
+		return pid, 0, true
+	}
+	if len(rot) != 8 || !digits(rot) {
+		return "", 0, false
+	}
+	seq, err := strconv.Atoi(rot)
+	if err != nil || seq == 0 {
+		return "", 0, false
+	}
+	return pid, seq, true
+}
+
+// digits reports whether s is one or more ASCII digits.
+func digits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}

@@ -1,0 +1,55 @@
+package logname
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestParse(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		pid  string
+		seq  int
+		ok   bool
+	}{
+		{"host.7.log", "7", 0, true},
+		{"host.7.00000001.log", "7", 1, true},
+		{"host.12.00000042.log", "12", 42, true},
+		{"host.log", "", 0, false},
+		{"host..log", "", 0, false},
+		{"host.x.log", "", 0, false},
+		{"host.1.2.log", "", 0, false},
+		{"host.12.0000001.log", "", 0, false},
+		{"host.12.000000001.log", "", 0, false},
+		{"host.12.00000000.log", "", 0, false},
+		{"host.12.log.bak", "", 0, false},
+		{"other.12.log", "", 0, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pid, seq, ok := Parse(tt.name)
+			assert.Equal(t, tt.ok, ok)
+			assert.Equal(t, tt.pid, pid)
+			assert.Equal(t, tt.seq, seq)
+		})
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add("host.7.00000001.log")
+	f.Add("host.7.log")
+	f.Fuzz(func(t *testing.T, name string) {
+		pid, seq, ok := Parse(name)
+		if !ok {
+			return
+		}
+		want := "host." + pid + ".log"
+		if seq > 0 {
+			want = "host." + pid + "." + leftPad(seq) + ".log"
+		}
+		assert.Equal(t, name, want, "a name read is the name written")
+	})
+}
+
+func leftPad(n int) string { return fmt.Sprintf("%08d", n) }
