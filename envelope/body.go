@@ -80,7 +80,7 @@ func parseAttrs(s string) ([]slog.Attr, []string, bool) {
 		} else if quoted {
 			out = append(out, slog.String(k, v))
 		} else {
-			out = append(out, typedAttr(k, v))
+			out = append(out, TypedAttr(k, v))
 		}
 		if rest == "" {
 			return out, cut, true
@@ -117,9 +117,11 @@ func token(s string, key bool) (text string, quoted bool, rest string, ok bool) 
 	return unneutralise(s[:i]), false, s[i:], true
 }
 
-// typedAttr makes k=v an attribute, v typed when its text is the one slog
-// writes for that type.
-func typedAttr(k, v string) slog.Attr {
+// TypedAttr makes k=v an attribute as [SplitBody] reads one back: v a
+// bool, an integer, a float or a duration where its text is the one slog
+// writes for that type, else a string. A reader of a span's attributes
+// ([EachSpanAttr]) types them the same way.
+func TypedAttr(k, v string) slog.Attr {
 	switch v {
 	case "true":
 		return slog.Bool(k, true)

@@ -2,11 +2,7 @@ package slogsimpler
 
 import (
 	"bytes"
-	"log/slog"
-	"math"
-	"strconv"
 	"sync"
-	"time"
 
 	"simpler.dev/log/envelope"
 )
@@ -112,7 +108,7 @@ func capturedRecord(line []byte) (r CapturedRecord, mine, ok bool) {
 		s, attrs, _ := envelope.ParseSpan(p.Body) // ParseMachine read it
 		r.Span, r.Message = &s, s.Name
 		envelope.EachSpanAttr(attrs, func(k, v string) bool {
-			r.Attrs = append(r.Attrs, slog.Attr{Key: k, Value: typedValue(v)})
+			r.Attrs = append(r.Attrs, envelope.TypedAttr(k, v))
 			return true
 		})
 	case envelope.MarkerOp:
@@ -123,26 +119,4 @@ func capturedRecord(line []byte) (r CapturedRecord, mine, ok bool) {
 		return r, true, true
 	}
 	return r, false, true
-}
-
-// typedValue types a span attribute's decoded text as envelope.SplitBody
-// types an ordinary record's: a bool, an integer, a float or a duration
-// where the text is the one slog writes for that type, else a string.
-func typedValue(v string) slog.Value {
-	switch v {
-	case "true":
-		return slog.BoolValue(true)
-	case "false":
-		return slog.BoolValue(false)
-	}
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil && strconv.FormatInt(n, 10) == v {
-		return slog.Int64Value(n)
-	}
-	if f, err := strconv.ParseFloat(v, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) && strconv.FormatFloat(f, 'g', -1, 64) == v {
-		return slog.Float64Value(f)
-	}
-	if d, err := time.ParseDuration(v); err == nil && d.String() == v {
-		return slog.DurationValue(d)
-	}
-	return slog.StringValue(v)
 }

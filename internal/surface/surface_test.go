@@ -141,8 +141,10 @@ func receiverExported(e ast.Expr) bool {
 //   - Line.Record: the writing half of ParseRecord, so the typed user
 //     record is written and read by one pair, fuzzed both ways: 179 and
 //     117.
+//   - envelope.TypedAttr: Capture typed a span's attributes with a copy
+//     of SplitBody's rule; the one rule is now envelope's: 180 and 117.
 func TestExportedSurface(t *testing.T) {
-	const budgetTop, budgetMethods = 179, 117
+	const budgetTop, budgetMethods = 180, 117
 	top, methods := exported(t, root)
 	t.Logf("exported: %d names, %d methods", top, methods)
 	assert.LessOrEqual(t, top, budgetTop, "the public packages export more names than the budget")
