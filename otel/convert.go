@@ -290,48 +290,38 @@ func newParts(c *Converted, each func(Converted) bool) *parts {
 	return &parts{c: c, each: each}
 }
 
-func (p *parts) span(s sdktrace.ReadOnlySpan) {
+func (p *parts) span(s sdktrace.ReadOnlySpan) { add(p, &p.c.Spans, &p.spans, s, spansPart) }
+
+func (p *parts) record(r sdklog.Record) { add(p, &p.c.Records, &p.records, r, recordsPart) }
+
+func spansPart(s []sdktrace.ReadOnlySpan) Converted { return Converted{Spans: s} }
+func recordsPart(r []sdklog.Record) Converted       { return Converted{Records: r} }
+
+// add keeps x, one signal's span or record: in all when not streaming,
+// else in buf, handed over as a part (made by part) once it holds
+// partSize.
+func add[T any](p *parts, all, buf *[]T, x T, part func([]T) Converted) {
 	if p.each == nil {
-		p.c.Spans = append(p.c.Spans, s)
+		*all = append(*all, x)
 		return
 	}
 	if p.stopped {
 		return
 	}
-	p.spans = append(p.spans, s)
-	if len(p.spans) >= partSize {
-		p.flushSpans()
+	*buf = append(*buf, x)
+	if len(*buf) >= partSize {
+		hand(p, buf, part)
 	}
 }
 
-func (p *parts) record(r sdklog.Record) {
-	if p.each == nil {
-		p.c.Records = append(p.c.Records, r)
-		return
+// hand gives buf to each as one part, unless an earlier part stopped the
+// conversion, and empties it: what was sent goes as soon as it is sent.
+func hand[T any](p *parts, buf *[]T, part func([]T) Converted) {
+	if len(*buf) > 0 && !p.stopped {
+		p.stopped = !p.each(part(*buf))
 	}
-	if p.stopped {
-		return
-	}
-	p.records = append(p.records, r)
-	if len(p.records) >= partSize {
-		p.flushRecords()
-	}
-}
-
-func (p *parts) flushSpans() {
-	if len(p.spans) > 0 && !p.stopped {
-		p.stopped = !p.each(Converted{Spans: p.spans})
-	}
-	clear(p.spans) // the snapshots go as soon as they are sent
-	p.spans = p.spans[:0]
-}
-
-func (p *parts) flushRecords() {
-	if len(p.records) > 0 && !p.stopped {
-		p.stopped = !p.each(Converted{Records: p.records})
-	}
-	clear(p.records)
-	p.records = p.records[:0]
+	clear(*buf)
+	*buf = (*buf)[:0]
 }
 
 // flush hands over what is left, records first as convert makes them.
@@ -339,8 +329,8 @@ func (p *parts) flush() {
 	if p.each == nil {
 		return
 	}
-	p.flushRecords()
-	p.flushSpans()
+	hand(p, &p.records, recordsPart)
+	hand(p, &p.spans, spansPart)
 }
 
 func sampled(t trace.TraceID, id trace.SpanID) trace.SpanContext {
