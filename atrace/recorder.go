@@ -226,7 +226,7 @@ func (r *Recorder) Handle(ctx context.Context, rec slog.Record) error {
 		return nil
 	}
 	var l envelope.Line
-	r.render.Render(&rec, &l)
+	r.render.Render(&rec, &l, false) // a copy: the state's door spends the origin
 	r.host.add(l.Finish())
 	if rec.Level >= r.opts.Trigger.Level() {
 		r.requestSchedule()

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/door"
 	"simpler.dev/log/internal/origin"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
@@ -133,7 +134,7 @@ func (f *Forwarder) forwardLine(line []byte) {
 			f.neutralised.Add(1)
 		}
 		if t == trustMachine {
-			f.state.Emit(p.Level, slogsimpler.Source{}, 0, 0, body, origin.NewMachine(p.Header, body).Attr())
+			_, _ = door.Emit(f.state, p.Level, origin.NewMachine(p.Header, body), body)
 			return
 		}
 		f.state.Emit(p.Level, slogsimpler.Source{Function: p.Func, File: p.File, Line: p.Line}, p.Mono, p.TID, body)

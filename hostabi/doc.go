@@ -54,8 +54,10 @@
 //     the anchor claim (a [HOSTLOG_DROPS] report is the owner's to write:
 //     Go reports the losses of both sides). A line without an envelope header
 //     is written as text from function "cmodule". Every record not written
-//     as handed over is counted ([Altered]). It never blocks once the writer
-//     runs, unless the program asked for backpressure
+//     as handed over is counted ([Altered]). Whatever its level, it never
+//     waits for the exit-safe flush (Go's ERROR records do): the C thread
+//     goes on as soon as the record is queued. It never blocks once the
+//     writer runs, unless the program asked for backpressure
 //     (slogsimpler.Options.Backpressure: then a module's record waits for
 //     room like a Go record, at most the bound); before Start records are
 //     written synchronously, as simpler's are before its writer exists. It

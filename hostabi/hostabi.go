@@ -28,6 +28,7 @@ import (
 	"unsafe"
 
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/door"
 	"simpler.dev/log/internal/origin"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
@@ -79,7 +80,7 @@ func ownerOf(st *slogsimpler.State) (*owner, error) {
 		return nil, errors.New("hostabi: cannot allocate the C state")
 	}
 	o := &owner{c: c, st: st, id: uintptr(ctx)}
-	if err := origin.Attach(st.Handler(), o); err != nil {
+	if err := door.Attach(st, o); err != nil {
 		return nil, err
 	}
 	m := map[uintptr]*owner{}
@@ -319,13 +320,15 @@ func (o *owner) mayAnchor() bool {
 }
 
 // emit hands the record to the state and returns what the door made of
-// it: nil when the queue took it (or wrote it), else the error naming the
-// reason it was counted under.
+// it: nil when the queue took it (or wrote it, or no handler wanted it),
+// else the error naming the reason it was counted under. It goes through
+// the program's handlers, as a Go record made outside slog does (so
+// ReplaceAttr redacts it before any destination), but never waits at the
+// door for the flush bound, whatever its level: the C thread must not.
 func (o *owner) emit(level slog.Level, og *origin.Origin, msg string) error {
-	var outcome error
-	og.Outcome = &outcome
-	o.st.Emit(level, slogsimpler.Source{}, 0, 0, msg, og.Attr())
-	return outcome
+	og.NoWait = true
+	_, err := door.Emit(o.st, level, og, msg)
+	return err
 }
 
 // plain reports whether b is printable ASCII: bytes the envelope writes as

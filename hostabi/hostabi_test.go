@@ -16,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 	"unicode/utf8"
 	"unsafe"
 
@@ -497,5 +498,33 @@ func TestCRecordsKeepGoRules(t *testing.T) {
 				tt.check(t, mine[0])
 			}
 		})
+	}
+}
+
+// holding is a destination whose writes wait until release is closed.
+type holding struct{ release chan struct{} }
+
+func (h holding) Write(p []byte) (int, error) { <-h.release; return len(p), nil }
+
+// TestCErrorNeverWaitsForTheFlush: a module's ERROR record returns while
+// the destination is stalled, however long the flush bound: the C thread
+// never waits for the writer. (It went through the exit-safe flush and
+// took the whole bound, 250 ms by default.) The flush bound here is an
+// hour, so a wait is a hang the watchdog sees, with no timing judged.
+func TestCErrorNeverWaitsForTheFlush(t *testing.T) {
+	dst := holding{release: make(chan struct{})}
+	st, mod := bound(t, slogsimpler.Options{Destination: sink.Writer(dst), Level: levels.Info, Async: true, FlushBound: time.Hour})
+	defer func() { _ = st.Close(time.Second) }()
+	defer close(dst.release)
+	require.Equal(t, 1, mod.Log(30, "the writer takes this one and stalls"))
+	done := make(chan int, 1)
+	start := time.Now()
+	go func() { done <- mod.Log(40, "c error") }()
+	select {
+	case got := <-done:
+		t.Logf("a C ERROR record against a stalled destination returned in %v", time.Since(start))
+		assert.Equal(t, 1, got, "queued")
+	case <-time.After(20 * time.Second):
+		t.Fatal("a C ERROR record waited for a stalled destination")
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/door"
+	"simpler.dev/log/internal/hostlink"
 	"simpler.dev/log/internal/origin"
 )
 
@@ -27,38 +29,49 @@ type Source struct {
 // first attribute, the group "simpler", names its function and position.
 // mono is the record's time on the envelope's clock (0 means now, and so
 // does a negative mono: CLOCK_MONOTONIC is never negative, and a reader
-// rejects such a record) and tid its lane (0 means the calling goroutine). The message is user text:
-// escaped and neutralised like any slog message. It reports whether a
-// destination wanted the record and took it without error.
+// rejects such a record) and tid its lane (0 means the calling goroutine).
+// The message and every attribute are user text, escaped and neutralised
+// like any slog message's: an attribute taken from another record (a
+// span's origin, say) is written as its text, never as what it was.
+//
+// Emit reports whether the record was written or queued: false when no
+// handler was enabled for level, and when the state's sink dropped it
+// (counted in Counts under its reason: queue_full, claim_exhausted,
+// output_failed, not_admitted). A record the state's handler never saw
+// (a fan-out of the program's that left it out) counts as taken when the
+// handlers returned no error. At or above the flush level it returns once
+// the record is written, or the flush bound passed with it still queued
+// (true).
 func (s *State) Emit(level slog.Level, src Source, mono, tid int64, msg string, attrs ...slog.Attr) bool {
-	var o *origin.Origin
-	if len(attrs) > 0 {
-		// A producer of this module (the forwarder) may hand its own
-		// origin first: a verified machine record. Nothing else can.
-		if o = origin.From(attrs[0]); o != nil {
-			attrs = attrs[1:]
-		}
+	if mono < 0 {
+		mono = 0 // now, as a zero r.Time is (SPEC §2): every record parses back
 	}
-	if o == nil {
-		if mono < 0 {
-			mono = 0 // now, as a zero r.Time is (SPEC §2): every record parses back
-		}
-		o = origin.NewOutside(envelope.Header{Func: src.Function, File: src.File, Line: src.Line, Mono: mono, TID: tid})
-	}
-	return s.send(level, 0, o, msg, attrs)
+	o := origin.NewOutside(envelope.Header{Func: src.Function, File: src.File, Line: src.Line, Mono: mono, TID: tid})
+	enabled, err := s.emit(level, o, msg, attrs)
+	return enabled && err == nil
 }
 
-// send hands a record with origin o through the route.
-func (s *State) send(level slog.Level, pc uintptr, o *origin.Origin, msg string, attrs []slog.Attr) bool {
+// emit hands a record with origin o, made for msg, through the route, and
+// reports whether a handler was enabled for level and what the state's
+// door made of it (see door.Emit).
+func (s *State) emit(level slog.Level, o *origin.Origin, msg string, attrs []slog.Attr) (enabled bool, err error) {
 	h := s.routed()
 	ctx := context.Background()
 	if !h.Enabled(ctx, level) {
-		return false
+		return false, nil
 	}
-	r := slog.NewRecord(time.Now(), level, msg, pc)
+	var out origin.Outcome
+	o.Outcome = &out
+	now := time.Now()
+	o.Bind(now)
+	r := slog.NewRecord(now, level, msg, 0)
 	r.AddAttrs(o.Attr())
 	r.AddAttrs(attrs...)
-	return h.Handle(ctx, r) == nil
+	herr := h.Handle(ctx, r)
+	if out.Reached {
+		return true, out.Err
+	}
+	return true, herr
 }
 
 // routed returns the handler records made outside slog travel through: the
@@ -70,4 +83,13 @@ func (s *State) routed() slog.Handler {
 		return r.Handler
 	}
 	return s.Handler()
+}
+
+// The module's producers outside this package reach a State through
+// package door: typed, and with no method a program could call.
+func init() {
+	door.Emit = func(st any, level slog.Level, o *origin.Origin, msg string) (bool, error) {
+		return st.(*State).emit(level, o, msg, nil)
+	}
+	door.Attach = func(st any, l hostlink.Listener) error { return st.(*State).attach(l) }
 }

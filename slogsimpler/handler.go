@@ -65,27 +65,21 @@ func (h *Handler) Handle(_ context.Context, r slog.Record) error {
 	if s == nil {
 		return nil
 	}
-	if r.Level == origin.LinkLevel {
-		if o := origin.Of(&r); o != nil && o.Kind == origin.Link {
-			s.attach(o.Link)
-			return nil
-		}
-	}
 	t := s.current()
 	if t == levels.Nul || r.Level < t {
 		return nil
 	}
 	var l envelope.Line
-	o, fitted := h.r.Render(&r, &l)
+	o, fitted := h.r.Render(&r, &l, true)
 	switch {
 	case l.Truncated(): // Finish, at the door, cuts it at the bound
 		s.cut.Add(1)
 	case fitted:
 		s.fitted.Add(1)
 	}
-	err := s.enter(r.Level, r.Time, &l)
+	err := s.enter(r.Level, r.Time, &l, o != nil && o.NoWait)
 	if o != nil && o.Outcome != nil {
-		*o.Outcome = err
+		*o.Outcome = origin.Outcome{Reached: true, Err: err}
 	}
 	if err == sink.ErrOutputFailed {
 		return err

@@ -385,5 +385,5 @@ func (s *State) report(msg string) {
 	var l envelope.Line
 	l.Start(&envelope.Header{Mono: envelope.Mono(now), TID: goid.Get(), Level: levels.Error, Func: "slogsimpler"})
 	l.Message(msg)
-	_ = s.enter(levels.Error, now, &l)
+	_ = s.enter(levels.Error, now, &l, false)
 }

@@ -305,15 +305,18 @@ func (s *State) SetFlush(level slog.Leveler, bound time.Duration) {
 
 // enter is the one door: every record that reaches the queue — a slog
 // record, a span, an op line, a record made outside slog (Emit, a
-// simulated device, a forwarded line, a C module's), an anchor — comes
-// through here, rendered from its typed form into l by the handler (or,
-// for the anchor, by ensureAnchor). The threshold has admitted it. A
-// TIMING-enabled record written before the anchor gets the anchor first,
-// read at the record's time t (so never later than the record); a record
-// at or above the flush level waits until it is written.
-func (s *State) enter(level slog.Level, t time.Time, l *envelope.Line) error {
+// simulated device, a forwarded line, a C module's) — comes through here,
+// rendered from its typed form into l by the handler. The threshold has
+// admitted it. A TIMING-enabled record written before the anchor gets the
+// anchor first, read at the record's time t (so never later than the
+// record); a record at or above the flush level waits until it is
+// written, unless noWait (a C module's: its thread must not wait).
+func (s *State) enter(level slog.Level, t time.Time, l *envelope.Line, noWait bool) error {
 	if !s.anchored.Load() && s.current() <= levels.Timing {
 		s.ensureAnchor(t)
+	}
+	if noWait {
+		return s.sink.Submit(l.Finish())
 	}
 	return s.submit(level, l)
 }
@@ -534,35 +537,32 @@ func (s *State) Close(timeout time.Duration) error {
 	return s.sink.Close(timeout)
 }
 
-// attach makes s publish to req.L, simpler's cross-DSO
-// SimplerHostLogState (see package hostabi, which asks through
-// origin.Attach). From then on s publishes its threshold and directory to the C
-// state, claims the [CLOCK_ANCHOR] through its clock_anchor_pid (shared
-// with C writers), closes C admission on Quiesce and Close and opens it on
-// Start, and counts the drops C modules record there in its own reports.
-// One C state per State.
-func (s *State) attach(req *hostlink.Request) {
-	req.Done = true
-	if req.L == nil {
-		req.Err = errors.New("slogsimpler: attach: nil C state")
-		return
+// attach makes s publish to l, simpler's cross-DSO SimplerHostLogState
+// (package hostabi asks through door.Attach). From then on s publishes its
+// threshold and directory to the C state, claims the [CLOCK_ANCHOR]
+// through its clock_anchor_pid (shared with C writers), closes C admission
+// on Quiesce and Close and opens it on Start, and counts the drops C
+// modules record there in its own reports. One C state per State.
+func (s *State) attach(l hostlink.Listener) error {
+	if l == nil {
+		return errors.New("slogsimpler: attach: nil C state")
 	}
-	if !s.link.CompareAndSwap(nil, &linkBox{req.L}) {
-		req.Err = errors.New("slogsimpler: the state already owns a C ABI state")
-		return
+	if !s.link.CompareAndSwap(nil, &linkBox{l}) {
+		return errors.New("slogsimpler: the state already owns a C ABI state")
 	}
 	t := s.current()
 	s.published.Store(int64(t))
-	req.L.SetThreshold(t)
+	l.SetThreshold(t)
 	if d := s.Dir(); d != "" {
-		req.L.BindDir(d)
+		l.BindDir(d)
 	}
-	c := req.L.AnchorClaim()
+	c := l.AnchorClaim()
 	if s.anchored.Load() {
 		atomic.StoreInt32(c, int32(s.pid))
 	}
 	s.claim.Store(c)
-	s.cDrops.Store(req.L.Drops())
+	s.cDrops.Store(l.Drops())
+	return nil
 }
 
 // Bounds of the wait for another writer's anchor claim: a few yields,

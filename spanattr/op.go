@@ -115,8 +115,9 @@ func (op *Op) write(phase string) {
 	// attributes, so ReplaceAttr sees them; the origin holds what the
 	// program made (the phase and the id). One per line: a handler that
 	// keeps the record after Handle returns keeps the line it was given.
-	o := origin.NewOp(envelope.Op{Phase: phase, ID: op.id})
-	r := slog.NewRecord(time.Now(), levels.Debug, op.name, pcs[0])
+	now := time.Now()
+	o := origin.NewOp(envelope.Op{Phase: phase, ID: op.id}, now)
+	r := slog.NewRecord(now, levels.Debug, op.name, pcs[0])
 	r.AddAttrs(o.Attr())
 	for _, a := range [...]slog.Attr{
 		{Key: origin.OpDetail, Value: slog.StringValue(op.o.Detail)},

@@ -260,7 +260,7 @@ func (sp *Span) write(now time.Time, ts, dur int64, end []slog.Attr) {
 			runtime.Callers(3, pcs[:]) // the caller of End or Emit
 		}
 		sp.rec.TS, sp.rec.Dur = ts, dur
-		sp.org = origin.Origin{Kind: origin.Span, Token: sp.node.token, Span: &sp.rec}
+		sp.org.SetSpan(&sp.rec, sp.node.token, now)
 		r := slog.NewRecord(now, levels.Timing, sp.rec.Name, pcs[0])
 		// One AddAttrs for the origin and Start's inline attributes: they
 		// fill the record's inline array.

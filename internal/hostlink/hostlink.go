@@ -2,9 +2,8 @@
 // hostabi, the owner of simpler's C ABI state: what the State tells the C
 // side (threshold, directory, admission), what it reads from it (the
 // shared anchor claim, the drops C modules counted). It keeps cgo out of
-// slogsimpler and
-// adds nothing to its public API: hostabi asks a State's own handler to
-// attach a [Listener] (origin.Attach), a request only this module can make.
+// slogsimpler and adds nothing to its public API: hostabi attaches a
+// [Listener] through package door, which only this module can import.
 package hostlink
 
 import (
@@ -35,12 +34,4 @@ type Listener interface {
 	Close(timeout time.Duration) bool
 	// Open opens admission again.
 	Open()
-}
-
-// A Request asks a State to publish to L. The State sets Done, and Err
-// when it refuses.
-type Request struct {
-	L    Listener
-	Done bool
-	Err  error
 }

@@ -11,17 +11,29 @@
 // internal package, so code outside simpler.dev/log cannot make one: a
 // user's slog call can never produce a span, an op line or a machine
 // record, however its text reads.
+//
+// Nor can it replay one. Any handler of the fan-out can keep the
+// attribute and hand it on with another record, so an origin is good for
+// the record it was made for only, and once ([Origin.For]):
+//   - it is good for the record of its time only, to the nanosecond: a
+//     middleware that rewrites the message (a span's name, encoded like
+//     any) passes the record on with its time, while a record of the
+//     replayer's own making (slog.Info, State.Emit) has another, and is
+//     user text, the origin one of its attributes (its LogValue);
+//   - a machine record's origin vouches only for the message it was made
+//     for, the same string by address: with another message the record is
+//     one made outside slog, its text user text;
+//   - a State's door spends the origin as it writes the record
+//     ([Origin.Spend]): the same record handed to it again is user text.
 package origin
 
 import (
-	"context"
-	"errors"
 	"log/slog"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
 	"simpler.dev/log/envelope"
-	"simpler.dev/log/internal/hostlink"
 )
 
 // Key is the attribute key of an origin.
@@ -48,15 +60,12 @@ const (
 	// drop report), written as it is when the message is still the one
 	// the origin was made for. Its attributes are not written.
 	Machine
-	// Link: not a record but a request to a State's own handler to attach
-	// simpler's C ABI state (see Attach). Never written.
-	Link
 )
 
-// An Origin is immutable once it is in a record. It is small (the typed
-// values it points to live with their owner: a span's in its Span, the
-// others in one allocation with the origin), since a span carries one in
-// every allocation it makes.
+// An Origin is immutable once it is in a record, but for spent. It is
+// small (the typed values it points to live with their owner: a span's in
+// its Span, the others in one allocation with the origin), since a span
+// carries one in every allocation it makes.
 type Origin struct {
 	Kind   Kind
 	Header *envelope.Header // Outside and Machine
@@ -65,16 +74,28 @@ type Origin struct {
 	// Token is the span observer's token for a Span (see
 	// spanattr.Observe), nil when none was set.
 	Token any
-	// Outcome, when set, receives what became of the record at the
-	// state's door: nil when the queue took it (or wrote it), else the
-	// sink's error naming the reason it was counted under. Set by the
-	// state's handler; for a producer that must answer its caller (a C
-	// module's sink_enqueue).
-	Outcome *error
-	// Link is the request of a Link origin.
-	Link *hostlink.Request
-	// msg is the message a Machine origin vouches for.
+	// Outcome, when set, receives what the state's door made of the
+	// record (see Outcome); for a producer that must answer its caller
+	// (State.Emit, a C module's sink_enqueue).
+	Outcome *Outcome
+	// NoWait keeps the record from waiting at the door for the flush
+	// bound, whatever its level: a C module's, whose thread must not.
+	NoWait bool
+	// at is the UnixNano time of the record the origin was made for (see
+	// Bind); msg the message a Machine origin vouches for.
+	at  int64
 	msg string
+	// spent is set by the first State door that writes the record.
+	spent atomic.Bool
+}
+
+// An Outcome is what a State's door made of a record: Reached once the
+// door saw it, and Err nil when the queue took it or it was written, else
+// the sink's error naming the reason it was counted under. Written by the
+// door on the producer's goroutine, read by the producer after Handle.
+type Outcome struct {
+	Reached bool
+	Err     error
 }
 
 // withHeader is an origin and its header in one allocation.
@@ -86,7 +107,7 @@ type withHeader struct {
 // NewOutside returns an Outside origin with header h.
 func NewOutside(h envelope.Header) *Origin {
 	w := &withHeader{h: h}
-	w.o = Origin{Kind: Outside, Header: &w.h}
+	w.o.Kind, w.o.Header = Outside, &w.h
 	return &w.o
 }
 
@@ -97,28 +118,59 @@ func NewMachine(h envelope.Header, msg string) *Origin {
 	return o
 }
 
-// NewOp returns an Op origin for op's phase and id.
-func NewOp(op envelope.Op) *Origin {
+// NewOp returns an Op origin for op's phase and id, for the record of
+// time at.
+func NewOp(op envelope.Op, at time.Time) *Origin {
 	w := &struct {
 		o  Origin
 		op envelope.Op
 	}{op: op}
-	w.o = Origin{Kind: Op, Op: &w.op}
+	w.o.Kind, w.o.Op, w.o.at = Op, &w.op, at.UnixNano()
 	return &w.o
 }
 
-// Vouches reports whether o is a Machine origin made for msg: the same
-// string, compared by address (strings are immutable, so the same pointer
-// and length are the same bytes), so a handler in between that rewrote
-// the message hands on user text.
-func (o *Origin) Vouches(msg string) bool {
-	return o.Kind == Machine && len(msg) == len(o.msg) && unsafe.StringData(msg) == unsafe.StringData(o.msg)
+// SetSpan makes o, reused by a span for each record it writes, a fresh
+// Span origin for s, with observer token token, for the record of time
+// at. The caller owns o: no record that carried it before is still being
+// handled.
+func (o *Origin) SetSpan(s *envelope.Span, token any, at time.Time) {
+	o.Kind, o.Header, o.Span, o.Op, o.Token, o.Outcome, o.NoWait = Span, nil, s, nil, token, nil, false
+	o.at, o.msg = at.UnixNano(), ""
+	o.spent.Store(false)
 }
+
+// Bind makes o good for the record of time at only, which its maker
+// makes next (an Outside or Machine origin; NewOp and SetSpan bind their
+// own).
+func (o *Origin) Bind(at time.Time) { o.at = at.UnixNano() }
+
+// For returns the kind of record o makes r: its own kind when r is the
+// record it was made for; Outside for a Machine origin whose message was
+// rewritten on the way (the same string compared by address: strings are
+// immutable, so the same pointer and length are the same bytes); 0 when o
+// was put on a record of another time (replayed), which is then user
+// text.
+func (o *Origin) For(r *slog.Record) Kind {
+	if r.Time.UnixNano() != o.at {
+		return 0
+	}
+	if o.Kind == Machine && (len(r.Message) != len(o.msg) || unsafe.StringData(r.Message) != unsafe.StringData(o.msg)) {
+		return Outside
+	}
+	return o.Kind
+}
+
+// Spend marks o used by a State's door and reports whether it was unused:
+// the door writes a record as its origin says once, and any later record
+// carrying it as user text.
+func (o *Origin) Spend() bool { return o.spent.CompareAndSwap(false, true) }
 
 // Attr returns the attribute that carries o; it goes first in the record.
 func (o *Origin) Attr() slog.Attr { return slog.Any(Key, o) }
 
-// Of returns the origin of r, or nil for a record from a slog call site.
+// Of returns the origin of r, its first attribute, when it is good for r
+// (see For); nil for a record from a slog call site, and for one whose
+// first attribute is an origin replayed from another record (user text).
 func Of(r *slog.Record) *Origin {
 	if r.NumAttrs() == 0 {
 		return nil
@@ -128,10 +180,14 @@ func Of(r *slog.Record) *Origin {
 		o = From(a)
 		return false
 	})
+	if o != nil && o.For(r) == 0 {
+		return nil
+	}
 	return o
 }
 
-// From returns the origin a carries, or nil.
+// From returns the origin a carries, or nil. It does not say the origin is
+// good for the record a came with: see Of and For.
 func From(a slog.Attr) *Origin {
 	if a.Key != Key || a.Value.Kind() != slog.KindLogValuer {
 		return nil
@@ -140,15 +196,14 @@ func From(a slog.Attr) *Origin {
 	return o
 }
 
-// Attrs calls f with every attribute of r but its origin.
+// Attrs calls f with every attribute of r but its origin (one that Of
+// returns: a replayed origin is an attribute like any other).
 func Attrs(r *slog.Record, f func(slog.Attr) bool) {
-	first := true
+	skip := Of(r) != nil
 	r.Attrs(func(a slog.Attr) bool {
-		if first {
-			first = false
-			if From(a) != nil {
-				return true
-			}
+		if skip {
+			skip = false
+			return true
 		}
 		return f(a)
 	})
@@ -174,29 +229,6 @@ func (o *Origin) LogValue() slog.Value {
 		attrs = append(attrs, slog.String("file", h.File), slog.Int("line", h.Line))
 	}
 	return slog.GroupValue(attrs...)
-}
-
-// LinkLevel is the level of an Attach request, a value no record has (far
-// below DEBUG), so a handler recognises the request with one comparison
-// and every other handler's level check turns it away.
-const LinkLevel = slog.Level(-1 << 30)
-
-// Attach asks the State behind h (a slogsimpler Handler) to publish to l.
-// The request is a record whose origin only this module can make; any
-// other handler ignores it. (C modules' records then enter as records made
-// outside slog, through State.Emit with an origin of hostabi's making.)
-func Attach(h slog.Handler, l hostlink.Listener) error {
-	req := &hostlink.Request{L: l}
-	o := &Origin{Kind: Link, Link: req}
-	r := slog.NewRecord(time.Now(), LinkLevel, "attach", 0)
-	r.AddAttrs(o.Attr())
-	if err := h.Handle(context.Background(), r); err != nil {
-		return err
-	}
-	if !req.Done {
-		return errors.New("hostlink: the handler is not a slogsimpler State's")
-	}
-	return req.Err
 }
 
 // The attribute keys of an op record's detail, target and task.

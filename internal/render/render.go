@@ -71,19 +71,22 @@ func (rd Renderer) WithGroup(name string) Renderer {
 // Render writes r (which it does not keep) into an empty l (not finished:
 // the caller calls l.Finish). A record from a slog call site is user text
 // at its caller's position. A record with an origin (see internal/origin)
-// is written as its kind says: a span as its [STRACE] record, its
-// attributes (after any ReplaceAttr) in the attrs field; an op as its [OP]
-// line; a record made outside a call site with its own function, position,
-// clock and lane; a verified machine record as it is, while its message is
-// the one it was made for. Attributes of the handler (WithAttrs) go on
-// user records only.
+// that is good for it (origin.For) is written as its kind says: a span as its
+// [STRACE] record, its attributes (after any ReplaceAttr) in the attrs
+// field; an op as its [OP] line; a record made outside a call site with
+// its own function, position, clock and lane; a verified machine record
+// as it is (its message rewritten on the way: made outside slog). An
+// origin replayed on a record it was not made for, and, when spend is set
+// (a State's door, which writes each record once), an origin already
+// spent, leave the record user text, the origin one of its attributes.
+// Attributes of the handler (WithAttrs) go on user records only.
 //
 // A user record with attributes that would pass the bound is fitted
 // (envelope.Line.Fit: every key kept, the longest values shortened); a
 // span, an op line, a verified machine record and a record without
 // attributes (foreign text: a forwarded line, a C module's record) keep
-// the bound's rule. Render returns the record's origin, nil for one from
-// a slog call site, and whether the record was fitted.
+// the bound's rule. Render returns the origin the record was written
+// under, nil for user text, and whether the record was fitted.
 //
 // A record with a PC is written as user text first, its origin looked for
 // on the way (it is the first attribute): records from slog call sites,
@@ -91,10 +94,10 @@ func (rd Renderer) WithGroup(name string) Renderer {
 // have an origin is written again from the start; one without a PC (a
 // record made outside a call site, or the standard log package's) is
 // looked at first, since its user header would walk the stack.
-func (rd Renderer) Render(r *slog.Record, l *envelope.Line) (o *origin.Origin, fitted bool) {
+func (rd Renderer) Render(r *slog.Record, l *envelope.Line, spend bool) (o *origin.Origin, fitted bool) {
 	if r.PC == 0 && r.NumAttrs() > 0 {
-		if o := origin.Of(r); o != nil {
-			return o, rd.renderOrigin(r, o, l)
+		if o := origin.Of(r); o != nil && (!spend || o.Spend()) {
+			return o, rd.renderOrigin(r, o, o.For(r), l)
 		}
 	}
 	h := envelope.Header{Mono: envelope.Mono(r.Time), TID: goid.Get(), Level: r.Level, PC: r.PC}
@@ -109,13 +112,16 @@ func (rd Renderer) Render(r *slog.Record, l *envelope.Line) (o *origin.Origin, f
 	if r.NumAttrs() == 0 {
 		return nil, rd.pre != nil && l.Truncated() && rd.fit(r, &h, l, false)
 	}
-	first := true
+	first := r.PC != 0 // without a PC, the origin was looked at above
 	prefix, depth := rd.prefix, rd.depth
 	r.Attrs(func(a slog.Attr) bool {
 		if first {
 			first = false
 			if o = origin.From(a); o != nil {
-				return false
+				if o.For(r) != 0 && (!spend || o.Spend()) {
+					return false
+				}
+				o = nil // user text: the origin is an attribute like any
 			}
 		}
 		l.Attr(prefix, depth, a)
@@ -123,7 +129,7 @@ func (rd Renderer) Render(r *slog.Record, l *envelope.Line) (o *origin.Origin, f
 	})
 	if o != nil {
 		*l = envelope.Line{}
-		return o, rd.renderOrigin(r, o, l)
+		return o, rd.renderOrigin(r, o, o.For(r), l)
 	}
 	return nil, l.Truncated() && rd.fit(r, &h, l, false)
 }
@@ -139,10 +145,10 @@ func (rd Renderer) fit(r *slog.Record, h *envelope.Header, l *envelope.Line, ski
 	})
 }
 
-// renderOrigin writes r, whose origin is o, into an empty l, and reports
-// whether it fitted the record.
-func (rd Renderer) renderOrigin(r *slog.Record, o *origin.Origin, l *envelope.Line) bool {
-	switch o.Kind {
+// renderOrigin writes r, whose origin is o, good for r as kind (o.For),
+// into an empty l, and reports whether it fitted the record.
+func (rd Renderer) renderOrigin(r *slog.Record, o *origin.Origin, kind origin.Kind, l *envelope.Line) bool {
+	switch kind {
 	case origin.Span:
 		var attrs envelope.SpanAttrs
 		first := true
@@ -171,7 +177,7 @@ func (rd Renderer) renderOrigin(r *slog.Record, o *origin.Origin, l *envelope.Li
 		}
 		h.PC = 0 // the producer's own position, not the Go code that forwarded it
 		l.Start(&h)
-		if o.Vouches(r.Message) {
+		if kind == origin.Machine { // the message is the one the origin vouches for
 			l.Trusted(r.Message)
 			return false
 		}

@@ -30,7 +30,7 @@ func record(msg string, attrs ...slog.Attr) slog.Record {
 func rendered(t *testing.T, rd Renderer, r slog.Record) (envelope.Record, string, bool) {
 	t.Helper()
 	var l envelope.Line
-	o, fitted := rd.Render(&r, &l)
+	o, fitted := rd.Render(&r, &l, false)
 	out := string(l.Finish())
 	if o != nil && (o.Kind == origin.Span || o.Kind == origin.Op) {
 		return envelope.Record{}, out, fitted
@@ -81,7 +81,9 @@ func TestRenderFits(t *testing.T) {
 	})
 	t.Run("a record made outside slog (Emit) with attributes", func(t *testing.T) {
 		o := origin.NewOutside(envelope.Header{Func: "device", File: "kernel.cc", Line: 12})
-		r := slog.NewRecord(time.Now(), slog.LevelWarn, "dma", 0)
+		now := time.Now()
+		o.Bind(now)
+		r := slog.NewRecord(now, slog.LevelWarn, "dma", 0)
 		r.AddAttrs(o.Attr(), slog.String("dump", huge), slog.Int("ch", 2))
 		rec, _, fitted := rendered(t, Renderer{}, r)
 		assert.True(t, fitted)
@@ -102,14 +104,18 @@ func TestRenderKeepsTheCut(t *testing.T) {
 		r    func() slog.Record
 	}{
 		{"a forwarded line: no attributes", func() slog.Record {
-			r := slog.NewRecord(time.Now(), slog.LevelInfo, long, 0)
-			r.AddAttrs(origin.NewOutside(h).Attr())
+			o, now := origin.NewOutside(h), time.Now()
+			o.Bind(now)
+			r := slog.NewRecord(now, slog.LevelInfo, long, 0)
+			r.AddAttrs(o.Attr())
 			return r
 		}},
 		{"a verified machine record", func() slog.Record {
 			msg := envelope.MarkerSpan + " v=1 " + long
-			r := slog.NewRecord(time.Now(), slog.LevelInfo, msg, 0)
-			r.AddAttrs(origin.NewMachine(h, msg).Attr(), slog.String("k", long))
+			o, now := origin.NewMachine(h, msg), time.Now()
+			o.Bind(now)
+			r := slog.NewRecord(now, slog.LevelInfo, msg, 0)
+			r.AddAttrs(o.Attr(), slog.String("k", long))
 			return r
 		}},
 		{"a call site's record without attributes", func() slog.Record { return record(long) }},
@@ -117,7 +123,7 @@ func TestRenderKeepsTheCut(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var l envelope.Line
 			r := tc.r()
-			_, fitted := Renderer{}.WithGroup("g").Render(&r, &l)
+			_, fitted := Renderer{}.WithGroup("g").Render(&r, &l, false)
 			assert.False(t, fitted)
 			out := l.Finish()
 			assert.Len(t, out, envelope.MaxRecord)
@@ -126,11 +132,13 @@ func TestRenderKeepsTheCut(t *testing.T) {
 	}
 	t.Run("a span", func(t *testing.T) {
 		sp := envelope.Span{PID: 1, TID: 2, Name: "n", TS: 3, Dur: 4}
-		o := &origin.Origin{Kind: origin.Span, Span: &sp}
-		r := slog.NewRecord(time.Now(), slog.LevelInfo, long, 0)
+		var o origin.Origin
+		now := time.Now()
+		o.SetSpan(&sp, nil, now)
+		r := slog.NewRecord(now, slog.LevelInfo, long, 0)
 		r.AddAttrs(o.Attr(), slog.String("k", long))
 		var l envelope.Line
-		_, fitted := Renderer{}.Render(&r, &l)
+		_, fitted := Renderer{}.Render(&r, &l, false)
 		assert.False(t, fitted)
 		span, _, err := envelope.ParseSpan(mustParse(t, l.Finish()).Body)
 		require.NoError(t, err)
@@ -165,7 +173,7 @@ func TestRenderAllocs(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Zero(t, testing.AllocsPerRun(200, func() {
 				var l envelope.Line
-				tc.rd.Render(&tc.r, &l)
+				tc.rd.Render(&tc.r, &l, false)
 				l.Finish()
 			}))
 		})
@@ -186,7 +194,7 @@ func TestRenderFitsConcurrently(t *testing.T) {
 			for range per {
 				r := record("m", slog.String("blob", strings.Repeat(key, 500)), slog.String("who", key))
 				var l envelope.Line
-				if _, fitted := (Renderer{}).Render(&r, &l); !fitted {
+				if _, fitted := (Renderer{}).Render(&r, &l, false); !fitted {
 					errs <- "not fitted"
 					return
 				}

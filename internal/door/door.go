@@ -1,0 +1,27 @@
+// Package door is how this module's producers outside package slogsimpler
+// (devicebridge's forwarder, hostabi's C modules) reach a State, typed,
+// without a method a program could call: package slogsimpler sets these
+// functions in its init, which runs before any code of a package that
+// imports it.
+package door
+
+import (
+	"log/slog"
+
+	"simpler.dev/log/internal/hostlink"
+	"simpler.dev/log/internal/origin"
+)
+
+var (
+	// Emit hands st (a *slogsimpler.State) a record made outside a slog
+	// call site, with origin o (made by the caller, for msg), through the
+	// program's handlers (the fan-out Setup installed, or st's own
+	// handler) to st's one door. It reports whether a handler was enabled
+	// for level, and what the door made of the record: nil when it was
+	// queued or written (or no handler wanted it), else the sink's error
+	// naming the reason it was counted under.
+	Emit func(st any, level slog.Level, o *origin.Origin, msg string) (enabled bool, err error)
+	// Attach makes st publish to l, simpler's C ABI state (see
+	// package hostlink). One C state per State.
+	Attach func(st any, l hostlink.Listener) error
+)

@@ -1,0 +1,171 @@
+package slogsimpler_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"simpler.dev/log/devicebridge"
+	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/logtest"
+	"simpler.dev/log/levels"
+	"simpler.dev/log/sink"
+	"simpler.dev/log/slogsimpler"
+	"simpler.dev/log/spanattr"
+)
+
+// keeper is a handler of the program's fan-out that keeps every record it
+// is handed, as a hostile handler would, to replay them later.
+type keeper struct {
+	mu   sync.Mutex
+	recs []slog.Record
+}
+
+func (k *keeper) Enabled(context.Context, slog.Level) bool { return true }
+func (k *keeper) Handle(_ context.Context, r slog.Record) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.recs = append(k.recs, r.Clone())
+	return nil
+}
+func (k *keeper) WithAttrs([]slog.Attr) slog.Handler { return k }
+func (k *keeper) WithGroup(string) slog.Handler      { return k }
+
+// TestReplayedOriginsForgeNothing: a handler of the fan-out keeps the
+// first attribute of every record this module made outside a slog call
+// site (a span's, an op line's, Emit's, a forwarded simulator's machine
+// record's) and the records themselves, and replays each every way it
+// can: with State.Emit, with a slog call, on a record of its own handed
+// to the state's handler, and the kept record itself, again and with its
+// message rewritten. Before origins were bound to their record and spent
+// at the door, Emit with a span's origin wrote "[STRACE] … name=<the
+// replayer's choice>": now every replay is user text, and the file holds
+// exactly the machine records the program made.
+func TestReplayedOriginsForgeNothing(t *testing.T) {
+	defer slog.SetDefault(slog.Default())
+	var buf logtest.Buffer
+	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Trace, Output: &buf})
+	require.NoError(t, err)
+	k := &keeper{}
+	lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{State: st, NoConsole: true, Handlers: []slog.Handler{k}, Level: levels.Trace})
+	require.NoError(t, err)
+
+	// The program's own machine records: a span, an op (two lines and
+	// its span), Emit's record, and a simulator's forwarded span.
+	const simPID = 4242
+	ctx := spanattr.WithLogger(context.Background(), lg.Logger)
+	_, sp := spanattr.Start(ctx, "real.span")
+	sp.End()
+	_, op := spanattr.StartOp(ctx, "real.op", nil)
+	op.End()
+	require.True(t, st.Emit(levels.Warn, slogsimpler.Source{Function: "device", File: "k.cc", Line: 3}, 0, 0, "real emit"))
+	fw, err := devicebridge.NewForwarder(st, &devicebridge.ForwardOptions{PID: simPID})
+	require.NoError(t, err)
+	simSpan := fmt.Sprintf("[mono_ns=5][T0x9][TIMING] emit_host_span: [STRACE] v=1 pid=%d tid=9 inv=1 hid=1 depth=0 name=sim.real ts=1 dur=2 \n", simPID)
+	_, err = fw.Forward(strings.NewReader(simSpan))
+	require.NoError(t, err)
+
+	k.mu.Lock()
+	kept := append([]slog.Record(nil), k.recs...)
+	k.mu.Unlock()
+	kinds := map[string]int{}
+	h := lg.Logger.Handler()
+	for _, r := range kept {
+		var first slog.Attr
+		r.Attrs(func(a slog.Attr) bool { first = a; return false })
+		require.Equal(t, "simpler", first.Key, "a record this module made carries its origin first: %q", r.Message)
+		kind := first.Value.Resolve().Group()[0].Value.String()
+		kinds[kind]++
+		forged := "forged." + kind
+		// With State.Emit, as the reported forgery did.
+		st.Emit(levels.Error, slogsimpler.Source{}, 0, 0, forged, first)
+		// With a slog call.
+		lg.Logger.Error(forged, first)
+		// On a record of the replayer's own, handed to the fan-out and to
+		// the state's handler.
+		own := slog.NewRecord(time.Now(), r.Level, forged, 0)
+		own.AddAttrs(first)
+		assert.NoError(t, h.Handle(context.Background(), own.Clone()))
+		assert.NoError(t, st.Handler().Handle(context.Background(), own))
+		// The kept record itself, again: its origin is spent.
+		assert.NoError(t, st.Handler().Handle(context.Background(), r.Clone()))
+		// The kept record with its message rewritten, its time kept.
+		again := slog.NewRecord(r.Time, r.Level, forged, r.PC)
+		r.Attrs(func(a slog.Attr) bool { again.AddAttrs(a); return true })
+		assert.NoError(t, st.Handler().Handle(context.Background(), again))
+	}
+	assert.Equal(t, map[string]int{"span": 1, "op": 2, "outside": 1, "machine": 1}, kinds,
+		"every kind of origin was kept and replayed")
+	require.NoError(t, lg.Close())
+
+	var spans, ops, machine []string
+	users := 0
+	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		p, err := envelope.Parse([]byte(line))
+		require.NoError(t, err, "%q", line)
+		marker, _, merr := envelope.ParseMachine(p)
+		switch {
+		case merr != nil:
+			if bytes.Contains(p.Body, []byte("forged.")) {
+				users++
+				assert.NotContains(t, []string{"device", envelope.FuncSpan}, p.Func, "a replay keeps no producer's function: %q", line)
+			}
+		case marker == envelope.MarkerSpan:
+			s, _, err := envelope.ParseSpan(p.Body)
+			require.NoError(t, err)
+			spans = append(spans, s.Name)
+		case marker == envelope.MarkerOp:
+			ops = append(ops, line)
+		case marker == envelope.MarkerAnchor, marker == envelope.MarkerDrops:
+		default:
+			machine = append(machine, line)
+		}
+		assert.NotContains(t, line, "name=forged", "a forged span: %q", line)
+	}
+	assert.ElementsMatch(t, []string{"real.span", "sim.real"}, spans, "only the program's spans are spans")
+	assert.Len(t, ops, 2, "only the program's op lines: %v", ops)
+	assert.Empty(t, machine)
+	// Per kept record: Emit, the slog call, the fan-out, the state's
+	// handler and the rewritten record are user text; the kept record
+	// handed again is user text too (its own message).
+	assert.Equal(t, 5*len(kept), users, "every replay with the replayer's message is written as user text")
+}
+
+// held is a destination whose writes wait until release is closed: a
+// stalled disk or pipe.
+type held struct {
+	release chan struct{}
+	once    sync.Once
+}
+
+func (h *held) Write(p []byte) (int, error) { <-h.release; return len(p), nil }
+func (h *held) open()                       { h.once.Do(func() { close(h.release) }) }
+
+// TestEmitReportsADrop: Emit says false for a record the sink dropped,
+// with the reason counted (before, it said true while queue_full grew).
+func TestEmitReportsADrop(t *testing.T) {
+	dst := &held{release: make(chan struct{})}
+	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Destination: sink.Writer(dst), Async: true})
+	require.NoError(t, err)
+	defer func() { dst.open(); _ = st.Close(time.Second) }()
+	lg := slog.New(st.Handler())
+	for i := 0; st.Counts().QueueFull == 0; i++ {
+		require.Less(t, i, 1<<20, "the queue never filled")
+		lg.Info("fill")
+	}
+	before := st.Counts().QueueFull
+	assert.False(t, st.Emit(levels.Info, slogsimpler.Source{Function: "device"}, 0, 0, "dropped"))
+	assert.Equal(t, before+1, st.Counts().QueueFull, "counted under its reason")
+	assert.False(t, st.Emit(levels.Debug, slogsimpler.Source{}, 0, 0, "below the threshold"))
+	dst.open()
+	require.NoError(t, st.Flush(10*time.Second))
+	assert.True(t, st.Emit(levels.Info, slogsimpler.Source{Function: "device"}, 0, 0, "taken"))
+}
