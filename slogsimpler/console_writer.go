@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"simpler.dev/log/internal/stdio"
 )
 
 // Bounds of a console on a file descriptor (see consoleWriter).
@@ -61,8 +63,8 @@ var errConsoleClosed = errors.New("slogsimpler: the console is closed; line drop
 //     clears stalled: back to 1.
 //  4. Shut (closed true, by Logging.Close through shut): lines not yet
 //     written are dropped and counted, a write stuck on a descriptor that
-//     allows it is interrupted, the writer goroutine ends, and every
-//     later Write returns errConsoleClosed.
+//     allows it is interrupted (see shut), the writer goroutine ends,
+//     and every later Write returns errConsoleClosed.
 //
 // Order: lines are handed in the order the calls take call, and written by
 // one goroutine; a line is handed only in state 1, when nothing is ahead
@@ -83,6 +85,21 @@ var errConsoleClosed = errors.New("slogsimpler: the console is closed; line drop
 // bounds the wait on every system and for every kind of descriptor, with
 // no system call of its own (so no build tags).
 //
+// Ending a stuck write. The caller's wait is bounded; the writer's write
+// ends only if something can wake it at shut. The program's own pipe is
+// in the runtime's poller: a deadline wakes it (interrupt). For standard
+// output or error, reopen gives the writer goroutine a description of its
+// own of the same pipe, FIFO or terminal (stdio.Reopen: Linux's
+// /proc/self/fd opens the object again), non-blocking and in the poller,
+// whose O_NONBLOCK reaches nobody else: the writer writes through it, a
+// write that waits parks the goroutine, and shut wakes it with a
+// deadline. The writer opens it when it starts and closes it when it ends
+// (after consoleIdle without lines, or at shut), so an idle console, or
+// one never closed, holds no descriptor. Where there is none to be had
+// (another system, no /proc, a socket, a regular file, an open refused),
+// the writer writes through w, and a write stuck there is abandoned at
+// shut as it must be (see shut).
+//
 // The bound counts from when the writer began the line: a writer not yet
 // scheduled (a loaded machine) is the runtime's delay, not the console's,
 // and the call waits for it rather than give up on a console that reads.
@@ -97,11 +114,18 @@ type consoleWriter struct {
 	// the past: set when w is the program's own *os.File (a pipe it
 	// made), which the runtime's poller can wake; nil for stdio's
 	// duplicate of standard output or error, which the sink may share
-	// and whose deadline must stay the sink's. A descriptor in blocking
-	// mode (a terminal, an inherited standard error, or any file whose
-	// Fd method was called) refuses deadlines: a write stuck on it ends
-	// only when the reader reads or goes, and shut abandons it.
+	// and whose deadline must stay the sink's (reopen serves those). A
+	// descriptor in blocking mode (a file of the program's own whose Fd
+	// method was called, or made by os.NewFile from an inherited
+	// descriptor) refuses deadlines: a write stuck on it ends only when
+	// the reader reads or goes, and shut abandons it.
 	interrupt interface{ SetWriteDeadline(time.Time) error }
+	// reopen, set for stdio's duplicate of standard output or error,
+	// returns a non-blocking description of the writer's own of the same
+	// pipe, FIFO or terminal (stdio.Reopen), or nil, when w is used as
+	// before. The writer goroutine calls it as it starts, writes through
+	// what it got, and closes that as it ends.
+	reopen func() *os.File
 
 	call sync.Mutex
 	// line is the direct line's copy, reused (guarded by call; the writer
@@ -136,8 +160,12 @@ type consoleWriter struct {
 	// (a test reads it).
 	flushWaits atomic.Uint64
 
-	running  bool          // a writer goroutine exists
-	writing  bool          // the writer is inside w.Write
+	running bool // a writer goroutine exists
+	writing bool // the writer is inside w.Write (or own's)
+	// own is the current writer goroutine's description from reopen, nil
+	// when it writes through w; shut sets its deadline, under mu, which
+	// the writer holds to close it.
+	own      *os.File
 	closed   bool          // state 4
 	failedAt int           // lines whose write failed after shut began
 	exited   chan struct{} // closed when the current writer goroutine ends
@@ -149,12 +177,18 @@ type consoleWriter struct {
 // file descriptor, which can stop reading; a plain serialising writer for
 // a writer of the program's own (a buffer), written in the logging call.
 // orig is what the program gave, w what to write to (stdio's SIGPIPE-safe
-// duplicate of it, which need not be an *os.File).
+// duplicate of it, which need not be an *os.File). The duplicate is what
+// the writer reopens, not descriptor 1 or 2: it names what they named when
+// the console was made, so a console made before a dup2 over them keeps
+// writing where it did, as the sink does.
 func consoleOut(orig, w io.Writer) io.Writer {
 	if f, ok := orig.(*os.File); ok {
 		c := newConsoleWriter(w)
-		if w == io.Writer(f) { // the program's own file, not stdio's shared duplicate
+		switch d, dup := w.(*os.File); {
+		case w == io.Writer(f): // the program's own file, not stdio's shared duplicate
 			c.interrupt = f
+		case dup: // stdio's duplicate of standard output or error
+			c.reopen = func() *os.File { return stdio.Reopen(d) }
 		}
 		return c
 	}
@@ -269,9 +303,25 @@ func (c *consoleWriter) await(seq uint64, n int) (int, error) {
 // run is the writer goroutine: it writes the handed line, then the queue,
 // in order, and leaves state 2 when both are written; it ends after
 // consoleIdle with nothing to write, and at once when shut (which has
-// dropped whatever was left). It closes exited as it ends.
+// dropped whatever was left). It writes through a description of its own
+// when reopen gives one, closed as it ends, before it closes exited.
 func (c *consoleWriter) run(exited chan struct{}) {
 	defer close(exited)
+	w := c.w
+	if c.reopen != nil {
+		if f := c.reopen(); f != nil {
+			w = f
+			c.mu.Lock()
+			c.own = f
+			c.mu.Unlock()
+			defer func() {
+				c.mu.Lock()
+				c.own = nil
+				c.mu.Unlock()
+				_ = f.Close()
+			}()
+		}
+	}
 	idle := time.NewTimer(consoleIdle)
 	defer idle.Stop()
 	for {
@@ -313,7 +363,7 @@ func (c *consoleWriter) run(exited chan struct{}) {
 		c.writing = true
 		c.mu.Unlock()
 
-		_, err := c.w.Write(b)
+		_, err := w.Write(b)
 
 		c.mu.Lock()
 		c.writing = false
@@ -365,14 +415,20 @@ func (c *consoleWriter) settle() {
 
 // shut stops the console for good (state 4) and returns how many lines
 // it never wrote: those queued or handed and not yet begun, which it
-// drops, and the one being written when its write fails on the interrupt
-// (a pipe of the program's own, whose writer goroutine then ends). A
-// write stuck on a blocking descriptor, which nothing can interrupt, is
-// not waited for: its line is counted as lost (it may yet be written,
-// when the reader reads: counted, never lost uncounted), and the
-// goroutine ends when the write does, holding only that line. Other
-// lines are never written after shut begins. Safe to call more than
-// once; later calls return 0.
+// drops, and the one being written when its write fails on the
+// interrupt, a write deadline in the past, whose writer goroutine then
+// ends (and, when the line was longer than the descriptor took at once,
+// part of it may be out). A write can be interrupted on a pipe of the
+// program's own (interrupt), and on the writer's own description of
+// standard output or error (own, see reopen): on Linux, a pipe, a FIFO
+// or a terminal, stalled or stopped with Ctrl-S. A write stuck on a
+// blocking descriptor (where reopen had nothing to give: another
+// system, no /proc, a file of the program's own in blocking mode), which
+// nothing can interrupt, is not waited for: its line is counted as lost
+// (it may yet be written, when the reader reads: counted, never lost
+// uncounted), and the goroutine ends when the write does, holding only
+// that line. Other lines are never written after shut begins. Safe to
+// call more than once; later calls return 0.
 func (c *consoleWriter) shut() int {
 	c.call.Lock() // no Write is handing a line; later ones see closed
 	defer c.call.Unlock()
@@ -395,11 +451,18 @@ func (c *consoleWriter) shut() int {
 		default:
 		}
 	}
+	// The writer's own description: its deadline is set under mu, which
+	// the writer takes before it closes it. Nobody else writes through it,
+	// and it is closed as the writer ends: no deadline to take back.
+	own := c.own != nil
+	interrupted := writing && own && c.own.SetWriteDeadline(time.Unix(1, 0)) == nil
 	c.mu.Unlock()
 	if !running {
 		return lost
 	}
-	interrupted := writing && c.interrupt != nil && c.interrupt.SetWriteDeadline(time.Unix(1, 0)) == nil
+	if writing && !own && c.interrupt != nil {
+		interrupted = c.interrupt.SetWriteDeadline(time.Unix(1, 0)) == nil
+	}
 	if writing && !interrupted {
 		return lost + 1
 	}
@@ -413,7 +476,7 @@ func (c *consoleWriter) shut() int {
 		ended = true
 	case <-t.C:
 	}
-	if interrupted {
+	if interrupted && !own {
 		// The program's file is its own again, with no deadline (a
 		// deadline it had set itself is not known here, and is lost).
 		_ = c.interrupt.SetWriteDeadline(time.Time{})

@@ -142,9 +142,12 @@ type Logging struct {
 // console's last lines are written first (waiting at most 250 ms for a
 // terminal or pipe that does not read), then the console stops: lines it
 // could not write are counted ([Fanout.Failures]) and reported in the
-// file, and its writer goroutine ends (a write stuck on a pipe of the
-// program's own is interrupted; one stuck on a blocking descriptor, a
-// terminal or standard error, ends when the reader reads or goes).
+// file, and its writer goroutine ends: a write stuck on a pipe of the
+// program's own is interrupted, and so, on Linux, is one stuck on standard
+// error or output that is a pipe nobody reads or a terminal stopped with
+// Ctrl-S (the console writes those through a non-blocking description of
+// its own). Elsewhere, or on a descriptor that cannot be reopened, a stuck
+// write ends when the reader reads or goes.
 //
 // It first gives slog.Default, and the standard log package's output and
 // flags, back what they were before Setup, so that records logged after

@@ -22,4 +22,11 @@
 // descriptor table is full) is tried again at each write, the writes
 // failing meanwhile, counted by the sink; nothing falls back to writing
 // descriptor 1 or 2 directly, where a closed pipe would kill the process.
+//
+// [Reopen] gives a writer that can be interrupted: on Linux, a new,
+// non-blocking open file description of the pipe, FIFO or terminal a
+// duplicate writes to, of the caller's own (the console writes through
+// one, so that a write to a pipe nobody reads or a terminal stopped with
+// Ctrl-S ends when the console is closed). The duplicates themselves stay
+// as they are: blocking, shared, never given a deadline.
 package stdio
