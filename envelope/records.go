@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"simpler.dev/log/levels"
@@ -389,32 +388,6 @@ func NewAnchor(pid int, t time.Time) Anchor {
 	return Anchor{PID: pid, Mono: Mono(t), Wall: t.UnixNano()}
 }
 
-// ProcessAnchor returns the anchor this process last wrote (Line.Anchor
-// records it as it renders one), or, before it has written any, a reading
-// of both clocks taken now and kept as its anchor until one is written.
-// Anything else that maps monotonic time to wall time through it (the otel
-// module's live export) then puts a moment where a reader of the log puts
-// it, to the nanosecond, however far the wall clock has been stepped or
-// slewed since the program started.
-func ProcessAnchor(pid int) Anchor {
-	for {
-		old := processAnchor.Load()
-		if old != nil && old.PID == pid {
-			return *old
-		}
-		// None yet, or the last written was another pid's (a test's, or
-		// a reader's rendering): a reading of our own, kept.
-		a := NewAnchor(pid, time.Now())
-		if processAnchor.CompareAndSwap(old, &a) {
-			return a
-		}
-	}
-}
-
-// processAnchor is written by Line.Anchor and ProcessAnchor, read by
-// ProcessAnchor.
-var processAnchor atomic.Pointer[Anchor]
-
 // AppendBody appends the anchor's body.
 func (a *Anchor) AppendBody(dst []byte) []byte {
 	dst = append(dst, MarkerAnchor+" "+Version+" pid="...)
@@ -425,11 +398,8 @@ func (a *Anchor) AppendBody(dst []byte) []byte {
 	return appendInt(dst, a.Wall)
 }
 
-// Anchor writes the whole anchor record into an empty line, on lane tid,
-// and makes a the process's anchor (ProcessAnchor).
+// Anchor writes the whole anchor record into an empty line, on lane tid.
 func (l *Line) Anchor(tid int64, a *Anchor) {
-	c := *a
-	processAnchor.Store(&c)
 	l.headerName(a.Mono, tid, "TIMING")
 	l.raw(FuncAnchor + ": ")
 	var buf [128]byte

@@ -126,18 +126,3 @@ func TestLineSpanAtTheBound(t *testing.T) {
 	assert.Equal(t, "[mono_ns=7][T0x8][TIMING] emit_host_span: "+string(small.AppendBody(nil, attrs.Bytes()))+"\n", string(l.Finish()))
 }
 
-func TestProcessAnchor(t *testing.T) {
-	// Not parallel: it reads and writes the process's anchor.
-	pid := 1 << 22 // no process of this test's
-	first := ProcessAnchor(pid)
-	assert.Equal(t, first, ProcessAnchor(pid), "a reading, kept until an anchor is written")
-	a := NewAnchor(pid, time.Now().Add(time.Second))
-	var l Line
-	l.Anchor(1, &a)
-	assert.Equal(t, a, ProcessAnchor(pid), "the anchor last written")
-	other := NewAnchor(pid+1, time.Now())
-	l = Line{}
-	l.Anchor(1, &other)
-	got := ProcessAnchor(pid)
-	assert.Equal(t, pid, got.PID, "another process's anchor is not this one's")
-}

@@ -122,14 +122,15 @@ func hasAttr(kv []attribute.KeyValue, k attribute.Key) bool {
 
 // bothWays runs work with Live exporting spans and log records, then
 // exports its log with FromLogs and LogRecords, and returns both.
-func bothWays(t *testing.T, work func(dir string, handlers []slog.Handler, beforeClose func() error)) (live, logged []sdktrace.ReadOnlySpan, liveRecs, loggedRecs []sdklog.Record) {
+func bothWays(t *testing.T, work func(dir string, st *slogsimpler.State, handlers []slog.Handler, beforeClose func() error)) (live, logged []sdktrace.ReadOnlySpan, liveRecs, loggedRecs []sdklog.Record) {
 	t.Helper()
 	exp := kept{tracetest.NewInMemoryExporter()}
 	logs := &memLogs{}
-	l, err := NewLive(exp, &LiveOptions{ServiceName: "simpler", Logs: logs})
+	st := newState(t)
+	l, err := NewLive(exp, &LiveOptions{ServiceName: "simpler", Logs: logs, State: st})
 	require.NoError(t, err)
 	dir := t.TempDir()
-	work(dir, []slog.Handler{l.Handler()}, func() error { return l.Shutdown(context.Background()) })
+	work(dir, st, []slog.Handler{l.Handler()}, func() error { return l.Shutdown(context.Background()) })
 	require.Zero(t, l.Drops().Total()+l.Drops().LogsTotal(), "%+v", l.Drops())
 
 	files, _ := filepath.Glob(filepath.Join(dir, "host.*.log"))
@@ -157,9 +158,9 @@ func TestLiveEqualsFromLogs(t *testing.T) {
 		assert.Equal(t, ll, gl, "log records: live, then from the log")
 	}
 	t.Run("the quickstart", func(t *testing.T) {
-		live, logged, liveRecs, loggedRecs := bothWays(t, func(dir string, handlers []slog.Handler, beforeClose func() error) {
+		live, logged, liveRecs, loggedRecs := bothWays(t, func(dir string, st *slogsimpler.State, handlers []slog.Handler, beforeClose func() error) {
 			require.NoError(t, app.Run(app.Config{Dir: dir, Level: levels.Debug, Console: io.Discard, Out: io.Discard,
-				Handlers: handlers, BeforeClose: beforeClose}))
+				Handlers: handlers, BeforeClose: beforeClose, State: st}))
 		})
 		require.NotEmpty(t, liveRecs)
 		compare(t, live, logged, liveRecs, loggedRecs)
@@ -172,9 +173,9 @@ func TestLiveEqualsFromLogs(t *testing.T) {
 		assert.Equal(t, 1, errored, "the failed job's span has status error from the log too")
 	})
 	t.Run("two goroutines interleaving", func(t *testing.T) {
-		live, logged, liveRecs, loggedRecs := bothWays(t, func(dir string, handlers []slog.Handler, beforeClose func() error) {
+		live, logged, liveRecs, loggedRecs := bothWays(t, func(dir string, st *slogsimpler.State, handlers []slog.Handler, beforeClose func() error) {
 			lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{Dir: dir, Level: levels.Debug, Console: io.Discard,
-				Handlers: handlers, State: newState(t)})
+				Handlers: handlers, State: st})
 			require.NoError(t, err)
 			ctx := spanattr.WithLogger(context.Background(), slog.Default())
 			step := make(chan struct{})

@@ -81,13 +81,7 @@ func (h *eventHandler) Handle(ctx context.Context, r slog.Record) error {
 	kv := make([]attribute.KeyValue, 1, 1+len(h.attrs)+r.NumAttrs())
 	kv[0] = attribute.String("level", levels.Name(r.Level))
 	kv = append(kv, h.attrs...)
-	first := true
-	r.Attrs(func(a slog.Attr) bool {
-		if first && isOrigin(a) {
-			first = false
-			return true // the header fields of a record made outside slog
-		}
-		first = false
+	spanattr.Attrs(r, func(a slog.Attr) bool { // not the origin of a record made outside slog
 		kv = appendAttr(kv, h.prefix, a, 0)
 		return true
 	})
@@ -122,22 +116,6 @@ func (h *eventHandler) Handle(ctx context.Context, r slog.Record) error {
 		ls.status = sdktrace.Status{Code: codes.Error, Description: valid(r.Message)}
 	}
 	return nil
-}
-
-// isOrigin reports whether a, a record's first attribute, is the origin
-// a record made outside slog (Emit, Sim, Forward, a C module) carries: its
-// function and position, which the log writes in the record's header, not
-// among its attributes.
-func isOrigin(a slog.Attr) bool {
-	if a.Key != "simpler" || a.Value.Kind() != slog.KindLogValuer {
-		return false
-	}
-	v := a.Value.Resolve()
-	if v.Kind() != slog.KindGroup {
-		return false
-	}
-	g := v.Group()
-	return len(g) > 0 && g[0].Key == "kind" && (g[0].Value.String() == "outside" || g[0].Value.String() == "machine")
 }
 
 // spanRecord takes a span's own record, handled in the span's context

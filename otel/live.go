@@ -25,6 +25,7 @@ import (
 
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/levels"
+	"simpler.dev/log/slogsimpler"
 	"simpler.dev/log/spanattr"
 	"simpler.dev/log/strace"
 )
@@ -60,6 +61,12 @@ type LiveOptions struct {
 	// LogLevel is the level from which records are sent as log records,
 	// read live; nil means INFO.
 	LogLevel slog.Leveler
+	// State is the state whose log the spans and records must agree
+	// with: their times are mapped to wall time through the
+	// [CLOCK_ANCHOR] it last wrote (State.Anchor), as a reader of its log
+	// maps them. Nil means slogsimpler.Default(), the state Setup uses
+	// unless told otherwise.
+	State *slogsimpler.State
 }
 
 // LiveDrops counts what a [Live] exporter did not deliver, by reason.
@@ -112,7 +119,9 @@ type Live struct {
 	exp *counting
 	bsp sdktrace.SpanProcessor
 	res *resource.Resource
-	pid int
+	// state is the state whose anchor places spans and records
+	// (LiveOptions.State): read-only after NewLive.
+	state *slogsimpler.State
 
 	queue chan *liveSpan
 	// admit lets End queue spans until Shutdown closes it.
@@ -258,11 +267,14 @@ func NewLive(exp sdktrace.SpanExporter, opts *LiveOptions) (*Live, error) {
 	if o.LogLevel == nil {
 		o.LogLevel = levels.Info
 	}
+	if o.State == nil {
+		o.State = slogsimpler.Default()
+	}
 	host, _ := os.Hostname()
 	l := &Live{
-		o:   o,
-		exp: &counting{SpanExporter: exp},
-		pid: os.Getpid(),
+		o:     o,
+		exp:   &counting{SpanExporter: exp},
+		state: o.State,
 		res: resource.NewWithAttributes(semconv.SchemaURL,
 			semconv.ServiceName(valid(o.ServiceName)), semconv.HostName(valid(host)), semconv.ProcessPID(os.Getpid())),
 		queue: make(chan *liveSpan, o.QueueSize),
@@ -608,11 +620,11 @@ func (l *Live) snapshot(ls *liveSpan) sdktrace.ReadOnlySpan {
 	return stub.Snapshot()
 }
 
-// wall maps monotonic ns to Unix ns through the process's anchor: the
-// [CLOCK_ANCHOR] the state last wrote (envelope.ProcessAnchor), so a span
-// is placed where a reader of the log places it.
+// wall maps monotonic ns to Unix ns through the state's anchor: the
+// [CLOCK_ANCHOR] it last wrote (State.Anchor), so a span is placed where
+// a reader of the log places it.
 func (l *Live) wall(mono int64) int64 {
-	a := envelope.ProcessAnchor(l.pid)
+	a := l.state.Anchor()
 	return satAdd(a.Wall, mono-a.Mono)
 }
 

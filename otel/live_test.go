@@ -53,10 +53,11 @@ func TestLiveQuickstart(t *testing.T) {
 			ctx := context.Background()
 			exp, err := NewSpanExporter(ctx, tt.endpoint)
 			require.NoError(t, err)
-			live, err := NewLive(exp, &LiveOptions{ServiceName: "quickstart-test"})
+			st := newState(t)
+			live, err := NewLive(exp, &LiveOptions{ServiceName: "quickstart-test", State: st})
 			require.NoError(t, err)
 			dir := t.TempDir()
-			require.NoError(t, app.Run(app.Config{
+			require.NoError(t, app.Run(app.Config{State: st,
 				Dir: dir, Level: levels.Debug, Console: io.Discard, Out: io.Discard,
 				Handlers:    []slog.Handler{live.Handler()},
 				BeforeClose: func() error { return live.Shutdown(ctx) },

@@ -59,11 +59,12 @@ func TestLogsToCollector(t *testing.T) {
 			spans := kept{newInMemory()}
 			logExp, err := NewLogExporter(ctx, tt.endpoint)
 			require.NoError(t, err)
-			live, err := NewLive(spans, &LiveOptions{ServiceName: "logs-test", Logs: logExp})
+			st := newState(t)
+			live, err := NewLive(spans, &LiveOptions{ServiceName: "logs-test", Logs: logExp, State: st})
 			require.NoError(t, err)
 			dir := t.TempDir()
 			require.NoError(t, app.Run(app.Config{Dir: dir, Level: levels.Debug, Console: io.Discard, Out: io.Discard,
-				Handlers: []slog.Handler{live.Handler()}, BeforeClose: func() error { return live.Shutdown(ctx) }}))
+				Handlers: []slog.Handler{live.Handler()}, BeforeClose: func() error { return live.Shutdown(ctx) }, State: st}))
 			assert.Zero(t, live.Drops().LogsTotal())
 
 			got := otlptest.Logs(sink)

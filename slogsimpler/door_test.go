@@ -169,3 +169,24 @@ func TestEmitReportsADrop(t *testing.T) {
 	require.NoError(t, st.Flush(10*time.Second))
 	assert.True(t, st.Emit(levels.Info, slogsimpler.Source{Function: "device"}, 0, 0, "taken"))
 }
+
+// TestAnchorIsTheStatesOwn: State.Anchor is the [CLOCK_ANCHOR] the state
+// wrote, not a process-wide value another state or a reader's rendering
+// changes; before any is written, one reading kept.
+func TestAnchorIsTheStatesOwn(t *testing.T) {
+	var buf logtest.Buffer
+	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing, Output: &buf})
+	require.NoError(t, err)
+	before := st.Anchor()
+	assert.Equal(t, before, st.Anchor(), "a reading, kept until an anchor is written")
+	slog.New(st.Handler()).Warn("first record: the anchor goes first")
+	require.NoError(t, st.Close(time.Second))
+	written, ok := envelope.ScanAnchor([]byte(strings.SplitN(buf.String(), "\n", 2)[0]))
+	require.True(t, ok, "the first line is the anchor: %q", buf.String())
+	assert.Equal(t, written, st.Anchor(), "the anchor the state wrote")
+
+	var other envelope.Line
+	a := envelope.NewAnchor(1, time.Now())
+	other.Anchor(1, &a) // a reader's rendering, or another state's
+	assert.Equal(t, written, st.Anchor(), "rendering an anchor elsewhere changes nothing")
+}

@@ -79,6 +79,11 @@ type State struct {
 	sink  *sink.Sink
 	pid   int
 
+	// anchor is the [CLOCK_ANCHOR] the state last rendered (for a file, or
+	// the destination), or a reading kept by Anchor until one is; see
+	// Anchor. Stored by renderAnchor and Anchor, loaded by Anchor.
+	anchor atomic.Pointer[envelope.Anchor]
+
 	// fitted and cut count the records the state's handlers fitted to
 	// the bound and cut at it (see Counts). Added to by Handle, only for
 	// such records; read by Counts.
@@ -396,10 +401,35 @@ func (s *State) fileAnchor(dst []byte) []byte {
 	if !s.Enabled(levels.Timing) {
 		return nil
 	}
-	a := envelope.NewAnchor(s.pid, time.Now())
 	var l envelope.Line
-	l.Anchor(goid.Get(), &a)
+	s.renderAnchor(&l, time.Now())
 	return append(dst, l.Finish()...)
+}
+
+// renderAnchor renders the anchor read from t into an empty l and makes
+// it the one Anchor returns.
+func (s *State) renderAnchor(l *envelope.Line, t time.Time) {
+	a := envelope.NewAnchor(s.pid, t)
+	s.anchor.Store(&a)
+	l.Anchor(goid.Get(), &a)
+}
+
+// Anchor returns the [CLOCK_ANCHOR] s last wrote (each file of a bound
+// directory starts with one), or, before it has written any, a reading of
+// both clocks taken at the first call and kept until one is written.
+// Whatever maps monotonic time to wall time through it (the otel module's
+// live export) puts a moment where a reader of the log puts it, to the
+// nanosecond, however far the wall clock has been stepped or slewed since.
+func (s *State) Anchor() envelope.Anchor {
+	for {
+		if a := s.anchor.Load(); a != nil {
+			return *a
+		}
+		a := envelope.NewAnchor(s.pid, time.Now())
+		if s.anchor.CompareAndSwap(nil, &a) {
+			return a
+		}
+	}
 }
 
 // fileStarted is told whether a new file got its anchor: the claim says so
@@ -609,9 +639,8 @@ func (s *State) ensureAnchor(t time.Time) {
 			if t.IsZero() {
 				t = time.Now()
 			}
-			a := envelope.NewAnchor(s.pid, t)
 			var l envelope.Line
-			l.Anchor(goid.Get(), &a)
+			s.renderAnchor(&l, t)
 			done := int32(0)
 			switch s.submit(levels.Timing, &l) {
 			case nil, sink.ErrNotAdmitted:

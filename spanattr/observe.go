@@ -121,6 +121,15 @@ func SpanOf(r slog.Record) (SpanInfo, bool) {
 	return SpanInfo{Name: r.Message, Inv: s.Inv, HID: s.HID, Depth: s.Depth, TID: s.TID, Start: s.TS, Dur: s.Dur}, true
 }
 
+// Attrs calls f with each of r's own attributes, in order, until f
+// returns false: all of them, but the origin this module puts first on
+// every record it makes outside a slog call site (a span, an op line, a
+// record from State.Emit, a simulated device, a forwarded line or a C
+// module), which holds that record's identity and header fields, not an
+// attribute of the program's. A handler of the program's fan-out reads a
+// record's attributes with it, without reading text.
+func Attrs(r slog.Record, f func(slog.Attr) bool) { origin.Attrs(&r, f) }
+
 // IsOp reports whether r is a MAX-style op line of this package.
 func IsOp(r slog.Record) bool {
 	o := origin.Of(&r)

@@ -143,8 +143,13 @@ func receiverExported(e ast.Expr) bool {
 //     117.
 //   - envelope.TypedAttr: Capture typed a span's attributes with a copy
 //     of SplitBody's rule; the one rule is now envelope's: 180 and 117.
+//   - State.Anchor and spanattr.Attrs, less envelope.ProcessAnchor: the
+//     anchor the otel module places spans by is the state's, not a
+//     process-wide value any rendering changed, and otel reads a record's
+//     own attributes through a typed accessor instead of recognising an
+//     origin by the text of its kind (the core): 180 and 118.
 func TestExportedSurface(t *testing.T) {
-	const budgetTop, budgetMethods = 180, 117
+	const budgetTop, budgetMethods = 180, 118
 	top, methods := exported(t, root)
 	t.Logf("exported: %d names, %d methods", top, methods)
 	assert.LessOrEqual(t, top, budgetTop, "the public packages export more names than the budget")

@@ -42,6 +42,7 @@ import (
 
 	"simpler.dev/log/examples/quickstart/app"
 	"simpler.dev/log/levels"
+	"simpler.dev/log/slogsimpler"
 	simplerotel "simpler.dev/log/otel"
 )
 
@@ -189,12 +190,16 @@ func quickstart(ctx context.Context, endpoint, dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	live, err := simplerotel.NewLive(exp, &simplerotel.LiveOptions{ServiceName: service, Logs: logExp})
+	st, err := slogsimpler.NewState(nil) // the log's and the exporter's: spans placed by its anchor
+	if err != nil {
+		return "", err
+	}
+	live, err := simplerotel.NewLive(exp, &simplerotel.LiveOptions{ServiceName: service, Logs: logExp, State: st})
 	if err != nil {
 		return "", err
 	}
 	err = app.Run(app.Config{
-		Dir: dir, Level: levels.Debug, Console: io.Discard, Out: io.Discard,
+		Dir: dir, Level: levels.Debug, Console: io.Discard, Out: io.Discard, State: st,
 		Handlers:    []slog.Handler{live.Handler()},
 		BeforeClose: func() error { return live.Shutdown(ctx) },
 	})

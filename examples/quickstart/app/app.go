@@ -37,6 +37,11 @@ type Config struct {
 	// BeforeClose, if set, runs after the work and before the log is
 	// closed, while records can still be written.
 	BeforeClose func() error
+	// State is the state to log through; nil means a new one (a program
+	// would use the process state, but tests run the quickstart many
+	// times). An OpenTelemetry exporter given in Handlers is told the
+	// same state, so it places spans by the anchor the state wrote.
+	State *slogsimpler.State
 }
 
 // Run logs to c.Dir/host.<pid>.log at c.Level and to a console on
@@ -44,9 +49,12 @@ type Config struct {
 // jobs, each an invocation with a tree of spans, and a simulated device.
 func Run(c Config) error {
 	dir, threshold, console := c.Dir, c.Level, c.Console
-	st, err := slogsimpler.NewState(nil) // a program would leave SetupOptions.State nil: the process state
-	if err != nil {
-		return err
+	st := c.State
+	if st == nil {
+		var err error
+		if st, err = slogsimpler.NewState(nil); err != nil {
+			return err
+		}
 	}
 	// Recent records, DEBUG included, stay in memory and are written to
 	// DIR/atrace/... only when an error, a panic or the exit asks for them.

@@ -18,6 +18,7 @@ import (
 
 	"simpler.dev/log/examples/quickstart/app"
 	"simpler.dev/log/levels"
+	"simpler.dev/log/slogsimpler"
 	simplerotel "simpler.dev/log/otel"
 )
 
@@ -47,13 +48,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "quickstart:", err)
 		return 2
 	}
-	live, err := simplerotel.NewLive(exp, &simplerotel.LiveOptions{ServiceName: *service, Logs: logs})
+	// One state for the log and the exporter: spans are placed by the
+	// anchor it writes.
+	st := slogsimpler.Default()
+	live, err := simplerotel.NewLive(exp, &simplerotel.LiveOptions{ServiceName: *service, Logs: logs, State: st})
 	if err != nil {
 		fmt.Fprintln(stderr, "quickstart:", err)
 		return 1
 	}
 	err = app.Run(app.Config{
-		Dir: *dir, Level: levels.Debug, Console: stderr, Out: stdout,
+		Dir: *dir, Level: levels.Debug, Console: stderr, Out: stdout, State: st,
 		// Records logged in a span at WARN and above become its events.
 		Handlers: []slog.Handler{live.Handler()},
 		// Export what has ended while the log can still report drops.
