@@ -78,7 +78,7 @@ func TestAnchorClaimWaitIsBounded(t *testing.T) {
 	var buf bytes.Buffer
 	st, err := NewState(&Options{Level: levels.Timing, Destination: sink.Writer(&buf)})
 	require.NoError(t, err)
-	atomic.StoreInt32(st.claim.Load(), -int32(st.pid)) // held, never released
+	atomic.StoreInt32(st.anc.claim.Load(), -int32(st.anc.pid)) // held, never released
 	require.True(t, returns(func() { slog.New(st.Handler()).Log(context.Background(), levels.Timing, "timed") }), "the claim wait did not end")
 	assert.Contains(t, buf.String(), "timed")
 	assert.NotContains(t, buf.String(), "[CLOCK_ANCHOR]", "the anchor is the claim holder's to write")

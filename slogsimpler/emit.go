@@ -55,7 +55,13 @@ func (s *State) Emit(level slog.Level, src Source, mono, tid int64, msg string, 
 // reports whether a handler was enabled for level and what the state's
 // door made of it (see door.Emit).
 func (s *State) emit(level slog.Level, o *origin.Origin, msg string, attrs []slog.Attr) (enabled bool, err error) {
-	h := s.routed()
+	// The handler Setup installed (the fan-out of the file, the console
+	// and the program's handlers), or, for a state Setup never saw, the
+	// state's own.
+	var h slog.Handler = s.Handler()
+	if r := s.route.Load(); r != nil {
+		h = r.Handler
+	}
 	ctx := context.Background()
 	if !h.Enabled(ctx, level) {
 		return false, nil
@@ -74,22 +80,23 @@ func (s *State) emit(level slog.Level, o *origin.Origin, msg string, attrs []slo
 	return true, herr
 }
 
-// routed returns the handler records made outside slog travel through: the
-// handler Setup installed (the fan-out of the file, the console and the
-// program's handlers), or, for a state Setup never saw, the state's own
-// handler.
-func (s *State) routed() slog.Handler {
-	if r := s.route.Load(); r != nil {
-		return r.Handler
-	}
-	return s.Handler()
-}
-
 // The module's producers outside this package reach a State through
 // package door: typed, and with no method a program could call.
 func init() {
 	door.Emit = func(st any, level slog.Level, o *origin.Origin, msg string) (bool, error) {
 		return st.(*State).emit(level, o, msg, nil)
 	}
-	door.Attach = func(st any, l hostlink.Listener) error { return st.(*State).attach(l) }
+	door.Attach = func(st any, l hostlink.Listener) error {
+		// From now on the state publishes its threshold and directory to
+		// the C state, claims the [CLOCK_ANCHOR] through its
+		// clock_anchor_pid (shared with C writers), closes C admission on
+		// Quiesce and Close and opens it on Start, and counts the drops C
+		// modules record there in its own reports.
+		s := st.(*State)
+		claim, err := s.c.attach(l, s.thr.current(), s.Dir())
+		if err == nil {
+			s.anc.attached(claim)
+		}
+		return err
+	}
 }

@@ -65,7 +65,7 @@ func (h *Handler) Handle(_ context.Context, r slog.Record) error {
 	if s == nil {
 		return nil
 	}
-	t := s.current()
+	t := s.thr.current()
 	if t == levels.Nul || r.Level < t {
 		return nil
 	}
@@ -77,7 +77,11 @@ func (h *Handler) Handle(_ context.Context, r slog.Record) error {
 	case fitted:
 		s.fitted.Add(1)
 	}
-	err := s.enter(r.Level, r.Time, &l, o != nil && o.NoWait)
+	how := entryWait
+	if o != nil && o.NoWait {
+		how = entryNoWait
+	}
+	err := s.enter(r.Level, r.Time, &l, how)
 	if o != nil && o.Outcome != nil {
 		*o.Outcome = origin.Outcome{Reached: true, Err: err}
 	}

@@ -173,9 +173,9 @@ func (l *Logging) Close() error {
 		if l.Fanout != nil {
 			l.Fanout.failures.Add(uint64(lost))
 		}
-		l.State.report(fmt.Sprintf("a log handler failed: the console: %d lines not written (it stopped reading)", lost))
+		reportFailure(l.State, fmt.Sprintf("a log handler failed: the console: %d lines not written (it stopped reading)", lost))
 	case err != nil:
-		l.State.report(fmt.Sprintf("a log handler failed: the console: %v", err))
+		reportFailure(l.State, fmt.Sprintf("a log handler failed: the console: %v", err))
 	}
 	return l.State.Close(0)
 }
@@ -238,7 +238,7 @@ func Setup(opts *SetupOptions) (*Logging, error) {
 	switch {
 	case o.Level != nil:
 		level = o.Level // followed live: a LevelVar moves the file's threshold
-	case !st.levelChosen.Load():
+	case !st.thr.chosen.Load():
 		level = levels.Info
 	}
 	if v, ok := os.LookupEnv(envMAXLevel); ok && strings.EqualFold(strings.TrimSpace(v), "trace") {
@@ -280,7 +280,7 @@ func Setup(opts *SetupOptions) (*Logging, error) {
 		flushBound = p.bound
 	}
 	if level != nil {
-		st.setLevel(level) // Setup's choice, not the state's: a later Setup defaults again
+		st.thr.set(level, st) // Setup's choice, not the state's: a later Setup defaults again
 	}
 	st.SetFlush(flushLevel, flushBound)
 	if err := st.SetRotation(o.Rotation); err != nil {
@@ -352,7 +352,7 @@ func NewFanout(st *State, children ...slog.Handler) *Fanout {
 		if now-prev < int64(time.Second) || !last.CompareAndSwap(prev, now) {
 			return
 		}
-		st.report(fmt.Sprintf("a log handler failed on a record at %s (%q): %v", levels.Name(r.Level), r.Message, err))
+		reportFailure(st, fmt.Sprintf("a log handler failed on a record at %s (%q): %v", levels.Name(r.Level), r.Message, err))
 	})
 	wrapped := make([]slog.Handler, len(children))
 	for i, c := range children {
@@ -377,10 +377,10 @@ func (f *Fanout) WithGroup(name string) slog.Handler {
 	return &Fanout{Handler: f.Handler.WithGroup(name), failures: f.failures}
 }
 
-// report writes an ERROR record from the library itself (function
-// slogsimpler) through the door, not through the handlers, whatever of
+// reportFailure writes an ERROR record from the library itself (function
+// slogsimpler) through s's door, not through the handlers, whatever of
 // them are failing.
-func (s *State) report(msg string) {
+func reportFailure(s *State, msg string) {
 	if !s.Enabled(levels.Error) {
 		return
 	}
@@ -388,5 +388,5 @@ func (s *State) report(msg string) {
 	var l envelope.Line
 	l.Start(&envelope.Header{Mono: envelope.Mono(now), TID: goid.Get(), Level: levels.Error, Func: "slogsimpler"})
 	l.Message(msg)
-	_ = s.enter(levels.Error, now, &l, false)
+	_ = s.enter(levels.Error, now, &l, entryWait)
 }

@@ -70,7 +70,7 @@ func TestSetupLevelPrecedence(t *testing.T) {
 // process state itself is not set up here: it would stay bound and
 // started for every later test of the binary.
 func TestSetupNoStateDefaultsToInfo(t *testing.T) {
-	assert.False(t, Default().levelChosen.Load(), "the process state's level counts as chosen")
+	assert.False(t, Default().thr.chosen.Load(), "the process state's level counts as chosen")
 	assert.Equal(t, levels.Timing, Default().Level(), "a bare state keeps TIMING")
 }
 

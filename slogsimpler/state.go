@@ -10,13 +10,11 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"simpler.dev/log/envelope"
-	"simpler.dev/log/internal/hostlink"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/sink"
 )
@@ -26,71 +24,30 @@ import (
 // counters. A program normally has one, [Default]; tests make their own
 // with [NewState]. All methods are safe for concurrent use.
 type State struct {
-	// threshold is the live threshold, always on the ladder. Written by
-	// SetLevel, read by every handler on every record unless follow is
-	// set.
-	threshold atomic.Int64
-	// follow, when set, is a Leveler the threshold follows live (read and
-	// rounded on every record). Written by SetLevel for a Leveler and cleared by
-	// SetLevel; loaded by every record (one atomic load when nil).
-	follow atomic.Pointer[leveler]
-	// levelChosen says the threshold is one the program chose (a non-nil
-	// Options.Level, or SetLevel), not the bare default: Setup keeps a
-	// chosen one. Written by NewState and SetLevel, read by Setup.
-	levelChosen atomic.Bool
-	// anchored is set once this process's [CLOCK_ANCHOR] is written (or
-	// the sink is closed for good). Every handler reads it on every
-	// TIMING-enabled record; only ensureAnchor sets it.
-	anchored atomic.Bool
-	// claim is the anchor claim, with simpler's protocol: 0 unclaimed,
-	// -pid while one writer writes the anchor, pid once it is written
-	// (any other value, such as a parent's pid after fork, is unclaimed).
-	// It points at ownClaim until a C ABI state is attached, then at that
-	// state's clock_anchor_pid, shared with C writers. Stored by NewState
-	// and attach; loaded by ensureAnchor.
-	claim    atomic.Pointer[int32]
-	ownClaim int32
+	// thr is the live threshold (and whether op lines are on). Written by
+	// SetLevel and Setup, read by every handler on every record.
+	thr threshold
+	// anc is the [CLOCK_ANCHOR] bookkeeping: the claim, whether it is
+	// written, the anchor last written.
+	anc anchors
+	// c is simpler's C ABI state when package hostabi attached one: the
+	// State publishes its threshold, directory and lifecycle to it.
+	c cLink
 	// flush is the exit-safety policy: records at or above its level are
 	// written before Handle returns. Replaced whole by SetFlush, read by
 	// every handler on every record.
 	flush atomic.Pointer[flushPolicy]
-	// ops says the stored threshold was levels.Trace: MAX-style [OP]
-	// lines on. Written with the threshold by SetLevel; read by
-	// Enabled(levels.Trace), which op code asks before building a line.
-	ops atomic.Bool
-	// link is simpler's C ABI state when package hostabi attached one
-	// (see attach), nil otherwise: the State publishes its threshold,
-	// directory and lifecycle to it. Set once by attach; read by the
-	// threshold's setters, BindDir, Start, Quiesce and Close, never by a
-	// record unless the followed threshold changed (published).
-	link atomic.Pointer[linkBox]
-	// published is the threshold last given to link (read and written
-	// by whoever computes a changed threshold; a race only publishes the
-	// same value twice).
-	published atomic.Int64
-	// cDrops are the drops C modules counted in the attached C state, by
-	// reason; the sink adds them to its counts and reports. Stored once by
-	// attach.
-	cDrops atomic.Pointer[[4]uint64]
 	// route is the handler records made outside slog travel through: the
 	// fan-out Setup installed, or nil for the state's own handler.
 	// Written by Setup, read by every such record.
 	route atomic.Pointer[routeBox]
 	sink  *sink.Sink
-	pid   int
-
-	// anchor is the [CLOCK_ANCHOR] the state last rendered (for a file, or
-	// the destination), or a reading kept by Anchor until one is; see
-	// Anchor. Stored by renderAnchor and Anchor, loaded by Anchor.
-	anchor atomic.Pointer[envelope.Anchor]
 
 	// fitted and cut count the records the state's handlers fitted to
 	// the bound and cut at it (see Counts). Added to by Handle, only for
 	// such records; read by Counts.
 	fitted, cut atomic.Uint64
 }
-
-type linkBox struct{ hostlink.Listener }
 
 // routeBox boxes a handler for an atomic pointer.
 type routeBox struct{ slog.Handler }
@@ -175,17 +132,27 @@ func NewState(opts *Options) (*State, error) {
 		o = *opts
 	}
 	s := &State{}
+	s.anc.init(os.Getpid())
+	s.thr.c = &s.c
 	dest := o.Destination
 	if dest == nil {
 		dest = sink.Pipe(o.Output)
 	}
-	s.sink = sink.New(&sink.Options{Destination: dest, Report: s.dropReport, External: &s.cDrops,
-		FileHeader: s.fileAnchor, FileStarted: s.fileStarted, Backpressure: o.Backpressure})
-	s.pid = os.Getpid()
-	s.claim.Store(&s.ownClaim)
+	s.sink = sink.New(&sink.Options{Destination: dest, External: &s.c.drops, Backpressure: o.Backpressure,
+		// The drop report and each file's anchor are the state's records,
+		// made from their typed form; the sink writes them beside a batch
+		// and at a file's start, where they take no queue slot.
+		Report: func(dst []byte, c sink.Counts, fresh uint64) []byte { return dropReport(dst, s.anc.pid, c, fresh) },
+		FileHeader: func(dst []byte) []byte {
+			if !s.Enabled(levels.Timing) {
+				return nil
+			}
+			return s.anc.file(dst)
+		},
+		FileStarted: s.anc.fileStarted})
 	s.SetFlush(o.FlushLevel, o.FlushBound)
-	s.setLevel(o.Level)
-	s.levelChosen.Store(o.Level != nil)
+	s.thr.set(o.Level, s)
+	s.thr.chosen.Store(o.Level != nil)
 	if err := s.SetRotation(o.Rotation); err != nil {
 		return nil, fmt.Errorf("slogsimpler: %w", err)
 	}
@@ -228,68 +195,8 @@ func Default() *State {
 // Nil means TIMING. The level set is the state's choice: Setup keeps it
 // unless SetupOptions.Level or the environment says otherwise.
 func (s *State) SetLevel(l slog.Leveler) {
-	s.levelChosen.Store(true)
-	s.setLevel(l)
-}
-
-// setLevel is SetLevel without making the level the state's choice, for
-// Setup's own default and overrides.
-func (s *State) setLevel(l slog.Leveler) {
-	switch v := l.(type) {
-	case nil:
-		s.storeThreshold(levels.DefaultThreshold)
-	case *State:
-		if v != s { // following itself: keep the threshold as it is
-			s.follow.Store(&leveler{l})
-		}
-	case slog.Level:
-		s.storeThreshold(v)
-	case levels.Level:
-		s.storeThreshold(slog.Level(v))
-	default:
-		s.follow.Store(&leveler{l})
-	}
-}
-
-func (s *State) storeThreshold(l slog.Level) {
-	s.follow.Store(nil)
-	s.ops.Store(l == levels.Trace)
-	t := levels.RoundThreshold(l)
-	s.threshold.Store(int64(t))
-	s.publish(t)
-}
-
-// publish gives the threshold t to an attached C ABI state, when it
-// changed.
-func (s *State) publish(t slog.Level) {
-	if ln := s.link.Load(); ln != nil && s.published.Swap(int64(t)) != int64(t) {
-		ln.SetThreshold(t)
-	}
-}
-
-// leveler boxes a Leveler for an atomic pointer.
-type leveler struct{ slog.Leveler }
-
-// current returns the threshold in force now: the followed Leveler's,
-// rounded, or the stored one.
-func (s *State) current() slog.Level {
-	if f := s.follow.Load(); f != nil {
-		t := levels.RoundThreshold(f.Level())
-		if s.link.Load() != nil && s.published.Load() != int64(t) {
-			s.publish(t) // C modules follow the Leveler from Go's records
-		}
-		return t
-	}
-	return slog.Level(s.threshold.Load())
-}
-
-// opsOn reports whether op lines are on: the threshold was set to
-// levels.Trace, or the followed Leveler says levels.Trace now.
-func (s *State) opsOn() bool {
-	if f := s.follow.Load(); f != nil {
-		return f.Level() == levels.Trace
-	}
-	return s.ops.Load()
+	s.thr.chosen.Store(true)
+	s.thr.set(l, s)
 }
 
 // SetFlush sets the exit-safety policy: records at or above level (read
@@ -308,30 +215,31 @@ func (s *State) SetFlush(level slog.Leveler, bound time.Duration) {
 	s.flush.Store(p)
 }
 
+// How a record enters the door (see enter).
+type entry uint8
+
+const (
+	entryWait   entry = iota // exit-safe at or above the flush level
+	entryNoWait              // never waits for the flush: a C module's
+	entryAnchor              // the anchor itself: no anchor before it
+)
+
 // enter is the one door: every record that reaches the queue — a slog
 // record, a span, an op line, a record made outside slog (Emit, a
-// simulated device, a forwarded line, a C module's) — comes through here,
-// rendered from its typed form into l by the handler. The threshold has
+// simulated device, a forwarded line, a C module's), the library's own
+// reports and the [CLOCK_ANCHOR] — comes through here, rendered from its
+// typed form into l. (The drop report and a new file's anchor are the
+// sink's to write beside a batch: see NewState.) The threshold has
 // admitted it. A TIMING-enabled record written before the anchor gets the
 // anchor first, read at the record's time t (so never later than the
-// record); a record at or above the flush level waits until it is
-// written, unless noWait (a C module's: its thread must not wait).
-func (s *State) enter(level slog.Level, t time.Time, l *envelope.Line, noWait bool) error {
-	if !s.anchored.Load() && s.current() <= levels.Timing {
-		s.ensureAnchor(t)
+// record); a record at or above the flush level waits until it and
+// everything queued before it is written, unless how is entryNoWait.
+func (s *State) enter(level slog.Level, t time.Time, l *envelope.Line, how entry) error {
+	if how != entryAnchor && !s.anc.anchored.Load() && s.thr.current() <= levels.Timing {
+		s.anc.ensure(t, func(a *envelope.Line) error { return s.enter(levels.Timing, t, a, entryAnchor) })
 	}
-	if noWait {
-		return s.sink.Submit(l.Finish())
-	}
-	return s.submit(level, l)
-}
-
-// submit is the door's second half: it hands the finished record to the
-// sink, waiting for it to be written when its level is exit-safe. The
-// anchor, which enter writes first, joins here.
-func (s *State) submit(level slog.Level, l *envelope.Line) error {
 	rec := l.Finish()
-	if p := s.flush.Load(); p.admits(level) {
+	if p := s.flush.Load(); how != entryNoWait && p.admits(level) {
 		if err := s.sink.SubmitFlush(rec, p.bound); err != nil {
 			var te *sink.TimeoutError
 			if errors.As(err, &te) {
@@ -344,35 +252,30 @@ func (s *State) submit(level slog.Level, l *envelope.Line) error {
 	return s.sink.Submit(rec)
 }
 
-// dropReport renders the [HOSTLOG_DROPS] record the sink writes when
-// records were lost: the state's record, made from its typed form like
-// every other, written by the sink beside a batch because it must take no
-// queue slot (the queue may be what is full).
-func (s *State) dropReport(dst []byte, c sink.Counts, fresh uint64) []byte {
-	d := envelope.Drops{PID: s.pid, New: fresh, Total: c.Dropped, QueueFull: c.QueueFull,
+// dropReport renders the [HOSTLOG_DROPS] record of process pid the sink
+// writes when records were lost: the state's record, made from its typed
+// form like every other, written by the sink beside a batch because it
+// must take no queue slot (the queue may be what is full).
+func dropReport(dst []byte, pid int, c sink.Counts, fresh uint64) []byte {
+	d := envelope.Drops{PID: pid, New: fresh, Total: c.Dropped, QueueFull: c.QueueFull,
 		ClaimExhausted: c.ClaimExhausted, OutputFailed: c.OutputFailed, NotAdmitted: c.NotAdmitted}
 	var l envelope.Line
 	l.Drops(envelope.MonoNow(), goid.Get(), &d)
 	return append(dst, l.Finish()...)
 }
 
-// flushQueued waits, at most the flush bound, until every record accepted
-// so far is written: for records from the standard log package, which may
-// be log.Fatal's last words.
-func (s *State) flushQueued() { _ = s.sink.Flush(s.flush.Load().bound) }
-
 // Level returns the live threshold. It implements slog.Leveler, so a State
 // can be the Level of another handler's options to follow the same
 // threshold.
-func (s *State) Level() slog.Level { return s.current() }
+func (s *State) Level() slog.Level { return s.thr.current() }
 
 // Enabled reports whether a record at level l would be written now. At
 // levels.Trace it reports whether MAX-style op lines would be: op lines are
 // on and the threshold admits DEBUG, the level they are written at.
 func (s *State) Enabled(l slog.Level) bool {
-	t := s.current()
+	t := s.thr.current()
 	if l == levels.Trace {
-		return s.opsOn() && t != levels.Nul && levels.Debug >= t
+		return s.thr.opsOn() && t != levels.Nul && levels.Debug >= t
 	}
 	return t != levels.Nul && l >= t
 }
@@ -387,31 +290,8 @@ func (s *State) BindDir(dir string) error {
 	if err := s.sink.BindDir(dir); err != nil {
 		return err
 	}
-	if ln := s.link.Load(); ln != nil {
-		ln.BindDir(s.Dir())
-	}
-	return nil // the file starts with its anchor (fileAnchor)
-}
-
-// fileAnchor renders the [CLOCK_ANCHOR] every file the sink opens starts
-// with, while TIMING is enabled: each file of a bound directory (the
-// first, and one recreated after the old was removed) can be placed on
-// the wall clock alone, whatever went to standard error before.
-func (s *State) fileAnchor(dst []byte) []byte {
-	if !s.Enabled(levels.Timing) {
-		return nil
-	}
-	var l envelope.Line
-	s.renderAnchor(&l, time.Now())
-	return append(dst, l.Finish()...)
-}
-
-// renderAnchor renders the anchor read from t into an empty l and makes
-// it the one Anchor returns.
-func (s *State) renderAnchor(l *envelope.Line, t time.Time) {
-	a := envelope.NewAnchor(s.pid, t)
-	s.anchor.Store(&a)
-	l.Anchor(goid.Get(), &a)
+	s.c.bindDir(s.Dir())
+	return nil // the file starts with its anchor (anchors.file)
 }
 
 // Anchor returns the [CLOCK_ANCHOR] s last wrote (each file of a bound
@@ -420,41 +300,7 @@ func (s *State) renderAnchor(l *envelope.Line, t time.Time) {
 // Whatever maps monotonic time to wall time through it (the otel module's
 // live export) puts a moment where a reader of the log puts it, to the
 // nanosecond, however far the wall clock has been stepped or slewed since.
-func (s *State) Anchor() envelope.Anchor {
-	for {
-		if a := s.anchor.Load(); a != nil {
-			return *a
-		}
-		a := envelope.NewAnchor(s.pid, time.Now())
-		if s.anchor.CompareAndSwap(nil, &a) {
-			return a
-		}
-	}
-}
-
-// fileStarted is told whether a new file got its anchor: the claim says so
-// to Go and C writers alike, and a file without one (TIMING off then, or
-// the write failed) leaves the claim free, so the first TIMING-enabled
-// record writes it.
-func (s *State) fileStarted(anchored bool) {
-	if anchored {
-		atomic.StoreInt32(s.claim.Load(), int32(s.pid))
-		s.anchored.Store(true)
-		return
-	}
-	atomic.CompareAndSwapInt32(s.claim.Load(), int32(s.pid), 0)
-	s.anchored.Store(false)
-}
-
-// anchorNow writes the [CLOCK_ANCHOR] record now, if TIMING is enabled and
-// no record has written it yet: as simpler does when its state is bound or
-// its writer started, so the anchor precedes every span that can begin
-// afterwards and a reader gives each of them a wall-clock time.
-func (s *State) anchorNow() {
-	if s.Enabled(levels.Timing) && !s.anchored.Load() {
-		s.ensureAnchor(time.Time{})
-	}
-}
+func (s *State) Anchor() envelope.Anchor { return s.anc.get() }
 
 // Reopen closes the log file and opens its path again before the next
 // record, as rotation by another program needs: once logrotate (or a
@@ -494,10 +340,12 @@ func (s *State) Start() error {
 	if err := s.sink.Start(); err != nil {
 		return err
 	}
-	if ln := s.link.Load(); ln != nil {
-		ln.Open()
+	s.c.open()
+	// The anchor now, as simpler writes it when its writer starts, so it
+	// precedes every span that can begin afterwards.
+	if s.Enabled(levels.Timing) && !s.anc.anchored.Load() {
+		s.anc.ensure(time.Time{}, func(a *envelope.Line) error { return s.enter(levels.Timing, time.Time{}, a, entryAnchor) })
 	}
-	s.anchorNow()
 	return nil
 }
 
@@ -547,110 +395,14 @@ func (s *State) Flush(timeout time.Duration) error { return s.sink.Flush(timeout
 // 1 s) and then returns a *sink.TimeoutError; Start after a timed-out Quiesce
 // resumes the writer. Quiesce after Close does nothing.
 func (s *State) Quiesce(timeout time.Duration) error {
-	s.closeShared(timeout)
+	s.c.close(timeout) // C modules' admission first, bounded
 	return s.sink.Quiesce(timeout)
-}
-
-// closeShared closes admission for C modules sharing s, waiting at most
-// timeout for those inside a submission.
-func (s *State) closeShared(timeout time.Duration) {
-	if ln := s.link.Load(); ln != nil {
-		ln.Close(timeout)
-	}
 }
 
 // Close drains and stops the writer, reports drops and closes the log
 // file, waiting at most timeout (zero: 1 s). Records logged afterwards are
 // counted as not_admitted. Closing twice is safe.
 func (s *State) Close(timeout time.Duration) error {
-	s.closeShared(timeout)
+	s.c.close(timeout) // C modules' admission first, bounded
 	return s.sink.Close(timeout)
-}
-
-// attach makes s publish to l, simpler's cross-DSO SimplerHostLogState
-// (package hostabi asks through door.Attach). From then on s publishes its
-// threshold and directory to the C state, claims the [CLOCK_ANCHOR]
-// through its clock_anchor_pid (shared with C writers), closes C admission
-// on Quiesce and Close and opens it on Start, and counts the drops C
-// modules record there in its own reports. One C state per State.
-func (s *State) attach(l hostlink.Listener) error {
-	if l == nil {
-		return errors.New("slogsimpler: attach: nil C state")
-	}
-	if !s.link.CompareAndSwap(nil, &linkBox{l}) {
-		return errors.New("slogsimpler: the state already owns a C ABI state")
-	}
-	t := s.current()
-	s.published.Store(int64(t))
-	l.SetThreshold(t)
-	if d := s.Dir(); d != "" {
-		l.BindDir(d)
-	}
-	c := l.AnchorClaim()
-	if s.anchored.Load() {
-		atomic.StoreInt32(c, int32(s.pid))
-	}
-	s.claim.Store(c)
-	s.cDrops.Store(l.Drops())
-	return nil
-}
-
-// Bounds of the wait for another writer's anchor claim: a few yields,
-// then sleeps, and after anchorWait the record goes on without the anchor
-// (a writer stuck that long in a write would otherwise stall every
-// TIMING-enabled record of the process).
-const (
-	anchorYields = 16
-	anchorSleep  = 50 * time.Microsecond
-	anchorWait   = 100 * time.Millisecond
-)
-
-// ensureAnchor writes the [CLOCK_ANCHOR] record if no record has done so
-// yet in this process, reading both clocks from t (the record it precedes;
-// zero means now). The caller has checked that TIMING is enabled.
-//
-// One writer claims the anchor by swapping the claim for -pid (Go's own,
-// or simpler's clock_anchor_pid shared with C modules); records that
-// arrive meanwhile wait, bounded, until it is written, so no record
-// precedes the anchor. A write the sink accepted (or refused for good,
-// closed) stores pid; a failed one puts the claim back to 0 and a later
-// record retries.
-func (s *State) ensureAnchor(t time.Time) {
-	p := s.claim.Load()
-	pid := int32(s.pid)
-	var deadline time.Time
-	for i := 0; ; i++ {
-		switch v := atomic.LoadInt32(p); {
-		case v == pid:
-			s.anchored.Store(true)
-			return
-		case v == -pid:
-			switch {
-			case i < anchorYields:
-				runtime.Gosched()
-			case deadline.IsZero():
-				deadline = time.Now().Add(anchorWait)
-			case time.Now().After(deadline):
-				return
-			default:
-				time.Sleep(anchorSleep)
-			}
-		case atomic.CompareAndSwapInt32(p, v, -pid):
-			if t.IsZero() {
-				t = time.Now()
-			}
-			var l envelope.Line
-			s.renderAnchor(&l, t)
-			done := int32(0)
-			switch s.submit(levels.Timing, &l) {
-			case nil, sink.ErrNotAdmitted:
-				// Written, or the sink is closed for good: retrying
-				// on every record would only count more losses.
-				done = pid
-				s.anchored.Store(true)
-			}
-			atomic.CompareAndSwapInt32(p, -pid, done)
-			return
-		}
-	}
 }
