@@ -37,14 +37,30 @@
 //
 // # One data path
 //
-// Every record reaches the file by the same walk, whatever made it:
+// Every record reaches the file through one door, State.enter, whatever
+// made it:
 //
-//	slog, log ───────────┐                          ┌─► Handler ─► envelope ─► State.enter ─► sink ─► destination
-//	spans, op lines ─────┤                          │
-//	Emit, Sim, Forward ──┼─► ReplaceAttr ─► fan-out ┼─► ConsoleHandler ─► terminal
-//	C modules (hostabi) ─┘                          │
-//	                                                └─► atrace.Recorder, OTel, the program's handlers
-//	the anchor ─────────────────────────────────────────────────────────────► State.enter
+//	slog.Info, log.Printf ─────┐
+//	spanattr: spans, op lines ─┤                              ┌─► Handler.Handle ─► render ─┐
+//	State.Emit, devicebridge ──┼─► ReplaceAttr ─► fan-out ────┼─► console ─► terminal       │
+//	hostabi: C modules ────────┘   (Setup's route)            └─► recorder, OTel, yours     │
+//	                                                                                        ▼
+//	the library's own reports (a handler failed) ─────────────► render ─────────────► State.enter
+//	the [CLOCK_ANCHOR] before the first TIMING record ────────► render ─────────────► State.enter
+//	                                                                                        │
+//	                                  sink: Submit, or SubmitFlush at the flush level ◄─────┘
+//	                                     │
+//	                                     ▼
+//	          queue (4096 × 512 B) ─► writer goroutine ─► Destination.Write (stderr, or the file)
+//	                                     ├─ beside a batch: [HOSTLOG_DROPS] (dropReport, typed)
+//	                                     └─ at a file's start: its [CLOCK_ANCHOR] (anchors.file)
+//
+// Before State.Start, and after Quiesce, the sink writes in the calling
+// goroutine instead of queueing. The drop report and a new file's anchor
+// are the only records the sink writes that do not pass State.enter: the
+// drop report must take no queue slot (the queue may be what is full), and
+// a file's anchor must be its first line; both are rendered from their
+// typed form by the state, like every other.
 //
 // A span, an op line, a record from simulated device code, a forwarded
 // simulator line and a C module's record are real slog records: a
@@ -55,11 +71,12 @@
 // handler of the fan-out sees the record (slog's own handlers print the
 // origin as the group "simpler"), and the file writes it as simpler does:
 // a [STRACE] or [OP] record from its typed values, a device record with
-// the device's function and position. The [CLOCK_ANCHOR] record, which the
-// state writes itself before the first TIMING-enabled record, takes the
-// same door (a file's first anchor is the sink's first write to it). The [HOSTLOG_DROPS] report is the state's typed
-// record too; the sink writes it beside a batch, since it must not take a
-// queue slot.
+// the device's function and position. An origin is good for the record it
+// was made for only (its time; a machine record's, its message too), and
+// once: a handler that keeps one and hands it on with a record of its own,
+// or hands the same record to the state again, gets user text written.
+// [State.Emit] never reads one from its attributes. A C module's record
+// never waits at the door for the flush bound, whatever its level.
 //
 // # Levels
 //
