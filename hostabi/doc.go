@@ -46,8 +46,10 @@
 //     does not own. The record keeps Go's rules: it is read as an envelope
 //     record (its clock, lane, level, function and position kept) and
 //     written as a Go record made outside slog is, through the program's
-//     handlers (ReplaceAttr, the console, a recorder) and the state's one
-//     door. Its message is user text, escaped and neutralised like a Go
+//     ReplaceAttr (a redaction holds for C text too) and the state's one
+//     door; through the console, a recorder and the program's other
+//     handlers only when it asked (slogsimpler.SetupOptions.CModuleHandlers),
+//     since their code would run on the module's thread. Its message is user text, escaped and neutralised like a Go
 //     message (an embedded newline is kept, escaped), unless the whole
 //     record is one machine record of this process in machine position:
 //     a span, an op line, or the file's one anchor while the module holds

@@ -321,12 +321,14 @@ func (o *owner) mayAnchor() bool {
 
 // emit hands the record to the state and returns what the door made of
 // it: nil when the queue took it (or wrote it, or no handler wanted it),
-// else the error naming the reason it was counted under. It goes through
-// the program's handlers, as a Go record made outside slog does (so
-// ReplaceAttr redacts it before any destination), but never waits at the
-// door for the flush bound, whatever its level: the C thread must not.
+// else the error naming the reason it was counted under. It passes the
+// program's ReplaceAttr (a redaction holds for C text too) to the state's
+// own handler, and through the program's other handlers (the console, a
+// recorder, SetupOptions.Handlers) only when the program asked
+// (SetupOptions.CModuleHandlers): they would run on the C thread. It
+// never waits at the door for the flush bound, whatever its level.
 func (o *owner) emit(level slog.Level, og *origin.Origin, msg string) error {
-	og.NoWait = true
+	og.CModule = true
 	_, err := door.Emit(o.st, level, og, msg)
 	return err
 }

@@ -382,46 +382,56 @@ func BenchmarkModuleRecord(b *testing.B) {
 	})
 }
 
-// TestCRecordThroughTheFanout: a C module's record takes the Go records'
-// way: ReplaceAttr sees its message (the secret never reaches the file or
-// another handler), and every handler of the fan-out gets it with the
+// TestCRecordThroughTheFanout: a C module's record passes the program's
+// ReplaceAttr (the secret never reaches the file), and goes to the
+// program's other handlers, on the C thread, only when the program asked
+// (CModuleHandlers): then every handler of the fan-out gets it with the
 // module's function and position.
 func TestCRecordThroughTheFanout(t *testing.T) {
-	defer slog.SetDefault(slog.Default())
-	st, mod := bound(t, slogsimpler.Options{Level: levels.Info})
-	rec := &logtest.Keeper{}
-	lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{Dir: t.TempDir(), State: st, NoConsole: true, Handlers: []slog.Handler{rec},
-		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
-			if a.Key == slog.MessageKey {
-				return slog.String(a.Key, strings.ReplaceAll(a.Value.String(), "hunter2", "REDACTED"))
+	for _, asked := range []bool{false, true} {
+		t.Run(fmt.Sprintf("CModuleHandlers=%v", asked), func(t *testing.T) {
+			defer slog.SetDefault(slog.Default())
+			st, mod := bound(t, slogsimpler.Options{Level: levels.Info})
+			rec := &logtest.Keeper{}
+			lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{Dir: t.TempDir(), State: st, NoConsole: true, Handlers: []slog.Handler{rec},
+				CModuleHandlers: asked,
+				ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+					if a.Key == slog.MessageKey {
+						return slog.String(a.Key, strings.ReplaceAll(a.Value.String(), "hunter2", "REDACTED"))
+					}
+					return a
+				}})
+			require.NoError(t, err)
+			require.Equal(t, 1, mod.Log(30, "login password=hunter2"))
+			require.NoError(t, lg.Close())
+			file := strings.Join(lines(t, st), "\n")
+			assert.NotContains(t, file, "hunter2")
+			assert.Contains(t, file, "][WARN] consumer_log: [")
+			assert.Contains(t, file, "login password=REDACTED")
+			recs := rec.Records()
+			if !asked {
+				assert.Empty(t, recs, "no handler of the program's runs on the C thread unless asked")
+				return
 			}
-			return a
-		}})
-	require.NoError(t, err)
-	require.Equal(t, 1, mod.Log(30, "login password=hunter2"))
-	require.NoError(t, lg.Close())
-	file := strings.Join(lines(t, st), "\n")
-	assert.NotContains(t, file, "hunter2")
-	assert.Contains(t, file, "][WARN] consumer_log: [")
-	assert.Contains(t, file, "login password=REDACTED")
-	recs := rec.Records()
-	require.Len(t, recs, 1)
-	r := recs[0]
-	assert.Equal(t, "login password=REDACTED", r.Message)
-	var fn, file2 string
-	r.Attrs(func(a slog.Attr) bool {
-		for _, m := range a.Value.Resolve().Group() {
-			switch m.Key {
-			case "func":
-				fn = m.Value.String()
-			case "file":
-				file2 = m.Value.String()
-			}
-		}
-		return false
-	})
-	assert.Equal(t, "consumer_log", fn)
-	assert.NotEmpty(t, file2)
+			require.Len(t, recs, 1)
+			r := recs[0]
+			assert.Equal(t, "login password=REDACTED", r.Message)
+			var fn, file2 string
+			r.Attrs(func(a slog.Attr) bool {
+				for _, m := range a.Value.Resolve().Group() {
+					switch m.Key {
+					case "func":
+						fn = m.Value.String()
+					case "file":
+						file2 = m.Value.String()
+					}
+				}
+				return false
+			})
+			assert.Equal(t, "consumer_log", fn)
+			assert.NotEmpty(t, file2)
+		})
+	}
 }
 
 // TestCRecordsKeepGoRules: a module's records pass the rules Go's own

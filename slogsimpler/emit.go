@@ -56,11 +56,15 @@ func (s *State) Emit(level slog.Level, src Source, mono, tid int64, msg string, 
 // door made of it (see door.Emit).
 func (s *State) emit(level slog.Level, o *origin.Origin, msg string, attrs []slog.Attr) (enabled bool, err error) {
 	// The handler Setup installed (the fan-out of the file, the console
-	// and the program's handlers), or, for a state Setup never saw, the
-	// state's own.
+	// and the program's handlers, behind ReplaceAttr; for a C module's
+	// record, ReplaceAttr and the file alone unless the program asked),
+	// or, for a state Setup never saw, the state's own.
 	var h slog.Handler = s.Handler()
 	if r := s.route.Load(); r != nil {
-		h = r.Handler
+		h = r.all
+		if o.CModule && !r.cAll {
+			h = r.file
+		}
 	}
 	ctx := context.Background()
 	if !h.Enabled(ctx, level) {

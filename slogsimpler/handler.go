@@ -78,7 +78,7 @@ func (h *Handler) Handle(_ context.Context, r slog.Record) error {
 		s.fitted.Add(1)
 	}
 	how := entryWait
-	if o != nil && o.NoWait {
+	if o != nil && o.CModule {
 		how = entryNoWait
 	}
 	err := s.enter(r.Level, r.Time, &l, how)

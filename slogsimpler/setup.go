@@ -109,11 +109,18 @@ type SetupOptions struct {
 	// them (see WithReplaceAttr): a value it redacts reaches neither the
 	// file, nor the console, nor a recorder in Handlers. Nil costs nothing.
 	ReplaceAttr func(groups []string, a slog.Attr) slog.Attr
+	// CModuleHandlers sends the records of C modules (package hostabi)
+	// through the console and Handlers too, on the module's own thread,
+	// which then runs their code. By default a C module's record passes
+	// ReplaceAttr to the file alone, and its thread never waits for
+	// anything of the program's.
+	CModuleHandlers bool
 }
 
 // Logging is what Setup set up. Close it before the program exits.
 type Logging struct {
-	// State is the process state the file handler is bound to.
+	// State is the state the file handler is bound to: SetupOptions.State,
+	// or Default().
 	State *State
 	// Logger is the logger Setup installed with slog.SetDefault.
 	Logger *slog.Logger
@@ -313,8 +320,9 @@ func Setup(opts *SetupOptions) (*Logging, error) {
 		h = lg.Fanout
 	}
 	h = WithReplaceAttr(h, o.ReplaceAttr)
-	// Records made outside slog (State.Emit, devices) take the same path.
-	st.route.Store(&routeBox{h})
+	// Records made outside slog (State.Emit, devices) take the same path;
+	// a C module's the file's alone unless the program asked.
+	st.route.Store(&routeBox{all: h, file: WithReplaceAttr(st.Handler(), o.ReplaceAttr), cAll: o.CModuleHandlers})
 	lg.Logger = slog.New(h)
 	lg.prev.logger, lg.prev.out, lg.prev.flags = slog.Default(), log.Writer(), log.Flags()
 	slog.SetDefault(lg.Logger)

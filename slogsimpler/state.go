@@ -49,8 +49,14 @@ type State struct {
 	fitted, cut atomic.Uint64
 }
 
-// routeBox boxes a handler for an atomic pointer.
-type routeBox struct{ slog.Handler }
+// routeBox is Setup's route for records made outside slog: the fan-out
+// behind ReplaceAttr (all), and ReplaceAttr before the state's own
+// handler alone (file), which a C module's record takes unless cAll.
+// Immutable once stored.
+type routeBox struct {
+	all, file slog.Handler
+	cAll      bool
+}
 
 // flushPolicy is immutable once published. A level given as a plain
 // slog.Level is compared directly (fixed), without calling the Leveler:
@@ -124,7 +130,8 @@ type Options struct {
 
 // NewState returns a new State. A bad Rotation is an error and no State.
 // When the directory cannot be bound (see [State.BindDir]) the error comes
-// with a State that is usable and unbound (records go to Output), and
+// with a State that is usable and unbound (records go to
+// Options.Destination, or Output), and
 // BindDir can be tried again.
 func NewState(opts *Options) (*State, error) {
 	var o Options
@@ -228,8 +235,8 @@ const (
 // record, a span, an op line, a record made outside slog (Emit, a
 // simulated device, a forwarded line, a C module's), the library's own
 // reports and the [CLOCK_ANCHOR] — comes through here, rendered from its
-// typed form into l. (The drop report and a new file's anchor are the
-// sink's to write beside a batch: see NewState.) The threshold has
+// typed form into l. (The drop report, beside a batch, and a new file's
+// first anchor, at its start, are the sink's to write: see NewState.) The threshold has
 // admitted it. A TIMING-enabled record written before the anchor gets the
 // anchor first, read at the record's time t (so never later than the
 // record); a record at or above the flush level waits until it and
@@ -294,7 +301,7 @@ func (s *State) BindDir(dir string) error {
 	return nil // the file starts with its anchor (anchors.file)
 }
 
-// Anchor returns the [CLOCK_ANCHOR] s last wrote (each file of a bound
+// Anchor returns the [CLOCK_ANCHOR] s last rendered for writing (each file of a bound
 // directory starts with one), or, before it has written any, a reading of
 // both clocks taken at the first call and kept until one is written.
 // Whatever maps monotonic time to wall time through it (the otel module's
@@ -373,8 +380,8 @@ type Counts struct {
 	// Cut counts records the state's handlers wrote as their first 510
 	// bytes then "~\n": those whose envelope and keys alone did not fit,
 	// and those without attributes that passed the bound. Text of foreign
-	// origin (forwarded lines, C modules' records), which keeps that rule
-	// too, does not pass through a handler and is not counted here.
+	// origin (forwarded lines, C modules' records) keeps that rule too and
+	// is counted here, as it reaches the file through the state's handler.
 	Cut uint64
 }
 

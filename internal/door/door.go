@@ -16,7 +16,9 @@ var (
 	// Emit hands st (a *slogsimpler.State) a record made outside a slog
 	// call site, with origin o (made by the caller, for msg), through the
 	// program's handlers (the fan-out Setup installed, or st's own
-	// handler) to st's one door. It reports whether a handler was enabled
+	// handler; a C module's record, o.CModule, through ReplaceAttr to the
+	// state's handler alone unless the program asked for more) to st's
+	// one door. It reports whether a handler was enabled
 	// for level, and what the door made of the record: nil when it was
 	// queued or written (or no handler wanted it), else the sink's error
 	// naming the reason it was counted under.

@@ -78,9 +78,11 @@ type Origin struct {
 	// record (see Outcome); for a producer that must answer its caller
 	// (State.Emit, a C module's sink_enqueue).
 	Outcome *Outcome
-	// NoWait keeps the record from waiting at the door for the flush
-	// bound, whatever its level: a C module's, whose thread must not.
-	NoWait bool
+	// CModule marks a C module's record, handed over on the module's own
+	// thread: it never waits at the door for the flush bound, whatever its
+	// level, and goes through the program's handlers only when the
+	// program asked (SetupOptions.CModuleHandlers).
+	CModule bool
 	// at is the UnixNano time of the record the origin was made for (see
 	// Bind); msg the message a Machine origin vouches for.
 	at  int64
@@ -134,7 +136,7 @@ func NewOp(op envelope.Op, at time.Time) *Origin {
 // at. The caller owns o: no record that carried it before is still being
 // handled.
 func (o *Origin) SetSpan(s *envelope.Span, token any, at time.Time) {
-	o.Kind, o.Header, o.Span, o.Op, o.Token, o.Outcome, o.NoWait = Span, nil, s, nil, token, nil, false
+	o.Kind, o.Header, o.Span, o.Op, o.Token, o.Outcome, o.CModule = Span, nil, s, nil, token, nil, false
 	o.at, o.msg = at.UnixNano(), ""
 	o.spent.Store(false)
 }
@@ -262,8 +264,8 @@ func OpOf(o *Origin, r *slog.Record) envelope.Op {
 }
 
 // PCFree is embedded in handlers that never show a span's or op's source
-// position (this module's file handler and recorder write the record from
-// its typed values): behind such a handler alone, a span skips reading its
+// position (slogsimpler's file handler, which writes the record from its
+// typed values): behind such a handler alone, a span skips reading its
 // caller's PC, a stack walk that is a fifth of its cost. Its one method is
 // unexported, so embedding it adds nothing to a type's API.
 type PCFree struct{}
