@@ -379,7 +379,7 @@ func panicLine(msg string) []byte {
 type SignalOptions struct {
 	// Signals are signals the program does not handle itself. On one of
 	// them the recorder writes a stackcore dump, drains the host log (the
-	// state's Close, bounded by DrainTimeout), and then lets the signal do
+	// state's Quiesce, bounded by DrainTimeout), and then lets the signal do
 	// what it would have done without the recorder: SIGQUIT prints every
 	// goroutine's stack and exits 2, SIGTERM and SIGINT end the process.
 	// Empty, with Handled empty too, means SIGQUIT (the signal Go itself

@@ -11,7 +11,7 @@ type ring struct {
 	buf   []byte // circular storage of capacity cap
 	start int    // offset of the oldest byte
 	n     int    // bytes in use
-	lens  []int  // record lengths, oldest first (a queue over lensHead)
+	lens  []int  // record lengths, oldest first (a queue from head)
 	head  int    // index of the oldest entry in lens
 	lost  uint64 // records pushed out to make room
 }

@@ -13,11 +13,13 @@
 //
 //	[mono_ns=…][T0x2f][INFO] run_kernel: [kernel.go:41] block 3 done in 1200 cycles
 //
-// A simulator running as a separate process is bridged with [Forward],
-// which reads its output and re-emits every line through the state:
-// envelope lines keep their clock reading, lane, function and position
-// (spans stay spans), simpler's older "[LEVEL] func: body" lines are
-// understood, and anything else is forwarded at INFO with function "sim".
+// A simulator running as a separate process is bridged with a
+// [Forwarder], which reads its output and re-emits every line through the
+// state: envelope lines keep their clock reading, lane, function and
+// position, simpler's older "[LEVEL] func: body" lines are understood, and
+// anything else is forwarded at INFO with function "sim". Its spans stay
+// spans only when [NewForwarder] is given the simulator's pid; [Forward],
+// which knows no pid, writes every line as user text, markers neutralised.
 //
 // # On the device (CANN)
 //
@@ -29,9 +31,11 @@
 // ERROR 3, NUL 4), with a TIMING flag on when the host threshold admits
 // TIMING. Nothing the host does afterwards changes a latched device.
 //
-// A [cannWriter] writes CANN-format lines:
+// A [Device] writes CANN-format records, each two lines (as simpler's
+// onboard code hands them to dlog: the header, then the quoted message):
 //
-//	[WARNING] AICPU(4711,python3):2026-06-01-10:00:00.123.456 [kernel.cpp:88]4712 run [TIMING] "step done"
+//	[WARNING] AICPU(4711,python3):2026-06-01-10:00:00.123.456 [kernel.cpp:88]4712 run [TIMING]
+//	"step done"
 //
 // to standard output when ASCEND_LOG_PRINT_TO_STDOUT=1, else to a plog-style
 // file under ASCEND_PROCESS_LOG_PATH, $ASCEND_WORK_PATH/log or

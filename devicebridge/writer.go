@@ -31,9 +31,9 @@ type writerOptions struct {
 	PName    string // process name; "": base name of os.Args[0]
 	// Out replaces the destination that the environment selects.
 	Out io.Writer
-	// Now is the clock; nil means time.Now. Times print in local time.
+	// now is the clock; nil means time.Now. Times print in local time.
 	now func() time.Time
-	// LookupEnv reads the environment; nil means os.LookupEnv.
+	// lookupEnv reads the environment; nil means os.LookupEnv.
 	lookupEnv    func(string) (string, bool)
 	MaxFileBytes int64 // 0: 20 MiB
 	MaxFiles     int   // 0: 10

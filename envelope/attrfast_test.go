@@ -56,7 +56,7 @@ func TestAppendDecimal(t *testing.T) {
 	}
 }
 
-// FuzzAppendTime holds AppendTime to time.Format for any instant and any
+// FuzzAppendTime holds appendTime to time.Format for any instant and any
 // zone offset, years outside 0–9999 and offsets with seconds included.
 func FuzzAppendTime(f *testing.F) {
 	f.Add(int64(0), int64(0), 0)

@@ -18,12 +18,13 @@ import (
 // one slog writes for that type: an integer (not "007"), a float (not
 // "1.10"), true or false, a duration ("1.5s", not "1500ms"); anything
 // else (times included) is a string. Groups come back as their dotted keys. A
-// marker's bracket written as %5B is read back as '[', and only there: the
-// writer neutralises '[' only before a marker ([STRACE], [HOSTLOG_DROPS],
-// [CLOCK_ANCHOR], [OP], [mono_ns=) and writes any other %5B, a user's own,
-// as it is, so that stays. The one text that cannot come back is a user's
-// own %5B before a marker: it is written as the marker's neutralised
-// bracket is, and read as that. A quoted key or value is unquoted;
+// marker's bracket written as %5B is read back as '[', and a '%' written as
+// %25 before such an escape as '%', and only there: the writer neutralises
+// '[' only before a marker ([STRACE], [HOSTLOG_DROPS], [CLOCK_ANCHOR], [OP],
+// [mono_ns=), and escapes a user's own '%' only where "5B" and a marker
+// follow it, so any other %5B or %25 is written as it is and stays, and a
+// user's own "%5BSTRACE]" comes back as it was logged.
+// A quoted key or value is unquoted;
 // the message is returned as written, control bytes as their escapes
 // (written unquoted, "\n" there could be either).
 //

@@ -20,7 +20,7 @@ const maxContent = MaxRecord - 1
 
 // A Line is one record being rendered. It never allocates and never grows:
 // writers copy what fits and set the overflow flag for the rest. The zero
-// Line is empty and ready to use; keep it on the stack (it is 528 bytes).
+// Line is empty and ready to use; keep it on the stack (it is 536 bytes).
 //
 // A Line is not safe for concurrent use.
 type Line struct {
@@ -312,9 +312,9 @@ func (l *Line) sourceAt(file string, line int) {
 }
 
 // function writes "name: " with no source position, for records without a PC
-// (name "go"), machine records ("clock_anchor", "host_log_drops",
-// "emit_host_span") and functions named by callers (State.Emit, device
-// code, forwarded lines). The name is user text: escaped and neutralised
+// (name "go") and functions named by callers (State.Emit, device code,
+// forwarded lines, C modules; machine records write their fixed names
+// themselves). The name is user text: escaped and neutralised
 // like a message, ':' and white space written as '_', bounded by
 // maxField; an empty name is written "go", so the field is never empty and
 // the ": " separator always follows it.
@@ -337,9 +337,10 @@ func (l *Line) Message(s string) { l.textMode(s, false, messageText) }
 // Trusted writes machine-authored text as the message. It leaves markers
 // alone but escapes everything else that user text gets escaped (control
 // bytes, C1, bidi controls, U+2028/9, invalid UTF-8), so even a machine
-// record is one line of valid UTF-8. Only the envelope's own callers (the
-// state, spans, op lines, a verified forwarded record) use it; user text
-// must go through [Line.Message].
+// record is one line of valid UTF-8. This module uses it for one thing, a
+// machine record a producer verified and handed over whole (a simulator's
+// or a C module's own span, op line, anchor or drop report: see
+// [ParseMachine]); user text must go through [Line.Message].
 func (l *Line) Trusted(s string) {
 	if plainASCII(s) {
 		l.raw(s)

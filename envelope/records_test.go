@@ -125,4 +125,3 @@ func TestLineSpanAtTheBound(t *testing.T) {
 	l.Span(7, 8, &small, attrs.Bytes())
 	assert.Equal(t, "[mono_ns=7][T0x8][TIMING] emit_host_span: "+string(small.AppendBody(nil, attrs.Bytes()))+"\n", string(l.Finish()))
 }
-

@@ -12,7 +12,7 @@ import (
 // the level and the message.
 type frame struct {
 	PC       uintptr
-	Function string // last path element of the runtime name, e.g. "sink.(*Queue).Push"
+	Function string // last path element of the runtime name, e.g. "sink.(*Sink).Submit"
 	File     string // base name of the source file
 	Line     int
 
@@ -22,11 +22,11 @@ type frame struct {
 // Resolving a PC through runtime.CallersFrames costs about 170 ns and a few
 // hundred bytes; a logging call site resolves the same PC every time. The
 // cache is direct-mapped: frameCacheSize slots indexed by a hash of the PC,
-// each an atomic pointer to an immutable Frame. A hit is one atomic load and
+// each an atomic pointer to an immutable frame. A hit is one atomic load and
 // a compare. Two PCs that collide evict each other, which costs a re-resolve
-// and is never wrong: a slot is only used when its Frame's PC matches.
+// and is never wrong: a slot is only used when its frame's PC matches.
 // Readers and writers are any goroutine; the atomic pointer publishes a
-// fully built Frame.
+// fully built frame.
 const frameCacheSize = 4096
 
 var frameCache [frameCacheSize]atomic.Pointer[frame]
@@ -64,9 +64,9 @@ func resolve(pc uintptr) *frame {
 }
 
 // funcName shortens a runtime function name to its last path element
-// ("simpler.dev/log/sink.(*Queue).Push" becomes "sink.(*Queue).Push"). An
+// ("simpler.dev/log/sink.(*Sink).Submit" becomes "sink.(*Sink).Submit"). An
 // empty name, or one that ends in '/', becomes "go". The result is still
-// raw text: function escapes and bounds it.
+// raw text: escapeFunc escapes and bounds it.
 func funcName(full string) string {
 	// Generic instantiations contain '/' inside brackets; cut at the last
 	// '/' before the first '['.

@@ -23,11 +23,12 @@
 //
 // # Parsing
 //
-// [Parse] accepts the names debug, info, timing, warn, warning, error, null
-// and nul in any case, Python numbers, and slog's own "INFO+2" form. An
-// unknown name is an error that lists every valid name; there is no silent
-// fallback. [Level] wraps a level so it can be read from flags with
-// [flag.TextVar] and from configuration with encoding.TextUnmarshaler.
+// [Parse] accepts the names trace ([Trace], MAX's), debug, info, timing,
+// warn, warning, error, null and nul in any case, Python numbers, and
+// slog's own "INFO+2" form. An unknown name is an error that lists every
+// valid name; there is no silent fallback. [Level] wraps a level so it can
+// be read from flags with [flag.TextVar] and from configuration with
+// encoding.TextUnmarshaler.
 //
 // # Other logging systems
 //

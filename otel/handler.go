@@ -20,13 +20,16 @@ import (
 	"simpler.dev/log/spanattr"
 )
 
-// Handler returns the slog handler that turns records logged with a
-// span's context into events of that span: records at or above
-// EventLevel, with their attributes (groups as dotted keys) and the level
-// as "level", at the record's time (the time of handling when it has
-// none: an event needs one). An ERROR record also sets the span's status
-// to error, with its message. Records outside any span, and the span records themselves,
-// are left alone.
+// Handler returns the slog handler that turns records logged while a span
+// is open on their goroutine into events of the innermost such span:
+// records at or above EventLevel, with their attributes (groups as dotted
+// keys) and the level as "level", at the record's time (the time of
+// handling when it has none: an event needs one). An ERROR record also
+// sets the span's status to error, with its message. Records outside any
+// span are no event, and op lines are left alone. With LiveOptions.Logs it
+// also sends every record at or above LogLevel as a log record, in a span
+// or not. A span's own record gives the span the attributes it is
+// exported with, as the fan-out saw them (after ReplaceAttr).
 //
 // It also admits TIMING, so with it in the fan-out spans are made (and
 // exported) whatever the file's level is; the file and the console still

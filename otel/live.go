@@ -35,8 +35,9 @@ type LiveOptions struct {
 	// ServiceName is the resource's service.name; "" means the program's
 	// name (the base of os.Args[0]).
 	ServiceName string
-	// EventLevel is the level from which a record logged with a span's
-	// context becomes an event of that span, read live; nil means WARN.
+	// EventLevel is the level from which a record logged while a span is
+	// open on its goroutine becomes an event of that span (the innermost
+	// one), read live; nil means WARN.
 	// ERROR records also set the span's status to error.
 	EventLevel slog.Leveler
 	// QueueSize bounds the finished spans waiting for the export
@@ -107,8 +108,8 @@ func (d LiveDrops) Total() uint64 {
 // wrote, as a reader of the log maps them.
 //
 // The work on the logging goroutine is small and never blocks: ids and a
-// token at start, a copy of the encoded attributes and a non-blocking
-// queue send at end. One goroutine of Live's turns finished spans into
+// token at start, the span's attributes resolved and a non-blocking queue
+// send at end. One goroutine of Live's turns finished spans into
 // OpenTelemetry spans and hands them to the SDK's batch span processor,
 // which batches and exports them; it waits for that processor rather than
 // let it drop, so every loss happens, and is counted, at Live's own queue

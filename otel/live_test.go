@@ -214,8 +214,8 @@ func (b *blocking) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpa
 
 func (b *blocking) Shutdown(context.Context) error { return nil }
 
-// spanLogger is a logger whose only handler is the exporter's: spans are
-// on, and nothing is written anywhere.
+// spanContext is a context whose logger's only handler is the exporter's:
+// spans are on, and nothing is written anywhere.
 func spanContext(l *Live) context.Context {
 	return spanattr.WithLogger(context.Background(), slog.New(l.Handler()))
 }

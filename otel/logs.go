@@ -37,7 +37,7 @@ func Severity(level slog.Level) (otellog.Severity, string) {
 	return otellog.Severity(n), name
 }
 
-// logBatcher is the processor behind a Live's and strace-otlp's logger:
+// logBatcher is the processor behind a Live's logger:
 // it batches the records its one caller emits and exports a batch when it
 // is full or when flushed, counting what the exporter takes and what it
 // refuses. Its methods are called from one goroutine at a time.
@@ -139,7 +139,8 @@ func (ll *liveLogs) emit(it logItem) {
 }
 
 // run is the logs goroutine: records into batches, a batch out when it is
-// full or a second old.
+// full and at each tick of batchTimeout (LiveOptions.BatchTimeout, one
+// second when zero).
 func (ll *liveLogs) run(batchTimeout time.Duration) {
 	defer close(ll.done)
 	tick := time.NewTicker(batchTimeout)
@@ -170,7 +171,7 @@ func (ll *liveLogs) run(batchTimeout time.Duration) {
 	}
 }
 
-// record makes the OpenTelemetry log record of a slog record whose
+// logRecord makes the OpenTelemetry log record of a slog record whose
 // attributes are already typed (kv).
 func logRecord(r slog.Record, kv []attribute.KeyValue) otellog.Record {
 	var out otellog.Record

@@ -11,7 +11,8 @@ import (
 )
 
 // stdlogWriter is the output Setup gives the standard log package. Each
-// Write is one log call: it becomes an INFO record with the position of
+// Write is one log call: it becomes an INFO record (ERROR for log.Fatal's
+// and log.Panic's) with the position of
 // the code that called the log package, goes through the program's handler
 // (the fan-out: file, console, recorder), and then waits, at most the
 // state's flush bound, until it and everything before it are written to

@@ -31,7 +31,7 @@ func TestDisabledSpansAllocateNothing(t *testing.T) {
 
 // TestEnabledSpanAllocatesOnlyItself: with our own handler, a written
 // span costs one allocation, the Span (which is also its children's
-// context); its buffers come back from the pool.
+// context and holds the record's identity, timing and origin).
 func TestEnabledSpanAllocatesOnlyItself(t *testing.T) {
 	racedetect.SkipAllocs(t)
 	logger, _, _ := newLogger(t, levels.Timing)

@@ -11,23 +11,28 @@
 // Each LOG is a file, '-' for standard input, or a directory (its
 // host.*.log files, sorted). Flags may come before or after the logs:
 //
-//	--tree             print a nested tree per callable (medians) instead of tables
-//	--stats            print every span by name (count, total, mean, p50/p90/p99, max) instead of tables
-//	--stats-json PATH  write those statistics as JSON
-//	--trace-out PATH   write Chrome trace JSON, one lane per invocation
-//	--swimlane PATH    write Chrome trace JSON with real pid/goroutine lanes
-//	--html PATH        write a self-contained HTML timeline (no network needed)
-//	--generation G     follow simpler's anchored or current reader where they differ (default: recognised)
-//	--go-trace FILE    merge a Go execution trace (runtime/trace) into the JSON outputs
-//	--raw              print span names as decoded even on a terminal
+//	--tree                     print a nested tree per callable (medians) instead of tables
+//	--rounds-table             print a per-round Host/Device/Orch/Sched table instead of tables
+//	--stats                    print every span by name (count, total, mean, p50/p90/p99, max) instead of tables
+//	--stats-json PATH          write those statistics as JSON
+//	--assert-native-overlap    fail unless prepare(N+1) overlaps device(N) (--require-hidden-prepare: finishes inside it)
+//	--trace-out PATH           write Chrome trace JSON, one lane per invocation
+//	--swimlane PATH            write Chrome trace JSON with real pid/goroutine lanes (--host-phase-records PATH adds a run's record files)
+//	--hosts [--label NAME ...] read each LOG as another host, all on one wall-clock timeline
+//	--html PATH                write a self-contained HTML timeline (no network needed)
+//	--generation G             follow simpler's anchored or current reader where they differ (default: recognised)
+//	--go-trace FILE            merge a Go execution trace (runtime/trace) into the JSON outputs
+//	--raw                      print span names as decoded even on a terminal
 //
 // The tables and the tree print span names and hids as decoded, the
 // reference's bytes, when standard output is not a terminal; on a
 // terminal they are escaped (see straceview.Escape), unless --raw.
 // --stats escapes them always.
 //
-// Exit status: 0 on success (warnings included), 1 on bad arguments or
-// unreadable input, with a one-line reason.
+// Exit status: 0 on success (warnings included); 1 on unreadable input or
+// an output that cannot be written, with a one-line reason; 2 on a command
+// line it cannot run (with the usage line, as argparse does) and when
+// --assert-native-overlap finds no overlap.
 package main
 
 import (

@@ -79,7 +79,9 @@ func (rd Renderer) WithGroup(name string) Renderer {
 // origin replayed on a record it was not made for, and, when spend is set
 // (a State's door, which writes each record once), an origin already
 // spent, leave the record user text, the origin one of its attributes.
-// Attributes of the handler (WithAttrs) go on user records only.
+// Attributes of the handler (WithAttrs) go on records whose text is the
+// user's (a call site's, or one made outside it): never on a span, an op
+// line or a verified machine record.
 //
 // A user record with attributes that would pass the bound is fitted
 // (envelope.Line.Fit: every key kept, the longest values shortened); a

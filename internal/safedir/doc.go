@@ -1,6 +1,7 @@
-// Package safedir creates the directory trees the device writer and the
-// trace recorder write into, in shared places (a work path, a log root)
-// where another user may have planted a symbolic link.
+// Package safedir creates the directory trees the sink's log directory,
+// the device writer and the trace recorder write into, in shared places (a
+// work path, a log root) where another user may have planted a symbolic
+// link.
 //
 // The caller names a root it trusts (the user's configuration: an
 // environment variable, the home directory) and a relative path below it.

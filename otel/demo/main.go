@@ -42,8 +42,8 @@ import (
 
 	"simpler.dev/log/examples/quickstart/app"
 	"simpler.dev/log/levels"
-	"simpler.dev/log/slogsimpler"
 	simplerotel "simpler.dev/log/otel"
+	"simpler.dev/log/slogsimpler"
 )
 
 const service = "quickstart"

@@ -39,8 +39,9 @@ type Config struct {
 	BeforeClose func() error
 	// State is the state to log through; nil means a new one (a program
 	// would use the process state, but tests run the quickstart many
-	// times). An OpenTelemetry exporter given in Handlers is told the
-	// same state, so it places spans by the anchor the state wrote.
+	// times). A caller that puts an OpenTelemetry exporter in Handlers
+	// gives it the same state (LiveOptions.State), so it places spans by
+	// the anchor this state wrote.
 	State *slogsimpler.State
 }
 
@@ -139,8 +140,9 @@ func (j job) run(ctx context.Context, logger *slog.Logger, runID int) error {
 	logger.Debug("job accepted", "steps", j.steps)
 	bctx, bind := spanattr.Start(ctx, "chip.run.bind")
 	if j.steps > 4 {
-		// Logged with the span's context: an exporter attaches it to
-		// the span (the OpenTelemetry demo shows it as a span event).
+		// Logged while the span is open on this goroutine: an exporter
+		// attaches it to the span (the OpenTelemetry demo shows it as a
+		// span event).
 		logger.WarnContext(bctx, "large job: binding every step's arguments", "steps", j.steps)
 	}
 	_, args := spanattr.Start(bctx, "chip.run.bind.args")

@@ -18,8 +18,8 @@ import (
 
 	"simpler.dev/log/examples/quickstart/app"
 	"simpler.dev/log/levels"
-	"simpler.dev/log/slogsimpler"
 	simplerotel "simpler.dev/log/otel"
+	"simpler.dev/log/slogsimpler"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
