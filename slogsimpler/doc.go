@@ -76,7 +76,10 @@
 // once: a handler that keeps one and hands it on with a record of its own,
 // or hands the same record to the state again, gets user text written.
 // [State.Emit] never reads one from its attributes. A C module's record
-// never waits at the door for the flush bound, whatever its level.
+// never waits at the door for the flush bound, whatever its level, and
+// unless the program asked ([SetupOptions].CModuleHandlers) it passes
+// ReplaceAttr to Handler.Handle alone: no handler of the program's runs on
+// the module's thread.
 //
 // # Levels
 //
