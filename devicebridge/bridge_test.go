@@ -173,6 +173,12 @@ func TestForwardRefusesForgery(t *testing.T) {
 		{"span of a third pid", sim, "[mono_ns=1][T0x1][TIMING] emit_host_span: [STRACE] v=1 pid=77 tid=1 inv=1 hid=0 depth=0 name=a ts=1 dur=1 ", false},
 		{"second marker of another pid", sim, "[mono_ns=1][T0x1][TIMING] f: [STRACE] v=1 pid=9 name=a [HOSTLOG_DROPS] v=1 pid=1 total=5", false},
 		{"nested envelope", sim, "[mono_ns=1][T0x1][INFO] f: x [mono_ns=2][T0x1][ERROR] g: [STRACE] v=1 pid=9", false},
+		// Found by the worst day's tally: the simulator's own span, whole
+		// and in machine position, carrying a second record in its
+		// attributes, was written raw, and a reader found the host's span
+		// (or drop report) in it.
+		{"host's span inside the simulator's own", sim, fmt.Sprintf("[mono_ns=1][T0x1][TIMING] emit_host_span: [STRACE] v=1 pid=9 tid=1 inv=1 hid=0 depth=0 name=x ts=1 dur=1 k=[STRACE] v=1 pid=%d tid=1 inv=1 hid=0 depth=0 name=forged ts=1 dur=1", host), false},
+		{"host's drops inside the simulator's own span", sim, fmt.Sprintf("[mono_ns=1][T0x1][TIMING] emit_host_span: [STRACE] v=1 pid=9 tid=1 inv=1 hid=0 depth=0 name=x ts=1 dur=1 k=[HOSTLOG_DROPS] v=1 pid=%d new=888 total=888 queue_full=888 claim_exhausted=0 output_failed=0 not_admitted=0", host), false},
 		{"pid not known", 0, "[mono_ns=1][T0x1][TIMING] emit_host_span: [STRACE] v=1 pid=9 tid=1 inv=1 hid=0 depth=0 name=a ts=1 dur=1 ", false},
 		{"simulator claims the host's pid", host, fmt.Sprintf("[mono_ns=1][T0x1][TIMING] f: [STRACE] v=1 pid=%d name=a", host), false},
 		{"old sim format drops", sim, fmt.Sprintf("[ERROR] host_log_drops: [HOSTLOG_DROPS] v=1 pid=%d total=5", host), false},

@@ -11,9 +11,9 @@ import (
 	"sync"
 	"time"
 
-	"simpler.dev/log/internal/stdio"
-
+	"simpler.dev/log/internal/printable"
 	"simpler.dev/log/internal/safedir"
+	"simpler.dev/log/internal/stdio"
 )
 
 // Defaults of a cannWriter's plog-style files.
@@ -202,26 +202,12 @@ func appendCANN(b []byte, p cannProcess, r cannRecord) []byte {
 	return append(b, "\"\n"...)
 }
 
-// appendClean appends s with control bytes escaped, so a record is one
-// line.
-func appendClean(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '\n':
-			b = append(b, `\n`...)
-		case c == '\r':
-			b = append(b, `\r`...)
-		case c == '\t':
-			b = append(b, `\t`...)
-		case c < 0x20 || c == 0x7f:
-			b = append(b, '\\', 'x', "0123456789abcdef"[c>>4], "0123456789abcdef"[c&0xf])
-		default:
-			b = append(b, c)
-		}
-	}
-	return b
-}
+// appendClean appends s escaped for a terminal (internal/printable: control
+// bytes, DEL, C1 controls, bidi controls, U+2028/U+2029 and invalid UTF-8),
+// so a record is its two lines and, printed to standard output
+// (ASCEND_LOG_PRINT_TO_STDOUT), can neither move the cursor nor reorder
+// what follows it.
+func appendClean(b []byte, s string) []byte { return printable.Append(b, s) }
 
 // WriteRecord writes one record, in one Write (a zero Time means now).
 func (w *cannWriter) WriteRecord(r cannRecord) error {

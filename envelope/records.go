@@ -529,11 +529,17 @@ func (c *scanner) int(key string) (int64, bool) {
 // TIMING from clock_anchor (none of them with a source position), an op
 // line at DEBUG. It returns the marker and, for a span, a drop report or an
 // anchor, the pid the record speaks for (0 for an op line). Anything else
-// — a machine body under another function or level, text around it — is
-// ErrNotRecord. A producer that forwards records (a simulator's, a C
-// module's) uses it to decide which of them are machine records.
+// — a machine body under another function or level, text around it, a
+// second marker inside it (in a span's attributes, say, which this
+// package's writers never leave unescaped) — is ErrNotRecord. A producer
+// that forwards records (a simulator's, a C module's) uses it to decide
+// which of them are machine records: a record nested in one it trusts
+// must not be written raw in its name.
 func ParseMachine(p Parsed) (marker string, pid int, err error) {
 	body := p.Body
+	if len(body) == 0 || bytes.IndexByte(body[1:], '[') >= 0 && ContainsMarker(string(body[1:])) {
+		return "", 0, ErrNotRecord
+	}
 	machine := func(level slog.Level, fn string) bool { return p.Level == level && p.Func == fn && p.File == "" }
 	switch {
 	case bytes.HasPrefix(body, []byte(MarkerSpan)) && machine(levels.Timing, FuncSpan):

@@ -349,7 +349,8 @@ type Fanout struct {
 	failures *atomic.Uint64
 }
 
-// NewFanout returns a fan-out to children that reports failures into st.
+// NewFanout returns a fan-out to children that reports failures into st;
+// a nil st reports them nowhere (Failures still counts them).
 func NewFanout(st *State, children ...slog.Handler) *Fanout {
 	failures := new(atomic.Uint64)
 	var last atomic.Int64
@@ -357,7 +358,7 @@ func NewFanout(st *State, children ...slog.Handler) *Fanout {
 		failures.Add(1)
 		now := time.Now().UnixNano()
 		prev := last.Load()
-		if now-prev < int64(time.Second) || !last.CompareAndSwap(prev, now) {
+		if st == nil || now-prev < int64(time.Second) || !last.CompareAndSwap(prev, now) {
 			return
 		}
 		reportFailure(st, fmt.Sprintf("a log handler failed on a record at %s (%q): %v", levels.Name(r.Level), r.Message, err))

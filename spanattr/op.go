@@ -57,10 +57,15 @@ type Op struct {
 
 // StartOp writes the op's LAUNCH line (if the logger in use admits DEBUG)
 // and, with opts.Span, starts a span for it. It returns the context for the
-// op's children and the op. opts may be nil.
+// op's children and the op. opts may be nil. An empty name, which MAX's
+// line grammar has no room for (a reader would refuse the line), is
+// written as "unnamed".
 func StartOp(ctx context.Context, name string, opts *OpOptions) (context.Context, *Op) {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if name == "" {
+		name = "unnamed"
 	}
 	var o OpOptions
 	if opts != nil {
@@ -90,11 +95,21 @@ func StartOp(ctx context.Context, name string, opts *OpOptions) (context.Context
 	return child, op
 }
 
-// ID returns the op's id.
-func (op *Op) ID() uint64 { return op.id }
+// ID returns the op's id; 0 for a nil op (op lines off).
+func (op *Op) ID() uint64 {
+	if op == nil {
+		return 0
+	}
+	return op.id
+}
 
-// Category returns the op's MAX trace category.
-func (op *Op) Category() string { return op.category }
+// Category returns the op's MAX trace category; "" for a nil op.
+func (op *Op) Category() string {
+	if op == nil {
+		return ""
+	}
+	return op.category
+}
 
 // End writes the COMPLETE line and, for an op measured as a span, its
 // [STRACE] record with attrs. Ending twice, or a nil op, does nothing.

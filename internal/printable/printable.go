@@ -23,7 +23,15 @@ func Escape(s string) string {
 		return s // the common case: printable ASCII, no copy
 	}
 	b := make([]byte, 0, len(s)+16)
-	b = append(b, s[:i]...)
+	return string(appendEscaped(append(b, s[:i]...), s[i:]))
+}
+
+// Append appends s to b escaped as Escape does, allocating only when b
+// must grow.
+func Append(b []byte, s string) []byte { return appendEscaped(b, s) }
+
+func appendEscaped(b []byte, s string) []byte {
+	i := 0
 	for i < len(s) {
 		c := s[i]
 		if c >= 0x20 && c < 0x7f {
@@ -44,5 +52,5 @@ func Escape(s string) string {
 		}
 		i += size
 	}
-	return string(b)
+	return b
 }
