@@ -641,8 +641,8 @@ func stall(t *testing.T, c *consoleWriter, w *pausedWriter, line string) <-chan 
 	}), "a call waited on a stalled console")
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	require.True(t, c.stalled)
-	return c.drained
+	require.True(t, c.q.stalled)
+	return c.q.drained
 }
 
 // waitDrained waits for ch, failing on a hang.
@@ -683,7 +683,7 @@ func TestConsoleWriterStallAndRecover(t *testing.T) {
 
 	assert.ErrorIs(t, c.Flush(), errConsoleFull, "the queue cannot drain")
 	c.mu.Lock()
-	assert.True(t, c.gaveUp, "the next Flush does not wait for a console that has not moved")
+	assert.True(t, c.q.gaveUp, "the next Flush does not wait for a console that has not moved")
 	c.mu.Unlock()
 	assert.ErrorIs(t, c.Flush(), errConsoleFull)
 
@@ -692,7 +692,7 @@ func TestConsoleWriterStallAndRecover(t *testing.T) {
 	assert.NoError(t, c.Flush())
 	assert.Equal(t, want, w.written(), "every accepted line, in order")
 	c.mu.Lock()
-	assert.False(t, c.stalled || c.gaveUp || c.bytes != 0 || len(c.queue) != 0, "back to direct writes")
+	assert.False(t, c.q.stalled || c.q.gaveUp || c.q.bytes != 0 || len(c.q.queue) != 0, "back to direct writes")
 	c.mu.Unlock()
 
 	_, err = c.Write([]byte("after\n"))

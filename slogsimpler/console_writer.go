@@ -134,26 +134,10 @@ type consoleWriter struct {
 	line  []byte
 	timer *time.Timer // the waiting call's bound; guarded by call
 
-	mu      sync.Mutex
-	direct  []byte    // the handed line, until the writer takes it
-	seq     uint64    // how many lines have been handed
-	done    uint64    // the last handed line written (or failed)
-	began   time.Time // when the writer began the handed line in flight
-	waiting uint64    // the handed line whose call still waits; 0 if none
-	doneErr error     // the write error of the line waiting is for
-
-	queue   [][]byte // copies of the lines Written while stalled, in order
-	bytes   int      // their bytes, each counted until written
-	stalled bool     // state 2
-	// drained is closed when the writer leaves state 2; nil in state 1.
-	drained chan struct{}
-	written uint64 // lines written (or failed), the writer's progress
-	// gaveUp says a Flush has timed out in this stall, when written was
-	// gaveUpAt: a console that wrote nothing since is not waited for again
-	// (Flush's callers: Logging.Close, and a program's own through it).
-	gaveUp   bool
-	gaveUpAt uint64
-	err      error // a queued line's write error, told once
+	// mu guards h and q, and the writer's lifecycle below.
+	mu sync.Mutex
+	h  consoleHandoff // the direct line: state 1
+	q  consoleStall   // the queue: state 2
 
 	// flushWaits counts the Flush calls that waited for a stall to
 	// drain: the standard log package's path must never be one of them
@@ -171,6 +155,35 @@ type consoleWriter struct {
 	exited   chan struct{} // closed when the current writer goroutine ends
 	wake     chan struct{} // capacity 1: there is work for the writer
 	finished chan struct{} // capacity 1: the writer finished a handed line
+}
+
+// consoleHandoff is the line a call hands the writer in state 1 and
+// waits for. Guarded by consoleWriter.mu.
+type consoleHandoff struct {
+	direct  []byte    // the handed line, until the writer takes it
+	seq     uint64    // how many lines have been handed
+	done    uint64    // the last handed line written (or failed)
+	began   time.Time // when the writer began the handed line in flight
+	waiting uint64    // the handed line whose call still waits; 0 if none
+	doneErr error     // the write error of the line waiting is for
+}
+
+// consoleStall is the queue of lines written while the console stalls
+// (state 2) and the writer's progress through it. Guarded by
+// consoleWriter.mu.
+type consoleStall struct {
+	queue   [][]byte // copies of the lines Written while stalled, in order
+	bytes   int      // their bytes, each counted until written
+	stalled bool     // state 2
+	// drained is closed when the writer leaves state 2; nil in state 1.
+	drained chan struct{}
+	written uint64 // lines written (or failed), the writer's progress
+	// gaveUp says a Flush has timed out in this stall, when written was
+	// gaveUpAt: a console that wrote nothing since is not waited for again
+	// (Flush's callers: Logging.Close, and a program's own through it).
+	gaveUp   bool
+	gaveUpAt uint64
+	err      error // a queued line's write error, told once
 }
 
 // consoleOut returns what a console writes through: a consoleWriter for a
@@ -207,22 +220,22 @@ func (c *consoleWriter) Write(p []byte) (int, error) {
 		c.mu.Unlock()
 		return 0, errConsoleClosed
 	}
-	if err := c.err; err != nil {
-		c.err = nil
+	if err := c.q.err; err != nil {
+		c.q.err = nil
 		c.mu.Unlock()
 		return 0, err
 	}
-	if c.stalled {
+	if c.q.stalled {
 		n, err := c.enqueue(p)
 		c.mu.Unlock()
 		return n, err
 	}
 	// State 1: nothing is in flight, so line is the caller's.
 	c.line = append(c.line[:0], p...)
-	c.direct = c.line
-	c.seq++
-	seq := c.seq
-	c.waiting = seq
+	c.h.direct = c.line
+	c.h.seq++
+	seq := c.h.seq
+	c.h.waiting = seq
 	c.begin()
 	c.mu.Unlock()
 	return c.await(seq, len(p))
@@ -231,11 +244,11 @@ func (c *consoleWriter) Write(p []byte) (int, error) {
 // enqueue queues a copy of p, or drops it when the queue is full. mu is
 // held; the console is stalled, so the writer is running.
 func (c *consoleWriter) enqueue(p []byte) (int, error) {
-	if c.bytes+len(p) > consoleQueueBytes {
+	if c.q.bytes+len(p) > consoleQueueBytes {
 		return 0, errConsoleFull
 	}
-	c.queue = append(c.queue, append([]byte(nil), p...))
-	c.bytes += len(p)
+	c.q.queue = append(c.q.queue, append([]byte(nil), p...))
+	c.q.bytes += len(p)
 	c.begin()
 	return len(p), nil
 }
@@ -269,9 +282,9 @@ func (c *consoleWriter) await(seq uint64, n int) (int, error) {
 		case <-c.timer.C:
 		}
 		c.mu.Lock()
-		if c.done >= seq {
-			err := c.doneErr
-			c.waiting, c.doneErr = 0, nil
+		if c.h.done >= seq {
+			err := c.h.doneErr
+			c.h.waiting, c.h.doneErr = 0, nil
 			c.mu.Unlock()
 			if cap(c.line) > consoleLineKeep {
 				c.line = nil
@@ -282,8 +295,8 @@ func (c *consoleWriter) await(seq uint64, n int) (int, error) {
 			return n, nil
 		}
 		left := consoleWriteBound // not begun: the writer is not scheduled yet
-		if !c.began.IsZero() {
-			left -= time.Since(c.began)
+		if !c.h.began.IsZero() {
+			left -= time.Since(c.h.began)
 		}
 		if left > 0 {
 			c.mu.Unlock()
@@ -292,9 +305,9 @@ func (c *consoleWriter) await(seq uint64, n int) (int, error) {
 		}
 		// The console stopped reading: the line is written when it reads
 		// again, and its error, if any, told to a later Write.
-		c.stalled = true
-		c.drained = make(chan struct{})
-		c.waiting = 0
+		c.q.stalled = true
+		c.q.drained = make(chan struct{})
+		c.h.waiting = 0
 		c.mu.Unlock()
 		return n, nil
 	}
@@ -334,14 +347,14 @@ func (c *consoleWriter) run(exited chan struct{}) {
 			c.settle()
 			c.mu.Unlock()
 			return
-		case c.direct != nil:
-			b, seq = c.direct, c.seq
-			c.direct = nil
-			c.began = time.Now()
-		case len(c.queue) > 0:
-			b = c.queue[0]
-			c.queue[0] = nil
-			c.queue = c.queue[1:]
+		case c.h.direct != nil:
+			b, seq = c.h.direct, c.h.seq
+			c.h.direct = nil
+			c.h.began = time.Now()
+		case len(c.q.queue) > 0:
+			b = c.q.queue[0]
+			c.q.queue[0] = nil
+			c.q.queue = c.q.queue[1:]
 		default:
 			c.settle()
 			c.mu.Unlock()
@@ -352,7 +365,7 @@ func (c *consoleWriter) run(exited chan struct{}) {
 			case <-idle.C:
 			}
 			c.mu.Lock()
-			if c.direct == nil && len(c.queue) == 0 && !c.closed {
+			if c.h.direct == nil && len(c.q.queue) == 0 && !c.closed {
 				c.running = false
 				c.mu.Unlock()
 				return
@@ -377,20 +390,20 @@ func (c *consoleWriter) run(exited chan struct{}) {
 			c.mu.Unlock()
 			continue
 		}
-		c.written++
+		c.q.written++
 		switch {
 		case seq == 0:
-			c.bytes -= len(b)
+			c.q.bytes -= len(b)
 			if err != nil {
-				c.err = err
+				c.q.err = err
 			}
-		case seq == c.waiting:
-			c.doneErr = err
+		case seq == c.h.waiting:
+			c.h.doneErr = err
 		case err != nil:
-			c.err = err // its call stalled and returned
+			c.q.err = err // its call stalled and returned
 		}
 		if seq != 0 {
-			c.done, c.began = seq, time.Time{}
+			c.h.done, c.h.began = seq, time.Time{}
 		}
 		c.mu.Unlock()
 		if seq != 0 {
@@ -405,11 +418,11 @@ func (c *consoleWriter) run(exited chan struct{}) {
 // settle leaves state 2 once everything is written. mu is held, and
 // nothing is handed or queued.
 func (c *consoleWriter) settle() {
-	c.queue = nil // the backing array a long stall grew
-	if c.stalled {
-		c.stalled, c.gaveUp = false, false
-		close(c.drained)
-		c.drained = nil
+	c.q.queue = nil // the backing array a long stall grew
+	if c.q.stalled {
+		c.q.stalled, c.q.gaveUp = false, false
+		close(c.q.drained)
+		c.q.drained = nil
 	}
 }
 
@@ -438,11 +451,11 @@ func (c *consoleWriter) shut() int {
 		return 0
 	}
 	c.closed = true
-	lost := len(c.queue)
-	c.queue, c.bytes = nil, 0
-	if c.direct != nil {
+	lost := len(c.q.queue)
+	c.q.queue, c.q.bytes = nil, 0
+	if c.h.direct != nil {
 		lost++
-		c.direct = nil
+		c.h.direct = nil
 	}
 	running, writing, exited := c.running, c.writing, c.exited
 	if running {
@@ -499,12 +512,12 @@ func (c *consoleWriter) shut() int {
 // stdlogWriter).
 func (c *consoleWriter) Flush() error {
 	c.mu.Lock()
-	if c.stalled {
-		if c.gaveUp && c.written == c.gaveUpAt {
+	if c.q.stalled {
+		if c.q.gaveUp && c.q.written == c.q.gaveUpAt {
 			c.mu.Unlock()
 			return errConsoleFull
 		}
-		drained := c.drained
+		drained := c.q.drained
 		c.mu.Unlock()
 		c.flushWaits.Add(1)
 		t := time.NewTimer(consoleFlushBound)
@@ -514,15 +527,15 @@ func (c *consoleWriter) Flush() error {
 		case <-t.C:
 		}
 		c.mu.Lock()
-		if c.drained == drained { // the same stall goes on
-			c.gaveUp, c.gaveUpAt = true, c.written
+		if c.q.drained == drained { // the same stall goes on
+			c.q.gaveUp, c.q.gaveUpAt = true, c.q.written
 			c.mu.Unlock()
 			return errConsoleFull
 		}
 	}
 	defer c.mu.Unlock()
-	err := c.err
-	c.err = nil
+	err := c.q.err
+	c.q.err = nil
 	return err
 }
 

@@ -54,7 +54,7 @@ func stalledPipe(t *testing.T) *os.File {
 func (c *consoleWriter) isStalled() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.stalled
+	return c.q.stalled
 }
 
 // TestStdlogNeverWaitsForConsole: records of the standard log package are
