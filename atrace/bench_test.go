@@ -25,8 +25,11 @@ import (
 func benchRecorder(b *testing.B, attach bool) (*slog.Logger, *Recorder) {
 	b.Helper()
 	dir := b.TempDir()
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: dir, Async: true})
+	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: dir})
 	if err != nil {
+		b.Fatal(err)
+	}
+	if err := st.Start(); err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { st.Close(0) })

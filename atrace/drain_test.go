@@ -64,7 +64,7 @@ func TestSignalDrainSlowDestination(t *testing.T) {
 		childMust(err)
 		rec, err := New(&Options{State: st, lookupEnv: env{EnvWorkPath: dir, "HOME": dir}.lookup})
 		childMust(err)
-		_, err = slogsimpler.Setup(&slogsimpler.SetupOptions{State: st, NoConsole: true, Handlers: []slog.Handler{rec}})
+		_, err = slogsimpler.Setup(&slogsimpler.Options{State: st, NoConsole: true, Handlers: []slog.Handler{rec}})
 		childMust(err)
 		rec.DumpOnSignals(&SignalOptions{Signals: []os.Signal{syscall.SIGTERM}})
 		held.Store(true)

@@ -31,7 +31,7 @@ const childRecords = 3000
 
 func childSetup(dir string, slow bool) (*Recorder, *slogsimpler.Logging) {
 	var opts slogsimpler.Options
-	setup := slogsimpler.SetupOptions{Dir: dir, NoConsole: true}
+	setup := slogsimpler.Options{Dir: dir, NoConsole: true}
 	if slow {
 		// A destination that takes a fraction of a millisecond per record
 		// (pipe-sized writes: one record each), written to the same file

@@ -262,8 +262,11 @@ func BenchmarkSaturation(b *testing.B) {
 	var produced, written, dropped uint64
 	var elapsed time.Duration
 	for b.Loop() {
-		st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: b.TempDir(), Async: true})
+		st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: b.TempDir()})
 		if err != nil {
+			b.Fatal(err)
+		}
+		if err := st.Start(); err != nil {
 			b.Fatal(err)
 		}
 		l := slog.New(st.Handler())

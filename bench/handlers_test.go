@@ -38,8 +38,11 @@ func handlers(b *testing.B) []namedHandler {
 	if err != nil {
 		b.Fatal(err)
 	}
-	async, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Destination: sink.Writer(devnull), Async: true})
+	async, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Destination: sink.Writer(devnull)})
 	if err != nil {
+		b.Fatal(err)
+	}
+	if err := async.Start(); err != nil {
 		b.Fatal(err)
 	}
 	sync, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Output: io.Discard})

@@ -9,7 +9,7 @@
 // that state:
 //
 //	st := slogsimpler.Default()
-//	lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{Dir: "logs", State: st})
+//	lg, err := slogsimpler.Setup(&slogsimpler.Options{Dir: "logs", State: st})
 //	...
 //	defer lg.Close()
 //	handle, err := hostabi.BindPath(st, "libhost_runtime.so") // dlopen + simpler_host_log_bind_state
@@ -48,7 +48,7 @@
 //     written as a Go record made outside slog is, through the program's
 //     ReplaceAttr (a redaction holds for C text too) and the state's one
 //     door; through the console, a recorder and the program's other
-//     handlers only when it asked (slogsimpler.SetupOptions.CModuleHandlers),
+//     handlers only when it asked (slogsimpler.Options.CModuleHandlers),
 //     since their code would run on the module's thread. Its message is user text, escaped and neutralised like a Go
 //     message (an embedded newline is kept, escaped), unless the whole
 //     record is one machine record of this process in machine position:

@@ -324,8 +324,8 @@ func (o *owner) mayAnchor() bool {
 // else the error naming the reason it was counted under. It passes the
 // program's ReplaceAttr (a redaction holds for C text too) to the state's
 // own handler, and through the program's other handlers (the console, a
-// recorder, SetupOptions.Handlers) only when the program asked
-// (SetupOptions.CModuleHandlers): they would run on the C thread. It
+// recorder, Options.Handlers) only when the program asked
+// (Options.CModuleHandlers): they would run on the C thread. It
 // never waits at the door for the flush bound, whatever its level.
 func (o *owner) emit(level slog.Level, og *origin.Origin, msg string) error {
 	og.CModule = true

@@ -98,7 +98,8 @@ func TestLayout(t *testing.T) {
 // TestInterleave: Go's records and the module's alternate line by line in
 // one host.<pid>.log, with one anchor.
 func TestInterleave(t *testing.T) {
-	st, mod := bound(t, slogsimpler.Options{Dir: t.TempDir(), Level: levels.Debug, Async: true})
+	st, mod := bound(t, slogsimpler.Options{Dir: t.TempDir(), Level: levels.Debug})
+	require.NoError(t, st.Start())
 	logger := slog.New(st.Handler())
 	for i := range 100 {
 		logger.Info("go record", "i", i)
@@ -202,7 +203,8 @@ func (b *blocked) Write(p []byte) (int, error) {
 // reason, in the counts and in the [HOSTLOG_DROPS] report.
 func TestQueueFull(t *testing.T) {
 	out := &blocked{release: make(chan struct{})}
-	st, mod := bound(t, slogsimpler.Options{Output: out, Level: levels.Info, Async: true, FlushLevel: levels.Nul + 1})
+	st, mod := bound(t, slogsimpler.Options{Output: out, Level: levels.Info, FlushLevel: levels.Nul + 1})
+	require.NoError(t, st.Start())
 	const n = 6000
 	accepted := 0
 	for i := range n {
@@ -222,7 +224,8 @@ func TestQueueFull(t *testing.T) {
 // TestQuiesce: after Quiesce the module's records are not admitted and
 // counted; Start admits them again; after Close they are counted.
 func TestQuiesce(t *testing.T) {
-	st, mod := bound(t, slogsimpler.Options{Dir: t.TempDir(), Level: levels.Info, Async: true})
+	st, mod := bound(t, slogsimpler.Options{Dir: t.TempDir(), Level: levels.Info})
+	require.NoError(t, st.Start())
 	require.Equal(t, 1, mod.Log(20, "before"))
 	require.NoError(t, st.Quiesce(0))
 	assert.Equal(t, 0, mod.Log(20, "quiesced"))
@@ -241,7 +244,8 @@ func TestQuiesce(t *testing.T) {
 // TestConcurrent: C threads and goroutines log at once; every record is
 // written or counted, and the file stays whole.
 func TestConcurrent(t *testing.T) {
-	st, mod := bound(t, slogsimpler.Options{Dir: t.TempDir(), Level: levels.Info, Async: true})
+	st, mod := bound(t, slogsimpler.Options{Dir: t.TempDir(), Level: levels.Info})
+	require.NoError(t, st.Start())
 	logger := slog.New(st.Handler())
 	const workers, per = 4, 500
 	var wg sync.WaitGroup
@@ -360,8 +364,11 @@ func BenchmarkModuleRecord(b *testing.B) {
 	if out, err := exec.Command(cc, "-shared", "-fPIC", "-O2", "-I.", "-o", so, "testdata/consumer.c", "-lpthread").CombinedOutput(); err != nil {
 		b.Fatalf("%v\n%s", err, out)
 	}
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Destination: sink.Writer(io.Discard), Level: levels.Info, Async: true})
+	st, err := slogsimpler.NewState(&slogsimpler.Options{Destination: sink.Writer(io.Discard), Level: levels.Info})
 	if err != nil {
+		b.Fatal(err)
+	}
+	if err := st.Start(); err != nil {
 		b.Fatal(err)
 	}
 	defer st.Close(0)
@@ -393,7 +400,7 @@ func TestCRecordThroughTheFanout(t *testing.T) {
 			defer slog.SetDefault(slog.Default())
 			st, mod := bound(t, slogsimpler.Options{Level: levels.Info})
 			rec := &logtest.Keeper{}
-			lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{Dir: t.TempDir(), State: st, NoConsole: true, Handlers: []slog.Handler{rec},
+			lg, err := slogsimpler.Setup(&slogsimpler.Options{Dir: t.TempDir(), State: st, NoConsole: true, Handlers: []slog.Handler{rec},
 				CModuleHandlers: asked,
 				ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
 					if a.Key == slog.MessageKey {
@@ -523,7 +530,8 @@ func (h holding) Write(p []byte) (int, error) { <-h.release; return len(p), nil 
 // hour, so a wait is a hang the watchdog sees, with no timing judged.
 func TestCErrorNeverWaitsForTheFlush(t *testing.T) {
 	dst := holding{release: make(chan struct{})}
-	st, mod := bound(t, slogsimpler.Options{Destination: sink.Writer(dst), Level: levels.Info, Async: true, FlushBound: time.Hour})
+	st, mod := bound(t, slogsimpler.Options{Destination: sink.Writer(dst), Level: levels.Info, FlushBound: time.Hour})
+	require.NoError(t, st.Start())
 	defer func() { _ = st.Close(time.Second) }()
 	defer close(dst.release)
 	require.Equal(t, 1, mod.Log(30, "the writer takes this one and stalls"))

@@ -174,7 +174,7 @@ func TestLiveEqualsFromLogs(t *testing.T) {
 	})
 	t.Run("two goroutines interleaving", func(t *testing.T) {
 		live, logged, liveRecs, loggedRecs := bothWays(t, func(dir string, st *slogsimpler.State, handlers []slog.Handler, beforeClose func() error) {
-			lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{Dir: dir, Level: levels.Debug, Console: io.Discard,
+			lg, err := slogsimpler.Setup(&slogsimpler.Options{Dir: dir, Level: levels.Debug, Console: io.Discard,
 				Handlers: handlers, State: st})
 			require.NoError(t, err)
 			ctx := spanattr.WithLogger(context.Background(), slog.Default())

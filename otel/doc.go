@@ -20,7 +20,7 @@
 //	...
 //	live, err := simplerotel.NewLive(exp, nil)
 //	...
-//	lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{
+//	lg, err := slogsimpler.Setup(&slogsimpler.Options{
 //		Dir:      "logs",
 //		Handlers: []slog.Handler{live.Handler()},
 //	})

@@ -31,7 +31,7 @@ func ExampleNewLive() {
 		return
 	}
 	// A program logs through Setup's default logger with live.Handler()
-	// among SetupOptions.Handlers; here the exporter's handler alone.
+	// among Options.Handlers; here the exporter's handler alone.
 	ctx := spanattr.WithLogger(context.Background(), slog.New(live.Handler()))
 
 	ctx, inv := spanattr.NewInvocation(ctx, 0x9f)

@@ -30,8 +30,11 @@ func TestHandleAllocs(t *testing.T) {
 		async bool
 	}{{"sync", false}, {"async", true}} {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := NewState(&Options{Level: levels.Debug, Output: io.Discard, Async: tt.async})
+			s, err := NewState(&Options{Level: levels.Debug, Output: io.Discard})
 			require.NoError(t, err)
+			if tt.async {
+				require.NoError(t, s.Start())
+			}
 			defer s.Close(0)
 			h := s.Handler()
 			logger := slog.New(h.WithAttrs([]slog.Attr{slog.Int("pre", 1)}).WithGroup("g"))

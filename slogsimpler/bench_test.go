@@ -46,12 +46,18 @@ func benchHandlers(b *testing.B) []struct {
 	if err != nil {
 		b.Fatal(err)
 	}
-	async, err := NewState(&Options{Level: levels.Debug, Destination: sink.Writer(devnull), Async: true})
+	async, err := NewState(&Options{Level: levels.Debug, Destination: sink.Writer(devnull)})
 	if err != nil {
 		b.Fatal(err)
 	}
-	file, err := NewState(&Options{Level: levels.Debug, Dir: b.TempDir(), Async: true})
+	if err := async.Start(); err != nil {
+		b.Fatal(err)
+	}
+	file, err := NewState(&Options{Level: levels.Debug, Dir: b.TempDir()})
 	if err != nil {
+		b.Fatal(err)
+	}
+	if err := file.Start(); err != nil {
 		b.Fatal(err)
 	}
 	textFile, err := os.OpenFile(b.TempDir()+"/text.log", os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o640)
@@ -161,8 +167,11 @@ func BenchmarkConsole(b *testing.B) {
 // last INFO instead, so the difference between the two is the ERROR's
 // wait. "info" is one INFO for comparison: exit safety adds nothing there.
 func BenchmarkErrorFlush(b *testing.B) {
-	st, err := NewState(&Options{Level: levels.Debug, Dir: b.TempDir(), Async: true})
+	st, err := NewState(&Options{Level: levels.Debug, Dir: b.TempDir()})
 	if err != nil {
+		b.Fatal(err)
+	}
+	if err := st.Start(); err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { st.Close(0) })

@@ -126,8 +126,9 @@ func TestStalledConsoleNeverBlocks(t *testing.T) {
 	defer r.Close()
 	defer w.Close()
 	dir := t.TempDir()
-	st, err := NewState(&Options{Level: levels.Info, Dir: dir, Async: true})
+	st, err := NewState(&Options{Level: levels.Info, Dir: dir})
 	require.NoError(t, err)
+	require.NoError(t, st.Start())
 	fan := NewFanout(st, st.Handler(), NewConsoleHandler(w, nil))
 	log := slog.New(fan)
 	const n = 20_000
@@ -151,8 +152,9 @@ func TestStalledConsoleNeverBlocks(t *testing.T) {
 // place none of its spans).
 func TestReopenForOutsideRotation(t *testing.T) {
 	dir := t.TempDir()
-	st, err := NewState(&Options{Level: levels.Timing, Dir: dir, Async: true})
+	st, err := NewState(&Options{Level: levels.Timing, Dir: dir})
 	require.NoError(t, err)
+	require.NoError(t, st.Start())
 	log := slog.New(st.Handler())
 	log.Warn("before the rotation")
 	require.NoError(t, st.Flush(0))

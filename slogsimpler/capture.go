@@ -13,12 +13,12 @@ import (
 //
 //	var c slogsimpler.Capture
 //	st, _ := slogsimpler.NewState(&slogsimpler.Options{Output: &c, Level: levels.Warn})
-//	lg, _ := slogsimpler.Setup(&slogsimpler.SetupOptions{State: st, Synchronous: true})
+//	lg, _ := slogsimpler.Setup(&slogsimpler.Options{State: st, Synchronous: true})
 //	defer lg.Close()
 //	runTheCodeUnderTest()
 //	for _, r := range c.Records() { ... r.Level, r.Message, r.Attrs ... }
 //
-// Setup keeps the level the State was made with (see SetupOptions.Level).
+// Setup keeps the level the State was made with (see Options.Level).
 // A State that was not started (NewState without Async, Setup with
 // Synchronous) writes each record in its logging call, so the records are
 // there as soon as the call returns; otherwise Records is complete after

@@ -23,7 +23,7 @@ func TestCaptureRecordsTyped(t *testing.T) {
 	var c slogsimpler.Capture
 	st, err := slogsimpler.NewState(&slogsimpler.Options{Output: &c, Level: levels.Trace})
 	require.NoError(t, err)
-	lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{State: st, Synchronous: true})
+	lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, Synchronous: true})
 	require.NoError(t, err)
 
 	ctx, inv := spanattr.NewInvocation(context.Background(), 0xabc)

@@ -23,7 +23,7 @@ func TestCaptureAcrossSetups(t *testing.T) {
 			var c slogsimpler.Capture
 			st, err := slogsimpler.NewState(&slogsimpler.Options{Output: &c})
 			require.NoError(t, err)
-			lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{State: st, Level: levels.Warn})
+			lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, Level: levels.Warn})
 			require.NoError(t, err)
 			var wg sync.WaitGroup
 			for g := range 8 {

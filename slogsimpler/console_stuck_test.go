@@ -227,7 +227,7 @@ func stallChild(stream, dir string) stuckReport {
 		must(err)
 		d, err := os.MkdirTemp(dir, "round")
 		must(err)
-		lg, err := Setup(&SetupOptions{Dir: d, State: st, Console: console})
+		lg, err := Setup(&Options{Dir: d, State: st, Console: console})
 		must(err)
 		for j := range 64 {
 			slog.Info("filling", "round", i, "j", j, "pad", pad)
@@ -249,7 +249,7 @@ func stallChild(stream, dir string) stuckReport {
 func linesChild(dir string) {
 	st, err := NewState(nil)
 	must(err)
-	lg, err := Setup(&SetupOptions{Dir: dir, State: st})
+	lg, err := Setup(&Options{Dir: dir, State: st})
 	must(err)
 	pad := strings.Repeat("x", 200)
 	for i := range stuckLines {

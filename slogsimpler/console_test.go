@@ -344,7 +344,7 @@ func TestSetup(t *testing.T) {
 		var con bytes.Buffer
 		dir := t.TempDir()
 		t.Setenv(envLevel, "debug")
-		lg, err := Setup(&SetupOptions{Dir: dir, Console: &con, State: st})
+		lg, err := Setup(&Options{Dir: dir, Console: &con, State: st})
 		require.NoError(t, err)
 		slog.Debug("file only")
 		slog.Log(context.Background(), levels.Timing, "timing above INFO")
@@ -360,7 +360,7 @@ func TestSetup(t *testing.T) {
 		old := slog.Default()
 		defer slog.SetDefault(old)
 		st, _ := NewState(nil)
-		lg, err := Setup(&SetupOptions{Dir: t.TempDir(), NoConsole: true, State: st, Synchronous: true})
+		lg, err := Setup(&Options{Dir: t.TempDir(), NoConsole: true, State: st, Synchronous: true})
 		require.NoError(t, err)
 		slog.Info("already in the file")
 		b, err := os.ReadFile(st.Path())
@@ -374,7 +374,7 @@ func TestSetup(t *testing.T) {
 		gate := make(chan struct{})
 		st, err := NewState(&Options{Destination: sink.Writer(gateWriter(gate))})
 		require.NoError(t, err)
-		lg, err := Setup(&SetupOptions{State: st, Backpressure: time.Hour, Level: levels.Warn})
+		lg, err := Setup(&Options{State: st, Backpressure: time.Hour, Level: levels.Warn})
 		require.NoError(t, err)
 		const n = 2 * sink.Slots
 		done := make(chan struct{})
@@ -399,7 +399,7 @@ func TestSetup(t *testing.T) {
 		defer slog.SetDefault(old)
 		st, _ := NewState(nil)
 		var con bytes.Buffer
-		lg, err := Setup(&SetupOptions{Dir: t.TempDir(), Console: &con, State: st, ConsoleAddSource: true,
+		lg, err := Setup(&Options{Dir: t.TempDir(), Console: &con, State: st, ConsoleAddSource: true,
 			ConsoleSpans: func(int, time.Duration) bool { return false }})
 		require.NoError(t, err)
 		ctx, inv := spanattr.NewInvocation(context.Background(), 1)
@@ -420,11 +420,11 @@ func TestSetup(t *testing.T) {
 		st, _ := NewState(nil)
 		file := filepath.Join(t.TempDir(), "file")
 		require.NoError(t, os.WriteFile(file, nil, 0o600))
-		_, err := Setup(&SetupOptions{Dir: filepath.Join(file, "logs"), NoConsole: true, State: st})
+		_, err := Setup(&Options{Dir: filepath.Join(file, "logs"), NoConsole: true, State: st})
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), filepath.Join(file, "logs"), "the error names the directory")
 		dir := filepath.Join(t.TempDir(), "not", "yet")
-		lg, err := Setup(&SetupOptions{Dir: dir, NoConsole: true, State: st})
+		lg, err := Setup(&Options{Dir: dir, NoConsole: true, State: st})
 		require.NoError(t, err, "a retry after a failed bind")
 		slog.Info("serving", "addr", ":8080")
 		require.NoError(t, lg.Close())
@@ -437,12 +437,12 @@ func TestSetup(t *testing.T) {
 		defer slog.SetDefault(old)
 		st, _ := NewState(&Options{Output: io.Discard})
 		t.Setenv(envMAXLevel, "TRACE")
-		lg, err := Setup(&SetupOptions{NoConsole: true, State: st})
+		lg, err := Setup(&Options{NoConsole: true, State: st})
 		require.NoError(t, err)
 		assert.Equal(t, levels.Debug, st.Level())
 		assert.True(t, st.Enabled(levels.Trace))
 		t.Setenv(envLevel, "info") // SIMPLER_LOG_LEVEL wins for the threshold
-		lg2, err := Setup(&SetupOptions{NoConsole: true, State: st})
+		lg2, err := Setup(&Options{NoConsole: true, State: st})
 		require.NoError(t, err)
 		assert.Equal(t, levels.Info, st.Level())
 		assert.False(t, st.Enabled(levels.Trace), "op lines are DEBUG records")
@@ -452,7 +452,7 @@ func TestSetup(t *testing.T) {
 	t.Run("bad level in the environment", func(t *testing.T) {
 		st, _ := NewState(nil)
 		t.Setenv(envLevel, "loud")
-		_, err := Setup(&SetupOptions{State: st})
+		_, err := Setup(&Options{State: st})
 		assert.False(t, err == nil || !strings.Contains(err.Error(), "timing"), "err = %v", err)
 	})
 }

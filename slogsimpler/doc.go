@@ -4,7 +4,7 @@
 // One call at start-up, then plain slog:
 //
 //	func main() {
-//		lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{Dir: "logs"})
+//		lg, err := slogsimpler.Setup(&slogsimpler.Options{Dir: "logs"})
 //		if err != nil {
 //			log.Fatal(err)
 //		}
@@ -77,7 +77,7 @@
 // or hands the same record to the state again, gets user text written.
 // [State.Emit] never reads one from its attributes. A C module's record
 // never waits at the door for the flush bound, whatever its level, and
-// unless the program asked ([SetupOptions].CModuleHandlers) it passes
+// unless the program asked ([Options].CModuleHandlers) it passes
 // ReplaceAttr to Handler.Handle alone: no handler of the program's runs on
 // the module's thread.
 //
@@ -131,8 +131,8 @@
 //
 // # Exit safety
 //
-// A record at or above the flush level (ERROR unless [Options.FlushLevel],
-// [SetupOptions.FlushLevel] or SIMPLER_LOG_FLUSH_LEVEL says otherwise) is
+// A record at or above the flush level (ERROR unless [Options.FlushLevel]
+// or SIMPLER_LOG_FLUSH_LEVEL says otherwise) is
 // not only queued: its logging call returns once it and every record
 // queued before it have been written, or a bound (250 ms) has passed. So
 //

@@ -55,7 +55,7 @@ func TestReplayedOriginsForgeNothing(t *testing.T) {
 	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Trace, Output: &buf})
 	require.NoError(t, err)
 	k := &keeper{}
-	lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{State: st, NoConsole: true, Handlers: []slog.Handler{k}, Level: levels.Trace})
+	lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, NoConsole: true, Handlers: []slog.Handler{k}, Level: levels.Trace})
 	require.NoError(t, err)
 
 	// The program's own machine records: a span, an op (two lines and
@@ -153,8 +153,9 @@ func (h *held) open()                       { h.once.Do(func() { close(h.release
 // with the reason counted (before, it said true while queue_full grew).
 func TestEmitReportsADrop(t *testing.T) {
 	dst := &held{release: make(chan struct{})}
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Destination: sink.Writer(dst), Async: true})
+	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Destination: sink.Writer(dst)})
 	require.NoError(t, err)
+	require.NoError(t, st.Start())
 	defer func() { dst.open(); _ = st.Close(time.Second) }()
 	lg := slog.New(st.Handler())
 	for i := 0; st.Counts().QueueFull == 0; i++ {

@@ -16,7 +16,7 @@ func ExampleCapture() {
 	defer slog.SetDefault(slog.Default()) // a test puts the old default back
 	var c slogsimpler.Capture
 	st, _ := slogsimpler.NewState(&slogsimpler.Options{Output: &c, Level: levels.Warn})
-	lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{State: st, Synchronous: true})
+	lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, Synchronous: true})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -21,7 +21,7 @@ func ExampleSetup() {
 	var console bytes.Buffer              // a program leaves Console nil: standard error
 	state, _ := slogsimpler.NewState(nil) // a program leaves State nil: the process state
 
-	lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{Dir: dir, Console: &console, State: state})
+	lg, err := slogsimpler.Setup(&slogsimpler.Options{Dir: dir, Console: &console, State: state})
 	if err != nil {
 		fmt.Println(err)
 		return

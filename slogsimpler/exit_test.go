@@ -37,7 +37,7 @@ func exitChild() {
 	case "fatal-at-warn":
 		// With the file at WARN, log.Print is filtered out; log.Fatal's
 		// line is not.
-		_, err := Setup(&SetupOptions{Dir: dir, NoConsole: true, Level: levels.Warn})
+		_, err := Setup(&Options{Dir: dir, NoConsole: true, Level: levels.Warn})
 		must(err)
 		log.Print("an ordinary line, filtered")
 		log.Fatalf("the last words at %s", "WARN")
@@ -47,14 +47,17 @@ func exitChild() {
 		os.Exit(1)
 	case "closed-console":
 		// The console is standard error, a pipe nobody reads.
-		lg, err := Setup(&SetupOptions{Dir: dir})
+		lg, err := Setup(&Options{Dir: dir})
 		must(err)
 		slog.Info("to a closed console")
 		must(lg.Close())
 		os.Exit(42)
 	case "closed-stderr-sync", "closed-stderr-async":
-		st, err := NewState(&Options{Async: mode == "closed-stderr-async"})
+		st, err := NewState(nil)
 		must(err)
+		if mode == "closed-stderr-async" {
+			must(st.Start())
+		}
 		slog.New(st.Handler()).Warn("to a closed stderr")
 		_ = st.Close(0)
 		if st.Counts().OutputFailed == 0 {
@@ -67,7 +70,7 @@ func exitChild() {
 
 // setupBusy sets up logging into dir and queues 2000 warnings.
 func setupBusy(dir string) {
-	_, err := Setup(&SetupOptions{Dir: dir, NoConsole: true})
+	_, err := Setup(&Options{Dir: dir, NoConsole: true})
 	must(err)
 	for i := range 2000 {
 		slog.Warn("busy", "i", i)

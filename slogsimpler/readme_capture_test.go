@@ -23,7 +23,7 @@ func TestGreet(t *testing.T) {
 	defer slog.SetDefault(slog.Default())
 	var c slogsimpler.Capture
 	st, _ := slogsimpler.NewState(&slogsimpler.Options{Output: &c, Level: levels.Warn})
-	lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{State: st, Synchronous: true})
+	lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, Synchronous: true})
 	require.NoError(t, err)
 	defer lg.Close()
 

@@ -31,7 +31,7 @@ func redactSecret(_ []string, a slog.Attr) slog.Attr {
 	return a
 }
 
-// TestRedactionEverySource: with SetupOptions.ReplaceAttr redacting a
+// TestRedactionEverySource: with Options.ReplaceAttr redacting a
 // secret, no source — a slog call, a span, an op line, State.Emit, a
 // simulated device, a forwarded simulator line — gets it to the file, the
 // console or any other handler of the fan-out, and every handler receives
@@ -45,7 +45,7 @@ func TestRedactionEverySource(t *testing.T) {
 	require.NoError(t, err)
 	var console bytes.Buffer
 	rec := &logtest.Keeper{}
-	lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{
+	lg, err := slogsimpler.Setup(&slogsimpler.Options{
 		Dir: dir, State: st, Level: levels.Trace, Console: &console, ConsoleLevel: levels.Debug,
 		Handlers: []slog.Handler{rec}, ReplaceAttr: redactSecret,
 	})

@@ -21,7 +21,7 @@ import (
 // fields).
 //
 // Put it in front of the fan-out, as [Setup] does with
-// SetupOptions.ReplaceAttr, so a redacted value reaches no destination: not
+// Options.ReplaceAttr, so a redacted value reaches no destination: not
 // the file, not the console, not the trace recorder. A nil replace returns
 // h itself: no cost at all.
 func WithReplaceAttr(h slog.Handler, replace func(groups []string, a slog.Attr) slog.Attr) slog.Handler {

@@ -52,7 +52,7 @@ func TestReplaceAttrReachesNoDestination(t *testing.T) {
 	require.NoError(t, err)
 	var con bytes.Buffer
 	var seen [][]string
-	lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{
+	lg, err := slogsimpler.Setup(&slogsimpler.Options{
 		Dir: dir, State: st, Console: &con, ConsoleLevel: levels.Debug, Level: levels.Debug,
 		Handlers: []slog.Handler{rec},
 		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {

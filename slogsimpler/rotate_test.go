@@ -29,7 +29,7 @@ func TestRotatedSetReadsAsOneLog(t *testing.T) {
 	st, err := slogsimpler.NewState(nil)
 	require.NoError(t, err)
 	const maxSize = 256 << 10
-	lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{Dir: dir, State: st, NoConsole: true, Level: levels.Timing,
+	lg, err := slogsimpler.Setup(&slogsimpler.Options{Dir: dir, State: st, NoConsole: true, Level: levels.Timing,
 		Backpressure: time.Minute, Rotation: sink.Rotation{MaxSize: maxSize}})
 	require.NoError(t, err)
 	const spans, records = 3000, 3000 // ~2 MB: ~8 files
@@ -82,7 +82,7 @@ func TestRotationRefusedWhenBad(t *testing.T) {
 	_, err := slogsimpler.NewState(&slogsimpler.Options{Rotation: sink.Rotation{MaxSize: 10}})
 	assert.ErrorContains(t, err, "below the minimum")
 	st, _ := slogsimpler.NewState(nil)
-	_, err = slogsimpler.Setup(&slogsimpler.SetupOptions{State: st, Dir: t.TempDir(), Rotation: sink.Rotation{MaxFiles: -1}})
+	_, err = slogsimpler.Setup(&slogsimpler.Options{State: st, Dir: t.TempDir(), Rotation: sink.Rotation{MaxFiles: -1}})
 	assert.ErrorContains(t, err, "negative")
 	assert.Empty(t, st.Path(), "nothing bound after a refused option")
 }

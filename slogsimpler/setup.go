@@ -4,6 +4,7 @@ import (
 	"github.com/petermattis/goid"
 
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -18,7 +19,6 @@ import (
 
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/levels"
-	"simpler.dev/log/sink"
 )
 
 // Environment variables read by Setup. They override the options, so an
@@ -42,84 +42,9 @@ const (
 	envNoColor = "NO_COLOR"
 )
 
-// SetupOptions configure [Setup]. The zero value and nil mean defaults.
-type SetupOptions struct {
-	// Dir is the directory for host.<pid>.log. Empty means no file: the
-	// envelope goes to standard error and there is no separate console.
-	Dir string
-	// Level is the threshold of the file (the state's live threshold),
-	// read live on every record like ConsoleLevel: a slog.LevelVar given
-	// to both moves both. Levels between rungs round up onto the ladder.
-	// The first of these that is set wins: SIMPLER_LOG_LEVEL, then
-	// LOGGING_LEVEL=trace (levels.Trace), then Level, then the State's
-	// own level when the program chose it (a non-nil Options.Level, or
-	// State.SetLevel), then INFO, slog's default. So a State from
-	// NewState(&Options{Level: levels.Warn}) stays at WARN, while
-	// Default() and NewState(nil), never given a level, get INFO (a bare
-	// State, outside Setup, keeps simpler's TIMING).
-	Level slog.Leveler
-	// Console is where the coloured console goes; nil means standard
-	// error. It is only used with a Dir.
-	Console io.Writer
-	// ConsoleLevel is the console's level; nil means INFO.
-	// SIMPLER_LOG_CONSOLE_LEVEL overrides it.
-	ConsoleLevel slog.Leveler
-	// ConsoleSpans chooses the spans the console prints (see
-	// ConsoleOptions.Spans); nil means the outermost ones (depth 0) only.
-	// The file keeps every span.
-	ConsoleSpans func(depth int, took time.Duration) bool
-	// ConsoleAddSource adds the caller's file and line to console lines.
-	ConsoleAddSource bool
-	// NoConsole leaves the console out: the file only.
-	NoConsole bool
-	// State is the state to use; nil means Default().
-	State *State
-	// Handlers are more destinations for the fan-out (a trace recorder,
-	// say), each with its own level.
-	Handlers []slog.Handler
-	// FlushLevel is the level from which a record is written before its
-	// logging call returns (see Options.FlushLevel): SIMPLER_LOG_FLUSH_LEVEL,
-	// then FlushLevel, then the State's own (ERROR unless
-	// Options.FlushLevel, State.SetFlush or an earlier Setup of that State
-	// chose another). Records from
-	// the standard log package are always written before the call
-	// returns.
-	FlushLevel slog.Leveler
-	// FlushBound bounds that wait; zero keeps the State's (250 ms unless
-	// Options.FlushBound, State.SetFlush or an earlier Setup chose
-	// another).
-	FlushBound time.Duration
-	// Backpressure and Synchronous choose what a logging call does when
-	// the writer falls behind. By default it drops the record (counted,
-	// reported in the log) and never sleeps: it only yields the processor
-	// to the writer first (package sink says how long). With
-	// Backpressure > 0 it waits up to that long for room in the queue,
-	// then drops (see Options.Backpressure). With Synchronous no writer
-	// goroutine is started: every record is written in its own logging
-	// call, under a lock, so none is dropped for want of room and each
-	// call costs a write. (A State the program started itself keeps its
-	// writer.)
-	Backpressure time.Duration
-	Synchronous  bool
-	// Rotation caps the files in Dir (see sink.Rotation): for example
-	// sink.Rotation{MaxSize: 64 << 20, MaxFiles: 10, MaxAge: 7 * 24 * time.Hour}.
-	// The zero value rotates nothing; a bad one is an error.
-	Rotation sink.Rotation
-	// ReplaceAttr rewrites or drops attributes before any destination sees
-	// them (see WithReplaceAttr): a value it redacts reaches neither the
-	// file, nor the console, nor a recorder in Handlers. Nil costs nothing.
-	ReplaceAttr func(groups []string, a slog.Attr) slog.Attr
-	// CModuleHandlers sends the records of C modules (package hostabi)
-	// through the console and Handlers too, on the module's own thread,
-	// which then runs their code. By default a C module's record passes
-	// ReplaceAttr to the file alone, and its thread never waits for
-	// anything of the program's.
-	CModuleHandlers bool
-}
-
 // Logging is what Setup set up. Close it before the program exits.
 type Logging struct {
-	// State is the state the file handler is bound to: SetupOptions.State,
+	// State is the state the file handler is bound to: Options.State,
 	// or Default().
 	State *State
 	// Logger is the logger Setup installed with slog.SetDefault.
@@ -211,7 +136,7 @@ func (l *Logging) restoreDefaults() {
 // Setup is the one call a program makes at start-up: it binds Dir, starts
 // the writer, builds a console (INFO and above, coloured on a terminal)
 // plus the file (INFO by default as in slog, or the level the given State
-// was made with: see SetupOptions.Level), installs them
+// was made with: see Options.Level), installs them
 // with slog.SetDefault, routes the standard log package into them (its
 // records, log.Fatal's included, are written to the file before the call
 // returns, and never wait for a console that stopped reading; its flags
@@ -219,7 +144,7 @@ func (l *Logging) restoreDefaults() {
 // returns a Logging whose Close drains the queue, reports drops and gives
 // slog.Default and the log package back what they were before.
 //
-//	lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{Dir: "logs"})
+//	lg, err := slogsimpler.Setup(&slogsimpler.Options{Dir: "logs"})
 //	if err != nil { ... }
 //	defer lg.Close()
 //
@@ -231,10 +156,13 @@ func (l *Logging) restoreDefaults() {
 // SIMPLER_LOG_CONSOLE_LEVEL, SIMPLER_LOG_FLUSH_LEVEL and NO_COLOR override
 // the options, which override the State's own levels; an unparsable level
 // is an error.
-func Setup(opts *SetupOptions) (*Logging, error) {
-	var o SetupOptions
+func Setup(opts *Options) (*Logging, error) {
+	var o Options
 	if opts != nil {
 		o = *opts
+	}
+	if o.Output != nil || o.Destination != nil {
+		return nil, errors.New("slogsimpler: Setup: Output and Destination are a new State's (NewState): make the State with them and give it as Options.State")
 	}
 	st := o.State
 	if st == nil {

@@ -13,7 +13,7 @@ import (
 )
 
 // TestSetupLevelPrecedence: the file's threshold is the first that is set
-// of SIMPLER_LOG_LEVEL, LOGGING_LEVEL=trace, SetupOptions.Level, the
+// of SIMPLER_LOG_LEVEL, LOGGING_LEVEL=trace, Options.Level, the
 // level the State's maker chose, INFO; the flush policy likewise keeps the
 // State's unless Setup's options or the environment name another.
 func TestSetupLevelPrecedence(t *testing.T) {
@@ -55,7 +55,7 @@ func TestSetupLevelPrecedence(t *testing.T) {
 			if tt.set != nil {
 				st.SetLevel(tt.set)
 			}
-			lg, err := Setup(&SetupOptions{State: st, Level: tt.opt, Synchronous: true})
+			lg, err := Setup(&Options{State: st, Level: tt.opt, Synchronous: true})
 			require.NoError(t, err)
 			defer func() { require.NoError(t, lg.Close()) }()
 			assert.Equal(t, tt.want, st.Level())
@@ -82,7 +82,7 @@ func TestSetupKeepsFlushPolicy(t *testing.T) {
 	tests := []struct {
 		name      string
 		state     Options
-		opts      SetupOptions
+		opts      Options
 		env       string
 		wantLevel slog.Level
 		wantBound time.Duration
@@ -91,9 +91,9 @@ func TestSetupKeepsFlushPolicy(t *testing.T) {
 		{name: "the state's", state: Options{FlushLevel: levels.Warn, FlushBound: time.Second},
 			wantLevel: levels.Warn, wantBound: time.Second},
 		{name: "the options'", state: Options{FlushLevel: levels.Warn, FlushBound: time.Second},
-			opts: SetupOptions{FlushLevel: levels.Info, FlushBound: time.Minute}, wantLevel: levels.Info, wantBound: time.Minute},
+			opts: Options{FlushLevel: levels.Info, FlushBound: time.Minute}, wantLevel: levels.Info, wantBound: time.Minute},
 		{name: "the environment's", state: Options{FlushLevel: levels.Warn, FlushBound: time.Second},
-			opts: SetupOptions{FlushLevel: levels.Info}, env: "timing", wantLevel: levels.Timing, wantBound: time.Second},
+			opts: Options{FlushLevel: levels.Info}, env: "timing", wantLevel: levels.Timing, wantBound: time.Second},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,7 +8,6 @@ import (
 	"github.com/petermattis/goid"
 
 	"errors"
-	"io"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -82,61 +81,19 @@ const (
 	defaultFlushBound = 250 * time.Millisecond
 )
 
-// Options configure a State. The zero value and nil mean defaults.
-type Options struct {
-	// Level is the threshold, followed live (see State.SetLevel): a
-	// slog.LevelVar here moves the threshold whenever it is set. Levels
-	// between rungs round up onto the ladder. Nil means TIMING, and
-	// leaves Setup to use its own default (INFO); a level given here is
-	// kept by Setup (see SetupOptions.Level).
-	Level slog.Leveler
-	// Dir, if not empty, is bound at creation: records go to
-	// Dir/host.<pid>.log.
-	Dir string
-	// Output replaces standard error as the destination until a
-	// directory is bound (tests, or a program that wants its records on a
-	// pipe of its own).
-	Output io.Writer
-	// Destination, if not nil, replaces Output: sink.Writer(w) for a
-	// writer of the process's own (a file, io.Discard: writes may batch
-	// many records), sink.Pipe(w) for a pipe shared with others, or a
-	// destination of the program's.
-	Destination sink.Destination
-	// Async starts the writer goroutine at once (see State.Start).
-	Async bool
-	// FlushLevel is the level from which a record is exit-safe: Handle
-	// returns only once it and every record queued before it are written
-	// (or counted as failed), or FlushBound has passed, so an error logged
-	// right before os.Exit is in the file. Read live on every record; nil
-	// means ERROR. levels.Nul+1 switches it off.
-	FlushLevel slog.Leveler
-	// FlushBound bounds that wait; zero means 250 ms. On timeout the
-	// record stays queued and counts like any other.
-	FlushBound time.Duration
-	// Backpressure, if positive, makes a logging call that finds the
-	// queue full wait up to this long for room (the writer catching up)
-	// before its record is dropped and counted as queue_full: a service
-	// that would rather slow down than lose records sets it. Zero, the
-	// default, never sleeps: after the yields every producer makes (see
-	// package sink) the record is dropped and counted. Counts
-	// reports the waits (Waited, WaitedFor). See State.SetBackpressure.
-	Backpressure time.Duration
-	// Rotation caps the files of the bound directory: a size per file,
-	// how many rotated files to keep, an age past which old files go (see
-	// sink.Rotation). The zero value rotates nothing. See
-	// State.SetRotation.
-	Rotation sink.Rotation
-}
-
-// NewState returns a new State. A bad Rotation is an error and no State.
-// When the directory cannot be bound (see [State.BindDir]) the error comes
-// with a State that is usable and unbound (records go to
-// Options.Destination, or Output), and
-// BindDir can be tried again.
+// NewState returns a new State, synchronous until [State.Start]. A bad
+// Rotation is an error and no State, and so is an option that is
+// Setup's alone (the console's, Handlers, ReplaceAttr, CModuleHandlers,
+// State). When the directory cannot be bound (see [State.BindDir]) the
+// error comes with a State that is usable and unbound (records go to
+// Options.Destination, or Output), and BindDir can be tried again.
 func NewState(opts *Options) (*State, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
+	}
+	if err := o.onlySetup(); err != nil {
+		return nil, err
 	}
 	s := &State{}
 	s.anc.init(os.Getpid())
@@ -167,11 +124,6 @@ func NewState(opts *Options) (*State, error) {
 	if o.Dir != "" {
 		err = s.BindDir(o.Dir)
 	}
-	if o.Async {
-		if serr := s.Start(); serr != nil && err == nil {
-			err = serr
-		}
-	}
 	return s, err
 }
 
@@ -200,7 +152,7 @@ func Default() *State {
 // rule holds for Options.Level and Setup. levels.Trace (MAX's trace level)
 // is DEBUG with MAX-style op lines switched on, the one switch for them.
 // Nil means TIMING. The level set is the state's choice: Setup keeps it
-// unless SetupOptions.Level or the environment says otherwise.
+// unless Options.Level or the environment says otherwise.
 func (s *State) SetLevel(l slog.Leveler) {
 	s.thr.chosen.Store(true)
 	s.thr.set(l, s)

@@ -68,7 +68,7 @@ func TestStdlogNeverWaitsForConsole(t *testing.T) {
 	w := stalledPipe(t)
 	st, err := NewState(nil)
 	require.NoError(t, err)
-	lg, err := Setup(&SetupOptions{Dir: t.TempDir(), Console: w, State: st})
+	lg, err := Setup(&Options{Dir: t.TempDir(), Console: w, State: st})
 	require.NoError(t, err)
 	require.NotNil(t, lg.console, "a console on a pipe has a console writer")
 
@@ -166,7 +166,7 @@ func TestCloseRestoresDefaults(t *testing.T) {
 
 			st, err := NewState(nil)
 			require.NoError(t, err)
-			lg, err := Setup(&SetupOptions{Dir: t.TempDir(), NoConsole: true, State: st})
+			lg, err := Setup(&Options{Dir: t.TempDir(), NoConsole: true, State: st})
 			require.NoError(t, err)
 			require.NotSame(t, prevLogger, slog.Default(), "precondition: Setup installed its logger")
 			var otherBuf, otherOut bytes.Buffer
@@ -206,7 +206,7 @@ func TestStalledConsoleEndsAtClose(t *testing.T) {
 		w := stalledPipe(t) // closed when the test ends, after the count
 		st, err := NewState(nil)
 		require.NoError(t, err)
-		lg, err := Setup(&SetupOptions{Dir: t.TempDir(), Console: w, State: st})
+		lg, err := Setup(&Options{Dir: t.TempDir(), Console: w, State: st})
 		require.NoError(t, err)
 		require.NotNil(t, lg.console)
 		slog.Info("stalls the console", "round", i)

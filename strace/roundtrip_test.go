@@ -20,8 +20,9 @@ import (
 // the asynchronous sink into a file, and reads them back.
 func TestRoundTrip(t *testing.T) {
 	dir := t.TempDir()
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing, Dir: dir, Async: true})
+	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing, Dir: dir})
 	require.NoError(t, err)
+	require.NoError(t, st.Start())
 	ctx := spanattr.WithLogger(context.Background(), slog.New(st.Handler()))
 	ctx, inv := spanattr.NewInvocation(ctx, 0xfeed)
 	rctx, root := spanattr.Start(ctx, "chip.run", slog.Int("rank", 0), slog.String("note", "two words"))

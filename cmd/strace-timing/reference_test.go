@@ -254,8 +254,9 @@ func readJSON(t *testing.T, path string, g straceview.Generation) any {
 func writtenLog(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing, Dir: dir, Async: true})
+	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing, Dir: dir})
 	require.NoError(t, err)
+	require.NoError(t, st.Start())
 	ctx := spanattr.WithLogger(context.Background(), slog.New(st.Handler()))
 	for i := range 25 { // past 20 rounds the rounds table also trims
 		hid := uint64(0xd0d0)

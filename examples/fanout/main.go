@@ -38,8 +38,11 @@ func (b brokenSink) WithAttrs([]slog.Attr) slog.Handler      { return b }
 func (b brokenSink) WithGroup(string) slog.Handler           { return b }
 
 func run(dir string, console, out io.Writer) error {
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Debug, Dir: dir, Async: true})
+	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Debug, Dir: dir})
 	if err != nil {
+		return err
+	}
+	if err := st.Start(); err != nil {
 		return err
 	}
 	fan := slogsimpler.NewFanout(st,

@@ -32,7 +32,7 @@ func main() {
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{Dir: *dir, Level: levels.Debug})
+	lg, err := slogsimpler.Setup(&slogsimpler.Options{Dir: *dir, Level: levels.Debug})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "httpserver:", err)
 		os.Exit(1)

@@ -24,7 +24,7 @@ func TestServeAndShutDown(t *testing.T) {
 	st, err := slogsimpler.NewState(nil)
 	require.NoError(t, err)
 	var console strings.Builder
-	lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{Dir: dir, Level: levels.Debug, Console: &console, State: st})
+	lg, err := slogsimpler.Setup(&slogsimpler.Options{Dir: dir, Level: levels.Debug, Console: &console, State: st})
 	require.NoError(t, err)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)

@@ -104,7 +104,7 @@ func Run(c Config) (Report, error) {
 	if err := os.MkdirAll(c.Dir, 0o750); err != nil {
 		return Report{}, err
 	}
-	opts := &slogsimpler.Options{Level: levels.Warn, Async: true, Rotation: sink.Rotation{MaxSize: c.MaxSize, MaxFiles: c.MaxFiles}}
+	opts := &slogsimpler.Options{Level: levels.Warn, Rotation: sink.Rotation{MaxSize: c.MaxSize, MaxFiles: c.MaxFiles}}
 	switch c.Policy {
 	case "", "drop":
 		c.Policy = "drop"
@@ -114,7 +114,7 @@ func Run(c Config) (Report, error) {
 			opts.Backpressure = time.Second
 		}
 	case "sync":
-		opts.Async = false
+		opts.Synchronous = true
 	default:
 		return Report{}, fmt.Errorf("unknown -policy %q: want drop, wait or sync", c.Policy)
 	}
@@ -138,6 +138,11 @@ func Run(c Config) (Report, error) {
 	st, err := slogsimpler.NewState(opts)
 	if err != nil {
 		return Report{}, err
+	}
+	if !opts.Synchronous { // the writer, as Setup starts it
+		if err := st.Start(); err != nil {
+			return Report{}, err
+		}
 	}
 	if logPath == "" {
 		logPath = st.Path()

@@ -106,8 +106,9 @@ func newCrashFixtures(t *testing.T) *crashFixtures {
 	require.NoError(t, err)
 	f.st = st
 	f.loggers["synchronous state"] = slog.New(st.Handler())
-	async, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Trace, Output: io.Discard, Async: true})
+	async, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Trace, Output: io.Discard})
 	require.NoError(t, err)
+	require.NoError(t, async.Start())
 	t.Cleanup(func() { _ = async.Close(0) })
 	f.loggers["asynchronous state"] = slog.New(async.Handler())
 	f.loggers["console"] = slog.New(slogsimpler.NewConsoleHandler(io.Discard, &slogsimpler.ConsoleOptions{Level: levels.Debug, AddSource: true}))
@@ -116,13 +117,14 @@ func newCrashFixtures(t *testing.T) *crashFixtures {
 	f.loggers["trace recorder"] = slog.New(f.rec)
 	fs, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Trace})
 	require.NoError(t, err)
-	f.lg, err = slogsimpler.Setup(&slogsimpler.SetupOptions{State: fs, Dir: filepath.Join(f.dir, "logs"), Console: io.Discard,
+	f.lg, err = slogsimpler.Setup(&slogsimpler.Options{State: fs, Dir: filepath.Join(f.dir, "logs"), Console: io.Discard,
 		ConsoleLevel: levels.Debug, Handlers: []slog.Handler{&panicHandler{}},
 		ConsoleSpans: func(int, time.Duration) bool { panic("a span filter that panics") }})
 	require.NoError(t, err)
 	f.loggers["Setup's fan-out"] = f.lg.Logger
-	f.closed, err = slogsimpler.NewState(&slogsimpler.Options{Level: levels.Trace, Output: io.Discard, Async: true})
+	f.closed, err = slogsimpler.NewState(&slogsimpler.Options{Level: levels.Trace, Output: io.Discard})
 	require.NoError(t, err)
+	require.NoError(t, f.closed.Start())
 	require.NoError(t, f.closed.Close(0))
 	return f
 }
@@ -270,7 +272,7 @@ func (f *crashFixtures) inputs(t *testing.T) []crashInput {
 		sp.End()
 	})
 	add("Setup on a closed state", func() {
-		if lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{State: cl, Dir: filepath.Join(f.dir, "closed2"), NoConsole: true}); err == nil {
+		if lg, err := slogsimpler.Setup(&slogsimpler.Options{State: cl, Dir: filepath.Join(f.dir, "closed2"), NoConsole: true}); err == nil {
 			slog.Error("after close")
 			_ = lg.Close()
 			_ = lg.Close()
@@ -400,7 +402,7 @@ func (f *crashFixtures) inputs(t *testing.T) []crashInput {
 			for _, k := range []string{"SIMPLER_LOG_LEVEL", "SIMPLER_LOG_CONSOLE_LEVEL", "SIMPLER_LOG_FLUSH_LEVEL", "LOGGING_LEVEL"} {
 				_ = os.Setenv(k, s) // quietEnv took them away; the test puts the originals back
 				s2, _ := slogsimpler.NewState(&slogsimpler.Options{Output: io.Discard})
-				if lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{State: s2, NoConsole: true}); err == nil {
+				if lg, err := slogsimpler.Setup(&slogsimpler.Options{State: s2, NoConsole: true}); err == nil {
 					slog.Info("m")
 					_ = lg.Close()
 				}
@@ -435,8 +437,9 @@ func (*failingReader) Read([]byte) (int, error) { return 0, errors.New("failing 
 // closes. A panic on any goroutine is re-raised on the caller's, so guard
 // counts it.
 func racing(t *testing.T, dir string) {
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Trace, Dir: filepath.Join(dir, "race"), Async: true})
+	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Trace, Dir: filepath.Join(dir, "race")})
 	require.NoError(t, err)
+	require.NoError(t, st.Start())
 	var console logtest.Buffer
 	l := slog.New(slogsimpler.NewFanout(st, st.Handler(), slogsimpler.NewConsoleHandler(&console, &slogsimpler.ConsoleOptions{Level: levels.Debug})))
 	var wg sync.WaitGroup

@@ -284,7 +284,7 @@ func forgedThroughSetup(t *testing.T, y *tally) {
 	rec, err := atrace.New(&atrace.Options{State: st, Root: filepath.Join(dir, "trace"), Interval: time.Hour})
 	require.NoError(t, err)
 	var console bytes.Buffer
-	lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{State: st, Dir: filepath.Join(dir, "logs"), Console: &console,
+	lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, Dir: filepath.Join(dir, "logs"), Console: &console,
 		ConsoleLevel: levels.Debug, ConsoleAddSource: true, Handlers: []slog.Handler{rec},
 		ConsoleSpans: func(int, time.Duration) bool { return true },
 		ReplaceAttr:  func(_ []string, a slog.Attr) slog.Attr { return a }})
@@ -437,7 +437,7 @@ func machineReplay(t *testing.T, y *tally) {
 	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Trace, Output: buf})
 	require.NoError(t, err)
 	c := &capturer{}
-	lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{State: st, Synchronous: true, Handlers: []slog.Handler{c}})
+	lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, Synchronous: true, Handlers: []slog.Handler{c}})
 	require.NoError(t, err)
 	fwd, err := devicebridge.NewForwarder(st, &devicebridge.ForwardOptions{PID: simPID})
 	require.NoError(t, err)
@@ -563,7 +563,7 @@ func replayedOrigins(t *testing.T, y *tally) {
 			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Trace, Output: buf})
 			require.NoError(t, err)
 			c := &capturer{}
-			lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{State: st, Synchronous: true, Handlers: []slog.Handler{c}})
+			lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, Synchronous: true, Handlers: []slog.Handler{c}})
 			require.NoError(t, err)
 			name, legit := v.replay(t, st, c)
 			require.NoError(t, lg.Close())

@@ -274,7 +274,7 @@ func injectionSection(t *testing.T, y *tally) {
 func consoleInjection(t *testing.T, y *tally, what string, target consoleTarget) {
 	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Trace})
 	require.NoError(t, err)
-	lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{State: st, Dir: filepath.Join(t.TempDir(), "logs"),
+	lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, Dir: filepath.Join(t.TempDir(), "logs"),
 		Console: target.writer(), ConsoleLevel: levels.Debug, ConsoleAddSource: true,
 		ConsoleSpans: func(int, time.Duration) bool { return true }})
 	require.NoError(t, err)

@@ -40,8 +40,9 @@ const leakSettle = 5 * time.Second
 func leakCases() []leakCase {
 	return []leakCase{
 		{name: "NewState (writer goroutine) + records + span + Close", once: func(t *testing.T, _ string) {
-			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing, Output: io.Discard, Async: true})
+			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing, Output: io.Discard})
 			require.NoError(t, err)
+			require.NoError(t, st.Start())
 			l := slog.New(st.Handler())
 			for i := range 20 {
 				l.Warn("r", "i", i)
@@ -62,8 +63,9 @@ func leakCases() []leakCase {
 			require.NoError(t, st.Close(time.Second))
 		}},
 		{name: "Quiesce and Start cycles + Close", once: func(t *testing.T, dir string) {
-			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: dir, Async: true})
+			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: dir})
 			require.NoError(t, err)
+			require.NoError(t, st.Start())
 			l := slog.New(st.Handler())
 			for range 3 {
 				l.Info("r")
@@ -74,9 +76,10 @@ func leakCases() []leakCase {
 			require.NoError(t, st.Close(time.Second))
 		}},
 		{name: "rotation at the smallest size + Close", once: func(t *testing.T, dir string) {
-			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: dir, Async: true,
+			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: dir,
 				Rotation: sink.Rotation{MaxSize: sink.MinRotateSize, MaxFiles: 1}})
 			require.NoError(t, err)
+			require.NoError(t, st.Start())
 			l := slog.New(st.Handler())
 			pad := strings.Repeat("x", 300)
 			for i := range 400 {
@@ -88,7 +91,7 @@ func leakCases() []leakCase {
 			st, err := slogsimpler.NewState(nil)
 			require.NoError(t, err)
 			var console strings.Builder
-			lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{State: st, Dir: dir, Console: &syncBuilder{b: &console}})
+			lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, Dir: dir, Console: &syncBuilder{b: &console}})
 			require.NoError(t, err)
 			slog.Info("r")
 			log.Print("std")
@@ -103,7 +106,7 @@ func leakCases() []leakCase {
 			fillPipe(t, w)
 			st, err := slogsimpler.NewState(nil)
 			require.NoError(t, err)
-			lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{State: st, Dir: dir, Console: w})
+			lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, Dir: dir, Console: w})
 			require.NoError(t, err)
 			for range 5 {
 				lg.Logger.Info("finds the console stalled")
@@ -116,7 +119,7 @@ func leakCases() []leakCase {
 			require.NoError(t, err)
 			rec, err := atrace.New(&atrace.Options{State: st, Root: filepath.Join(dir, "trace"), Interval: time.Millisecond})
 			require.NoError(t, err)
-			lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{State: st, Dir: dir, NoConsole: true, Handlers: []slog.Handler{rec}})
+			lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, Dir: dir, NoConsole: true, Handlers: []slog.Handler{rec}})
 			require.NoError(t, err)
 			slog.Error("asks for a dump")
 			_, _ = rec.Dump(atrace.EventSchedule)
@@ -125,16 +128,18 @@ func leakCases() []leakCase {
 		}},
 		{name: "destination stuck: Close times out, then the destination returns", once: func(t *testing.T, _ string) {
 			d := newStuckDest()
-			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Destination: d, Async: true})
+			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Destination: d})
 			require.NoError(t, err)
+			require.NoError(t, st.Start())
 			slog.New(st.Handler()).Info("stuck on this")
 			<-d.entered
 			_ = st.Close(10 * time.Millisecond)
 			d.free()
 		}},
 		{name: "Sim, Forwarder and a device + Close", once: func(t *testing.T, _ string) {
-			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Debug, Output: io.Discard, Async: true})
+			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Debug, Output: io.Discard})
 			require.NoError(t, err)
+			require.NoError(t, st.Start())
 			sim, err := devicebridge.NewSim(st)
 			require.NoError(t, err)
 			sim.Logf(levels.Info, "f", "x %d", 1)

@@ -331,8 +331,9 @@ func unsafeSection(t *testing.T, y *tally) {
 			base := t.TempDir()
 			d, vdir := filepath.Join(base, "logs"), filepath.Join(base, "outside")
 			require.NoError(t, os.MkdirAll(vdir, 0o750))
-			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: d, Async: true})
+			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: d})
 			require.NoError(t, err)
+			require.NoError(t, st.Start())
 			logSome(st, 5)
 			require.NoError(t, os.Rename(filepath.Join(d, name), filepath.Join(d, "renamed-away.log")))
 			vs := p.put(t, filepath.Join(d, name), vdir)
@@ -350,9 +351,10 @@ func unsafeSection(t *testing.T, y *tally) {
 			for seq := 1; seq <= 3; seq++ {
 				vs = append(vs, p.put(t, filepath.Join(d, fmt.Sprintf("host.%d.%08d.log", pid, seq)), vdir)...)
 			}
-			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: d, Async: true,
+			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: d,
 				Rotation: sink.Rotation{MaxSize: sink.MinRotateSize, MaxFiles: 1}})
 			require.NoError(t, err)
+			require.NoError(t, st.Start())
 			logSome(st, 1500) // about six rotations
 			_ = st.Close(time.Second)
 			judge(y, "at rotation (next name), "+p.name, vs)
@@ -391,8 +393,9 @@ func unsafeSection(t *testing.T, y *tally) {
 		t.Run("at Reopen: the directory replaced by another user's directory", func(t *testing.T) {
 			base := t.TempDir()
 			d := filepath.Join(base, "logs")
-			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: d, Async: true})
+			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: d})
 			require.NoError(t, err)
+			require.NoError(t, st.Start())
 			logSome(st, 5)
 			require.NoError(t, os.Rename(d, d+".moved"))
 			require.NoError(t, os.Mkdir(d, 0o777))
@@ -408,8 +411,9 @@ func unsafeSection(t *testing.T, y *tally) {
 		base := t.TempDir()
 		d, vdir := filepath.Join(base, "logs"), filepath.Join(base, "outside")
 		require.NoError(t, os.MkdirAll(vdir, 0o750))
-		st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: d, Async: true})
+		st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: d})
 		require.NoError(t, err)
+		require.NoError(t, st.Start())
 		logSome(st, 5)
 		require.NoError(t, os.Rename(filepath.Join(d, name), filepath.Join(d, "renamed-away.log")))
 		vs := plants()[0].put(t, filepath.Join(d, name), vdir)
@@ -434,8 +438,9 @@ func reopenDirLink(t *testing.T, y *tally, mode os.FileMode, other bool) {
 	require.NoError(t, os.MkdirAll(vdir, 0o777))
 	require.NoError(t, os.WriteFile(filepath.Join(vdir, "theirs"), []byte("theirs\n"), 0o644))
 	d := filepath.Join(parent, "logs")
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: d, Async: true})
+	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: d})
 	require.NoError(t, err)
+	require.NoError(t, st.Start())
 	logSome(st, 5)
 	require.NoError(t, os.Rename(d, d+".moved"))
 	require.NoError(t, os.Symlink(vdir, d))
@@ -483,9 +488,10 @@ func retention(t *testing.T, y *tally, root bool) {
 		vs = append(vs, watchFile(t, "a file outside the sink's names", path))
 	}
 	// The victims' own times must not say "old" to anything but retention.
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: d, Async: true,
+	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: d,
 		Rotation: sink.Rotation{MaxSize: sink.MinRotateSize, MaxFiles: 1, MaxAge: time.Hour}})
 	require.NoError(t, err)
+	require.NoError(t, st.Start())
 	logSome(st, 1500)
 	_ = st.Close(time.Second)
 	judge(y, "at retention", vs)

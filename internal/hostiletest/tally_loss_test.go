@@ -124,7 +124,7 @@ type lossCase struct {
 
 func destOpts(d *hostileDest, async bool, extra func(o *slogsimpler.Options)) func(t *testing.T) (*slogsimpler.Options, *hostileDest, func() []byte) {
 	return func(*testing.T) (*slogsimpler.Options, *hostileDest, func() []byte) {
-		o := &slogsimpler.Options{Level: levels.Info, Destination: d, Async: async}
+		o := &slogsimpler.Options{Level: levels.Info, Destination: d, Synchronous: !async}
 		if extra != nil {
 			extra(o)
 		}
@@ -207,7 +207,7 @@ func lossCases() []lossCase {
 		{name: "rotation at the smallest size, 8 producers", producers: 8, each: 3000, level: levels.Info,
 			opts: func(t *testing.T) (*slogsimpler.Options, *hostileDest, func() []byte) {
 				dir := t.TempDir()
-				return &slogsimpler.Options{Level: levels.Info, Dir: dir, Async: true,
+				return &slogsimpler.Options{Level: levels.Info, Dir: dir,
 					Rotation: sink.Rotation{MaxSize: sink.MinRotateSize}}, nil, func() []byte { return readLogSet(t, dir) }
 			}},
 	}
@@ -263,6 +263,9 @@ func runLoss(t *testing.T, y *tally, c lossCase) {
 	o, d, read := c.opts(t)
 	st, err := slogsimpler.NewState(o)
 	require.NoError(t, err)
+	if !o.Synchronous { // as Setup would: the writer runs
+		require.NoError(t, st.Start())
+	}
 	var midway func()
 	if c.midway != nil {
 		midway = func() { c.midway(st) }
@@ -338,8 +341,9 @@ func (l *lyingDest) Write(b []byte) (int, error) {
 // how to make room again).
 func fullDiskRun(t *testing.T, y *tally, fill func(path string) (undo func(), err error)) {
 	dir := t.TempDir()
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: dir, Async: true})
+	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: dir})
 	require.NoError(t, err)
+	require.NoError(t, st.Start())
 	l := slog.New(st.Handler())
 	logged := produce(l, 2, 500, 0, levels.Info, nil)
 	require.NoError(t, st.Flush(5*time.Second))

@@ -52,12 +52,15 @@ func (d *stuckDest) free()        { d.rel.Do(func() { close(d.release) }) }
 func stuckState(t *testing.T, async bool, more func(o *slogsimpler.Options)) (*slogsimpler.State, *stuckDest) {
 	t.Helper()
 	d := newStuckDest()
-	o := &slogsimpler.Options{Level: levels.Info, Destination: d, Async: async}
+	o := &slogsimpler.Options{Level: levels.Info, Destination: d}
 	if more != nil {
 		more(o)
 	}
 	st, err := slogsimpler.NewState(o)
 	require.NoError(t, err)
+	if async {
+		require.NoError(t, st.Start())
+	}
 	go slog.New(st.Handler()).Info("the record the destination is stuck on")
 	select {
 	case <-d.entered:
@@ -181,14 +184,14 @@ func hangCases() []stallCase {
 		}},
 		{"Logging.Close, file stuck", func(t *testing.T) func() {
 			st, _ := stuckState(t, true, nil)
-			lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{State: st})
+			lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st})
 			require.NoError(t, err)
 			return func() { _ = lg.Close() }
 		}},
 		{"Logging.Close, console stalled", func(t *testing.T) func() {
 			st, err := slogsimpler.NewState(nil)
 			require.NoError(t, err)
-			lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{State: st, Dir: t.TempDir(), Console: stalledPipe(t)})
+			lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, Dir: t.TempDir(), Console: stalledPipe(t)})
 			require.NoError(t, err)
 			for range 3 {
 				slog.Info("finds the console stalled")
@@ -329,7 +332,7 @@ func blockedCases(clock *callClock) []stallCase {
 		}},
 		{"Setup: INFO, ERROR and the standard log package, file stuck", func(t *testing.T) func() {
 			st, d := stuckState(t, true, nil)
-			lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{State: st})
+			lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st})
 			require.NoError(t, err)
 			t.Cleanup(func() { d.free(); _ = lg.Close() })
 			return func() {
@@ -386,7 +389,7 @@ func blockedCases(clock *callClock) []stallCase {
 		{"Setup: console stalled, 50 INFO, 10 ERROR, the standard log package", func(t *testing.T) func() {
 			st, err := slogsimpler.NewState(nil)
 			require.NoError(t, err)
-			lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{State: st, Dir: t.TempDir(), Console: stalledPipe(t)})
+			lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, Dir: t.TempDir(), Console: stalledPipe(t)})
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = lg.Close() })
 			return func() {

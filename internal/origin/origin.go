@@ -81,7 +81,7 @@ type Origin struct {
 	// CModule marks a C module's record, handed over on the module's own
 	// thread: it never waits at the door for the flush bound, whatever its
 	// level, and goes through the program's handlers only when the
-	// program asked (SetupOptions.CModuleHandlers).
+	// program asked (Options.CModuleHandlers).
 	CModule bool
 	// at is the UnixNano time of the record the origin was made for (see
 	// Bind); msg the message a Machine origin vouches for.

@@ -64,7 +64,7 @@ func Run(c Config) error {
 		return err
 	}
 	defer rec.RecoverAndDump()
-	lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{
+	lg, err := slogsimpler.Setup(&slogsimpler.Options{
 		Dir:      dir,
 		Level:    threshold,
 		Console:  console,

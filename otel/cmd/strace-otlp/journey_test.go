@@ -47,7 +47,7 @@ func TestMain(m *testing.M) {
 // service is the user's program: 2 000 invocations, each one span and one
 // 300-byte record, from 4 goroutines, into a directory rotated at 256 KiB.
 func service(dir string) int {
-	lg, err := slogsimpler.Setup(&slogsimpler.SetupOptions{Dir: dir, NoConsole: true,
+	lg, err := slogsimpler.Setup(&slogsimpler.Options{Dir: dir, NoConsole: true,
 		Rotation: sink.Rotation{MaxSize: 256 << 10}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -1,0 +1,138 @@
+package slogsimpler
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"time"
+
+	"simpler.dev/log/sink"
+)
+
+// Options configure a State ([NewState]) and a program's logging
+// ([Setup]): one set of names, each documented once, here. The zero value
+// and nil mean defaults. The first group is the State's, which Setup
+// applies to the State it uses (Output and Destination excepted: they
+// make a State, so Setup refuses them); the second is Setup's alone, and
+// NewState refuses it.
+type Options struct {
+	// Level is the threshold of the file (the state's live threshold),
+	// read live on every record: a slog.LevelVar moves it whenever it is
+	// set, and one given to ConsoleLevel too moves both. Levels between
+	// rungs round up onto the ladder. Nil means TIMING for a State
+	// (simpler's default) and INFO under Setup (slog's), as SPEC §1 says.
+	// Under Setup the first of these that is set wins: SIMPLER_LOG_LEVEL,
+	// then LOGGING_LEVEL=trace (levels.Trace), then Level, then the
+	// State's own level when the program chose it (Level given to
+	// NewState, or State.SetLevel), then INFO.
+	Level slog.Leveler
+	// Dir is the directory for host.<pid>.log, bound at creation (see
+	// State.BindDir). Empty means none: records go to standard error (or
+	// Output), and Setup makes no separate console.
+	Dir string
+	// Output replaces standard error as a new State's destination until a
+	// directory is bound (tests, or a program that wants its records on a
+	// pipe of its own).
+	Output io.Writer
+	// Destination, if not nil, replaces Output: sink.Writer(w) for a
+	// writer of the process's own (a file, io.Discard: writes may batch
+	// many records), sink.Pipe(w) for a pipe shared with others, or a
+	// destination of the program's.
+	Destination sink.Destination
+	// FlushLevel is the level from which a record is exit-safe: its
+	// logging call returns only once it and every record queued before it
+	// are written (or counted as failed), or FlushBound has passed, so an
+	// error logged right before os.Exit is in the file. Read live on every
+	// record; nil means ERROR (under Setup: SIMPLER_LOG_FLUSH_LEVEL, then
+	// FlushLevel, then the State's own). levels.Nul+1 switches it off.
+	// Records from the standard log package routed by Setup are always
+	// written before their call returns.
+	FlushLevel slog.Leveler
+	// FlushBound bounds that wait; zero means 250 ms (under Setup, the
+	// State's own). On timeout the record stays queued and counts like
+	// any other.
+	FlushBound time.Duration
+	// Backpressure, if positive, makes a logging call that finds the
+	// queue full wait up to this long for room (the writer catching up)
+	// before its record is dropped and counted as queue_full: a service
+	// that would rather slow down than lose records sets it. Zero, the
+	// default, never sleeps: after the yields every producer makes (see
+	// package sink) the record is dropped and counted. Counts reports the
+	// waits (Waited, WaitedFor). See State.SetBackpressure.
+	Backpressure time.Duration
+	// Rotation caps the files of the bound directory: a size per file,
+	// how many rotated files to keep, an age past which old files go (see
+	// sink.Rotation), for example sink.Rotation{MaxSize: 64 << 20,
+	// MaxFiles: 10, MaxAge: 7 * 24 * time.Hour}. The zero value rotates
+	// nothing; a bad one is an error. See State.SetRotation.
+	Rotation sink.Rotation
+	// Synchronous is the writer's mode: with it, no writer goroutine runs
+	// and every record is written in its own logging call, under a lock,
+	// so none is dropped for want of room and each call costs a write.
+	// Without it Setup starts the writer: a logging call queues its
+	// record and returns (a full queue drops it, counted, unless
+	// Backpressure). A new State is synchronous until State.Start, and a
+	// State the program started keeps its writer.
+	Synchronous bool
+
+	// Setup's own: NewState refuses them.
+
+	// State is the state Setup uses; nil means Default().
+	State *State
+	// Console is where Setup's coloured console goes; nil means standard
+	// error. It is only used with a Dir.
+	Console io.Writer
+	// ConsoleLevel is the console's level; nil means INFO.
+	// SIMPLER_LOG_CONSOLE_LEVEL overrides it.
+	ConsoleLevel slog.Leveler
+	// ConsoleSpans chooses the spans the console prints (see
+	// ConsoleOptions.Spans); nil means the outermost ones (depth 0) only.
+	// The file keeps every span.
+	ConsoleSpans func(depth int, took time.Duration) bool
+	// ConsoleAddSource adds the caller's file and line to console lines.
+	ConsoleAddSource bool
+	// NoConsole leaves the console out: the file only.
+	NoConsole bool
+	// Handlers are more destinations for the fan-out (a trace recorder,
+	// say), each with its own level.
+	Handlers []slog.Handler
+	// ReplaceAttr rewrites or drops attributes before any destination sees
+	// them (see WithReplaceAttr): a value it redacts reaches neither the
+	// file, nor the console, nor a recorder in Handlers. Nil costs nothing.
+	ReplaceAttr func(groups []string, a slog.Attr) slog.Attr
+	// CModuleHandlers sends the records of C modules (package hostabi)
+	// through the console and Handlers too, on the module's own thread,
+	// which then runs their code. By default a C module's record passes
+	// ReplaceAttr to the file alone, and its thread never waits for
+	// anything of the program's.
+	CModuleHandlers bool
+}
+
+// onlySetup returns an error naming the first of Setup's own options o
+// sets, for NewState.
+func (o *Options) onlySetup() error {
+	var name string
+	switch {
+	case o.State != nil:
+		name = "State"
+	case o.Console != nil:
+		name = "Console"
+	case o.ConsoleLevel != nil:
+		name = "ConsoleLevel"
+	case o.ConsoleSpans != nil:
+		name = "ConsoleSpans"
+	case o.ConsoleAddSource:
+		name = "ConsoleAddSource"
+	case o.NoConsole:
+		name = "NoConsole"
+	case o.Handlers != nil:
+		name = "Handlers"
+	case o.ReplaceAttr != nil:
+		name = "ReplaceAttr"
+	case o.CModuleHandlers:
+		name = "CModuleHandlers"
+	default:
+		return nil
+	}
+	return errors.New("slogsimpler: NewState: " + name + " is an option of Setup, not of a State")
+}
