@@ -95,7 +95,7 @@ func TestAnchorOnFullDisk(t *testing.T) {
 				dir := t.TempDir()
 				s := headedSink(t, dir, tt.rot)
 				disk := &fullDisk{left: 1 << 30}
-				s.file.Load().testWrite = disk.write
+				s.out.bound.Load().cur.testWrite = disk.write
 				rng := rand.New(rand.NewPCG(seed, 1))
 				const logged = 2000
 				recs := map[string]bool{}
@@ -135,7 +135,7 @@ func TestRenameRefused(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		dir := t.TempDir()
 		s := headedSink(t, dir, Rotation{MaxSize: MinRotateSize})
-		f := s.file.Load()
+		f := s.out.bound.Load()
 		renames, refuse := 0, true
 		var said []string
 		f.testRename = func(from, to string) error {
@@ -143,7 +143,7 @@ func TestRenameRefused(t *testing.T) {
 			if refuse {
 				return &os.LinkError{Op: "rename", Old: from, New: to, Err: syscall.EPERM}
 			}
-			return f.dh.renameNew(f.dir, from, to)
+			return f.dir.dh.renameNew(f.dir.abs, from, to)
 		}
 		f.warn = func(msg string) { said = append(said, msg) }
 		logged := 0

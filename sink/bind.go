@@ -1,8 +1,6 @@
 package sink
 
 import (
-	"bytes"
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -15,9 +13,6 @@ import (
 // ErrAlreadyBound is wrapped by BindDir's error when another directory was
 // bound first; that first directory stays the destination.
 var ErrAlreadyBound = errors.New("sink: a different directory is already bound")
-
-// maxBatch bounds one write whatever a Destination asks.
-const maxBatch = 1 << 20
 
 // BindDir makes <dir>/host.<pid>.log the destination: the directory is
 // made absolute and created with its missing parents (0750, no symbolic
@@ -41,7 +36,10 @@ const maxBatch = 1 << 20
 // binding it again is a no-op, binding another is an error wrapping
 // ErrAlreadyBound, and a file that later fails counts its records as
 // output_failed, never sending them elsewhere. An empty dir is a no-op.
-func (s *Sink) BindDir(dir string) error {
+func (s *Sink) BindDir(dir string) error { return s.out.bind(dir) }
+
+// bind is BindDir.
+func (o *output) bind(dir string) error {
 	if dir == "" {
 		return nil
 	}
@@ -49,31 +47,31 @@ func (s *Sink) BindDir(dir string) error {
 	if err != nil {
 		return fmt.Errorf("sink: bind %q: %w", dir, err)
 	}
-	if f := s.file.Load(); f != nil {
-		if f.dir == abs {
+	if f := o.bound.Load(); f != nil {
+		if f.dir.abs == abs {
 			return nil
 		}
-		return fmt.Errorf("%w: %s (ignoring %s)", ErrAlreadyBound, f.dir, abs)
+		return fmt.Errorf("%w: %s (ignoring %s)", ErrAlreadyBound, f.dir.abs, abs)
 	}
 	// Open outside the lock, and do not take it: a write stalled on the
 	// old destination must not hold up the bind. The file is installed as
 	// the destination by whoever holds the lock next, before its write.
-	f, err := openFile(abs, s.pid, s.header, &s.rotation)
+	f, err := openFile(abs, o.pid, o.header, &o.rotation)
 	if err != nil {
 		return err
 	}
-	if s.closed.Load() {
+	if o.closed.Load() {
 		f.Close()
 		return fmt.Errorf("sink: bind %s: %w", abs, ErrClosed)
 	}
-	if !s.file.CompareAndSwap(nil, f) { // another BindDir won meanwhile
+	if !o.bound.CompareAndSwap(nil, f) { // another BindDir won meanwhile
 		f.Close()
-		return s.BindDir(abs)
+		return o.bind(abs)
 	}
-	s.pending.Store(f)
-	if s.mu.TryLock() {
-		s.installLocked()
-		s.mu.Unlock()
+	o.pending.Store(f)
+	if o.mu.TryLock() {
+		o.installLocked()
+		o.mu.Unlock()
 	}
 	return nil
 }
@@ -92,40 +90,21 @@ func (s *Sink) BindDir(dir string) error {
 // are counted output_failed if it was removed), never through what was put
 // at its path. It never waits for a write in progress.
 // Without a bound directory it does nothing.
-func (s *Sink) Reopen() {
-	if s.file.Load() == nil {
+func (s *Sink) Reopen() { s.out.askReopen() }
+
+// askReopen is Reopen.
+func (o *output) askReopen() {
+	if o.bound.Load() == nil {
 		return
 	}
-	s.reopen.Store(true)
-	if s.mu.TryLock() {
-		s.installLocked()
-		s.mu.Unlock()
+	o.reopen.Store(true)
+	if o.mu.TryLock() {
+		o.installLocked()
+		o.mu.Unlock()
 	}
 }
 
-// installLocked makes a file BindDir opened the destination, if one is
-// waiting, and closes the file for a Reopen asked for. mu must be held.
-func (s *Sink) installLocked() {
-	if s.reopen.Swap(false) {
-		if f, ok := s.dest.(*dirFile); ok {
-			reopenDir(f) // its next write opens the path again
-		}
-	}
-	f := s.pending.Swap(nil)
-	if f == nil {
-		return
-	}
-	if s.shut {
-		f.Close()
-		return
-	}
-	old := s.dest
-	s.dest = f
-	s.batchLimit.Store(int64(min(max(f.Batch(), SlotSize), maxBatch)))
-	_ = old.Close()
-}
-
-// reopenDir closes f's file and looks its directory's path up again, for
+// reopen closes f's file and looks its directory's path up again, for
 // Reopen: the next write makes the file in what the path names now. The
 // path is looked up following no link another user could have planted and
 // refusing a directory another user owns (lookupDir). What is refused, or
@@ -134,18 +113,18 @@ func (s *Sink) installLocked() {
 // go on there, or are counted output_failed when it was removed, and never
 // go through what was put at its path. The refusal is said on standard
 // error, once per Reopen.
-func reopenDir(f *dirFile) {
-	f.closeFile()
+func (f *dirFile) reopen() {
+	f.cur.close()
 	if f.closed {
 		return
 	}
-	dh, err := lookupDir(f.dir)
+	dh, err := lookupDir(f.dir.abs)
 	if err != nil {
-		reopenRefused(fmt.Sprintf("sink: reopen: not following %s: %v; records go on into the directory already open\n", f.dir, err))
+		reopenRefused(fmt.Sprintf("sink: reopen: not following %s: %v; records go on into the directory already open\n", f.dir.abs, err))
 		return
 	}
-	f.dh.close()
-	f.dh = dh
+	f.dir.dh.close()
+	f.dir.dh = dh
 }
 
 // reopenRefused says why Reopen kept the directory it holds, from a
@@ -155,56 +134,12 @@ var reopenRefused = func(msg string) { go io.WriteString(stdio.Writer(os.Stderr)
 
 // Path returns the log file's path once a directory is bound, or "". It
 // takes no lock.
-func (s *Sink) Path() string {
-	if f := s.file.Load(); f != nil {
-		return f.path
+func (s *Sink) Path() string { return s.out.path() }
+
+// path is Path.
+func (o *output) path() string {
+	if f := o.bound.Load(); f != nil {
+		return f.dir.filePath
 	}
 	return ""
-}
-
-// writeLocked writes b, whole records, to the destination, and returns
-// how many bytes of b it wrote (all of them, or the error says why not).
-// A short write that ends inside a record leaves the destination torn; the
-// fragment is ended ("~\n") before the next write, which fails (writing
-// nothing) while it cannot be. mu must be held.
-func (s *Sink) writeLocked(b []byte) (int, error) {
-	if s.shut {
-		return 0, errShut
-	}
-	if s.reopen.Load() || s.pending.Load() != nil {
-		s.installLocked()
-	}
-	if s.torn {
-		if n, err := s.dest.Write([]byte("~\n")); n != 2 || err != nil {
-			return 0, cmp.Or(err, io.ErrShortWrite)
-		}
-		s.torn = false
-	}
-	n, err := s.dest.Write(b)
-	if n == len(b) && err == nil {
-		return n, nil
-	}
-	n = min(max(n, 0), len(b))
-	if n > 0 && b[n-1] != '\n' {
-		s.torn = true
-	}
-	return n, cmp.Or(err, io.ErrShortWrite)
-}
-
-// whole returns how many records of b the first n bytes hold whole.
-func whole(b []byte, n, records int) int {
-	if n == len(b) {
-		return records
-	}
-	return bytes.Count(b[:n], []byte{'\n'})
-}
-
-// shutLocked closes the destination for good. mu must be held.
-func (s *Sink) shutLocked() {
-	if s.shut {
-		return
-	}
-	s.installLocked()
-	s.shut = true
-	_ = s.dest.Close()
 }

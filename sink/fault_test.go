@@ -208,7 +208,7 @@ func TestStartAfterTimedOutQuiesce(t *testing.T) {
 	var te *TimeoutError
 	require.ErrorAs(t, s.Quiesce(10*time.Millisecond), &te)
 	require.NoError(t, s.Start())
-	assert.True(t, s.writerRunning())
+	assert.True(t, s.w.isRunning())
 	// Records go to the queue, not through a synchronous write that would
 	// block this goroutine behind the stall.
 	for range 20 {
@@ -256,7 +256,7 @@ func TestCloseBoundedWhenAsyncWriteStalls(t *testing.T) {
 	require.ErrorAs(t, s.Close(20*time.Millisecond), &te)
 	assert.Equal(t, uint64(2), te.Pending)
 	close(w.release)
-	require.Eventually(t, func() bool { return !s.writerRunning() }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return !s.w.isRunning() }, 10*time.Second, time.Millisecond)
 	assert.Equal(t, uint64(2), s.Counts().Written)
 }
 

@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 )
 
-// fileState is what a dirFile keeps about its open file.
+// fileState is what a logFile keeps about the file it has open.
 type fileState struct {
 	fi os.FileInfo // the open file, to notice a replaced path
 }
@@ -23,29 +22,24 @@ func openDir(string) (dirHandle, error) { return dirHandle{}, nil }
 func (dirHandle) close() {}
 
 // open opens the log file append-only with mode 0640, refusing a
-// symbolic link or anything but a regular file at the path. Without the
-// POSIX calls, link counts and owners are not checked, and a file
-// replaced between the check and the open is not noticed until the next
-// path check.
-func (f *dirFile) open() error {
-	if fi, err := os.Lstat(f.path); err == nil && !fi.Mode().IsRegular() {
-		return fmt.Errorf("%w %s: it is not a regular file (%v)", ErrUnsafeFile, f.path, fi.Mode().Type())
+// symbolic link or anything but a regular file at the path, and returns
+// the file and its state. Without the POSIX calls, link counts and owners
+// are not checked, and a file replaced between the check and the open is
+// not noticed until the next path check.
+func (d *logDir) open() (*os.File, fileState, error) {
+	if fi, err := os.Lstat(d.filePath); err == nil && !fi.Mode().IsRegular() {
+		return nil, fileState{}, fmt.Errorf("%w %s: it is not a regular file (%v)", ErrUnsafeFile, d.filePath, fi.Mode().Type())
 	}
-	fh, err := os.OpenFile(f.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o640)
+	fh, err := os.OpenFile(d.filePath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o640)
 	if err != nil {
-		return err
+		return nil, fileState{}, err
 	}
 	fi, err := fh.Stat()
 	if err != nil {
 		fh.Close()
-		return err
+		return nil, fileState{}, err
 	}
-	was := f.state
-	f.state = fileState{fi: fi}
-	f.f = fh
-	f.checked = time.Now()
-	f.openedAs(was)
-	return nil
+	return fh, fileState{fi: fi}, nil
 }
 
 // same reports whether s and o are the same file.
@@ -53,15 +47,16 @@ func (s fileState) same(o fileState) bool {
 	return s.fi != nil && o.fi != nil && os.SameFile(s.fi, o.fi)
 }
 
-// replaced reports whether the path no longer names the open file.
-func (f *dirFile) replaced() bool {
-	fi, err := os.Stat(f.path)
-	return err != nil || !os.SameFile(fi, f.state.fi)
+// replaced reports whether the path no longer names the open file, whose
+// state is open.
+func (d *logDir) replaced(open fileState) bool {
+	fi, err := os.Stat(d.filePath)
+	return err != nil || !os.SameFile(fi, open.fi)
 }
 
 // unlinked cannot tell here; the path check (at least once a second)
 // notices a removed file.
-func (f *dirFile) unlinked() bool { return false }
+func (lf *logFile) unlinked() bool { return false }
 
 // list returns the names in the directory.
 func (dirHandle) list(dir string) ([]string, error) {

@@ -6,12 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// fileState is what a dirFile keeps about its open file.
+// fileState is what a logFile keeps about the file it has open.
 type fileState struct {
 	fd int          // f's descriptor (f.Fd would make it blocking)
 	id fileIdentity // device and inode, to notice a replaced path
@@ -44,40 +43,35 @@ func (d dirHandle) close() {
 // symbolic link at the last component; then it checks what it opened and
 // refuses anything but a regular file with one link owned by this user. A
 // file this call creates gets mode 0640 whatever the umask; an existing
-// file keeps its mode.
-func (f *dirFile) open() error {
+// file keeps its mode. It returns the file and its state.
+func (d *logDir) open() (*os.File, fileState, error) {
 	const flags = unix.O_WRONLY | unix.O_APPEND | unix.O_CLOEXEC | unix.O_NOFOLLOW | unix.O_NONBLOCK
-	fd, err := unix.Openat(f.dh.fd, f.name, flags|unix.O_CREAT|unix.O_EXCL, 0o640)
+	fd, err := unix.Openat(d.dh.fd, d.name, flags|unix.O_CREAT|unix.O_EXCL, 0o640)
 	created := err == nil
 	if errors.Is(err, unix.EEXIST) {
-		fd, err = unix.Openat(f.dh.fd, f.name, flags, 0)
+		fd, err = unix.Openat(d.dh.fd, d.name, flags, 0)
 	}
 	switch {
 	case errors.Is(err, unix.ELOOP):
-		return fmt.Errorf("%w %s: it is a symbolic link", ErrUnsafeFile, f.path)
+		return nil, fileState{}, fmt.Errorf("%w %s: it is a symbolic link", ErrUnsafeFile, d.filePath)
 	case errors.Is(err, unix.ENXIO):
-		return fmt.Errorf("%w %s: it is a FIFO or socket", ErrUnsafeFile, f.path)
+		return nil, fileState{}, fmt.Errorf("%w %s: it is a FIFO or socket", ErrUnsafeFile, d.filePath)
 	case err != nil:
-		return &os.PathError{Op: "open", Path: f.path, Err: err}
+		return nil, fileState{}, &os.PathError{Op: "open", Path: d.filePath, Err: err}
 	}
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
 		unix.Close(fd)
-		return &os.PathError{Op: "fstat", Path: f.path, Err: err}
+		return nil, fileState{}, &os.PathError{Op: "fstat", Path: d.filePath, Err: err}
 	}
 	if why := unsafeFile(&st); why != "" {
 		unix.Close(fd)
-		return fmt.Errorf("%w %s: %s", ErrUnsafeFile, f.path, why)
+		return nil, fileState{}, fmt.Errorf("%w %s: %s", ErrUnsafeFile, d.filePath, why)
 	}
 	if created {
 		_ = unix.Fchmod(fd, 0o640)
 	}
-	was := f.state
-	f.state = fileState{fd: fd, id: fileIdentity{uint64(st.Dev), st.Ino}}
-	f.f = os.NewFile(uintptr(fd), f.path)
-	f.checked = time.Now()
-	f.openedAs(was)
-	return nil
+	return os.NewFile(uintptr(fd), d.filePath), fileState{fd: fd, id: fileIdentity{uint64(st.Dev), st.Ino}}, nil
 }
 
 // same reports whether s and o are the same file.
@@ -96,18 +90,18 @@ func unsafeFile(st *unix.Stat_t) string {
 	return ""
 }
 
-// replaced reports whether the path no longer names the open file
-// (removed, or replaced by another).
-func (f *dirFile) replaced() bool {
+// replaced reports whether the path no longer names the open file, whose
+// state is open (removed, or replaced by another).
+func (d *logDir) replaced(open fileState) bool {
 	var st unix.Stat_t
-	return unix.Fstatat(f.dh.fd, f.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || (fileIdentity{uint64(st.Dev), st.Ino}) != f.state.id
+	return unix.Fstatat(d.dh.fd, d.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || (fileIdentity{uint64(st.Dev), st.Ino}) != open.id
 }
 
 // unlinked reports whether the open file has no link left: what was
 // just written there reached no file anyone can read.
-func (f *dirFile) unlinked() bool {
+func (lf *logFile) unlinked() bool {
 	var st unix.Stat_t
-	return unix.Fstat(f.state.fd, &st) == nil && st.Nlink == 0
+	return unix.Fstat(lf.state.fd, &st) == nil && st.Nlink == 0
 }
 
 // list returns the names in the directory, read through the held handle

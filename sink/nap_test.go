@@ -18,7 +18,7 @@ func napping(t *testing.T, w *memWriter) *Sink {
 	require.NoError(t, s.Submit(rec("first", 16)))
 	synctest.Wait()
 	require.Len(t, w.lines(), 1, "the writer did not drain the first record")
-	require.True(t, s.napping.Load(), "the writer is not napping after a small drain")
+	require.True(t, s.w.bell.napping.Load(), "the writer is not napping after a small drain")
 	return s
 }
 
@@ -69,8 +69,8 @@ func TestNap(t *testing.T) {
 func queued(t *testing.T, n int) *Sink {
 	t.Helper()
 	s := New(&Options{Destination: Pipe(&memWriter{})})
-	s.ring = new(ring)
-	s.head.And(^uint64(closedBit))
+	s.q.ring = new(ring)
+	s.q.head.And(^uint64(closedBit))
 	for range n {
 		require.NoError(t, s.Submit(rec("q", 8)))
 	}
@@ -85,8 +85,8 @@ func TestWater(t *testing.T) {
 		for _, n := range []int{1, napWater, napWater + 1, highWater, highWater + 1, Slots - 1, Slots} {
 			s := queued(t, n)
 			pos := uint64(n - 1) // the last push's position
-			assert.Equal(t, n > napWater, s.deeper(pos, napWater), "%d queued, napWater", n)
-			assert.Equal(t, n > highWater, s.deeper(pos, highWater), "%d queued, highWater", n)
+			assert.Equal(t, n > napWater, s.q.deeper(pos, napWater), "%d queued, napWater", n)
+			assert.Equal(t, n > highWater, s.q.deeper(pos, highWater), "%d queued, highWater", n)
 		}
 	})
 	for _, tt := range []struct {
@@ -100,12 +100,12 @@ func TestWater(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := queued(t, tt.queued)
-			s.napping.Store(true)
-			s.water(uint64(tt.queued - 1))
-			woken := len(s.wake) == 1
+			s.w.bell.napping.Store(true)
+			s.q.water(uint64(tt.queued-1), &s.w.bell)
+			woken := len(s.w.bell.wake) == 1
 			assert.Equal(t, tt.woken, woken, "wake-up sent")
-			assert.Equal(t, !tt.woken, s.napping.Load(), "napping flag")
-			assert.Equal(t, tt.pressed, s.pressed.Load(), "pressed flag")
+			assert.Equal(t, !tt.woken, s.w.bell.napping.Load(), "napping flag")
+			assert.Equal(t, tt.pressed, s.w.bell.pressed.Load(), "pressed flag")
 		})
 	}
 	t.Run("a press ends the naps for a while", func(t *testing.T) {
@@ -113,20 +113,20 @@ func TestWater(t *testing.T) {
 			w := &memWriter{}
 			s := napping(t, w)
 			defer s.Close(0)
-			s.press() // as a producer at a full queue does
+			s.w.bell.press() // as a producer at a full queue does
 			synctest.Wait()
-			require.False(t, s.pressed.Load(), "the writer did not take the press")
+			require.False(t, s.w.bell.pressed.Load(), "the writer did not take the press")
 			// The next small drain pauses instead of napping...
 			require.NoError(t, s.Submit(rec("second", 16)))
 			synctest.Wait()
 			assert.Len(t, w.lines(), 2)
-			assert.False(t, s.napping.Load(), "napping right after a press")
+			assert.False(t, s.w.bell.napping.Load(), "napping right after a press")
 			// ... until pressedFor has passed.
 			time.Sleep(pressedFor + time.Millisecond)
 			require.NoError(t, s.Submit(rec("third", 16)))
 			synctest.Wait()
 			assert.Len(t, w.lines(), 3)
-			assert.True(t, s.napping.Load(), "not napping again after pressedFor")
+			assert.True(t, s.w.bell.napping.Load(), "not napping again after pressedFor")
 		})
 	})
 }

@@ -19,11 +19,11 @@ import (
 // refuse, a symbolic link, a directory or another program's host.log is
 // left alone, and not counted among the MaxFiles kept. Failures are
 // ignored: retention is tried again at the next rotation.
-func (f *dirFile) prune(r *Rotation) {
+func (d *logDir) prune(r *Rotation) {
 	if r == nil || (r.MaxFiles == 0 && r.MaxAge == 0) {
 		return
 	}
-	names, err := f.dh.list(f.dir)
+	names, err := d.dh.list(d.abs)
 	if err != nil {
 		return
 	}
@@ -34,29 +34,29 @@ func (f *dirFile) prune(r *Rotation) {
 	var own []rotated
 	now := time.Now()
 	for _, n := range names {
-		if n == f.name {
+		if n == d.name {
 			continue
 		}
 		_, seq, ok := logname.Parse(n)
 		if !ok {
 			continue
 		}
-		mt, ok := f.dh.removable(f.dir, n)
+		mt, ok := d.dh.removable(d.abs, n)
 		if !ok {
 			continue
 		}
 		if r.MaxAge > 0 && now.Sub(mt) > r.MaxAge {
-			_ = f.dh.remove(f.dir, n)
+			_ = d.dh.remove(d.abs, n)
 			continue
 		}
-		if seq > 0 && strings.HasPrefix(n, f.stem()) {
+		if seq > 0 && strings.HasPrefix(n, d.stem()) {
 			own = append(own, rotated{n, seq})
 		}
 	}
 	if r.MaxFiles > 0 && len(own) > r.MaxFiles {
 		slices.SortFunc(own, func(a, b rotated) int { return a.seq - b.seq })
 		for _, o := range own[:len(own)-r.MaxFiles] {
-			_ = f.dh.remove(f.dir, o.name)
+			_ = d.dh.remove(d.abs, o.name)
 		}
 	}
 }

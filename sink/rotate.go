@@ -59,7 +59,7 @@ func (s *Sink) SetRotation(r Rotation) error {
 	if err := r.check(); err != nil {
 		return err
 	}
-	s.rotation.Store(&r)
+	s.out.rotation.Store(&r)
 	return nil
 }
 
@@ -76,15 +76,15 @@ const renameRetry = time.Second
 func (f *dirFile) writeRotating(b []byte, r *Rotation) (int, error) {
 	done := 0
 	for done < len(b) {
-		if f.f == nil {
+		if f.cur.f == nil {
 			if err := f.begin(); err != nil {
 				return done, err
 			}
 		}
 		chunk := b[done:]
-		if room := r.MaxSize - f.size; int64(len(chunk)) > room && !time.Now().Before(f.renameAt) {
+		if room := r.MaxSize - f.cur.size; int64(len(chunk)) > room && !time.Now().Before(f.renameAt) {
 			cut := bytes.LastIndexByte(chunk[:max(room, 0)], '\n') + 1
-			if cut == 0 && f.size > f.headerSize {
+			if cut == 0 && f.cur.size > f.heading.size {
 				f.rotate(r) // renamed or held off: the loop goes on either way
 				continue
 			}
@@ -116,17 +116,17 @@ func (f *dirFile) writeRotating(b []byte, r *Rotation) (int, error) {
 // renameRetry.
 func (f *dirFile) rotate(r *Rotation) {
 	if f.seq == 0 {
-		f.seq = f.lastSeq()
+		f.seq = f.dir.lastSeq()
 	}
-	f.closeFile() // renaming an open file fails on some systems
+	f.cur.close() // renaming an open file fails on some systems
 	var err error
 	for range 3 { // a name taken (by a restart with this pid) is skipped
 		f.seq++
-		to := f.rotatedName(f.seq)
+		to := f.dir.rotatedName(f.seq)
 		if f.testRename != nil {
-			err = f.testRename(f.name, to)
+			err = f.testRename(f.dir.name, to)
 		} else {
-			err = f.dh.renameNew(f.dir, f.name, to)
+			err = f.dir.dh.renameNew(f.dir.abs, f.dir.name, to)
 		}
 		if !errors.Is(err, errNameTaken) {
 			break
@@ -139,12 +139,12 @@ func (f *dirFile) rotate(r *Rotation) {
 		f.renameAt = time.Now().Add(renameRetry)
 		if !f.renameTold {
 			f.renameTold = true
-			f.say(fmt.Sprintf("sink: cannot rotate %s: %v; writing on past the cap, trying again at most once a second\n", f.path, err))
+			f.say(fmt.Sprintf("sink: cannot rotate %s: %v; writing on past the cap, trying again at most once a second\n", f.dir.filePath, err))
 		}
 		return
 	}
 	f.renameAt, f.renameTold = time.Time{}, false
-	f.prune(r)
+	f.dir.prune(r)
 }
 
 // errNameTaken is renameNew's error when the new name exists.
@@ -152,17 +152,17 @@ var errNameTaken = errors.New("sink: name taken")
 
 // rotatedName is host.<pid>.<seq>.log: eight digits keep name order the
 // order written up to 10^8 rotations.
-func (f *dirFile) rotatedName(seq int) string {
-	return fmt.Sprintf("%s%08d.log", f.stem(), seq)
+func (d *logDir) rotatedName(seq int) string {
+	return fmt.Sprintf("%s%08d.log", d.stem(), seq)
 }
 
 // stem is "host.<pid>.", the prefix of this process's files.
-func (f *dirFile) stem() string { return strings.TrimSuffix(f.name, "log") }
+func (d *logDir) stem() string { return strings.TrimSuffix(d.name, "log") }
 
 // ownSeq returns the sequence number of a rotated file of this process,
 // or 0.
-func (f *dirFile) ownSeq(name string) int {
-	mid, ok := strings.CutPrefix(name, f.stem())
+func (d *logDir) ownSeq(name string) int {
+	mid, ok := strings.CutPrefix(name, d.stem())
 	if !ok {
 		return 0
 	}
@@ -179,11 +179,11 @@ func (f *dirFile) ownSeq(name string) int {
 
 // lastSeq is the highest sequence number among this process's rotated
 // files in the directory (0 for none), so a rotation never reuses a name.
-func (f *dirFile) lastSeq() int {
-	names, _ := f.dh.list(f.dir)
+func (d *logDir) lastSeq() int {
+	names, _ := d.dh.list(d.abs)
 	last := 0
 	for _, n := range names {
-		last = max(last, f.ownSeq(n))
+		last = max(last, d.ownSeq(n))
 	}
 	return last
 }

@@ -104,7 +104,7 @@ func TestRetention(t *testing.T) {
 		require.NoError(t, s.Close(time.Minute))
 		files := logFiles(t, dir)
 		require.Len(t, files, 4, "three rotated and the current: %v", files)
-		last := s.file.Load().seq
+		last := s.out.bound.Load().seq
 		for i, name := range files[:3] {
 			assert.Equal(t, fmt.Sprintf("host.%d.%08d.log", rotPID, last-2+i), name)
 		}

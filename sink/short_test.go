@@ -118,7 +118,7 @@ func TestShortWriteToTheFile(t *testing.T) {
 			s := New(nil)
 			require.NoError(t, s.BindDir(dir))
 			left := room
-			s.file.Load().testWrite = func(f *os.File, b []byte) (int, error) {
+			s.out.bound.Load().cur.testWrite = func(f *os.File, b []byte) (int, error) {
 				n := min(len(b), left)
 				left -= n
 				k, err := f.Write(b[:n])

@@ -469,7 +469,7 @@ func TestLifecycle(t *testing.T) {
 			_ = s.Submit(rec(fmt.Sprintf("a%d", i), 30))
 		}
 		require.NoError(t, s.Quiesce(time.Second))
-		assert.False(t, s.writerRunning(), "writer still running after Quiesce")
+		assert.False(t, s.w.isRunning(), "writer still running after Quiesce")
 		assert.EqualValues(t, 100, len(w.lines()))
 		_ = s.Submit(rec("sync", 30)) // synchronous now
 		assert.EqualValues(t, 101, len(w.lines()), "synchronous record not written at once")
@@ -496,7 +496,7 @@ func TestLifecycle(t *testing.T) {
 	t.Run("no goroutine left after close", func(t *testing.T) {
 		s := New(&Options{Report: testReport, Destination: Pipe(&memWriter{})})
 		s.Start()
-		done := s.done
+		done := s.w.done
 		s.Close(0)
 		select {
 		case <-done:
@@ -623,11 +623,11 @@ func TestOutputPrivateBatches(t *testing.T) {
 		s.Start()
 		// Hold the writer back (it takes mu for each write) while 200
 		// records queue up, so it finds them all at once.
-		s.mu.Lock()
+		s.out.mu.Lock()
 		for i := range 200 {
 			_ = s.Submit(rec(fmt.Sprint(i), 100))
 		}
-		s.mu.Unlock()
+		s.out.mu.Unlock()
 		require.NoError(t, s.Close(time.Second))
 		assert.EqualValues(t, (w.maxWrite > SlotSize), private, "private=%v: largest write %d bytes", private, w.maxWrite)
 		assert.EqualValues(t, 200, len(w.lines()), "private=%v: %d lines", private, len(w.lines()))
@@ -756,8 +756,8 @@ func TestFullWindow(t *testing.T) {
 	}
 
 	isFull := func(s *Sink) bool {
-		h := s.head.Load() &^ closedBit
-		return h-s.freed.Load() >= Slots
+		h := s.q.head.Load() &^ closedBit
+		return h-s.q.freed.Load() >= Slots
 	}
 	// fill submits records until the queue is full, once the writer is
 	// in a write the gate holds (so it takes no more), and returns how
@@ -816,18 +816,18 @@ func TestFullWindow(t *testing.T) {
 	t.Run("writer stuck past the window", func(t *testing.T) {
 		s, w, n := heldFull(t)
 		done := late(s)
-		opened := s.fullSince.Load()
+		opened := s.q.fullSince.Load()
 		clock.Add(int64(fullWindow))
 		require.ErrorIs(t, <-done, ErrQueueFull)
 		for range 100 { // each drops after a few yields (a wait here hangs the test)
 			require.ErrorIs(t, s.Submit(rec("more ", 64)), ErrQueueFull)
 		}
-		assert.Equal(t, opened, s.fullSince.Load(), "the window opened again while the writer was stuck")
-		assert.True(t, s.pressed.Load(), "a full queue presses the writer")
+		assert.Equal(t, opened, s.q.fullSince.Load(), "the window opened again while the writer was stuck")
+		assert.True(t, s.w.bell.pressed.Load(), "a full queue presses the writer")
 
 		close(w.open)
 		require.NoError(t, s.Flush(time.Minute))
-		assert.Zero(t, s.fullSince.Load(), "the writer caught up, the window stays spent")
+		assert.Zero(t, s.q.fullSince.Load(), "the writer caught up, the window stays spent")
 		c := s.Counts()
 		assert.EqualValues(t, n, c.Written)
 		assert.EqualValues(t, 101, c.QueueFull)
@@ -836,7 +836,7 @@ func TestFullWindow(t *testing.T) {
 		w.open = make(chan struct{})
 		fill(t, s, w)
 		done = late(s)
-		assert.Greater(t, s.fullSince.Load(), opened+int64(fullWindow), "a new window, at the new time")
+		assert.Greater(t, s.q.fullSince.Load(), opened+int64(fullWindow), "a new window, at the new time")
 		close(w.open)
 		require.NoError(t, <-done)
 		require.NoError(t, s.Close(time.Minute))

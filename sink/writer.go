@@ -3,15 +3,70 @@ package sink
 import (
 	"fmt"
 	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
-// Writer phases, held in Sink.phase.
+const (
+	// defaultTimeout bounds Flush, Quiesce and Close when the caller passes
+	// zero.
+	defaultTimeout = time.Second
+
+	// reportInterval is the least time between two drop reports from the
+	// writer (quiesce and close always report).
+	reportInterval = time.Second
+)
+
+// Writer phases, held in writer.phase.
 const (
 	phaseRun   = iota // draining; the default
 	phaseStop         // a quiesce asked the writer to finish
 	phaseFinal        // the writer is in its final drain and will exit
 )
+
+// A writer is the sink's one writer goroutine and its life: Start starts
+// it, Quiesce and Close stop admission and wait for it to drain and exit,
+// and Flush waits for it to reach a position. The goroutine (run) takes
+// published records from the queue into a batch, writes the batch to the
+// output under its lock, and writes a drop report beside a batch when one
+// is owed; between drains it naps or sleeps, woken through its doorbell.
+//
+// A writer is part of a Sink and points at the Sink's queue and output;
+// it owns neither. Producers touch only its doorbell.
+type writer struct {
+	// bell wakes the goroutine: rung by producers (every push pokes it),
+	// by waiters, and by Quiesce. See doorbell.
+	bell doorbell
+	// phase is the goroutine's lifecycle: phaseRun, phaseStop (a quiesce
+	// asked it to finish), phaseFinal (it has begun its final drain and
+	// will exit). Quiesce stores phaseStop; Start takes phaseStop back to
+	// phaseRun (cancelling a quiesce that timed out); only the goroutine
+	// moves phaseStop to phaseFinal, by CAS, so the two never both win.
+	phase atomic.Int32
+
+	q   *queue  // the Sink's queue; set by New, never changed
+	out *output // the Sink's output; set by New, never changed
+
+	// report is Options.Report, set by New. reported (the drop total in
+	// the last successful report) and lastReport (its time) are read and
+	// written under out.mu, by whoever writes: the goroutine, a producer
+	// in synchronous mode, Quiesce and Close.
+	report     func(dst []byte, c Counts, fresh uint64) []byte
+	reported   uint64
+	lastReport time.Time
+
+	// life serialises Start, Quiesce and Close, and guards the three
+	// fields below it.
+	life     sync.Mutex
+	running  bool          // a writer goroutine exists (possibly stopping)
+	done     chan struct{} // closed by the goroutine when it has exited
+	isClosed bool          // Close has begun: nothing starts a writer again
+	// batch and timer belong to the goroutine; Start allocates them once,
+	// before the first goroutine starts, so the goroutine never allocates.
+	batch []byte
+	timer *time.Timer
+}
 
 // Start starts the writer goroutine: from now on producers only queue
 // records. Starting a running sink is a no-op; starting a closed one
@@ -24,65 +79,68 @@ const (
 // returns an error wrapping ErrWriterBusy: the old writer is still inside
 // a write to a stalled destination, and records are written synchronously
 // behind it until it returns.
-func (s *Sink) Start() error {
-	s.life.Lock()
-	defer s.life.Unlock()
-	if s.isClosed {
+func (s *Sink) Start() error { return s.w.start() }
+
+// start is Start.
+func (w *writer) start() error {
+	w.life.Lock()
+	defer w.life.Unlock()
+	if w.isClosed {
 		return ErrClosed
 	}
-	if s.running {
+	if w.running {
 		select {
-		case <-s.done:
-			s.running = false // it finished the timed-out quiesce late
+		case <-w.done:
+			w.running = false // it finished the timed-out quiesce late
 		default:
-			if s.phase.CompareAndSwap(phaseStop, phaseRun) {
+			if w.phase.CompareAndSwap(phaseStop, phaseRun) {
 				// Cancelled before the final drain: open the queue
 				// again. After the CAS the writer cannot begin that
 				// drain, which is what may close admission for good.
-				s.head.And(^uint64(closedBit))
+				w.q.admit()
 				return nil
 			}
-			if s.phase.Load() == phaseRun {
+			if w.phase.Load() == phaseRun {
 				return nil
 			}
-			c := s.Counts()
+			c := w.q.counts()
 			return fmt.Errorf("%w (destination stalled; %d records pending, %d dropped)", ErrWriterBusy, c.Pending, c.Dropped)
 		}
 	}
-	if s.ring == nil {
-		s.ring = new(ring) // seq 0 everywhere: nothing published
+	if w.q.ring == nil {
+		w.q.ring = new(ring) // seq 0 everywhere: nothing published
 	}
-	if s.batch == nil {
+	if w.batch == nil {
 		// The writer allocates nothing itself: a goroutine that allocates
 		// while a collection runs can be parked to assist it, and a writer
 		// parked for milliseconds lets the queue fill (seen in a trace:
 		// "GC mark assist wait" for 2 ms right after Start).
-		s.batch = make([]byte, 0, fileBatch)
-		s.timer = time.NewTimer(time.Hour)
-		s.timer.Stop()
+		w.batch = make([]byte, 0, fileBatch)
+		w.timer = time.NewTimer(time.Hour)
+		w.timer.Stop()
 	}
-	s.phase.Store(phaseRun)
-	s.done = make(chan struct{})
-	s.running = true
-	go s.run(s.done)
+	w.phase.Store(phaseRun)
+	w.done = make(chan struct{})
+	w.running = true
+	go w.run(w.done)
 	// Clearing closedBit publishes ring to producers and opens claims.
-	s.head.And(^uint64(closedBit))
+	w.q.admit()
 	return nil
 }
 
-// writerRunning reports whether a writer goroutine is running (possibly
+// isRunning reports whether a writer goroutine is running (possibly
 // finishing a quiesce that timed out).
-func (s *Sink) writerRunning() bool {
-	s.life.Lock()
-	defer s.life.Unlock()
-	if s.running {
+func (w *writer) isRunning() bool {
+	w.life.Lock()
+	defer w.life.Unlock()
+	if w.running {
 		select {
-		case <-s.done:
+		case <-w.done:
 			return false
 		default:
 		}
 	}
-	return s.running
+	return w.running
 }
 
 func orDefault(d time.Duration) time.Duration {
@@ -96,33 +154,33 @@ func orDefault(d time.Duration) time.Duration {
 // or counted as failed, or until timeout (zero means defaultTimeout). On
 // timeout it returns a *TimeoutError with the pending and dropped counts.
 func (s *Sink) Flush(timeout time.Duration) error {
-	return s.waitWritten(s.head.Load()&^closedBit, "flush", orDefault(timeout))
+	return s.w.waitWritten(s.q.claimed(), "flush", orDefault(timeout))
 }
 
 // waitWritten waits until the writer's tail reaches target or timeout
 // passes. The writer is usually on another core and done within
 // microseconds, so the first waits yield; then they sleep, doubling up to a
 // millisecond, so a stalled destination costs the waiter no CPU.
-func (s *Sink) waitWritten(target uint64, op string, timeout time.Duration) error {
-	if s.tail.Load() >= target {
+func (w *writer) waitWritten(target uint64, op string, timeout time.Duration) error {
+	if w.q.tail.Load() >= target {
 		return nil
 	}
-	s.nudge()
+	w.bell.nudge()
 	for range 32 {
 		runtime.Gosched()
-		if s.tail.Load() >= target {
+		if w.q.tail.Load() >= target {
 			return nil
 		}
 	}
 	written := func() bool {
-		if s.tail.Load() >= target {
+		if w.q.tail.Load() >= target {
 			return true
 		}
-		s.nudge()
+		w.bell.nudge()
 		return false
 	}
 	if !backoff(time.Now().Add(timeout), written) {
-		return s.timeoutErr(op, timeout)
+		return timeoutErr(op, timeout, w.q.counts())
 	}
 	return nil
 }
@@ -153,46 +211,46 @@ func backoff(deadline time.Time, done func() bool) bool {
 // draining if the destination recovers (records submitted meanwhile wait
 // for it, as a synchronous write waits for its destination), and Start
 // cancels the quiesce. Quiesce after Close does nothing.
-func (s *Sink) Quiesce(timeout time.Duration) error {
-	s.life.Lock()
-	defer s.life.Unlock()
-	if s.isClosed {
+func (s *Sink) Quiesce(timeout time.Duration) error { return s.w.quiesce(timeout) }
+
+// quiesce is Quiesce.
+func (w *writer) quiesce(timeout time.Duration) error {
+	w.life.Lock()
+	defer w.life.Unlock()
+	if w.isClosed {
 		return nil
 	}
-	return s.quiesceLocked(time.Now().Add(orDefault(timeout)), orDefault(timeout))
+	return w.quiesceLocked(time.Now().Add(orDefault(timeout)), orDefault(timeout))
 }
 
-func (s *Sink) quiesceLocked(deadline time.Time, timeout time.Duration) error {
-	if !s.running {
-		if !s.lockBy(deadline) {
-			return s.lockTimeoutErr("quiesce", timeout)
+// quiesceLocked is quiesce with life held (Close's drain too).
+func (w *writer) quiesceLocked(deadline time.Time, timeout time.Duration) error {
+	if !w.running {
+		if !w.out.lockBy(deadline) {
+			return lockTimeoutErr("quiesce", timeout, w.q.counts())
 		}
-		s.reportLocked(true)
-		s.mu.Unlock()
+		w.reportLocked(true)
+		w.out.mu.Unlock()
 		return nil
 	}
-	s.phase.CompareAndSwap(phaseRun, phaseStop)
+	w.phase.CompareAndSwap(phaseRun, phaseStop)
 	// Admission closes now, not when the writer first finds the queue
 	// empty (under producers faster than the destination it never did).
 	// After the phase: a writer that sees the bit and not the phase goes
 	// on draining, and one that sees the phase begins its final drain,
 	// which sets the bit itself.
-	s.head.Or(closedBit)
-	s.nudge()
+	w.q.closeAdmission()
+	w.bell.nudge()
 	t := time.NewTimer(time.Until(deadline))
 	defer t.Stop()
 	select {
-	case <-s.done:
-		s.running = false
+	case <-w.done:
+		w.running = false
 		return nil
 	case <-t.C:
-		return s.timeoutErr("quiesce", timeout)
+		return timeoutErr("quiesce", timeout, w.q.counts())
 	}
 }
-
-// lockBy takes mu, giving up at deadline: a synchronous write stalled on
-// the destination holds mu, and Close must still return in time.
-func (s *Sink) lockBy(deadline time.Time) bool { return backoff(deadline, s.mu.TryLock) }
 
 // Close stops admission as it begins, drains the queue, writes a final
 // drop report, and closes the log file. Every record submitted once Close
@@ -204,39 +262,42 @@ func (s *Sink) lockBy(deadline time.Time) bool { return backoff(deadline, s.mu.T
 // still pending (they are written, and the file closed, by whoever holds
 // the stalled write if it ever returns). Closing twice is safe; the second
 // call returns nil.
-func (s *Sink) Close(timeout time.Duration) error {
-	s.life.Lock()
-	defer s.life.Unlock()
-	if s.isClosed {
+func (s *Sink) Close(timeout time.Duration) error { return s.w.close(timeout) }
+
+// close is Close.
+func (w *writer) close(timeout time.Duration) error {
+	w.life.Lock()
+	defer w.life.Unlock()
+	if w.isClosed {
 		return nil
 	}
-	s.isClosed = true
+	w.isClosed = true
 	// Refuse first, then close the queue: a producer that finds the bit
 	// finds refuse too, and none waits for the drain.
-	s.refuse.Store(true)
-	s.head.Or(closedBit)
+	w.q.refuse.Store(true)
+	w.q.closeAdmission()
 	timeout = orDefault(timeout)
 	deadline := time.Now().Add(timeout)
-	err := s.quiesceLocked(deadline, timeout)
-	s.closed.Store(true)
+	err := w.quiesceLocked(deadline, timeout)
+	w.out.closed.Store(true)
 	if err != nil {
 		return err
 	}
-	if !s.lockBy(deadline) {
-		return s.lockTimeoutErr("close", timeout)
+	if !w.out.lockBy(deadline) {
+		return lockTimeoutErr("close", timeout, w.q.counts())
 	}
-	s.reportLocked(true)
-	s.shutLocked()
-	s.mu.Unlock()
+	w.reportLocked(true)
+	w.out.shutLocked()
+	w.out.mu.Unlock()
 	return nil
 }
 
 // run is the writer goroutine. It owns next (its read position) and the
-// batch buffer; it publishes progress through tail.
-func (s *Sink) run(done chan struct{}) {
+// batch buffer; it publishes progress through the queue's tail.
+func (w *writer) run(done chan struct{}) {
 	defer close(done)
-	next := s.tail.Load()
-	batch, timer := s.batch, s.timer
+	next := w.q.tail.Load()
+	batch, timer := w.batch, w.timer
 	polls := 0
 	// pressedAt is when producers last pressed the writer during a nap
 	// (they found the queue full). For pressedFor after
@@ -244,14 +305,14 @@ func (s *Sink) run(done chan struct{}) {
 	// before it napped.
 	var pressedAt time.Time
 	for {
-		if n := s.drain(&next, batch, false); n > 0 {
+		if n := w.drain(&next, batch, false); n > 0 {
 			polls = 0
 			if n < smallDrain {
 				// Producers are slow: let records accumulate before the
 				// next look (see nap). Many producers never get here:
 				// their drains are large.
 				if pressedAt.IsZero() || time.Since(pressedAt) > pressedFor {
-					if s.nap(timer) {
+					if w.nap(timer) {
 						pressedAt = time.Now()
 					}
 				} else {
@@ -260,11 +321,11 @@ func (s *Sink) run(done chan struct{}) {
 			}
 			continue
 		}
-		s.mu.Lock()
-		owed := s.reportLocked(false)
-		s.mu.Unlock()
-		if s.phase.Load() == phaseStop && s.phase.CompareAndSwap(phaseStop, phaseFinal) {
-			s.final(&next, batch)
+		w.out.mu.Lock()
+		owed := w.reportLocked(false)
+		w.out.mu.Unlock()
+		if w.phase.Load() == phaseStop && w.phase.CompareAndSwap(phaseStop, phaseFinal) {
+			w.final(&next, batch)
 			return
 		}
 		// While records keep coming, poll instead of sleeping: a sleeping
@@ -286,19 +347,19 @@ func (s *Sink) run(done chan struct{}) {
 		// published, or a quiesce that asked to stop, before seeing
 		// sleeping is caught here (both sides use sequentially consistent
 		// atomics: they store, then load the other's flag).
-		s.sleeping.Store(true)
-		if s.ready(next) || s.phase.Load() != phaseRun {
-			s.sleeping.Store(false)
+		w.bell.sleeping.Store(true)
+		if w.q.ready(next) || w.phase.Load() != phaseRun {
+			w.bell.sleeping.Store(false)
 			continue
 		}
 		if owed {
 			timer.Reset(reportInterval)
 		}
 		select {
-		case <-s.wake:
+		case <-w.bell.wake:
 		case <-timer.C:
 		}
-		s.sleeping.Store(false)
+		w.bell.sleeping.Store(false)
 		if owed && !timer.Stop() {
 			select {
 			case <-timer.C:
@@ -339,22 +400,22 @@ const (
 // in synchronous mode). Napping, the writer takes about 7 % of a CPU for
 // the same producer. Under saturating producers it seldom naps: their
 // drains are large, and past a quarter full they wake it.
-func (s *Sink) nap(timer *time.Timer) (pressed bool) {
-	s.napping.Store(true)
+func (w *writer) nap(timer *time.Timer) (pressed bool) {
+	w.bell.napping.Store(true)
 	// A quiesce stores the phase, then nudges: seeing either suffices
 	// (both sides use sequentially consistent atomics).
-	if s.phase.Load() != phaseRun {
-		s.napping.Store(false)
+	if w.phase.Load() != phaseRun {
+		w.bell.napping.Store(false)
 		return false
 	}
 	timer.Reset(drainNap)
 	select {
-	case <-s.wake:
+	case <-w.bell.wake:
 	case <-timer.C:
 	}
-	s.napping.Store(false)
+	w.bell.napping.Store(false)
 	timer.Stop() // Go 1.23 timers: no stale tick survives Stop
-	return s.pressed.Swap(false)
+	return w.bell.pressed.Swap(false)
 }
 
 // pause waits about d without touching shared memory: one yield, then a
@@ -372,28 +433,25 @@ func pause(d time.Duration) {
 	}
 }
 
-func (s *Sink) ready(pos uint64) bool {
-	return s.ring[pos&mask].seq.Load() == pos+1
-}
-
 // drain moves every published record from next on into batch and writes
 // full batches, then the remainder. It returns the number of records it
-// took. With locked, mu is already held (the final drain).
-func (s *Sink) drain(next *uint64, batch []byte, locked bool) int {
-	limit := int(s.batchLimit.Load())
+// took. With locked, out.mu is already held (the final drain).
+func (w *writer) drain(next *uint64, batch []byte, locked bool) int {
+	limit := int(w.out.batchLimit.Load())
 	total, inBatch := 0, 0
 	pos := *next
+	ring := w.q.ring // never replaced once the writer runs
 	for {
-		sl := &s.ring[pos&mask]
+		sl := &ring[pos&mask]
 		if sl.seq.Load() != pos+1 {
 			break
 		}
 		n := int(sl.n)
 		if len(batch)+n > limit {
-			s.freed.Store(pos) // the slots copied so far, for the next lap
-			s.writeBatch(batch, inBatch, pos, locked)
+			w.q.release(pos) // the slots copied so far, for the next lap
+			w.writeBatch(batch, inBatch, pos, locked)
 			batch, inBatch = batch[:0], 0
-			limit = int(s.batchLimit.Load())
+			limit = int(w.out.batchLimit.Load())
 		}
 		batch = append(batch, sl.buf[:n]...)
 		pos++
@@ -401,8 +459,8 @@ func (s *Sink) drain(next *uint64, batch []byte, locked bool) int {
 		total++
 	}
 	if inBatch > 0 {
-		s.freed.Store(pos)
-		s.writeBatch(batch, inBatch, pos, locked)
+		w.q.release(pos)
+		w.writeBatch(batch, inBatch, pos, locked)
 	}
 	*next = pos
 	return total
@@ -414,42 +472,67 @@ func (s *Sink) drain(next *uint64, batch []byte, locked bool) int {
 // ever to drain still gets its losses reported about once a second. The
 // report is a record of its own, written before the batch; it takes no
 // queue slot and is not counted as a written record.
-func (s *Sink) writeBatch(b []byte, records int, end uint64, locked bool) {
+func (w *writer) writeBatch(b []byte, records int, end uint64, locked bool) {
 	if !locked {
-		s.mu.Lock()
+		w.out.mu.Lock()
 	}
-	s.reportLocked(false)
-	n, _ := s.writeLocked(b)
-	w := whole(b, n, records)
-	s.written.Add(uint64(w))
-	if w < records {
-		s.outputFailed.Add(uint64(records - w))
+	w.reportLocked(false)
+	n, _ := w.out.writeLocked(b)
+	ok := whole(b, n, records)
+	w.q.written.Add(uint64(ok))
+	if ok < records {
+		w.q.outputFailed.Add(uint64(records - ok))
 	}
 	if !locked {
-		s.mu.Unlock()
+		w.out.mu.Unlock()
 	}
-	s.caughtUp(end) // first, so that whoever sees the tail sees the window closed
-	s.tail.Store(end)
+	w.q.retire(end)
 }
 
-// final runs the quiesce: with mu held (so synchronous producers queue up
-// behind the drain and their records follow the queued ones), close claims
-// (Quiesce and Close have already: the Or returns the head they left),
-// wait for every claimed slot to be published, write them, and report.
-func (s *Sink) final(next *uint64, batch []byte) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	end := s.head.Or(closedBit) &^ closedBit
+// final runs the quiesce: with out.mu held (so synchronous producers
+// queue up behind the drain and their records follow the queued ones),
+// close claims (Quiesce and Close have already: the Or returns the head
+// they left), wait for every claimed slot to be published, write them,
+// and report.
+func (w *writer) final(next *uint64, batch []byte) {
+	w.out.mu.Lock()
+	defer w.out.mu.Unlock()
+	end := w.q.closeAdmission()
 	for *next < end {
-		if s.drain(next, batch, true) == 0 {
+		if w.drain(next, batch, true) == 0 {
 			// A producer claimed a slot and has not published it yet:
 			// it is between its CAS and its store, a copy away.
 			runtime.Gosched()
 		}
 	}
-	s.reportLocked(true)
-	if s.closed.Load() {
+	w.reportLocked(true)
+	if w.out.closed.Load() {
 		// A Close that timed out left the destination to this writer.
-		s.shutLocked()
+		w.out.shutLocked()
 	}
+}
+
+// reportLocked writes a [HOSTLOG_DROPS] record if the drop total has grown
+// since the last successful report and, unless force, at least
+// reportInterval has passed since it. It reports whether a report is still
+// owed (drops unreported and not written now). out.mu must be held.
+func (w *writer) reportLocked(force bool) (owed bool) {
+	if w.q.dropTotal() <= w.reported {
+		return false // the common case: four atomic loads
+	}
+	c := w.q.counts()
+	now := time.Now()
+	if !force && !w.lastReport.IsZero() && now.Sub(w.lastReport) < reportInterval {
+		return true
+	}
+	if w.report != nil {
+		rec := w.report(w.out.buf[:0], c, c.Dropped-w.reported)
+		if len(rec) > 0 {
+			if wrote, _ := w.out.writeLocked(rec); wrote < len(rec) {
+				return true
+			}
+		}
+	}
+	w.reported, w.lastReport = c.Dropped, now
+	return false
 }
