@@ -113,12 +113,19 @@ func (f *dirFile) writeRotating(b []byte, r *Rotation) (int, error) {
 // retention. A rename that fails leaves the file where it is, to be
 // opened again (the same file: no new header) and appended to past the
 // cap, says so once on standard error, and holds rotation off for
-// renameRetry.
+// renameRetry. A path that no longer names the open file (a link, FIFO,
+// socket, directory or another's file planted there since it was opened)
+// is never renamed into the log set: the file is closed as replaced, and
+// the next write opens the path again, refusing what is there.
 func (f *dirFile) rotate(r *Rotation) {
 	if f.seq == 0 {
 		f.seq = f.dir.lastSeq()
 	}
+	replaced := f.dir.replaced(f.cur.state)
 	f.cur.close() // renaming an open file fails on some systems
+	if replaced {
+		return
+	}
 	var err error
 	for range 3 { // a name taken (by a restart with this pid) is skipped
 		f.seq++

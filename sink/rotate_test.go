@@ -189,6 +189,50 @@ func TestRotationWorstDays(t *testing.T) {
 		files := logFiles(t, dir)
 		assert.Len(t, files, 3, "rotating again in the new directory, two kept: %v", files)
 	})
+	// Found by the worst day's tally: a thing planted at host.<pid>.log
+	// after the file was opened was renamed into the log set at the next
+	// rotation, where the readers read it.
+	for _, plant := range []struct {
+		name string
+		make func(t *testing.T, path string)
+	}{
+		{"a symbolic link", func(t *testing.T, path string) {
+			require.NoError(t, os.Symlink(filepath.Join(t.TempDir(), "victim"), path))
+		}},
+		{"a directory", func(t *testing.T, path string) { require.NoError(t, os.Mkdir(path, 0o700)) }},
+		{"another user's file", func(t *testing.T, path string) {
+			if os.Geteuid() != 0 {
+				t.Skip("planting another user's file needs root")
+			}
+			require.NoError(t, os.WriteFile(path, []byte("not ours\n"), 0o600))
+			require.NoError(t, os.Chown(path, 65534, 65534))
+		}},
+	} {
+		t.Run("the current name replaced by "+plant.name+" before a rotation", func(t *testing.T) {
+			dir := t.TempDir()
+			s := rotatingSink(t, dir, Rotation{MaxSize: MinRotateSize})
+			require.NoError(t, s.Submit(rec("first ", 300)))
+			require.NoError(t, s.Flush(time.Minute))
+			cur := filepath.Join(dir, fmt.Sprintf("host.%d.log", rotPID))
+			require.NoError(t, os.Rename(cur, filepath.Join(dir, "moved-away")))
+			plant.make(t, cur)
+			for i := range 600 { // past the cap (three times): rotations are due
+				_ = s.Submit(rec(fmt.Sprintf("r%06d ", i), 300))
+			}
+			require.NoError(t, s.Close(time.Minute))
+			for _, name := range logFiles(t, dir) {
+				if name == filepath.Base(cur) {
+					continue
+				}
+				fi, err := os.Lstat(filepath.Join(dir, name))
+				require.NoError(t, err)
+				assert.True(t, fi.Mode().IsRegular(), "%s, renamed into the log set, is %v", name, fi.Mode())
+				b, err := os.ReadFile(filepath.Join(dir, name))
+				require.NoError(t, err)
+				assert.NotContains(t, string(b), "not ours", "another's file renamed into the set")
+			}
+		})
+	}
 	t.Run("rename refused: records kept past the cap", func(t *testing.T) {
 		if os.Geteuid() == 0 {
 			t.Skip("root renames in a read-only directory")
