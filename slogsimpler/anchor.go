@@ -1,6 +1,7 @@
 package slogsimpler
 
 import (
+	"log/slog"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -8,6 +9,8 @@ import (
 	"github.com/petermattis/goid"
 
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/origin"
+	"simpler.dev/log/levels"
 	"simpler.dev/log/sink"
 )
 
@@ -105,9 +108,12 @@ const (
 	anchorWait   = 100 * time.Millisecond
 )
 
-// ensure writes the [CLOCK_ANCHOR] record through submit if no record has
-// done so yet, reading both clocks from t (the record it precedes; zero
-// means now). The caller has checked that TIMING is enabled.
+// ensure writes the [CLOCK_ANCHOR] record through submit (the state's
+// door) if no record has done so yet, reading both clocks from t (the
+// record it precedes; zero means now). The caller has checked that TIMING
+// is enabled. The record is a slog record like every other, a machine
+// record made here: its message the anchor's body, its origin the header
+// (clock_anchor, its mono_ns).
 //
 // One writer claims the anchor by swapping the claim for -pid (Go's own,
 // or simpler's clock_anchor_pid shared with C modules); records that
@@ -115,7 +121,7 @@ const (
 // precedes the anchor. A write the sink accepted (or refused for good,
 // closed) stores pid; a failed one puts the claim back to 0 and a later
 // record retries.
-func (a *anchors) ensure(t time.Time, submit func(*envelope.Line) error) {
+func (a *anchors) ensure(t time.Time, submit func(*slog.Record) error) {
 	p := a.claim.Load()
 	pid := int32(a.pid)
 	var deadline time.Time
@@ -139,10 +145,15 @@ func (a *anchors) ensure(t time.Time, submit func(*envelope.Line) error) {
 			if t.IsZero() {
 				t = time.Now()
 			}
-			var l envelope.Line
-			a.render(&l, t)
+			an := envelope.NewAnchor(a.pid, t)
+			a.last.Store(&an)
+			body := string(an.AppendBody(nil))
+			o := origin.NewMachine(envelope.Header{Func: envelope.FuncAnchor, Mono: an.Mono}, body)
+			o.Bind(t)
+			r := slog.NewRecord(t, levels.Timing, body, 0)
+			r.AddAttrs(o.Attr())
 			done := int32(0)
-			switch submit(&l) {
+			switch submit(&r) {
 			case nil, sink.ErrNotAdmitted:
 				// Written, or the sink is closed for good: retrying
 				// on every record would only count more losses.

@@ -38,22 +38,23 @@
 // # One data path
 //
 // Every record reaches the file through one door, State.enter, whatever
-// made it:
+// made it. Each source builds a slog record (its origin, when this module
+// made it, as its first attribute); the door renders it, once:
 //
 //	slog.Info, log.Printf ─────┐
-//	spanattr: spans, op lines ─┤                              ┌─► Handler.Handle ─► render ─┐
-//	State.Emit, devicebridge ──┼─► ReplaceAttr ─► fan-out ────┼─► console ─► terminal       │
-//	hostabi: C modules ────────┘   (Setup's route)            └─► recorder, OTel, yours     │
-//	                                                                                        ▼
-//	the library's own reports (a handler failed) ─────────────► render ─────────────► State.enter
-//	the [CLOCK_ANCHOR] before the first TIMING record ────────► render ─────────────► State.enter
-//	                                                                                        │
-//	                                  sink: Submit, or SubmitFlush at the flush level ◄─────┘
-//	                                     │
-//	                                     ▼
-//	          queue (4096 × 512 B) ─► writer goroutine ─► Destination.Write (stderr, or the file)
-//	                                     ├─ beside a batch: [HOSTLOG_DROPS] (dropReport, typed)
-//	                                     └─ at a file's start: its [CLOCK_ANCHOR] (anchors.file)
+//	spanattr: spans, op lines ─┤                              ┌─► Handler.Handle ──────────┐
+//	State.Emit, devicebridge ──┼─► ReplaceAttr ─► fan-out ────┼─► console ─► terminal      │
+//	hostabi: C modules ────────┘   (Setup's route)            └─► recorder, OTel, yours    │
+//	                                                                                       ▼
+//	the library's own reports (a handler failed) ──────────────────────► State.enter: render
+//	the [CLOCK_ANCHOR] before the first TIMING record ─────────────────►   (envelope.Line)
+//	                                                                                       │
+//	                                 sink: Submit, or SubmitFlush at the flush level ◄─────┘
+//	                                    │
+//	                                    ▼
+//	         queue (4096 × 512 B) ─► writer goroutine ─► Destination.Write (stderr, or the file)
+//	                                    ├─ beside a batch: [HOSTLOG_DROPS] (dropReport, typed)
+//	                                    └─ at a file's start: its [CLOCK_ANCHOR] (anchors.file)
 //
 // Before State.Start, and after Quiesce, the sink writes in the calling
 // goroutine instead of queueing. The drop report and a new file's anchor

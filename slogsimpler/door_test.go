@@ -182,8 +182,14 @@ func TestAnchorIsTheStatesOwn(t *testing.T) {
 	assert.Equal(t, before, st.Anchor(), "a reading, kept until an anchor is written")
 	slog.New(st.Handler()).Warn("first record: the anchor goes first")
 	require.NoError(t, st.Close(time.Second))
-	written, ok := envelope.ScanAnchor([]byte(strings.SplitN(buf.String(), "\n", 2)[0]))
+	first := strings.SplitN(buf.String(), "\n", 2)[0]
+	written, ok := envelope.ScanAnchor([]byte(first))
 	require.True(t, ok, "the first line is the anchor: %q", buf.String())
+	p, err := envelope.Parse([]byte(first))
+	require.NoError(t, err)
+	var want envelope.Line
+	want.Anchor(p.TID, &written)
+	assert.Equal(t, string(want.Finish()), first+"\n", "through the door, the anchor is the bytes Line.Anchor writes")
 	assert.Equal(t, written, st.Anchor(), "the anchor the state wrote")
 
 	var other envelope.Line

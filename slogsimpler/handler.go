@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 
-	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/origin"
 	"simpler.dev/log/internal/render"
 	"simpler.dev/log/levels"
@@ -56,7 +55,8 @@ func (h *Handler) WithGroup(name string) slog.Handler {
 	return &Handler{state: h.state, r: h.r.WithGroup(name)}
 }
 
-// Handle renders r in its typed form and hands it to the state's one door.
+// Handle hands r, in its typed form, to the state's one door, which
+// renders it with the handler's attributes and groups.
 // It rechecks the live threshold (a level change between Enabled and
 // Handle wins). It returns an error only when the destination failed in
 // synchronous mode; every other loss is counted by the sink, not returned.
@@ -69,19 +69,7 @@ func (h *Handler) Handle(_ context.Context, r slog.Record) error {
 	if t == levels.Nul || r.Level < t {
 		return nil
 	}
-	var l envelope.Line
-	o, fitted := h.r.Render(&r, &l, true)
-	switch {
-	case l.Truncated(): // Finish, at the door, cuts it at the bound
-		s.cut.Add(1)
-	case fitted:
-		s.fitted.Add(1)
-	}
-	how := entryWait
-	if o != nil && o.CModule {
-		how = entryNoWait
-	}
-	err := s.enter(r.Level, r.Time, &l, how)
+	o, err := s.enter(&r, &h.r, false)
 	if o != nil && o.Outcome != nil {
 		*o.Outcome = origin.Outcome{Reached: true, Err: err}
 	}

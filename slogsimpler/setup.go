@@ -1,8 +1,6 @@
 package slogsimpler
 
 import (
-	"github.com/petermattis/goid"
-
 	"context"
 	"errors"
 	"fmt"
@@ -18,6 +16,8 @@ import (
 	slogmulti "github.com/samber/slog-multi"
 
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/origin"
+	"simpler.dev/log/internal/render"
 	"simpler.dev/log/levels"
 )
 
@@ -322,8 +322,9 @@ func reportFailure(s *State, msg string) {
 		return
 	}
 	now := time.Now()
-	var l envelope.Line
-	l.Start(&envelope.Header{Mono: envelope.Mono(now), TID: goid.Get(), Level: levels.Error, Func: "slogsimpler"})
-	l.Message(msg)
-	_ = s.enter(levels.Error, now, &l, entryWait)
+	o := origin.NewOutside(envelope.Header{Func: "slogsimpler"})
+	o.Bind(now)
+	r := slog.NewRecord(now, levels.Error, msg, 0)
+	r.AddAttrs(o.Attr())
+	_, _ = s.enter(&r, &render.Renderer{}, false)
 }

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/origin"
+	"simpler.dev/log/internal/render"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/sink"
 )
@@ -174,41 +176,55 @@ func (s *State) SetFlush(level slog.Leveler, bound time.Duration) {
 	s.flush.Store(p)
 }
 
-// How a record enters the door (see enter).
-type entry uint8
-
-const (
-	entryWait   entry = iota // exit-safe at or above the flush level
-	entryNoWait              // never waits for the flush: a C module's
-	entryAnchor              // the anchor itself: no anchor before it
-)
-
-// enter is the one door: every record that reaches the queue — a slog
-// record, a span, an op line, a record made outside slog (Emit, a
-// simulated device, a forwarded line, a C module's), the library's own
-// reports and the [CLOCK_ANCHOR] — comes through here, rendered from its
-// typed form into l. (The drop report, beside a batch, and a new file's
-// first anchor, at its start, are the sink's to write: see NewState.) The threshold has
-// admitted it. A TIMING-enabled record written before the anchor gets the
-// anchor first, read at the record's time t (so never later than the
-// record); a record at or above the flush level waits until it and
-// everything queued before it is written, unless how is entryNoWait.
-func (s *State) enter(level slog.Level, t time.Time, l *envelope.Line, how entry) error {
-	if how != entryAnchor && !s.anc.anchored.Load() && s.thr.current() <= levels.Timing {
-		s.anc.ensure(t, func(a *envelope.Line) error { return s.enter(levels.Timing, t, a, entryAnchor) })
+// enter is the one door: every record that reaches the queue comes
+// through here in its typed form, a slog record, and is rendered once,
+// here, by rd (a handler's WithAttrs and WithGroup; the zero Renderer for
+// the state's own records). A record from a slog call site is user text;
+// one whose first attribute is an origin this module made for it is
+// written as the origin says: a span, an op line, a record made outside
+// slog (Emit, a simulated device, a forwarded line, a C module's, the
+// library's own reports), a machine record (a forwarded one, the
+// [CLOCK_ANCHOR]). The drop report, beside a batch, and a new file's
+// first anchor, at its start, are the sink's to write from their typed
+// form (see NewState): they take no queue slot.
+//
+// The threshold has admitted the record. A TIMING-enabled record written
+// before the anchor gets the anchor first (unless it is the anchor), read
+// at the record's time (so never later than the record); a record at or
+// above the flush level waits until it and everything queued before it
+// is written, unless it is a C module's. It returns the origin the record
+// was written under (nil for user text) and what the sink made of it.
+func (s *State) enter(r *slog.Record, rd *render.Renderer, anchor bool) (*origin.Origin, error) {
+	var l envelope.Line
+	o, fitted := rd.Render(r, &l, true)
+	switch {
+	case l.Truncated(): // Finish cuts it at the bound
+		s.cut.Add(1)
+	case fitted:
+		s.fitted.Add(1)
+	}
+	if !anchor && !s.anc.anchored.Load() && s.thr.current() <= levels.Timing {
+		s.anc.ensure(r.Time, s.enterAnchor)
 	}
 	rec := l.Finish()
-	if p := s.flush.Load(); how != entryNoWait && p.admits(level) {
+	if p := s.flush.Load(); (o == nil || !o.CModule) && p.admits(r.Level) {
 		if err := s.sink.SubmitFlush(rec, p.bound); err != nil {
 			var te *sink.TimeoutError
 			if errors.As(err, &te) {
-				return nil // still queued, counted like any other
+				return o, nil // still queued, counted like any other
 			}
-			return err
+			return o, err
 		}
-		return nil
+		return o, nil
 	}
-	return s.sink.Submit(rec)
+	return o, s.sink.Submit(rec)
+}
+
+// enterAnchor is enter for the [CLOCK_ANCHOR] record a (see
+// anchors.ensure).
+func (s *State) enterAnchor(a *slog.Record) error {
+	_, err := s.enter(a, &render.Renderer{}, true)
+	return err
 }
 
 // dropReport renders the [HOSTLOG_DROPS] record of process pid the sink
@@ -303,7 +319,7 @@ func (s *State) Start() error {
 	// The anchor now, as simpler writes it when its writer starts, so it
 	// precedes every span that can begin afterwards.
 	if s.Enabled(levels.Timing) && !s.anc.anchored.Load() {
-		s.anc.ensure(time.Time{}, func(a *envelope.Line) error { return s.enter(levels.Timing, time.Time{}, a, entryAnchor) })
+		s.anc.ensure(time.Time{}, s.enterAnchor)
 	}
 	return nil
 }
