@@ -200,12 +200,17 @@ func hangCases() []stallCase {
 		}},
 		{"Recorder.Close, its state stuck", func(t *testing.T) func() {
 			st, _ := stuckState(t, true, nil)
-			rec, err := atrace.New(&atrace.Options{State: st, Root: filepath.Join(t.TempDir(), "trace")})
+			// Not t.TempDir: t is this preparation's, whose cleanup would
+			// race the dump the recorder writes after it ends.
+			dir, err := os.MkdirTemp("", "tally-recorder-")
+			require.NoError(t, err)
+			rec, err := atrace.New(&atrace.Options{State: st, Root: filepath.Join(dir, "trace")})
 			require.NoError(t, err)
 			slog.New(slogsimpler.NewFanout(st, st.Handler(), rec)).Error("asks for a dump")
 			return func() {
 				_ = rec.Close()
 				_ = st.Close(100 * time.Millisecond)
+				_ = os.RemoveAll(dir)
 			}
 		}},
 		{"Forward from a reader that never makes progress", func(t *testing.T) func() {
