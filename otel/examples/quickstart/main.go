@@ -49,8 +49,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	// One state for the log and the exporter: spans are placed by the
-	// anchor it writes.
-	st := slogsimpler.Default()
+	// anchor it writes. (A program with one run would use Default(); run
+	// is called once per test.)
+	st, err := slogsimpler.NewState(nil)
+	if err != nil {
+		fmt.Fprintln(stderr, "quickstart:", err)
+		return 1
+	}
 	live, err := simplerotel.NewLive(exp, &simplerotel.LiveOptions{ServiceName: *service, Logs: logs, State: st})
 	if err != nil {
 		fmt.Fprintln(stderr, "quickstart:", err)
