@@ -19,7 +19,7 @@ import (
 //	for _, r := range c.Records() { ... r.Level, r.Message, r.Attrs ... }
 //
 // Setup keeps the level the State was made with (see Options.Level).
-// A State that was not started (NewState without Async, Setup with
+// A State that was not started (NewState without State.Start, Setup with
 // Synchronous) writes each record in its logging call, so the records are
 // there as soon as the call returns; otherwise Records is complete after
 // lg.Close (or State.Flush). Each test makes its own State, so Setup can

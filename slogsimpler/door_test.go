@@ -197,3 +197,32 @@ func TestAnchorIsTheStatesOwn(t *testing.T) {
 	other.Anchor(1, &a) // a reader's rendering, or another state's
 	assert.Equal(t, written, st.Anchor(), "rendering an anchor elsewhere changes nothing")
 }
+
+// refusing is a handler of the program's that fails every record.
+type refusing struct{}
+
+func (refusing) Enabled(context.Context, slog.Level) bool { return true }
+func (refusing) Handle(context.Context, slog.Record) error {
+	return fmt.Errorf("write /dev/stderr: broken pipe")
+}
+func (r refusing) WithAttrs([]slog.Attr) slog.Handler { return r }
+func (r refusing) WithGroup(string) slog.Handler      { return r }
+
+// TestCloseReportsTheFailuresInAll: a handler failing every record (a
+// console on a pipe closed at once: `prog | head -1`) is reported at most
+// once a second while logging, so the file must get the total at Close.
+// A new user found one report and no total.
+func TestCloseReportsTheFailuresInAll(t *testing.T) {
+	defer slog.SetDefault(slog.Default())
+	var buf logtest.Buffer
+	st, err := slogsimpler.NewState(&slogsimpler.Options{Output: &buf})
+	require.NoError(t, err)
+	lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, NoConsole: true, Handlers: []slog.Handler{refusing{}}})
+	require.NoError(t, err)
+	for i := range 50 {
+		slog.Info("r", "i", i)
+	}
+	require.NoError(t, lg.Close())
+	assert.Equal(t, uint64(50), lg.Fanout.Failures())
+	assert.Contains(t, buf.String(), "log handlers failed 50 time(s) in all")
+}

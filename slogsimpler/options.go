@@ -20,7 +20,7 @@ type Options struct {
 	// read live on every record: a slog.LevelVar moves it whenever it is
 	// set, and one given to ConsoleLevel too moves both. Levels between
 	// rungs round up onto the ladder. Nil means TIMING for a State
-	// (simpler's default) and INFO under Setup (slog's), as SPEC §1 says.
+	// (simpler's default) and INFO under Setup (slog's).
 	// Under Setup the first of these that is set wins: SIMPLER_LOG_LEVEL,
 	// then LOGGING_LEVEL=trace (levels.Trace), then Level, then the
 	// State's own level when the program chose it (Level given to

@@ -109,6 +109,14 @@ func (l *Logging) Close() error {
 	case err != nil:
 		reportFailure(l.State, fmt.Sprintf("a log handler failed: the console: %v", err))
 	}
+	// The total, whatever the reports made at most once a second said: a
+	// console on a pipe closed early fails every line in a blink, and
+	// only the first failure was reported.
+	if l.Fanout != nil {
+		if n := l.Fanout.Failures(); n > 0 {
+			reportFailure(l.State, fmt.Sprintf("log handlers failed %d time(s) in all: records a handler could not take, and console lines not written", n))
+		}
+	}
 	return l.State.Close(0)
 }
 

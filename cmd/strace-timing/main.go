@@ -417,6 +417,11 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 			return fail(err)
 		}
 		fmt.Fprintf(stdout, "Wrote Chrome trace: %s (%d spans)\n", c.traceOut, keyed)
+		if left := len(p.Spans) - keyed; left > 0 {
+			// The reference's trace holds the invocations' spans only;
+			// say what that leaves out rather than lose it silently.
+			fmt.Fprintf(stderr, "note: %d span(s) of the node and external families (ext.*) are not in the Chrome trace, which holds the invocations' spans; --stats and --html show every span\n", left)
+		}
 	}
 	if c.statsJSON != "" {
 		if err := writeFile(c.statsJSON, stderr, func(w io.Writer) error { return straceview.WriteStatsJSON(w, stats()) }); err != nil {

@@ -212,15 +212,17 @@ func lastLine(s string) string {
 
 // ourDifferences removes from our stderr the warnings generation g's
 // reader does not print: drop reports for the anchored one, several
-// anchors of one pid for the current one.
+// anchors of one pid for the current one, and, for both, the note on
+// the spans a Chrome trace leaves out.
 func ourDifferences(g straceview.Generation, errs string) string {
 	extension := "host-log record(s) before they reached the destination"
 	if g == straceview.GenerationCurrent {
 		extension = "[CLOCK_ANCHOR] records of pid"
 	}
+	const leftOut = "are not in the Chrome trace, which holds the invocations' spans"
 	var kept []string
 	for _, l := range strings.SplitAfter(errs, "\n") {
-		if !strings.Contains(l, extension) {
+		if !strings.Contains(l, extension) && !strings.Contains(l, leftOut) {
 			kept = append(kept, l)
 		}
 	}
