@@ -10,6 +10,7 @@ import (
 
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/origin"
+	"simpler.dev/log/internal/render"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/sink"
 )
@@ -108,8 +109,8 @@ const (
 	anchorWait   = 100 * time.Millisecond
 )
 
-// ensure writes the [CLOCK_ANCHOR] record through submit (the state's
-// door) if no record has done so yet, reading both clocks from t (the
+// ensure writes the [CLOCK_ANCHOR] record through s's door if no record
+// has done so yet, reading both clocks from t (the
 // record it precedes; zero means now). The caller has checked that TIMING
 // is enabled. The record is a slog record like every other, a machine
 // record made here: its message the anchor's body, its origin the header
@@ -121,7 +122,7 @@ const (
 // precedes the anchor. A write the sink accepted (or refused for good,
 // closed) stores pid; a failed one puts the claim back to 0 and a later
 // record retries.
-func (a *anchors) ensure(t time.Time, submit func(*slog.Record) error) {
+func (a *anchors) ensure(t time.Time, s *State) {
 	p := a.claim.Load()
 	pid := int32(a.pid)
 	var deadline time.Time
@@ -153,7 +154,7 @@ func (a *anchors) ensure(t time.Time, submit func(*slog.Record) error) {
 			r := slog.NewRecord(t, levels.Timing, body, 0)
 			r.AddAttrs(o.Attr())
 			done := int32(0)
-			switch submit(&r) {
+			switch _, err := s.enter(&r, &render.Renderer{}, true); err {
 			case nil, sink.ErrNotAdmitted:
 				// Written, or the sink is closed for good: retrying
 				// on every record would only count more losses.

@@ -204,7 +204,7 @@ func (s *State) enter(r *slog.Record, rd *render.Renderer, anchor bool) (*origin
 		s.fitted.Add(1)
 	}
 	if !anchor && !s.anc.anchored.Load() && s.thr.current() <= levels.Timing {
-		s.anc.ensure(r.Time, s.enterAnchor)
+		s.anc.ensure(r.Time, s)
 	}
 	rec := l.Finish()
 	if p := s.flush.Load(); (o == nil || !o.CModule) && p.admits(r.Level) {
@@ -218,13 +218,6 @@ func (s *State) enter(r *slog.Record, rd *render.Renderer, anchor bool) (*origin
 		return o, nil
 	}
 	return o, s.sink.Submit(rec)
-}
-
-// enterAnchor is enter for the [CLOCK_ANCHOR] record a (see
-// anchors.ensure).
-func (s *State) enterAnchor(a *slog.Record) error {
-	_, err := s.enter(a, &render.Renderer{}, true)
-	return err
 }
 
 // dropReport renders the [HOSTLOG_DROPS] record of process pid the sink
@@ -319,7 +312,7 @@ func (s *State) Start() error {
 	// The anchor now, as simpler writes it when its writer starts, so it
 	// precedes every span that can begin afterwards.
 	if s.Enabled(levels.Timing) && !s.anc.anchored.Load() {
-		s.anc.ensure(time.Time{}, s.enterAnchor)
+		s.anc.ensure(time.Time{}, s)
 	}
 	return nil
 }
