@@ -59,7 +59,11 @@ func (l *Line) Attr(prefix string, depth int, a slog.Attr) {
 			l.n += copy(l.buf[l.n:], a.Key)
 			l.buf[l.n] = '='
 			l.n++
-			l.value(k, a.Value)
+			if l.fit != nil {
+				l.fit.leaf(l, k, a.Value) // as attr does
+				return
+			}
+			valueWriter{&l.buffer}.value(k, a.Value)
 			return
 		}
 	}
@@ -120,7 +124,16 @@ func (l *Line) attr(prefix string, base int, g *group, a slog.Attr, descent int)
 	}
 	l.token(a.Key)
 	l.byte1('=')
-	l.value(k, v)
+	// The value as it is, or, while the record is fitted or Attrs are
+	// collected, through the fitter: the fitted line only writes values
+	// after their " key=" (the fitter renders each into a Line of its
+	// own, which has no fitter), so here and in Attr's common case are
+	// the only places to divert them, at no cost to records that fit.
+	if l.fit != nil {
+		l.fit.leaf(l, k, v)
+		return
+	}
+	valueWriter{&l.buffer}.value(k, v)
 }
 
 // GroupName writes a group name followed by '.', escaped like a key. It is
@@ -130,96 +143,94 @@ func (l *Line) GroupName(name string) {
 	l.byte1('.')
 }
 
-// writeValue writes a resolved attribute value in TextHandler form. It never
-// panics: a String, Error or MarshalText method that panics is written as
-// !PANIC: <value>, and a nil pointer receiver as <nil>.
-func (l *Line) writeValue(v slog.Value) { l.value(v.Kind(), v) }
+// A valueWriter writes attribute values in slog's TextHandler form into a
+// buffer. It never panics: a String, Error or MarshalText method that
+// panics is written as !PANIC: <value>, and a nil pointer receiver as
+// <nil>. It knows nothing of fitting: while a record is fitted, Line's
+// attribute writers hand each value to the fitter instead, which renders
+// it through a valueWriter into a Line of its own.
+type valueWriter struct{ *buffer }
 
-// value writes v as it is, or, while the record is fitted or Attrs are
-// collected, through the fitter: the fitted line only writes values after
-// their " key=" (the fitter renders each into a Line of its own, which
-// has no fitter), so here is the one place to divert them, at no cost to
-// records that fit.
-func (l *Line) value(k slog.Kind, v slog.Value) {
-	if l.fit != nil {
-		l.fit.leaf(l, k, v)
-		return
-	}
+// writeValue writes a resolved value.
+func (w valueWriter) writeValue(v slog.Value) { w.value(v.Kind(), v) }
+
+// value writes v, of kind k and resolved.
+func (w valueWriter) value(k slog.Kind, v slog.Value) {
 	switch k {
 	case slog.KindString:
-		l.token(v.String())
+		w.token(v.String())
 	case slog.KindInt64:
-		if n := v.Int64(); n >= 0 && l.n+20 <= maxContent {
-			l.n = len(appendDecimal(l.buf[:l.n], uint64(n)))
+		if n := v.Int64(); n >= 0 && w.n+20 <= maxContent {
+			w.n = len(appendDecimal(w.buf[:w.n], uint64(n)))
 		} else {
-			l.int64(n)
+			w.int64(n)
 		}
 	case slog.KindUint64:
-		if l.n+20 <= maxContent {
-			l.n = len(appendDecimal(l.buf[:l.n], v.Uint64()))
+		if w.n+20 <= maxContent {
+			w.n = len(appendDecimal(w.buf[:w.n], v.Uint64()))
 		} else {
-			l.uint64(v.Uint64())
+			w.uint64(v.Uint64())
 		}
 	case slog.KindFloat64:
 		var s [32]byte
-		l.rawBytes(appendFloat(s[:0], v.Float64()))
+		w.rawBytes(appendFloat(s[:0], v.Float64()))
 	case slog.KindBool:
 		if v.Bool() {
-			l.raw("true")
+			w.raw("true")
 		} else {
-			l.raw("false")
+			w.raw("false")
 		}
 	case slog.KindDuration:
 		var s [40]byte
-		l.rawBytes(appendDuration(s[:0], v.Duration()))
+		w.rawBytes(appendDuration(s[:0], v.Duration()))
 	case slog.KindTime:
 		var s [40]byte
-		l.rawBytes(appendTime(s[:0], v.Time()))
+		w.rawBytes(appendTime(s[:0], v.Time()))
 	case slog.KindGroup:
 		// Only reached for a group value written directly; Attr flattens.
-		l.raw("[")
+		w.raw("[")
 		for i, a := range v.Group() {
 			if i > 0 {
-				l.byte1(' ')
+				w.byte1(' ')
 			}
-			l.token(a.Key)
-			l.byte1('=')
-			l.writeValue(a.Value.Resolve())
+			w.token(a.Key)
+			w.byte1('=')
+			w.writeValue(a.Value.Resolve())
 		}
-		l.raw("]")
+		w.raw("]")
 	default:
-		l.anyValue(v.Any())
+		w.anyValue(v.Any())
 	}
 }
 
-func (l *Line) anyValue(x any) {
+func (w valueWriter) anyValue(x any) {
 	defer func() {
 		if r := recover(); r != nil {
 			if rv := reflect.ValueOf(x); rv.Kind() == reflect.Pointer && rv.IsNil() {
-				l.raw("<nil>")
+				w.raw("<nil>")
 				return
 			}
-			l.token(fmt.Sprintf("!PANIC: %v", r))
+			w.token(fmt.Sprintf("!PANIC: %v", r))
 		}
 	}()
 	switch x := x.(type) {
 	case nil:
-		l.raw("<nil>")
+		w.raw("<nil>")
 	case error:
-		l.token(x.Error())
+		w.token(x.Error())
 	case encoding.TextMarshaler:
 		b, err := x.MarshalText()
 		if err != nil {
-			l.token("!ERROR:" + err.Error())
+			w.token("!ERROR:" + err.Error())
 			return
 		}
-		l.token(string(b))
+		w.token(string(b))
 	case []byte:
-		l.text(string(x), true)
+		w.text(string(x), true)
 	case fmt.Stringer:
-		l.token(x.String())
+		w.token(x.String())
 	default:
-		l.token(fmt.Sprintf("%+v", x))
+		w.token(fmt.Sprintf("%+v", x))
 	}
 }
 

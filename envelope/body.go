@@ -143,7 +143,7 @@ func TypedAttr(k, v string) slog.Attr {
 
 // unneutralise reads a marker bracket written as %5B back as '[', and a
 // '%' written as %25 before one back as '%': the inverse of the writer
-// (Line's text), which writes '[' as %5B exactly when the text after it
+// (buffer.textMode), which writes '[' as %5B exactly when the text after it
 // starts a marker, '%' as %25 exactly when the text after it is "5B" and
 // a marker after any number of "25" (escapesMarker), and leaves every
 // other byte as it is, so the same tests on what follows find what it

@@ -175,16 +175,8 @@ func (f *fitter) add(l *Line, n int) {
 	f.pairs++
 }
 
-// length is how long l's rendering is, longText when it reached the bound.
-func (l *Line) length() int {
-	if l.Truncated() {
-		return longText
-	}
-	return l.n
-}
-
-// message writes the message while fitting.
-func (f *fitter) message(l *Line, s string) {
+// message writes the message into b while fitting.
+func (f *fitter) message(b *buffer, s string) {
 	var t Line
 	t.text(s, false)
 	switch f.mode {
@@ -193,14 +185,14 @@ func (f *fitter) message(l *Line, s string) {
 	case writing:
 		r := t.Content()
 		if !t.Truncated() && len(r) <= f.msgRoom {
-			l.rawBytes(r)
+			b.rawBytes(r)
 			return
 		}
 		var buf [MaxRecord]byte
-		l.rawBytes(appendCutText(buf[:0], r, f.msgRoom))
+		b.rawBytes(appendCutText(buf[:0], r, f.msgRoom))
 		f.shortened = true
 	default:
-		l.rawBytes(t.Content())
+		b.rawBytes(t.Content())
 	}
 }
 
@@ -220,7 +212,7 @@ func (f *fitter) leaf(l *Line, k slog.Kind, v slog.Value) {
 			f.add(l, longText)
 			return
 		}
-		t.value(k, v)
+		valueWriter{&t.buffer}.value(k, v)
 		f.add(l, t.length())
 	case writing:
 		if k == slog.KindString {
@@ -230,7 +222,7 @@ func (f *fitter) leaf(l *Line, k slog.Kind, v slog.Value) {
 				return
 			}
 		}
-		t.value(k, v)
+		valueWriter{&t.buffer}.value(k, v)
 		f.value(l, t.Content(), t.Truncated())
 	case collecting:
 		f.collect(l, &t, k, v)
@@ -245,13 +237,13 @@ const prefixSlack = len(MarkerDrops) + utf8.UTFMax
 
 // tokenPrefix writes s[:n] quoted, or not, as token writes the whole of
 // s.
-func (l *Line) tokenPrefix(s string, n int) {
+func (b *buffer) tokenPrefix(s string, n int) {
 	i := 0
 	for i < len(s) && safeToken[s[i]] {
 		i++
 	}
 	if i == len(s) && i > 0 {
-		l.raw(s[:n])
+		b.raw(s[:n])
 		return
 	}
 	quote := i == len(s)
@@ -259,7 +251,7 @@ func (l *Line) tokenPrefix(s string, n int) {
 		c := s[i]
 		quote = c <= ' ' || c == '=' || c == '"' || c == 0x7f || needsQuoting(s[i:])
 	}
-	l.text(s[:n], quote)
+	b.text(s[:n], quote)
 }
 
 // value writes a value rendered as r (its first bytes when long) cut to
@@ -500,7 +492,7 @@ func (f *fitter) collect(l *Line, t *Line, k slog.Kind, v slog.Value) {
 	}
 	a.b = append(a.b, l.Content()...)
 	val := len(a.b)
-	t.value(k, v)
+	valueWriter{&t.buffer}.value(k, v)
 	a.b = append(a.b, t.Content()...)
 	a.pairs = append(a.pairs, attrPair{val: uint32(val), end: uint32(len(a.b)), long: t.Truncated()})
 	l.n = 0

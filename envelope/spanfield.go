@@ -208,7 +208,7 @@ func (w *attrWriter) attr(prefix string, a slog.Attr) {
 		w.f.bytesIn(string(appendTime(scratch[:0], v.Time())), &safeName)
 	default:
 		var l Line // reuse the never-panicking value writer
-		l.writeValue(v)
+		valueWriter{&l.buffer}.writeValue(v)
 		w.f.bytesIn(string(l.Content()), &safeName)
 	}
 }

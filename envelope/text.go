@@ -67,32 +67,33 @@ var safeToken = func() (t [256]bool) {
 // In both forms control bytes, DEL, C1 controls, line and paragraph
 // separators and other non-printing runes are escaped, invalid UTF-8 is
 // written as \xNN, and markers are neutralised.
-func (l *Line) text(s string, quoted bool) { l.textMode(s, quoted, userText) }
+func (b *buffer) text(s string, quoted bool) { b.textMode(s, quoted, userText, nil) }
 
 // textKind says what text textMode writes.
 type textKind uint8
 
 const (
-	userText    textKind = iota // keys, values, group names
-	messageText                 // a record's message: user text, which a fitted record shortens last
+	userText    textKind = iota // messages, keys, values, group names
 	machineText                 // trusted machine text: escaped, markers left alone
 )
 
 // textMode is text for text of kind k: markers are neutralised but in
-// machine text, and a message goes through the fitter while the record
-// is fitted (checked here, in the one call a message costs).
-func (l *Line) textMode(s string, quoted bool, k textKind) {
-	if k == messageText && l.fit != nil {
-		l.fit.message(l, s)
+// machine text. fit is the fitter of a record being fitted when s is its
+// message ([Line.Message]), which then goes to the fitter to be shortened
+// last; nil for any other text. It is checked here, in the one call a
+// message costs.
+func (b *buffer) textMode(s string, quoted bool, k textKind, fit *fitter) {
+	if fit != nil {
+		fit.message(b, s)
 		return
 	}
 	neutralise := k != machineText
 	if !quoted && neutralise && plainText(s) {
-		l.raw(s)
+		b.raw(s)
 		return
 	}
 	if quoted {
-		l.byte1('"')
+		b.byte1('"')
 	}
 	start := 0
 	for i := 0; i < len(s); {
@@ -101,66 +102,66 @@ func (l *Line) textMode(s string, quoted bool, k textKind) {
 			i++
 			continue
 		}
-		l.raw(s[start:i])
+		b.raw(s[start:i])
 		switch {
 		case c == '[':
 			if neutralise && startsMarker(s[i+1:]) {
-				l.raw("%5B")
+				b.raw("%5B")
 			} else {
-				l.byte1('[')
+				b.byte1('[')
 			}
 			i++
 		case c == '%':
 			if neutralise && escapesMarker(s[i+1:]) {
-				l.raw("%25")
+				b.raw("%25")
 			} else {
-				l.byte1('%')
+				b.byte1('%')
 			}
 			i++
 		case c == '"' || c == '\\':
-			l.byte1('\\')
-			l.byte1(c)
+			b.byte1('\\')
+			b.byte1(c)
 			i++
 		case c < utf8.RuneSelf:
-			l.escapeByte(c)
+			b.escapeByte(c)
 			i++
 		default:
 			r, size := utf8.DecodeRuneInString(s[i:])
 			switch {
 			case r == utf8.RuneError && size == 1:
-				l.escapeByte(c)
+				b.escapeByte(c)
 			case unicode.IsPrint(r):
-				l.raw(s[i : i+size])
+				b.raw(s[i : i+size])
 			default:
-				l.escapeRune(r)
+				b.escapeRune(r)
 			}
 			i += size
 		}
 		start = i
-		if l.over {
+		if b.over {
 			break
 		}
 	}
 	if start < len(s) {
-		l.raw(s[start:])
+		b.raw(s[start:])
 	}
 	if quoted {
-		l.byte1('"')
+		b.byte1('"')
 	}
 }
 
 const hexDigits = "0123456789abcdef"
 
 // escapeByte writes a single byte the way strconv.Quote writes it.
-func (l *Line) escapeByte(c byte) {
+func (b *buffer) escapeByte(c byte) {
 	var u [4]byte
-	l.rawBytes(appendEscapedByte(u[:0], c))
+	b.rawBytes(appendEscapedByte(u[:0], c))
 }
 
 // escapeRune writes a non-printing rune as \uXXXX or \UXXXXXXXX.
-func (l *Line) escapeRune(r rune) {
+func (b *buffer) escapeRune(r rune) {
 	var u [10]byte
-	l.rawBytes(appendEscapedRune(u[:0], r))
+	b.rawBytes(appendEscapedRune(u[:0], r))
 }
 
 // needsQuoting reports whether a key or string value must be quoted to be
@@ -190,13 +191,13 @@ func needsQuoting(s string) bool {
 
 // token writes a key or value: quoted when needsQuoting says so. The
 // common case, a non-empty string of safe bytes, is one pass and a copy.
-func (l *Line) token(s string) {
+func (b *buffer) token(s string) {
 	i := 0
 	for i < len(s) && safeToken[s[i]] {
 		i++
 	}
 	if i == len(s) && i > 0 {
-		l.raw(s)
+		b.raw(s)
 		return
 	}
 	// The scan stopped at s[i]; s[:i] holds nothing that needs quoting, so
@@ -207,7 +208,7 @@ func (l *Line) token(s string) {
 		c := s[i]
 		quote = c <= ' ' || c == '=' || c == '"' || c == 0x7f || needsQuoting(s[i:])
 	}
-	l.text(s, quote)
+	b.text(s, quote)
 }
 
 const (
