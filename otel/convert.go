@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
-	"fmt"
 	"log/slog"
 	"math"
 	"slices"
@@ -43,8 +42,9 @@ type Options struct {
 	// time that may be wrong.
 	AssumeWall bool
 	// EventLevel is the level from which a record (kept by the parser:
-	// strace.Parser.KeepRecords) becomes an event of the span it was
-	// logged in; nil means WARN. An ERROR record sets its status.
+	// strace.Parser.KeepRecords, parsed or unparsed) becomes an event of
+	// the span it was logged in; nil means WARN. An ERROR record sets its
+	// status.
 	EventLevel slog.Leveler
 	// LogLevel is the level from which LogRecords returns a record; nil
 	// means INFO.
@@ -100,8 +100,8 @@ type Skipped struct {
 //   - attributes typed (integers, floats and booleans stay numbers and
 //     booleans), plus simpler.depth, thread.id, simpler.clock=device for
 //     clk=dev spans and simpler.producer for ext.<producer>.* names;
-//   - with the parser's records kept (strace.Parser.KeepRecords), each
-//     record at or above EventLevel becomes an event of the innermost span
+//   - with the parser's records kept (strace.Parser.KeepRecords, parsed
+//     or unparsed), each record at or above EventLevel becomes an event of the innermost span
 //     of its thread that was open when it was written, and an ERROR
 //     record sets that span's status to error, as live export does;
 //   - a resource per process: service.name, host.name (the host's label)
@@ -111,19 +111,24 @@ type Skipped struct {
 // span's position among its invocation's spans in the log, so sending the
 // same log twice yields the same ids and a store that deduplicates by id
 // keeps one copy.
+//
+// The spans come one host, then one invocation at a time, in the order
+// the invocations first appear in the log: the invocation's root, then
+// its spans in log order.
 func FromLogs(hosts []strace.HostLog, opts *Options) ([]sdktrace.ReadOnlySpan, []Skipped) {
 	c := convert(hosts, opts, traces)
 	return c.Spans, c.SkippedSpans
 }
 
-// LogRecords turns the records a parser kept (strace.Parser.KeepRecords)
-// into OpenTelemetry log records, ready for any sdklog.Exporter: each at
-// or above LogLevel, its body the message, its severity as [Severity]
-// maps the level, its attributes typed as the record wrote them, its
-// time through its process's anchor, and the trace and span ids
-// [FromLogs] gives the innermost span of its thread that was open when it
-// was written. A record whose process has no anchor is skipped, unless
-// AssumeWall.
+// LogRecords turns the records a parser kept (strace.Parser.KeepRecords;
+// with KeepUnparsed, each is read from its line as it is made) into
+// OpenTelemetry log records, in log order, ready for any sdklog.Exporter:
+// each at or above LogLevel, its body the message, its severity as
+// [Severity] maps the level, its attributes typed as the record wrote
+// them, its time through its process's anchor, and the trace and span
+// ids [FromLogs] gives the innermost span of its thread that was open
+// when it was written. A record whose process has no anchor is skipped,
+// unless AssumeWall.
 func LogRecords(hosts []strace.HostLog, opts *Options) ([]sdklog.Record, []Skipped) {
 	c := convert(hosts, opts, logs)
 	return c.Records, c.SkippedRecords
@@ -140,7 +145,7 @@ type Converted struct {
 // Convert is [FromLogs] and [LogRecords] in one pass: a program that sends
 // both signals places each span on the wall clock and gives it its ids
 // once, not once for each. The spans and records are those the two
-// functions return.
+// functions return; a host's records come after its spans.
 func Convert(hosts []strace.HostLog, opts *Options) Converted {
 	return convert(hosts, opts, traces|logs)
 }
@@ -153,17 +158,100 @@ const (
 	logs
 )
 
-// placed is a span with its wall-clock times and ids. Every span of a
-// host is placed before any is made (a record may fall in any of them),
-// so it is kept small: 64 bytes, what only a span with events needs
-// apart.
-type placed struct {
-	s          *strace.Span
+// convert makes the spans, the log records or both of each host in turn
+// (hostConv), handing them to out as it makes them.
+func convert(hosts []strace.HostLog, opts *Options, want signals) Converted {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	o.defaults()
+	var c Converted
+	out := newParts(&c, o.Each)
+	for _, h := range hosts {
+		if out.stopped {
+			break
+		}
+		hc := &hostConv{h: h, spans: h.Parser.Spans, recs: recordSet{parsed: h.Parser.Records, lines: h.Parser.RecordLines},
+			o: o, want: want, out: out, scope: instrumentation.Scope{Name: Scope}, resources: map[int64]*resource.Resource{}}
+		hc.run(&c)
+	}
+	out.flush()
+	return c
+}
+
+// A hostConv converts one host's log, one invocation at a time. Besides
+// the parser's own spans and records it holds a few bytes per span and
+// per record, and the placed spans of one invocation: a record is tied
+// to its span by the span's index, found from the parser's fields (TS,
+// Dur, Depth) before anything is placed, so no span needs placing before
+// its own invocation is made, and only the ids of the spans a log record
+// was written in are kept past their invocation (24 bytes each). When
+// every span of a host was placed first, with a pointer from each record
+// to its span, converting a log of 10^6 spans and 5×10^5 records held
+// well over 100 MB more than the parser did; now about 20.
+//
+// Spans and records are counted in int32: 2^31 spans would take the
+// parser 200 GB.
+type hostConv struct {
+	h         strace.HostLog
+	spans     []strace.Span // h.Parser.Spans
+	recs      recordSet
+	o         Options
+	want      signals
+	out       *parts
+	scope     instrumentation.Scope
+	resources map[int64]*resource.Resource // by pid
+
+	// Invocation g, keyed invs[g], has the spans
+	// order[bounds[g]:bounds[g+1]] (indices into spans), in log order;
+	// the invocations come in the order of their first span in the log.
+	// A span's position among its invocation's spans is part of its id.
+	order  []int32
+	bounds []int32
+	invs   []invKey
+
+	// in[i] is the index of the span record i was written in, -1 when it
+	// was written in none.
+	in []int32
+	// events pairs each span with the records (at or above EventLevel)
+	// written in it, sorted by span then record: its events, in log order.
+	events []spanRecord
+	// holders lists, sorted, the spans the log records (at or above
+	// LogLevel) were written in; ids[k] are holders[k]'s ids, set when its
+	// invocation is placed, for the records made after every invocation.
+	holders []int32
+	ids     []spanRef
+
+	// One invocation's placed spans and the room to find their parents,
+	// reused from one invocation to the next.
+	ps      []placedSpan
+	byStart []int32
+	stack   []int32
+}
+
+// invKey is an invocation: every span of one (pid, inv).
+type invKey struct {
+	pid int64
+	inv uint64
+}
+
+// spanRecord is a record written in a span, by their indices.
+type spanRecord struct{ span, record int32 }
+
+// spanRef is a span's ids, what a log record written in it carries.
+type spanRef struct {
+	traceID trace.TraceID
+	id      trace.SpanID
+}
+
+// placedSpan is a span of the invocation being made, with its wall-clock
+// times and ids.
+type placedSpan struct {
+	i          int32 // in hostConv.spans
 	start, end int64
 	traceID    trace.TraceID
-	id         trace.SpanID
-	parent     trace.SpanID
-	extra      *spanEvents // nil: no event, status unset
+	id, parent trace.SpanID
 }
 
 // spanEvents are the events and status records gave a span.
@@ -173,106 +261,469 @@ type spanEvents struct {
 	status  sdktrace.Status
 }
 
-// convert places every span, gives each its ids, hands each kept record
-// to the span it was written in and makes the spans, the log records or
-// both.
-func convert(hosts []strace.HostLog, opts *Options, want signals) Converted {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
-	o.defaults()
-	type key struct {
-		pid int64
-		inv uint64
-	}
-	var c Converted
-	out := newParts(&c, o.Each)
-	scope := instrumentation.Scope{Name: Scope}
-	for _, h := range hosts {
-		if out.stopped {
+// run groups the spans by invocation, ties each record to its span, then
+// places and makes one invocation at a time (its root first, then its
+// spans in log order), and the log records last, once every span that
+// holds one has its ids.
+func (hc *hostConv) run(c *Converted) {
+	hc.group()
+	hc.attach()
+	for g := range hc.invs {
+		if hc.out.stopped {
 			break
 		}
-		groups := map[key][]*strace.Span{}
-		var order []key
-		for i := range h.Parser.Spans {
-			s := &h.Parser.Spans[i]
-			k := key{s.PID, s.Inv}
-			if _, ok := groups[k]; !ok {
-				order = append(order, k)
-			}
-			groups[k] = append(groups[k], s)
+		hc.placeInvocation(g, c)
+	}
+	hc.order, hc.bounds, hc.events, hc.ps = nil, nil, nil, nil // what the records do not need
+	if hc.want&logs != 0 {
+		c.SkippedRecords = hc.appendLogRecords(c.SkippedRecords)
+	}
+}
+
+func (hc *hostConv) res(pid int64) *resource.Resource {
+	r := hc.resources[pid]
+	if r == nil {
+		r = resource.NewWithAttributes(semconv.SchemaURL,
+			semconv.ServiceName(valid(hc.o.ServiceName)), semconv.HostName(valid(hc.h.Label)), semconv.ProcessPID(int(pid)))
+		hc.resources[pid] = r
+	}
+	return r
+}
+
+// wallOf returns the wall-clock time of mono on c's clock, or why it has
+// none.
+func (hc *hostConv) wallOf(c wallClock, mono int64, device bool) (int64, string) {
+	w, placed := c.WallAt(mono)
+	switch {
+	case hc.o.AssumeWall && (!placed || device):
+		return mono, ""
+	case device:
+		return 0, "device clock"
+	case !placed:
+		return 0, "no [CLOCK_ANCHOR] for its process"
+	}
+	return w, ""
+}
+
+// group fills order, bounds and invs: a counting sort of the span indices
+// by invocation, the invocations numbered as they first appear.
+func (hc *hostConv) group() {
+	spans := hc.spans
+	number := map[invKey]int32{}
+	var count []int32
+	last, lastN := invKey{}, int32(-1)
+	invOf := func(s *strace.Span) int32 {
+		k := invKey{s.PID, s.Inv}
+		if lastN >= 0 && k == last { // an invocation's spans mostly follow one another
+			return lastN
 		}
-		resources := map[int64]*resource.Resource{}
-		res := func(pid int64) *resource.Resource {
-			r := resources[pid]
-			if r == nil {
-				r = resource.NewWithAttributes(semconv.SchemaURL,
-					semconv.ServiceName(valid(o.ServiceName)), semconv.HostName(valid(h.Label)), semconv.ProcessPID(int(pid)))
-				resources[pid] = r
-			}
-			return r
+		n, ok := number[k]
+		if !ok {
+			n = int32(len(hc.invs))
+			number[k] = n
+			hc.invs = append(hc.invs, k)
+			count = append(count, 0)
 		}
-		wallOf := func(c wallClock, mono int64, device bool) (int64, string) {
-			w, placed := c.WallAt(mono)
-			switch {
-			case o.AssumeWall && (!placed || device):
-				return mono, ""
-			case device:
-				return 0, "device clock"
-			case !placed:
-				return 0, "no [CLOCK_ANCHOR] for its process"
-			}
-			return w, ""
+		last, lastN = k, n
+		return n
+	}
+	for i := range spans {
+		count[invOf(&spans[i])]++
+	}
+	hc.bounds = make([]int32, len(hc.invs)+1)
+	for g, n := range count {
+		hc.bounds[g+1] = hc.bounds[g] + n
+	}
+	next := append(count[:0], hc.bounds[:len(hc.invs)]...) // where each invocation's next span goes
+	hc.order = make([]int32, len(spans))
+	for i := range spans {
+		g := invOf(&spans[i])
+		hc.order[next[g]] = int32(i)
+		next[g]++
+	}
+}
+
+// attach finds, for each record, the innermost span of its process and
+// thread open when it was written (in), as live export attaches the
+// records logged with a span's context: a sweep of each thread's records
+// by time over its spans by start. Only spans that are placed on the wall
+// clock, and not on a device's, hold records. Then it lists which records
+// become which span's events (at or above EventLevel, when making spans)
+// and which spans' ids the log records need (at or above LogLevel, when
+// making them).
+func (hc *hostConv) attach() {
+	n := hc.recs.len()
+	if n == 0 {
+		return
+	}
+	spans := hc.spans
+	// The spans records may fall in, as positions in order, sorted by
+	// thread, start and depth; equal ones stay in the order of order (the
+	// invocations as they first appear, then the log), as they did when
+	// every span was placed first, so the same one of two alike is the
+	// innermost.
+	byThread := make([]int32, 0, len(hc.order))
+	for pos, i := range hc.order {
+		s := &spans[i]
+		if s.IsDevice() {
+			continue
 		}
-		var all []*placed
-		for _, k := range order {
-			if out.stopped {
-				break
-			}
-			ps, root, skipped := placeInvocation(h.Label, k.pid, k.inv, groups[k], wallOf)
-			if want&traces != 0 {
-				c.SkippedSpans = append(c.SkippedSpans, skipped...)
-			}
-			all = append(all, ps...)
-			if root != nil && want&traces != 0 {
-				// Made now, not held: no record becomes a root's event.
-				root.Resource, root.InstrumentationScope = res(k.pid), scope
-				out.span(root.Snapshot())
-			}
-		}
-		inSpan := attachRecords(h.Parser.Records, all, o, wallOf)
-		if want&logs != 0 {
-			c.SkippedRecords = appendLogRecords(out, c.SkippedRecords, h, o, inSpan, wallOf, res)
-		}
-		if want&traces == 0 {
-			continue // no span snapshots built to be thrown away
-		}
-		for _, p := range all {
-			if out.stopped {
-				break
-			}
-			stub := tracetest.SpanStub{
-				Name:                 valid(p.s.Name),
-				SpanContext:          sampled(p.traceID, p.id),
-				SpanKind:             trace.SpanKindInternal,
-				StartTime:            time.Unix(0, p.start),
-				EndTime:              time.Unix(0, p.end),
-				Attributes:           spanAttributes(p.s),
-				Resource:             res(p.s.PID),
-				InstrumentationScope: scope,
-			}
-			if p.parent.IsValid() {
-				stub.Parent = sampled(p.traceID, p.parent)
-			}
-			if x := p.extra; x != nil {
-				stub.Events, stub.DroppedEvents, stub.Status = x.events, x.dropped, x.status
-			}
-			out.span(stub.Snapshot())
+		if _, placed := s.WallAt(s.TS); placed || hc.o.AssumeWall {
+			byThread = append(byThread, int32(pos))
 		}
 	}
-	out.flush()
-	return c
+	slices.SortFunc(byThread, func(a, b int32) int {
+		x, y := &spans[hc.order[a]], &spans[hc.order[b]]
+		switch {
+		case x.PID != y.PID:
+			return cmp.Compare(x.PID, y.PID)
+		case x.TID != y.TID:
+			return cmp.Compare(x.TID, y.TID)
+		case x.TS != y.TS:
+			return cmp.Compare(x.TS, y.TS)
+		case x.Depth != y.Depth:
+			return cmp.Compare(x.Depth, y.Depth)
+		}
+		return cmp.Compare(a, b)
+	})
+	byTime := make([]int32, n)
+	for i := range byTime {
+		byTime[i] = int32(i)
+	}
+	slices.SortFunc(byTime, func(a, b int32) int {
+		x, y := hc.recs.head(a), hc.recs.head(b)
+		return cmp.Or(cmp.Compare(x.pid, y.pid), cmp.Compare(x.tid, y.tid), cmp.Compare(x.mono, y.mono), cmp.Compare(a, b))
+	})
+	hc.in = make([]int32, n)
+	for i := range hc.in {
+		hc.in[i] = -1
+	}
+	spanAt := func(k int) *strace.Span { return &spans[hc.order[byThread[k]]] }
+	var open []int32 // spans open at the record's time, innermost last
+	for r, t := 0, 0; r < len(byTime); {
+		th := hc.recs.head(byTime[r])
+		re := r + 1
+		for re < len(byTime) {
+			if h := hc.recs.head(byTime[re]); h.pid != th.pid || h.tid != th.tid {
+				break
+			}
+			re++
+		}
+		for t < len(byThread) && cmp.Or(cmp.Compare(spanAt(t).PID, th.pid), cmp.Compare(spanAt(t).TID, th.tid)) < 0 {
+			t++
+		}
+		next := t
+		for t < len(byThread) && spanAt(t).PID == th.pid && spanAt(t).TID == th.tid {
+			t++
+		}
+		open = open[:0]
+		for _, ri := range byTime[r:re] {
+			m := hc.recs.head(ri).mono
+			for next < t && spanAt(next).TS <= m {
+				open = append(open, hc.order[byThread[next]])
+				next++
+			}
+			for j := len(open) - 1; j >= 0; j-- {
+				if s := &spans[open[j]]; s.TS <= m && m <= satAdd(s.TS, s.Dur) {
+					hc.in[ri] = open[j]
+					break
+				}
+			}
+			// Spans that ended before this record stay out of the next.
+			kept := open[:0]
+			for _, i := range open {
+				if satAdd(spans[i].TS, spans[i].Dur) >= m {
+					kept = append(kept, i)
+				}
+			}
+			open = kept
+		}
+		r = re
+	}
+	for ri, si := range hc.in {
+		if si < 0 {
+			continue
+		}
+		level := hc.recs.head(int32(ri)).level
+		if hc.want&traces != 0 && level >= hc.o.EventLevel.Level() {
+			hc.events = append(hc.events, spanRecord{si, int32(ri)})
+		}
+		if hc.want&logs != 0 && level >= hc.o.LogLevel.Level() {
+			hc.holders = append(hc.holders, si)
+		}
+	}
+	// Records in log order, so a span's events stay in log order.
+	slices.SortStableFunc(hc.events, func(a, b spanRecord) int { return cmp.Compare(a.span, b.span) })
+	slices.Sort(hc.holders)
+	hc.holders = slices.Compact(hc.holders)
+	hc.ids = make([]spanRef, len(hc.holders))
+}
+
+// placeInvocation places invocation g's spans on the wall clock, gives
+// them ids and parents, keeps the ids log records need and makes the
+// invocation's root and spans. Its skipped spans are reported in c.
+func (hc *hostConv) placeInvocation(g int, c *Converted) {
+	k := hc.invs[g]
+	host := hc.h.Label
+	traceID := trace.TraceID(digest(host, k.pid, k.inv, -1))
+	rootID := spanID(host, k.pid, k.inv, -1)
+	ps := hc.ps[:0]
+	for pos, i := range hc.order[hc.bounds[g]:hc.bounds[g+1]] {
+		s := &hc.spans[i]
+		start, why := hc.wallOf(s, s.TS, s.IsDevice())
+		if why != "" {
+			if hc.want&traces != 0 {
+				c.SkippedSpans = append(c.SkippedSpans, Skipped{Host: host, Name: s.Name, PID: k.pid, Reason: why})
+			}
+			continue
+		}
+		p := placedSpan{i: i, start: start, end: satAdd(start, max(s.Dur, 0)), traceID: traceID}
+		if k.inv == 0 { // a root, unless a parent is found: its own trace
+			d := digest(host, k.pid, k.inv, pos)
+			p.traceID, p.id = d, idOf(d)
+		} else {
+			p.id = spanID(host, k.pid, k.inv, pos)
+		}
+		ps = append(ps, p)
+	}
+	hc.ps = ps
+	if len(ps) == 0 {
+		return
+	}
+	if hc.want&traces != 0 || k.inv == 0 { // ids outside an invocation follow parents
+		hc.parents(k.inv, rootID)
+	}
+	if len(hc.holders) > 0 {
+		for n := range ps {
+			if h, ok := slices.BinarySearch(hc.holders, ps[n].i); ok {
+				hc.ids[h] = spanRef{ps[n].traceID, ps[n].id}
+			}
+		}
+	}
+	if hc.want&traces == 0 {
+		return
+	}
+	if k.inv != 0 {
+		first, last := ps[0].start, ps[0].end
+		for n := range ps {
+			first, last = min(first, ps[n].start), max(last, ps[n].end)
+		}
+		root := tracetest.SpanStub{
+			Name:        "invocation " + strconv.FormatUint(k.inv, 10),
+			SpanContext: sampled(traceID, rootID),
+			SpanKind:    trace.SpanKindInternal,
+			StartTime:   time.Unix(0, first),
+			EndTime:     time.Unix(0, last),
+			Attributes: []attribute.KeyValue{
+				attribute.Int64("simpler.inv", int64(k.inv)),
+				attribute.String("simpler.hid", hc.spans[ps[0].i].HID),
+			},
+			Resource:             hc.res(k.pid),
+			InstrumentationScope: hc.scope,
+		}
+		hc.out.span(root.Snapshot())
+	}
+	for n := range ps {
+		if hc.out.stopped {
+			return
+		}
+		p := &ps[n]
+		s := &hc.spans[p.i]
+		stub := tracetest.SpanStub{
+			Name:                 valid(s.Name),
+			SpanContext:          sampled(p.traceID, p.id),
+			SpanKind:             trace.SpanKindInternal,
+			StartTime:            time.Unix(0, p.start),
+			EndTime:              time.Unix(0, p.end),
+			Attributes:           spanAttributes(s),
+			Resource:             hc.res(s.PID),
+			InstrumentationScope: hc.scope,
+		}
+		if p.parent.IsValid() {
+			stub.Parent = sampled(p.traceID, p.parent)
+		}
+		if x := hc.eventsOf(p.i); x != nil {
+			stub.Events, stub.DroppedEvents, stub.Status = x.events, x.dropped, x.status
+		}
+		hc.out.span(stub.Snapshot())
+	}
+}
+
+// parents gives the invocation's placed spans (hc.ps) their parents.
+// Sorted by start (outer before inner at equal starts), the spans still
+// open; a span's parent is the innermost open span of depth one less that
+// encloses it on its own thread, else (a span handed to another
+// goroutine) on any thread, else the invocation's root (none for inv 0:
+// such a span stays the root of a trace of its own). Only spans that
+// ended before the current one started leave the stack: with threads
+// running concurrently, a span of another thread that ends later must not
+// push out this thread's parent.
+func (hc *hostConv) parents(inv uint64, rootID trace.SpanID) {
+	ps, spans := hc.ps, hc.spans
+	byStart := hc.byStart[:0]
+	for n := range ps {
+		byStart = append(byStart, int32(n))
+	}
+	slices.SortFunc(byStart, func(a, b int32) int {
+		x, y := &ps[a], &ps[b]
+		return cmp.Or(cmp.Compare(x.start, y.start), cmp.Compare(spans[x.i].Depth, spans[y.i].Depth), cmp.Compare(y.end, x.end), cmp.Compare(a, b))
+	})
+	stack := hc.stack[:0]
+	parentOf := func(p *placedSpan, sameThread bool) int32 {
+		s := &spans[p.i]
+		for j := len(stack) - 1; j >= 0; j-- {
+			q := &ps[stack[j]]
+			if sq := &spans[q.i]; sq.Depth == s.Depth-1 && q.start <= p.start && p.end <= q.end && (!sameThread || sq.TID == s.TID) {
+				return stack[j]
+			}
+		}
+		return -1
+	}
+	for _, n := range byStart {
+		p := &ps[n]
+		for len(stack) > 0 && ps[stack[len(stack)-1]].end < p.start {
+			stack = stack[:len(stack)-1]
+		}
+		q := parentOf(p, true)
+		if q < 0 {
+			q = parentOf(p, false)
+		}
+		switch {
+		case q >= 0:
+			p.parent, p.traceID = ps[q].id, ps[q].traceID
+		case inv != 0:
+			p.parent = rootID
+		}
+		stack = append(stack, n)
+	}
+	hc.byStart, hc.stack = byStart, stack
+}
+
+// eventsOf makes the events and status of span i from the records written
+// in it at or above EventLevel (ERROR setting the status), nil when none
+// was.
+func (hc *hostConv) eventsOf(i int32) *spanEvents {
+	if len(hc.events) == 0 {
+		return nil
+	}
+	from, _ := slices.BinarySearchFunc(hc.events, i, func(e spanRecord, i int32) int { return cmp.Compare(e.span, i) })
+	if from == len(hc.events) || hc.events[from].span != i {
+		return nil
+	}
+	x := &spanEvents{}
+	for _, e := range hc.events[from:] {
+		if e.span != i {
+			break
+		}
+		if len(x.events) >= maxEventsOnSpan {
+			x.dropped++
+			continue
+		}
+		h := hc.recs.head(e.record)
+		t, why := hc.wallOf(hc.recs.clock(e.record), h.mono, false)
+		if why != "" {
+			continue
+		}
+		r := hc.recs.record(e.record)
+		kv := make([]attribute.KeyValue, 1, 1+len(r.Attrs))
+		kv[0] = attribute.String("level", levels.Name(r.Level))
+		for _, a := range r.Attrs {
+			kv = appendAttr(kv, "", a, 0)
+		}
+		dropped := 0
+		if len(kv) > maxEventAttrs {
+			kv, dropped = kv[:maxEventAttrs], len(kv)-maxEventAttrs
+		}
+		x.events = append(x.events, sdktrace.Event{Name: valid(r.Message), Attributes: kv, DroppedAttributeCount: dropped, Time: time.Unix(0, t)})
+		if r.Level >= levels.Error && x.status.Code != codes.Error {
+			x.status = sdktrace.Status{Code: codes.Error, Description: valid(r.Message)}
+		}
+	}
+	return x
+}
+
+// appendLogRecords makes the host's records at or above LogLevel log
+// records, each by a logger of its process's resource so it carries it,
+// and with the ids of the span it was written in; it appends to skipped
+// those it cannot place on the wall clock.
+func (hc *hostConv) appendLogRecords(skipped []Skipped) []Skipped {
+	capture := &captured{out: hc.out}
+	loggers := map[int64]otellog.Logger{}
+	for i := range int32(hc.recs.len()) {
+		if hc.out.stopped {
+			break
+		}
+		h := hc.recs.head(i)
+		if h.level < hc.o.LogLevel.Level() {
+			continue
+		}
+		r := hc.recs.record(i)
+		t, why := hc.wallOf(hc.recs.clock(i), h.mono, false)
+		if why != "" {
+			skipped = append(skipped, Skipped{Host: hc.h.Label, Name: "record: " + valid(r.Message), PID: h.pid, Reason: why})
+			continue
+		}
+		lg := loggers[h.pid]
+		if lg == nil {
+			lg = sdklog.NewLoggerProvider(sdklog.WithResource(hc.res(h.pid)), sdklog.WithProcessor(capture)).Logger(Scope)
+			loggers[h.pid] = lg
+		}
+		var kv []attribute.KeyValue
+		for _, a := range r.Attrs {
+			kv = appendAttr(kv, "", a, 0)
+		}
+		rec := logRecord(slog.Record{Time: time.Unix(0, t), Level: r.Level, Message: r.Message}, kv)
+		ctx := context.Background()
+		if si := hc.in[i]; si >= 0 {
+			h, _ := slices.BinarySearch(hc.holders, si)
+			ctx = trace.ContextWithSpanContext(ctx, sampled(hc.ids[h].traceID, hc.ids[h].id))
+		}
+		lg.Emit(ctx, rec)
+	}
+	return skipped
+}
+
+// recordSet is a host's kept records, read by index: those the parser
+// kept parsed (Parser.Records), then those it kept unparsed
+// (Parser.RecordLines, with KeepUnparsed), each read when it is made.
+type recordSet struct {
+	parsed []strace.Record
+	lines  []strace.RecordLine
+	read   strace.Record // the line record returned last
+}
+
+// recHead is what attaching and filtering a record read.
+type recHead struct {
+	pid, tid, mono int64
+	level          slog.Level
+}
+
+func (rs *recordSet) len() int { return len(rs.parsed) + len(rs.lines) }
+
+func (rs *recordSet) head(i int32) recHead {
+	if n := int32(len(rs.parsed)); i >= n {
+		l := &rs.lines[i-n]
+		return recHead{l.PID, l.TID, l.Mono, l.Level}
+	}
+	r := &rs.parsed[i]
+	return recHead{r.PID, r.TID, r.Mono, r.Level}
+}
+
+func (rs *recordSet) clock(i int32) wallClock {
+	if n := int32(len(rs.parsed)); i >= n {
+		return &rs.lines[i-n]
+	}
+	return &rs.parsed[i]
+}
+
+// record returns record i, read from its line if it was kept unparsed:
+// valid until the next call.
+func (rs *recordSet) record(i int32) *strace.Record {
+	if n := int32(len(rs.parsed)); i >= n {
+		rs.read = rs.lines[i-n].Record()
+		return &rs.read
+	}
+	return &rs.parsed[i]
 }
 
 // parts collects what convert makes: into the Converted it returns, or,
@@ -324,7 +775,7 @@ func hand[T any](p *parts, buf *[]T, part func([]T) Converted) {
 	*buf = (*buf)[:0]
 }
 
-// flush hands over what is left, records first as convert makes them.
+// flush hands over what is left.
 func (p *parts) flush() {
 	if p.each == nil {
 		return
@@ -341,216 +792,6 @@ func sampled(t trace.TraceID, id trace.SpanID) trace.SpanContext {
 // by its own file's [CLOCK_ANCHOR] (package strace), or did not.
 type wallClock interface {
 	WallAt(mono int64) (int64, bool)
-}
-
-// placeInvocation places one invocation's spans (inv 0: the spans outside
-// any) on the wall clock and gives them ids and parents; it returns the
-// invocation's root, nil for inv 0.
-func placeInvocation(host string, pid int64, inv uint64, spans []*strace.Span,
-	wallOf func(c wallClock, mono int64, device bool) (int64, string)) ([]*placed, *tracetest.SpanStub, []Skipped) {
-	var skipped []Skipped
-	traceID := trace.TraceID(digest(host, pid, inv, -1))
-	rootID := spanID(host, pid, inv, -1)
-	block := make([]placed, 0, len(spans)) // one allocation for the group's spans
-	var ps []*placed
-	for pos, s := range spans {
-		start, why := wallOf(s, s.TS, s.IsDevice())
-		if why != "" {
-			skipped = append(skipped, Skipped{Host: host, Name: s.Name, PID: pid, Reason: why})
-			continue
-		}
-		block = append(block, placed{s: s, start: start, end: satAdd(start, max(s.Dur, 0)), id: spanID(host, pid, inv, pos), traceID: traceID})
-		ps = append(ps, &block[len(block)-1])
-		if inv == 0 { // a root, unless a parent is found: its own trace
-			ps[len(ps)-1].traceID = trace.TraceID(digest(host, pid, inv, pos))
-		}
-	}
-	if len(ps) == 0 {
-		return nil, nil, skipped
-	}
-	// Parents: sorted by start (outer before inner at equal starts), the
-	// spans still open; a span's parent is the innermost open span of
-	// depth one less that encloses it on its own thread, else (a span
-	// handed to another goroutine) on any thread. Only spans that ended
-	// before the current one started leave the stack: with threads running
-	// concurrently, a span of another thread that ends later must not push
-	// out this thread's parent.
-	sorted := slices.Clone(ps)
-	slices.SortStableFunc(sorted, func(a, b *placed) int {
-		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.s.Depth, b.s.Depth), cmp.Compare(b.end, a.end))
-	})
-	var stack []*placed
-	parentOf := func(p *placed, sameThread bool) *placed {
-		for i := len(stack) - 1; i >= 0; i-- {
-			q := stack[i]
-			if q.s.Depth == p.s.Depth-1 && q.start <= p.start && p.end <= q.end && (!sameThread || q.s.TID == p.s.TID) {
-				return q
-			}
-		}
-		return nil
-	}
-	for _, p := range sorted {
-		for len(stack) > 0 && stack[len(stack)-1].end < p.start {
-			stack = stack[:len(stack)-1]
-		}
-		q := parentOf(p, true)
-		if q == nil {
-			q = parentOf(p, false)
-		}
-		switch {
-		case q != nil:
-			p.parent, p.traceID = q.id, q.traceID
-		case inv != 0:
-			p.parent = rootID
-		}
-		stack = append(stack, p)
-	}
-	if inv == 0 {
-		return ps, nil, skipped
-	}
-	first, last := ps[0].start, ps[0].end
-	for _, p := range ps {
-		first, last = min(first, p.start), max(last, p.end)
-	}
-	root := &tracetest.SpanStub{
-		Name:        "invocation " + strconv.FormatUint(inv, 10),
-		SpanContext: sampled(traceID, rootID),
-		SpanKind:    trace.SpanKindInternal,
-		StartTime:   time.Unix(0, first),
-		EndTime:     time.Unix(0, last),
-		Attributes: []attribute.KeyValue{
-			attribute.Int64("simpler.inv", int64(inv)),
-			attribute.String("simpler.hid", ps[0].s.HID),
-		},
-	}
-	return ps, root, skipped
-}
-
-// attachRecords makes each record at or above EventLevel an event of the
-// innermost span of its process and thread open when it was written
-// (ERROR setting the span's status), as live export attaches the records
-// logged with a span's context. It returns, by record index, the span each
-// record was written in (nil outside any).
-func attachRecords(records []strace.Record, spans []*placed, o Options,
-	wallOf func(c wallClock, mono int64, device bool) (int64, string)) []*placed {
-	if len(records) == 0 {
-		return nil
-	}
-	type thread struct{ pid, tid int64 }
-	byThread := map[thread][]*placed{}
-	for _, p := range spans {
-		if !p.s.IsDevice() {
-			k := thread{p.s.PID, p.s.TID}
-			byThread[k] = append(byThread[k], p)
-		}
-	}
-	for _, ps := range byThread {
-		slices.SortStableFunc(ps, func(a, b *placed) int { return cmp.Or(cmp.Compare(a.s.TS, b.s.TS), cmp.Compare(a.s.Depth, b.s.Depth)) })
-	}
-	recs := map[thread][]int{}
-	for i := range records {
-		r := &records[i]
-		recs[thread{r.PID, r.TID}] = append(recs[thread{r.PID, r.TID}], i)
-	}
-	in := make([]*placed, len(records))
-	for k, idx := range recs {
-		ps := byThread[k]
-		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(records[a].Mono, records[b].Mono) })
-		// A sweep: spans open at the record's time, innermost last.
-		var open []*placed
-		next := 0
-		for _, i := range idx {
-			m := records[i].Mono
-			for next < len(ps) && ps[next].s.TS <= m {
-				open = append(open, ps[next])
-				next++
-			}
-			for j := len(open) - 1; j >= 0; j-- {
-				if p := open[j]; p.s.TS <= m && m <= satAdd(p.s.TS, p.s.Dur) {
-					in[i] = p
-					break
-				}
-			}
-			// Spans that ended before this record stay out of the next.
-			kept := open[:0]
-			for _, p := range open {
-				if satAdd(p.s.TS, p.s.Dur) >= m {
-					kept = append(kept, p)
-				}
-			}
-			open = kept
-		}
-	}
-	for i, p := range in {
-		r := &records[i]
-		if p == nil || r.Level < o.EventLevel.Level() {
-			continue
-		}
-		if p.extra == nil {
-			p.extra = &spanEvents{}
-		}
-		x := p.extra
-		if len(x.events) >= maxEventsOnSpan {
-			x.dropped++
-			continue
-		}
-		t, why := wallOf(r, r.Mono, false)
-		if why != "" {
-			continue
-		}
-		kv := make([]attribute.KeyValue, 1, 1+len(r.Attrs))
-		kv[0] = attribute.String("level", levels.Name(r.Level))
-		for _, a := range r.Attrs {
-			kv = appendAttr(kv, "", a, 0)
-		}
-		dropped := 0
-		if len(kv) > maxEventAttrs {
-			kv, dropped = kv[:maxEventAttrs], len(kv)-maxEventAttrs
-		}
-		x.events = append(x.events, sdktrace.Event{Name: valid(r.Message), Attributes: kv, DroppedAttributeCount: dropped, Time: time.Unix(0, t)})
-		if r.Level >= levels.Error && x.status.Code != codes.Error {
-			x.status = sdktrace.Status{Code: codes.Error, Description: valid(r.Message)}
-		}
-	}
-	return in
-}
-
-// appendLogRecords appends host h's records at or above LogLevel as log
-// records, made by a logger of their process's resource so they carry it.
-func appendLogRecords(out *parts, skipped []Skipped, h strace.HostLog, o Options, in []*placed,
-	wallOf func(c wallClock, mono int64, device bool) (int64, string), res func(int64) *resource.Resource) []Skipped {
-	capture := &captured{out: out}
-	loggers := map[int64]otellog.Logger{}
-	for i := range h.Parser.Records {
-		if out.stopped {
-			break
-		}
-		r := &h.Parser.Records[i]
-		if r.Level < o.LogLevel.Level() {
-			continue
-		}
-		t, why := wallOf(r, r.Mono, false)
-		if why != "" {
-			skipped = append(skipped, Skipped{Host: h.Label, Name: "record: " + valid(r.Message), PID: r.PID, Reason: why})
-			continue
-		}
-		lg := loggers[r.PID]
-		if lg == nil {
-			lg = sdklog.NewLoggerProvider(sdklog.WithResource(res(r.PID)), sdklog.WithProcessor(capture)).Logger(Scope)
-			loggers[r.PID] = lg
-		}
-		var kv []attribute.KeyValue
-		for _, a := range r.Attrs {
-			kv = appendAttr(kv, "", a, 0)
-		}
-		rec := logRecord(slog.Record{Time: time.Unix(0, t), Level: r.Level, Message: r.Message}, kv)
-		ctx := context.Background()
-		if p := in[i]; p != nil {
-			ctx = trace.ContextWithSpanContext(ctx, sampled(p.traceID, p.id))
-		}
-		lg.Emit(ctx, rec)
-	}
-	return skipped
 }
 
 // captured is a processor that hands what is emitted to convert's parts.
@@ -658,22 +899,26 @@ func typed(k, v string) attribute.KeyValue {
 }
 
 // digest is the 16-byte id of (host, pid, inv, position): SHA-256, first
-// half. Position -1 is the invocation itself.
+// half, of len(host) in decimal, ':', host, then pid, inv and position as
+// 8 big-endian bytes each. Position -1 is the invocation itself.
 func digest(host string, pid int64, inv uint64, pos int) [16]byte {
-	h := sha256.New()
-	fmt.Fprintf(h, "%d:%s", len(host), host)
-	var b [24]byte
-	binary.BigEndian.PutUint64(b[0:], uint64(pid))
-	binary.BigEndian.PutUint64(b[8:], inv)
-	binary.BigEndian.PutUint64(b[16:], uint64(int64(pos)))
-	h.Write(b[:])
-	var out [16]byte
-	copy(out[:], h.Sum(nil))
-	return out
+	var buf [128]byte // no allocation for a host label of up to 100 bytes
+	b := strconv.AppendInt(buf[:0], int64(len(host)), 10)
+	b = append(b, ':')
+	b = append(b, host...)
+	b = binary.BigEndian.AppendUint64(b, uint64(pid))
+	b = binary.BigEndian.AppendUint64(b, inv)
+	b = binary.BigEndian.AppendUint64(b, uint64(int64(pos)))
+	sum := sha256.Sum256(b)
+	return [16]byte(sum[:16])
 }
 
 func spanID(host string, pid int64, inv uint64, pos int) trace.SpanID {
-	d := digest(host, pid, inv, pos)
+	return idOf(digest(host, pid, inv, pos))
+}
+
+// idOf is the span id of digest d: its second half.
+func idOf(d [16]byte) trace.SpanID {
 	var id trace.SpanID
 	copy(id[:], d[8:])
 	if !id.IsValid() { // all zero: invalid in OpenTelemetry

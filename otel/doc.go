@@ -83,10 +83,11 @@
 // With Options.Each set, the three stream: they hand what they make to
 // Each in parts of at most 512 spans or records, one export request each,
 // as they make them, and hold no more than one part. strace-otlp sends
-// that way, reading one host's log at a time: a 205 MB log of 10^6 spans
-// and 5×10^5 records peaks at about 1 GB resident (3.6 GB when every span
-// and record was built first), most of it the parser's own spans and
-// records.
+// that way, reading one host's log at a time and placing one invocation
+// at a time, its records kept as their lines until sent
+// (strace.Parser.KeepUnparsed): a 208 MB log of 10^6 spans and 5×10^5
+// records peaks at 360-400 MB resident (about 1 GB before, 3.6 GB when
+// every span and record was built first), most of it the parser's spans.
 //
 // Live and from-log exports of the same run carry the same traces: names,
 // parents, times to the nanosecond, attributes and their kinds, events

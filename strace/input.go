@@ -83,8 +83,10 @@ func ReadFile(p *Parser, path string, stdin io.Reader, wrap func(io.Reader) io.R
 			// A guess from the size (a span record is ~300 bytes),
 			// capped: a sparse or junk file must not reserve memory for
 			// spans it does not hold. Past the cap, memory grows with
-			// the spans actually read.
+			// the spans actually read, sized from what the file gave
+			// so far per byte (growth).
 			p.grow(int(min(fi.Size()/300, 1<<16)))
+			p.size = fi.Size()
 		}
 		r = f
 	}
@@ -97,11 +99,12 @@ func ReadFile(p *Parser, path string, stdin io.Reader, wrap func(io.Reader) io.R
 	return nil
 }
 
-// attribute gives the records read from path since index records the
-// file's pid (see ReadFile); spans is where its spans began. A path of ""
-// (a reader given to Read) has no name to go by.
-func (p *Parser) attribute(path string, records, spans int) {
-	if len(p.Records) == records {
+// attribute gives the records read from path since index records (and
+// the record lines since index lines) the file's pid (see ReadFile);
+// spans is where its spans began. A path of "" (a reader given to Read)
+// has no name to go by.
+func (p *Parser) attribute(path string, records, lines, spans int) {
+	if len(p.Records) == records && len(p.RecordLines) == lines {
 		return
 	}
 	var pid int64
@@ -123,6 +126,9 @@ func (p *Parser) attribute(path string, records, spans int) {
 	}
 	for i := records; i < len(p.Records); i++ {
 		p.Records[i].PID = pid
+	}
+	for i := lines; i < len(p.RecordLines); i++ {
+		p.RecordLines[i].PID = pid
 	}
 }
 

@@ -37,16 +37,22 @@ func (p *Parser) readFile(path string, r io.Reader) error {
 // goroutine alone).
 func (p *Parser) readFileWith(path string, r io.Reader, workers int) error {
 	p.file.reset()
-	records := len(p.Records)
+	size := p.size
+	p.size = 0
+	records, lines := len(p.Records), len(p.RecordLines)
 	spans := len(p.Spans)
-	err := p.readBlocks(r, workers)
-	p.attribute(path, records, spans)
-	p.placeRecords(records)
+	err := p.readBlocks(r, workers, size)
+	p.attribute(path, records, lines, spans)
+	p.placeRecords(records, lines)
 	p.placeRest()
 	return err
 }
 
-func (p *Parser) readBlocks(r io.Reader, workers int) error {
+// readBlocks reads r, a file of size bytes (0: not known), in blocks
+// parsed concurrently; each block's findings are merged into p, in input
+// order, as soon as the blocks before it are, so what is held apart from
+// p is the blocks in flight, never the whole file's findings twice over.
+func (p *Parser) readBlocks(r io.Reader, workers int, size int64) error {
 	if workers < 2 {
 		return p.readSerial(r)
 	}
@@ -54,19 +60,13 @@ func (p *Parser) readBlocks(r io.Reader, workers int) error {
 		seq int
 		buf []byte
 	}
-	jobs := make(chan job, workers)
-	var (
-		mu      sync.Mutex
-		results []*Parser // by block number; merged once every block is in
-	)
-	put := func(seq int, q *Parser) {
-		mu.Lock()
-		if seq >= len(results) {
-			results = append(results, make([]*Parser, seq+1-len(results))...)
-		}
-		results[seq] = q
-		mu.Unlock()
+	type parsed struct {
+		seq   int
+		q     *Parser
+		bytes int // of input q parsed
 	}
+	jobs := make(chan job, workers)
+	done := make(chan parsed, workers)
 	var wg sync.WaitGroup
 	pool := sync.Pool{New: func() any { b := make([]byte, 0, blockSize+4096); return &b }}
 	for range workers {
@@ -74,14 +74,38 @@ func (p *Parser) readBlocks(r io.Reader, workers int) error {
 			for j := range jobs {
 				// Sized once from a count of record heads in the block
 				// (a vectorised search), instead of growing as it parses.
-				q := &Parser{Spans: make([]Span, 0, bytes.Count(j.buf, markStrace)), KeepRecords: p.KeepRecords}
+				q := &Parser{Spans: make([]Span, 0, bytes.Count(j.buf, markStrace)), KeepRecords: p.KeepRecords, KeepUnparsed: p.KeepUnparsed}
 				q.readSerial(bytes.NewReader(j.buf)) // a bytes.Reader cannot fail
+				n := len(j.buf)
 				b := j.buf[:0]
 				pool.Put(&b)
-				put(j.seq, q)
+				done <- parsed{j.seq, q, n}
 			}
 		})
 	}
+	// The merge runs beside the workers, in its own goroutine: p is
+	// touched by it alone until it ends (the loop below reads only
+	// p.KeepRecords and p.KeepUnparsed, which it does not change).
+	merged := make(chan struct{})
+	go func() {
+		defer close(merged)
+		g := growth{size: size, spans: len(p.Spans), records: len(p.Records), lines: len(p.RecordLines)}
+		waiting := map[int]parsed{} // blocks done before one ahead of them
+		next := 0
+		for d := range done {
+			waiting[d.seq] = d
+			for {
+				d, ok := waiting[next]
+				if !ok {
+					break
+				}
+				delete(waiting, next)
+				next++
+				g.read += int64(d.bytes)
+				p.absorb(d.q, &g)
+			}
+		}
+	}()
 	var carry []byte
 	var rerr error
 	for seq := 0; ; seq++ {
@@ -102,14 +126,14 @@ func (p *Parser) readBlocks(r io.Reader, workers int) error {
 			} else {
 				// A line longer than a block: read it here, in
 				// windows, as its own block.
-				q := &Parser{KeepRecords: p.KeepRecords}
+				q := &Parser{KeepRecords: p.KeepRecords, KeepUnparsed: p.KeepUnparsed}
 				ll := longLine{p: q}
 				ll.add(buf)
 				carry, err = readLongLine(r, &ll, carry)
 				ll.end()
 				b := buf[:0]
 				pool.Put(&b)
-				put(seq, q)
+				done <- parsed{seq, q, 0}
 				if err == nil {
 					continue
 				}
@@ -130,21 +154,8 @@ func (p *Parser) readBlocks(r io.Reader, workers int) error {
 	}
 	close(jobs)
 	wg.Wait()
-	// One allocation of the exact size, then bulk copies: growing p.Spans
-	// block by block copied a million spans many times over, under the
-	// lock the workers wait on.
-	n := len(p.Spans)
-	for _, q := range results {
-		if q != nil {
-			n += len(q.Spans)
-		}
-	}
-	p.Spans = slices.Grow(p.Spans, n-len(p.Spans))
-	for _, q := range results {
-		if q != nil {
-			p.absorb(q)
-		}
-	}
+	close(done)
+	<-merged
 	return rerr
 }
 
@@ -166,9 +177,38 @@ func readLongLine(r io.Reader, ll *longLine, carry []byte) ([]byte, error) {
 	}
 }
 
+// growth sizes p's lists as the blocks of one file are merged into them.
+// A list that must grow is given room for the whole file, estimated from
+// what the file gave per byte so far and its size, but at most four times
+// what it then holds, so that a file of junk after a few spans reserves
+// little room for spans it does not hold. Growing by append's own steps
+// copied a million spans a dozen times over; sizing from the count of
+// the whole file held every block's findings twice at the end. A file of
+// unknown size (standard input) grows by append's steps.
+type growth struct {
+	size, read            int64 // the file's size (0: not known) and the bytes of it merged
+	spans, records, lines int   // the lists' lengths when the file began
+}
+
+// grow returns s with room for n more, s having held first items when
+// the file began.
+func grow[T any](s []T, n, first int, g *growth) []T {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	if g.size <= g.read || g.read <= 0 {
+		return slices.Grow(s, n)
+	}
+	need := len(s) + n
+	whole := first + int(float64(need-first)*float64(g.size)/float64(g.read)*1.05)
+	// Not slices.Grow: append's growth would round this up by as much
+	// as a quarter.
+	return append(make([]T, 0, max(need, min(whole, 4*need))), s...)
+}
+
 // absorb appends q's findings, q having parsed the input after p's, in
 // the same file.
-func (p *Parser) absorb(q *Parser) {
+func (p *Parser) absorb(q *Parser, g *growth) {
 	p.Lines += q.Lines
 	p.Heads += q.Heads
 	p.BindPhases = append(p.BindPhases, q.BindPhases...)
@@ -176,7 +216,7 @@ func (p *Parser) absorb(q *Parser) {
 	// Each block interned its own names and hids; a name repeated across
 	// blocks keeps one copy per block (a few hundred for a million spans),
 	// which is cheaper than two map lookups per span here.
-	p.Spans = append(p.Spans, q.Spans...)
+	p.Spans = append(grow(p.Spans, len(q.Spans), g.spans, g), q.Spans...)
 	// What q could not place by its own anchors follows the anchors of
 	// the file's earlier blocks.
 	for _, i := range q.pendSpans {
@@ -187,14 +227,22 @@ func (p *Parser) absorb(q *Parser) {
 			p.pendSpans = append(p.pendSpans, base+i)
 		}
 	}
-	for _, r := range q.Records {
-		if r.anchor > 0 {
-			r.anchor += anchors
-		} else {
-			r.anchor = p.file.last
+	// A record's anchor counts in q's anchors; one before any of q's
+	// follows the file's last so far.
+	anchor := func(a int) int {
+		if a > 0 {
+			return a + anchors
 		}
-		p.Records = append(p.Records, r)
+		return p.file.last
 	}
+	for i := range q.Records {
+		q.Records[i].anchor = anchor(q.Records[i].anchor)
+	}
+	p.Records = append(grow(p.Records, len(q.Records), g.records, g), q.Records...)
+	for i := range q.RecordLines {
+		q.RecordLines[i].anchor = int32(anchor(int(q.RecordLines[i].anchor)))
+	}
+	p.RecordLines = append(grow(p.RecordLines, len(q.RecordLines), g.lines, g), q.RecordLines...)
 	for i := range q.Anchors {
 		p.Anchors = append(p.Anchors, q.Anchors[i])
 		p.noteAnchor(anchors + i)

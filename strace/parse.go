@@ -7,10 +7,12 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/satmath"
+	"simpler.dev/log/levels"
 )
 
 // A Span is one complete [STRACE] record, as the reader keeps it: the
@@ -42,6 +44,53 @@ type Record struct {
 	anchor int // 1 + the index in Parser.Anchors of the last anchor before it in its file, 0 if none
 }
 
+// A RecordLine is an ordinary record a Parser kept unparsed
+// (KeepUnparsed): its line, with its header's clock, thread and level,
+// the process it belongs to (as [Record.PID]) and its place on the wall
+// clock. [RecordLine.Record] reads the rest.
+type RecordLine struct {
+	Mono  int64      // CLOCK_MONOTONIC ns, as [envelope.Header.Mono]
+	TID   int64      // as [envelope.Header.TID]
+	Level slog.Level // as [envelope.Header.Level]
+	PID   int64      // as [Record.PID]
+	clock
+	anchor int32 // as Record's
+	// headed: text is what followed an envelope header
+	// ("[mono_ns=N][T0xN][LEVEL] ", 30 to 50 bytes of every line), which
+	// Mono, TID and Level hold and Record writes again; else the whole
+	// line, of a generation without one.
+	headed bool
+	text   string // without its line ending
+}
+
+// Record reads the record: the one the Parser would have kept in Records
+// without KeepUnparsed, placed where it is.
+func (l *RecordLine) Record() Record {
+	line := []byte(l.text)
+	if l.headed {
+		// The header as the envelope writes it: read back, it gives the
+		// same fields the one read gave (the grammar takes a number's
+		// and a level's value, not their spelling), and the rest of the
+		// line is as it was.
+		b := make([]byte, 0, 48+len(l.text))
+		b = append(b, envelope.MarkerHeader...)
+		b = strconv.AppendInt(b, l.Mono, 10)
+		b = append(b, "][T0x"...)
+		b = strconv.AppendUint(b, uint64(l.TID), 16)
+		b = append(b, "]["...)
+		b = append(b, levels.Name(l.Level)...)
+		b = append(b, "] "...)
+		line = append(b, l.text...)
+	}
+	r, err := envelope.ParseRecord(line)
+	if err != nil {
+		// Not reached: the line was read as an ordinary record when it
+		// was kept. What its header gave stands.
+		r = envelope.Record{Header: envelope.Header{Mono: l.Mono, TID: l.TID, Level: l.Level}}
+	}
+	return Record{Record: r, PID: l.PID, clock: l.clock, anchor: int(l.anchor)}
+}
+
 // IsDevice reports whether the span is on the device clock (clk=dev).
 func (s *Span) IsDevice() bool { return strings.Contains(s.Attrs, "clk=dev") }
 
@@ -71,12 +120,27 @@ type Parser struct {
 	// nil keeps none, and they cost nothing.
 	KeepRecords slog.Leveler
 	Records     []Record
+	// KeepUnparsed, set before reading with KeepRecords, keeps those
+	// records in RecordLines instead of Records: each as the line it was
+	// read from, with only what a reader sorts, filters and places
+	// records by read from its header. A reader that holds a large log's
+	// records until it has read every span, then uses each once
+	// (strace-otlp sends them on), holds about a third of the memory so
+	// (a parsed record costs its 160-byte Record, its attributes as
+	// slog.Attrs and a copy of its body; an unparsed one 64 bytes and
+	// its line past the header), and [RecordLine.Record] reads one when
+	// it is used.
+	KeepUnparsed bool
+	RecordLines  []RecordLine
 
-	// file is what is known of the file being read; pendSpans and
-	// pendRecs index what came before any anchor of its process in its
-	// own file (placeRest).
-	file                fileState
-	pendSpans, pendRecs []int
+	// file is what is known of the file being read; pendSpans, pendRecs
+	// and pendLines index what came before any anchor of its process in
+	// its own file (placeRest).
+	file                           fileState
+	pendSpans, pendRecs, pendLines []int
+	// size is the size of the file ReadFile is about to read, when it is
+	// known: a hint for how much room its spans and records take.
+	size int64
 
 	// intern keeps one copy of each hid and name: a log repeats a few of
 	// them many times.
@@ -233,12 +297,39 @@ func (p *Parser) Line(line []byte) {
 
 // record keeps line if it is an ordinary record.
 func (p *Parser) record(line []byte) {
+	if p.KeepUnparsed {
+		p.recordLine(line)
+		return
+	}
 	r, err := envelope.ParseRecord(line)
 	if err != nil || r.Level < p.KeepRecords.Level() {
 		return
 	}
 	r.Func, r.File = p.internBytes([]byte(r.Func)), p.internBytes([]byte(r.File))
 	p.Records = append(p.Records, Record{Record: r, anchor: p.file.last})
+}
+
+// recordLine keeps line unparsed if it is an ordinary record: what
+// envelope.ParseRecord accepts, read without splitting its body.
+func (p *Parser) recordLine(line []byte) {
+	h, err := envelope.Parse(line)
+	headed := err == nil
+	if !headed {
+		h, err = envelope.ParseAny(line) // a generation without the header
+	}
+	if err != nil || h.Level < p.KeepRecords.Level() {
+		return
+	}
+	if _, _, err := envelope.ParseMachine(h); err == nil {
+		return
+	}
+	text := line
+	if headed {
+		// The header's fields hold no "] ": it ends at the first.
+		text = line[bytes.Index(line, []byte("] "))+2:]
+	}
+	p.RecordLines = append(p.RecordLines, RecordLine{Mono: h.Mono, TID: h.TID, Level: h.Level,
+		anchor: int32(p.file.last), headed: headed, text: string(text)})
 }
 
 // spans reads, through envelope's reader grammar, every record that

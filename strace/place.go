@@ -128,18 +128,33 @@ func (p *Parser) placeSpan(i int) {
 	p.pendSpans = append(p.pendSpans, i)
 }
 
-// placeRecords places the records from index from on, whose pid is now
-// known, by the anchor each followed in its file when it is of the
-// record's process, else keeps them for placeRest.
-func (p *Parser) placeRecords(from int) {
+// placeRecords places the records from index from on (and the record
+// lines from fromLines on), whose pid is now known, by the anchor each
+// followed in its file when it is of the record's process, else keeps
+// them for placeRest.
+func (p *Parser) placeRecords(from, fromLines int) {
 	for i := from; i < len(p.Records); i++ {
 		r := &p.Records[i]
-		if a := r.anchor - 1; a >= 0 && int64(p.Anchors[a].PID) == r.PID {
-			r.Place(p.Anchors[a])
-			continue
+		if !p.placeByFile(&r.clock, r.anchor, r.PID) {
+			p.pendRecs = append(p.pendRecs, i)
 		}
-		p.pendRecs = append(p.pendRecs, i)
 	}
+	for i := fromLines; i < len(p.RecordLines); i++ {
+		l := &p.RecordLines[i]
+		if !p.placeByFile(&l.clock, int(l.anchor), l.PID) {
+			p.pendLines = append(p.pendLines, i)
+		}
+	}
+}
+
+// placeByFile places c by anchor (1 + its index, 0 for none) when it is
+// of process pid, and reports whether it did.
+func (p *Parser) placeByFile(c *clock, anchor int, pid int64) bool {
+	if a := anchor - 1; a >= 0 && int64(p.Anchors[a].PID) == pid {
+		c.Place(p.Anchors[a])
+		return true
+	}
+	return false
 }
 
 // placeRest places what came before any anchor of its process in its own
@@ -148,7 +163,7 @@ func (p *Parser) placeRecords(from int) {
 // so far; a later file's anchor may be nearer, and the pending records
 // are placed again then.
 func (p *Parser) placeRest() {
-	if len(p.pendSpans) == 0 && len(p.pendRecs) == 0 {
+	if len(p.pendSpans) == 0 && len(p.pendRecs) == 0 && len(p.pendLines) == 0 {
 		return
 	}
 	byPID := map[int64][]envelope.Anchor{}
@@ -184,6 +199,12 @@ func (p *Parser) placeRest() {
 		r := &p.Records[i]
 		if a, ok := nearest(r.PID, r.Mono); ok {
 			r.Place(a)
+		}
+	}
+	for _, i := range p.pendLines {
+		l := &p.RecordLines[i]
+		if a, ok := nearest(l.PID, l.Mono); ok {
+			l.Place(a)
 		}
 	}
 }

@@ -148,8 +148,14 @@ func receiverExported(e ast.Expr) bool {
 //     process-wide value any rendering changed, and otel reads a record's
 //     own attributes through a typed accessor instead of recognising an
 //     origin by the text of its kind (the core): 180 and 118.
+//   - less SetupOptions (one Options for NewState and Setup): 179.
+//   - strace.RecordLine and its Record method: strace-otlp keeps a log's
+//     records as their lines until it sends them (Parser.KeepUnparsed),
+//     about a third of a parsed record's memory, which with placing one
+//     invocation at a time takes it from 1 GB to 360 MB on a 208 MB log
+//     (the worst day, round three, case 8): 180 and 119.
 func TestExportedSurface(t *testing.T) {
-	const budgetTop, budgetMethods = 180, 118
+	const budgetTop, budgetMethods = 180, 119
 	top, methods := exported(t, root)
 	t.Logf("exported: %d names, %d methods", top, methods)
 	assert.LessOrEqual(t, top, budgetTop, "the public packages export more names than the budget")
