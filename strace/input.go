@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 
@@ -85,7 +86,10 @@ func ReadFile(p *Parser, path string, stdin io.Reader, wrap func(io.Reader) io.R
 			// spans it does not hold. Past the cap, memory grows with
 			// the spans actually read, sized from what the file gave
 			// so far per byte (growth).
-			p.grow(int(min(fi.Size()/300, 1<<16)))
+			// Room for the spans it holds (a span record is about 200
+			// bytes of log), so a large log is not copied again and
+			// again as the span list grows.
+			p.Spans = slices.Grow(p.Spans, int(min(fi.Size()/300, 1<<16)))
 			p.size = fi.Size()
 		}
 		r = f
@@ -93,7 +97,7 @@ func ReadFile(p *Parser, path string, stdin io.Reader, wrap func(io.Reader) io.R
 	if wrap != nil {
 		r = wrap(r)
 	}
-	if err := p.readFile(path, r); err != nil {
+	if err := p.readFileWith(path, r, runtime.GOMAXPROCS(0)); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil

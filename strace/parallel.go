@@ -24,17 +24,12 @@ const blockSize = 1 << 20
 // bounded size; what grows is the list of spans. Bytes that are not UTF-8
 // are tolerated.
 func (p *Parser) Read(r io.Reader) error {
-	return p.readFile("", r)
+	return p.readFileWith("", r, runtime.GOMAXPROCS(0))
 }
 
-// readFile reads r as the file at path ("" when unknown; see attribute),
+// readFileWith reads r as the file at path ("" when unknown; see
+// attribute) with that many workers (below 2: this goroutine alone),
 // then places what it holds on the wall clock.
-func (p *Parser) readFile(path string, r io.Reader) error {
-	return p.readFileWith(path, r, runtime.GOMAXPROCS(0))
-}
-
-// readFileWith is readFile with that many workers (below 2: this
-// goroutine alone).
 func (p *Parser) readFileWith(path string, r io.Reader, workers int) error {
 	p.file.reset()
 	size := p.size

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"slices"
 	"testing"
 	"testing/iotest"
 
@@ -22,7 +23,7 @@ func TestReadParallelMatchesRead(t *testing.T) {
 			var seq, par Parser
 			require.NoError(t, seq.readFileWith("", bytes.NewReader(in), 1))
 			require.NoError(t, par.readFileWith("", iotest.HalfReader(bytes.NewReader(in)), 2))
-			seq.intern, par.intern = nil, nil
+			seq.intern, par.intern = interner{}, interner{}
 			assert.True(t, reflect.DeepEqual(seq, par), "results differ: %d/%d spans, %d/%d heads, %d/%d lines", len(seq.Spans), len(par.Spans), seq.Heads, par.Heads, seq.Lines, par.Lines)
 		})
 	}
@@ -42,7 +43,7 @@ func BenchmarkReadParallel(b *testing.B) {
 	b.SetBytes(int64(len(log)))
 	for b.Loop() {
 		var p Parser
-		p.grow(lines / 2)
+		p.Spans = slices.Grow(p.Spans, lines/2)
 		if err := p.Read(bytes.NewReader(log)); err != nil || len(p.Spans) != lines/2 {
 			b.Fatal(err, len(p.Spans))
 		}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -144,27 +143,26 @@ type Parser struct {
 
 	// intern keeps one copy of each hid and name: a log repeats a few of
 	// them many times.
-	intern map[string]string
+	intern interner
 }
 
-func (p *Parser) internBytes(b []byte) string {
-	if s, ok := p.intern[string(b)]; ok {
+// An interner keeps one copy of each string it is given, up to 2^16 of
+// them (past that, each is its own copy). The zero interner is ready.
+type interner struct{ m map[string]string }
+
+func (in *interner) bytes(b []byte) string {
+	if s, ok := in.m[string(b)]; ok {
 		return s
 	}
-	if p.intern == nil {
-		p.intern = map[string]string{}
+	if in.m == nil {
+		in.m = map[string]string{}
 	}
 	s := string(b)
-	if len(p.intern) < 1<<16 {
-		p.intern[s] = s
+	if len(in.m) < 1<<16 {
+		in.m[s] = s
 	}
 	return s
 }
-
-// Grow makes room for n more spans, for a caller that can estimate them
-// (a span record is about 200 bytes of log), so a large log is not copied
-// again and again as the span list grows.
-func (p *Parser) grow(n int) { p.Spans = slices.Grow(p.Spans, n) }
 
 // Incomplete returns how many record heads did not make a complete span.
 func (p *Parser) Incomplete() int { return max(p.Heads-len(p.Spans), 0) }
@@ -305,7 +303,7 @@ func (p *Parser) record(line []byte) {
 	if err != nil || r.Level < p.KeepRecords.Level() {
 		return
 	}
-	r.Func, r.File = p.internBytes([]byte(r.Func)), p.internBytes([]byte(r.File))
+	r.Func, r.File = p.intern.bytes([]byte(r.Func)), p.intern.bytes([]byte(r.File))
 	p.Records = append(p.Records, Record{Record: r, anchor: p.file.last})
 }
 
@@ -344,11 +342,11 @@ func (p *Parser) spans(line []byte, i, limit, end int) int {
 		}
 		var name string
 		if bytes.IndexByte(f.Name, '%') >= 0 {
-			name = p.internBytes([]byte(envelope.DecodeField(string(f.Name))))
+			name = p.intern.bytes([]byte(envelope.DecodeField(string(f.Name))))
 		} else {
-			name = p.internBytes(f.Name)
+			name = p.intern.bytes(f.Name)
 		}
-		s := Span{PID: f.PID, TID: f.TID, Inv: f.Inv, HID: p.internBytes(f.HID), Depth: f.Depth, Name: name, TS: f.TS, Dur: f.Dur}
+		s := Span{PID: f.PID, TID: f.TID, Inv: f.Inv, HID: p.intern.bytes(f.HID), Depth: f.Depth, Name: name, TS: f.TS, Dur: f.Dur}
 		if len(f.Attrs) > 0 {
 			s.Attrs = string(f.Attrs)
 		}
