@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"simpler.dev/log/internal/ptytest"
 	"simpler.dev/log/internal/stdio"
 )
 
@@ -82,7 +83,7 @@ func TestConsoleStalledStdStreamEndsAtClose(t *testing.T) {
 		master, slave := openPTY(t)
 		_ = master // held open, never read
 		// What Ctrl-S does: the terminal takes no more output.
-		require.NoError(t, tcflow(slave, unix.TCOOFF))
+		require.NoError(t, ptytest.Flow(slave, unix.TCOOFF))
 		checkStalled(t, runStuckChild(t, "stall-stderr", "stderr", slave))
 	})
 }
@@ -335,47 +336,13 @@ func openFDs() int {
 	return len(es)
 }
 
-// openPTY opens a pseudo-terminal pair, or skips the test.
+// openPTY opens a pseudo-terminal pair, closed when t ends, or skips t.
 func openPTY(t *testing.T) (master, slave *os.File) {
 	t.Helper()
-	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	master, slave, err := ptytest.Open()
 	if err != nil {
 		t.Skipf("no pseudo-terminal: %v", err)
 	}
-	t.Cleanup(func() { _ = master.Close() })
-	var n uint32
-	err = control(master, func(fd int) error {
-		if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
-			return err
-		}
-		var err error
-		n, err = unix.IoctlGetUint32(fd, unix.TIOCGPTN)
-		return err
-	})
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	slave, err = os.OpenFile("/dev/pts/"+strconv.FormatUint(uint64(n), 10), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	t.Cleanup(func() { _ = slave.Close() })
+	t.Cleanup(func() { _ = master.Close(); _ = slave.Close() })
 	return master, slave
-}
-
-// tcflow is tcflow(3): action is unix.TCOOFF (what Ctrl-S does) or TCOON.
-func tcflow(f *os.File, action int) error {
-	return control(f, func(fd int) error { return unix.IoctlSetInt(fd, unix.TCXONC, action) })
-}
-
-func control(f *os.File, fn func(fd int) error) error {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var ferr error
-	if err := rc.Control(func(fd uintptr) { ferr = fn(int(fd)) }); err != nil {
-		return err
-	}
-	return ferr
 }

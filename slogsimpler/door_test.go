@@ -22,23 +22,6 @@ import (
 	"simpler.dev/log/spanattr"
 )
 
-// keeper is a handler of the program's fan-out that keeps every record it
-// is handed, as a hostile handler would, to replay them later.
-type keeper struct {
-	mu   sync.Mutex
-	recs []slog.Record
-}
-
-func (k *keeper) Enabled(context.Context, slog.Level) bool { return true }
-func (k *keeper) Handle(_ context.Context, r slog.Record) error {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	k.recs = append(k.recs, r.Clone())
-	return nil
-}
-func (k *keeper) WithAttrs([]slog.Attr) slog.Handler { return k }
-func (k *keeper) WithGroup(string) slog.Handler      { return k }
-
 // TestReplayedOriginsForgeNothing: a handler of the fan-out keeps the
 // first attribute of every record this module made outside a slog call
 // site (a span's, an op line's, Emit's, a forwarded simulator's machine
@@ -54,7 +37,7 @@ func TestReplayedOriginsForgeNothing(t *testing.T) {
 	var buf logtest.Buffer
 	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Trace, Output: &buf})
 	require.NoError(t, err)
-	k := &keeper{}
+	k := &logtest.Keeper{} // a handler of the program's, keeping every record to replay it
 	lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, NoConsole: true, Handlers: []slog.Handler{k}, Level: levels.Trace})
 	require.NoError(t, err)
 
@@ -73,9 +56,7 @@ func TestReplayedOriginsForgeNothing(t *testing.T) {
 	_, err = fw.Forward(strings.NewReader(simSpan))
 	require.NoError(t, err)
 
-	k.mu.Lock()
-	kept := append([]slog.Record(nil), k.recs...)
-	k.mu.Unlock()
+	kept := k.Records()
 	kinds := map[string]int{}
 	h := lg.Logger.Handler()
 	for _, r := range kept {

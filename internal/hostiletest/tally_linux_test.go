@@ -21,40 +21,11 @@ import (
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 
+	"simpler.dev/log/internal/ptytest"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/sink"
 	"simpler.dev/log/slogsimpler"
 )
-
-// openPTY opens a pseudo-terminal in raw mode (no \n to \r\n), for a
-// console that must see a terminal.
-func openPTY() (master, slave *os.File, err error) {
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	fd := int(m.Fd())
-	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
-		m.Close()
-		return nil, nil, err
-	}
-	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
-	if err != nil {
-		m.Close()
-		return nil, nil, err
-	}
-	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		m.Close()
-		return nil, nil, err
-	}
-	if _, err := term.MakeRaw(int(s.Fd())); err != nil {
-		s.Close()
-		m.Close()
-		return nil, nil, err
-	}
-	return m, s, nil
-}
 
 // fdCount counts the process's open descriptors.
 func fdCount() (int, bool) {
@@ -515,4 +486,19 @@ func plantUnsafe(t *testing.T, y *tally) {
 	logSome(st, 1)
 	require.NoError(t, st.Close(time.Second))
 	judge(y, "planted", []*victim{v})
+}
+
+// openPTY opens a pseudo-terminal in raw mode (no \n to \r\n), for a
+// console that must see a terminal.
+func openPTY() (master, slave *os.File, err error) {
+	m, s, err := ptytest.Open()
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := term.MakeRaw(int(s.Fd())); err != nil {
+		s.Close()
+		m.Close()
+		return nil, nil, err
+	}
+	return m, s, nil
 }

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"simpler.dev/log/internal/ptytest"
 )
 
 // blockingPipe returns a pipe whose write end is in blocking mode, as an
@@ -176,7 +178,7 @@ func TestReopenRefuses(t *testing.T) {
 		"not an *os.File": a,
 		"a nil *os.File":  (*os.File)(nil),
 	}
-	if master, _, err := openPTY(); err == nil {
+	if master, _, err := ptytest.Open(); err == nil {
 		defer master.Close()
 		cases["a pseudo-terminal's master"] = master
 	}
@@ -199,7 +201,7 @@ func TestReopenRefuses(t *testing.T) {
 // stopped (tcflow TCOOFF, what Ctrl-S does) makes a write wait, ended by a
 // deadline, and output started again (TCOON, Ctrl-Q) lets it through.
 func TestReopenTerminal(t *testing.T) {
-	master, slave, err := openPTY()
+	master, slave, err := ptytest.Open()
 	if err != nil {
 		t.Skipf("no pseudo-terminal: %v", err)
 	}
@@ -220,7 +222,7 @@ func TestReopenTerminal(t *testing.T) {
 		t.Errorf("reopened: device %x, want %x", b.Rdev, a.Rdev)
 	}
 
-	if err := tcflow(slave, unix.TCOOFF); err != nil {
+	if err := ptytest.Flow(slave, unix.TCOOFF); err != nil {
 		t.Fatal(err)
 	}
 	if err := nf.SetWriteDeadline(time.Now().Add(50 * time.Millisecond)); err != nil {
@@ -234,7 +236,7 @@ func TestReopenTerminal(t *testing.T) {
 	}
 	done := make(chan error)
 	go func() { _, err := nf.Write([]byte("resumed\n")); done <- err }()
-	if err := tcflow(slave, unix.TCOON); err != nil {
+	if err := ptytest.Flow(slave, unix.TCOON); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; err != nil {
@@ -308,50 +310,4 @@ func errString(err error) string {
 		return "no error"
 	}
 	return err.Error()
-}
-
-// openPTY opens a pseudo-terminal pair; the slave side in blocking mode,
-// as an inherited terminal is.
-func openPTY() (master, slave *os.File, err error) {
-	master, err = os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	var n uint32
-	err = control(master, func(fd int) error {
-		if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
-			return err
-		}
-		var err error
-		n, err = unix.IoctlGetUint32(fd, unix.TIOCGPTN)
-		return err
-	})
-	if err != nil {
-		master.Close()
-		return nil, nil, err
-	}
-	fd, err := unix.Open("/dev/pts/"+strconv.FormatUint(uint64(n), 10), unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		master.Close()
-		return nil, nil, err
-	}
-	return master, os.NewFile(uintptr(fd), "pts"), nil
-}
-
-// tcflow is tcflow(3): unix.TCOOFF stops the terminal's output, TCOON
-// starts it again.
-func tcflow(f *os.File, action int) error {
-	return control(f, func(fd int) error { return unix.IoctlSetInt(fd, unix.TCXONC, action) })
-}
-
-func control(f *os.File, fn func(fd int) error) error {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var ferr error
-	if err := rc.Control(func(fd uintptr) { ferr = fn(int(fd)) }); err != nil {
-		return err
-	}
-	return ferr
 }
