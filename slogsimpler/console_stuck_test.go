@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/internal/ptytest"
 	"simpler.dev/log/internal/stdio"
 )
@@ -74,7 +75,7 @@ func TestConsoleStalledStdStreamEndsAtClose(t *testing.T) {
 		t.Run("pipe-"+stream, func(t *testing.T) {
 			t.Parallel() // each child mostly waits, for its console's bounds
 			// Full; its reader stays open, unread, until the test ends.
-			w := stalledPipe(t)
+			w := logtest.StalledPipe(t)
 			checkStalled(t, runStuckChild(t, "stall-"+stream, stream, w))
 		})
 	}

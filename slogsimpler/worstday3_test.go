@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/levels"
 )
 
@@ -29,25 +30,6 @@ func keepDefaults(t *testing.T) {
 		log.SetFlags(flags)
 		log.SetPrefix(prefix)
 	})
-}
-
-// stalledPipe returns the write end of a pipe that nobody reads, already
-// full, so that the next write blocks.
-func stalledPipe(t *testing.T) *os.File {
-	t.Helper()
-	r, w, err := os.Pipe()
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = r.Close(); _ = w.Close() })
-	fill := make([]byte, 4096)
-	require.NoError(t, w.SetWriteDeadline(time.Now().Add(50*time.Millisecond)))
-	for {
-		if _, err := w.Write(fill); err != nil {
-			require.ErrorIs(t, err, os.ErrDeadlineExceeded, "filling the pipe")
-			break
-		}
-	}
-	require.NoError(t, w.SetWriteDeadline(time.Time{}))
-	return w
 }
 
 // stalled reports whether the console has stopped taking lines.
@@ -65,7 +47,7 @@ func (c *consoleWriter) isStalled() bool {
 // console's count of Flush waits, not on time.
 func TestStdlogNeverWaitsForConsole(t *testing.T) {
 	keepDefaults(t)
-	w := stalledPipe(t)
+	w := logtest.StalledPipe(t)
 	st, err := NewState(nil)
 	require.NoError(t, err)
 	lg, err := Setup(&Options{Dir: t.TempDir(), Console: w, State: st})
@@ -203,7 +185,7 @@ func TestStalledConsoleEndsAtClose(t *testing.T) {
 	base := runtime.NumGoroutine()
 	const rounds = 20
 	for i := range rounds {
-		w := stalledPipe(t) // closed when the test ends, after the count
+		w := logtest.StalledPipe(t) // closed when the test ends, after the count
 		st, err := NewState(nil)
 		require.NoError(t, err)
 		lg, err := Setup(&Options{Dir: t.TempDir(), Console: w, State: st})

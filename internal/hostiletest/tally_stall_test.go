@@ -18,6 +18,7 @@ import (
 
 	"simpler.dev/log/atrace"
 	"simpler.dev/log/devicebridge"
+	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
 	"simpler.dev/log/spanattr"
@@ -69,25 +70,6 @@ func stuckState(t *testing.T, async bool, more func(o *slogsimpler.Options)) (*s
 	}
 	t.Cleanup(d.free)
 	return st, d
-}
-
-// stalledPipe is the write end of a pipe nobody reads, already full: the
-// next write blocks. Both ends are closed when t ends.
-func stalledPipe(t testing.TB) *os.File {
-	t.Helper()
-	r, w, err := os.Pipe()
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = r.Close(); _ = w.Close() })
-	fill := make([]byte, 4096)
-	require.NoError(t, w.SetWriteDeadline(time.Now().Add(50*time.Millisecond)))
-	for {
-		if _, err := w.Write(fill); err != nil {
-			require.ErrorIs(t, err, os.ErrDeadlineExceeded, "filling the pipe")
-			break
-		}
-	}
-	require.NoError(t, w.SetWriteDeadline(time.Time{}))
-	return w
 }
 
 // A stallCase prepares a stalled destination or console and returns the
@@ -191,7 +173,7 @@ func hangCases() []stallCase {
 		{"Logging.Close, console stalled", func(t *testing.T) func() {
 			st, err := slogsimpler.NewState(nil)
 			require.NoError(t, err)
-			lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, Dir: t.TempDir(), Console: stalledPipe(t)})
+			lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, Dir: t.TempDir(), Console: logtest.StalledPipe(t)})
 			require.NoError(t, err)
 			for range 3 {
 				slog.Info("finds the console stalled")
@@ -394,7 +376,7 @@ func blockedCases(clock *callClock) []stallCase {
 		{"Setup: console stalled, 50 INFO, 10 ERROR, the standard log package", func(t *testing.T) func() {
 			st, err := slogsimpler.NewState(nil)
 			require.NoError(t, err)
-			lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, Dir: t.TempDir(), Console: stalledPipe(t)})
+			lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, Dir: t.TempDir(), Console: logtest.StalledPipe(t)})
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = lg.Close() })
 			return func() {
@@ -410,7 +392,7 @@ func blockedCases(clock *callClock) []stallCase {
 			}
 		}},
 		{"console handler alone on a stalled pipe", func(t *testing.T) func() {
-			l := slog.New(slogsimpler.NewConsoleHandler(stalledPipe(t), nil))
+			l := slog.New(slogsimpler.NewConsoleHandler(logtest.StalledPipe(t), nil))
 			return func() {
 				for range 20 {
 					clock.time("console handler, stalled pipe", func() { l.Error("x") })
