@@ -17,10 +17,14 @@ import (
 // invocations of ten nested spans) and, with records, an INFO record
 // inside every second span (5×10^5), about 205 MB: the log of the worst
 // day's out-of-memory report.
-func writeMillionLines(w io.Writer, records bool) error {
+func writeMillionLines(w io.Writer, records bool) error { return writeSpans(w, 1_000_000, records) }
+
+// writeSpans writes n spans of that log (n/10 invocations) and, with
+// records, a record in every second one.
+func writeSpans(w io.Writer, n int, records bool) error {
 	bw := bufio.NewWriter(w)
 	bw.WriteString(otlptest.AnchorRecord(41, 1, anchorWall))
-	for i := range 1_000_000 {
+	for i := range n {
 		inv, d := i/10+1, i%10
 		ts := int64(inv)*10_000 + int64(d)*10
 		fmt.Fprintf(bw, "[mono_ns=%d][T0x7][TIMING] emit_host_span: [STRACE] v=1 pid=41 tid=7 inv=%d hid=9f depth=%d name=chip.run.s%d ts=%d dur=%d rank=0 bytes=%d\n",
