@@ -312,8 +312,8 @@ var ErrClosed = errors.New("sink: closed")
 
 // ErrWriterBusy is wrapped by Start's error when a writer that was asked to
 // quiesce is still in its final drain, held up by a stalled destination.
-// Start again once the destination recovers (Running turns false when
-// that writer has exited).
+// Start again once the destination recovers: a later Start succeeds as
+// soon as that writer has exited.
 var ErrWriterBusy = errors.New("sink: the previous writer is still finishing its quiesce")
 
 // timeoutErr is the error of op, which did not finish within d; c is the
