@@ -283,10 +283,7 @@ func unsafeSection(t *testing.T, y *tally) {
 			continue
 		}
 		t.Run("at bind: "+p.name, func(t *testing.T) {
-			base := t.TempDir()
-			d, vdir := filepath.Join(base, "logs"), filepath.Join(base, "outside")
-			require.NoError(t, os.MkdirAll(d, 0o750))
-			require.NoError(t, os.MkdirAll(vdir, 0o750))
+			d, vdir := plantDirs(t)
 			vs := p.put(t, filepath.Join(d, name), vdir)
 			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Output: &bytes.Buffer{}})
 			require.NoError(t, err)
@@ -299,9 +296,7 @@ func unsafeSection(t *testing.T, y *tally) {
 			judge(y, "at bind, "+p.name, vs)
 		})
 		t.Run("at Reopen: "+p.name, func(t *testing.T) {
-			base := t.TempDir()
-			d, vdir := filepath.Join(base, "logs"), filepath.Join(base, "outside")
-			require.NoError(t, os.MkdirAll(vdir, 0o750))
+			d, vdir := plantDirs(t)
 			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: d})
 			require.NoError(t, err)
 			require.NoError(t, st.Start())
@@ -314,10 +309,7 @@ func unsafeSection(t *testing.T, y *tally) {
 			judge(y, "at Reopen, "+p.name, vs)
 		})
 		t.Run("at rotation, planted at the next rotated name: "+p.name, func(t *testing.T) {
-			base := t.TempDir()
-			d, vdir := filepath.Join(base, "logs"), filepath.Join(base, "outside")
-			require.NoError(t, os.MkdirAll(d, 0o750))
-			require.NoError(t, os.MkdirAll(vdir, 0o750))
+			d, vdir := plantDirs(t)
 			var vs []*victim
 			for seq := 1; seq <= 3; seq++ {
 				vs = append(vs, p.put(t, filepath.Join(d, fmt.Sprintf("host.%d.%08d.log", pid, seq)), vdir)...)
@@ -331,9 +323,7 @@ func unsafeSection(t *testing.T, y *tally) {
 			judge(y, "at rotation (next name), "+p.name, vs)
 		})
 		t.Run("at rotation, the current name replaced just before it: "+p.name, func(t *testing.T) {
-			base := t.TempDir()
-			d, vdir := filepath.Join(base, "logs"), filepath.Join(base, "outside")
-			require.NoError(t, os.MkdirAll(vdir, 0o750))
+			d, vdir := plantDirs(t)
 			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: d,
 				Rotation: sink.Rotation{MaxSize: sink.MinRotateSize, MaxFiles: 1}}) // synchronous: each record written in its call
 			require.NoError(t, err)
@@ -379,9 +369,7 @@ func unsafeSection(t *testing.T, y *tally) {
 		})
 	}
 	t.Run("without Reopen: a link planted and noticed by the periodic check", func(t *testing.T) {
-		base := t.TempDir()
-		d, vdir := filepath.Join(base, "logs"), filepath.Join(base, "outside")
-		require.NoError(t, os.MkdirAll(vdir, 0o750))
+		d, vdir := plantDirs(t)
 		st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: d})
 		require.NoError(t, err)
 		require.NoError(t, st.Start())
@@ -430,10 +418,7 @@ func reopenDirLink(t *testing.T, y *tally, mode os.FileMode, other bool) {
 // files) and old files of ours at names outside its pattern, then binds
 // with MaxAge and MaxFiles and rotates a few times.
 func retention(t *testing.T, y *tally, root bool) {
-	base := t.TempDir()
-	d, vdir := filepath.Join(base, "logs"), filepath.Join(base, "outside")
-	require.NoError(t, os.MkdirAll(d, 0o750))
-	require.NoError(t, os.MkdirAll(vdir, 0o750))
+	d, vdir := plantDirs(t)
 	pid := os.Getpid()
 	old := time.Now().Add(-30 * 24 * time.Hour)
 	var vs []*victim
@@ -501,4 +486,14 @@ func openPTY() (master, slave *os.File, err error) {
 		return nil, nil, err
 	}
 	return m, s, nil
+}
+
+// plantDirs makes the log directory a case binds and, beside it, the
+// directory its victims live in (what a planted link points into).
+func plantDirs(t *testing.T) (logs, outside string) {
+	base := t.TempDir()
+	logs, outside = filepath.Join(base, "logs"), filepath.Join(base, "outside")
+	require.NoError(t, os.MkdirAll(logs, 0o750))
+	require.NoError(t, os.MkdirAll(outside, 0o750))
+	return logs, outside
 }
