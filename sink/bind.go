@@ -60,6 +60,7 @@ func (o *output) bind(dir string) error {
 	if err != nil {
 		return err
 	}
+	f.lost = o.lost
 	if o.closed.Load() {
 		f.Close()
 		return fmt.Errorf("sink: bind %s: %w", abs, ErrClosed)
@@ -114,7 +115,7 @@ func (o *output) askReopen() {
 // go through what was put at its path. The refusal is said on standard
 // error, once per Reopen.
 func (f *dirFile) reopen() {
-	f.cur.close()
+	f.closeCur()
 	if f.closed {
 		return
 	}

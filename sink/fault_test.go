@@ -157,12 +157,20 @@ func TestRemovedDirectory(t *testing.T) {
 	require.NoError(t, s.BindDir(dir))
 	require.NoError(t, s.Submit(rec("before", 20)))
 	require.NoError(t, os.RemoveAll(dir))
+	// The unlinked file takes records until its link count is next read
+	// (SPEC §6: at least once a second): a synchronous write costs no
+	// fstat. Flush reads it: the file cannot be made again, so none of
+	// them counts as written, "before" included (it is in the unlinked
+	// file too).
 	for range 5 {
-		assert.Equal(t, ErrOutputFailed, s.Submit(rec("after", 20)))
+		assert.NoError(t, s.Submit(rec("after", 20)))
 	}
+	require.NoError(t, s.Flush(time.Second))
 	c := s.Counts()
-	assert.Equal(t, uint64(1), c.Written)
-	assert.Equal(t, uint64(5), c.OutputFailed)
+	assert.Zero(t, c.Written)
+	assert.Equal(t, uint64(6), c.OutputFailed)
+	// From then on a record fails in its call.
+	assert.Equal(t, ErrOutputFailed, s.Submit(rec("after", 20)))
 	// The directory comes back: it is a new directory at the path, and
 	// nothing follows a path on its own (a link could be planted there);
 	// records go on failing until Reopen says to follow it.
@@ -174,11 +182,12 @@ func TestRemovedDirectory(t *testing.T) {
 	b, err := os.ReadFile(logPath(dir))
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(b), "again"), "%q", b)
-	assert.Contains(t, string(b), "output_failed=6")
+	assert.Contains(t, string(b), "output_failed=8")
 }
 
-// TestRemovedFileIsRecreated: a record written into a file unlinked under
-// the sink is written again into a new file at the path, counted once.
+// TestRemovedFileIsRecreated: the records written into a file unlinked
+// under the sink since its link count was last read are written again into
+// a new file at the path, counted once.
 func TestRemovedFileIsRecreated(t *testing.T) {
 	dir := t.TempDir()
 	s := New(&Options{Report: testReport})
@@ -189,7 +198,7 @@ func TestRemovedFileIsRecreated(t *testing.T) {
 	require.NoError(t, s.Close(time.Second))
 	b, err := os.ReadFile(logPath(dir))
 	require.NoError(t, err)
-	assert.Equal(t, "two", strings.TrimRight(string(b), ".\n"))
+	assert.Equal(t, "one................\ntwo", strings.TrimRight(string(b), ".\n"))
 	c := s.Counts()
 	assert.Equal(t, uint64(2), c.Written)
 	assert.Zero(t, c.Dropped)
@@ -401,4 +410,36 @@ func TestSwappedDirectoryNotFollowed(t *testing.T) {
 	b, err := os.ReadFile(logPath(moved))
 	require.NoError(t, err)
 	assert.Contains(t, string(b), "after", "the file was made again in the bound directory")
+}
+
+// TestSynchronousLinkReads: a synchronous writer reads its file's link
+// count once per heldMax bytes, not once per record (SPEC §6: at least
+// once a second), and a flushed record reads it before it returns, so a
+// record said written before an exit is in a file someone can read.
+func TestSynchronousLinkReads(t *testing.T) {
+	dir := t.TempDir()
+	s := New(&Options{Report: testReport})
+	require.NoError(t, s.BindDir(dir))
+	f := s.out.dest.(*dirFile)
+	// The once-a-second check is what a slow machine adds: out of the way.
+	f.checked = time.Now().Add(time.Hour)
+	r := rec("r", 64)
+	const records = 4*heldMax/64 - 1 // the fourth heldMax all but one record
+	for range records {
+		require.NoError(t, s.Submit(r))
+	}
+	assert.Equal(t, 3, f.linkReads, "link count reads for %d records", records)
+	reads := f.linkReads
+	require.NoError(t, s.SubmitFlush(r, time.Second))
+	assert.Equal(t, reads+1, f.linkReads, "a flushed record reads the link count")
+
+	// Removed with its directory: the flushed record reports the loss of
+	// everything held, itself included.
+	require.NoError(t, s.Submit(r))
+	require.NoError(t, os.RemoveAll(dir))
+	assert.Equal(t, ErrOutputFailed, s.SubmitFlush(r, time.Second))
+	c := s.Counts()
+	assert.Equal(t, uint64(records+1), c.Written)
+	assert.Equal(t, uint64(2), c.OutputFailed)
+	require.NoError(t, s.Close(time.Second))
 }

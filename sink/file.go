@@ -1,6 +1,7 @@
 package sink
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -36,12 +37,18 @@ const pathCheckInterval = time.Second
 // regular file with one link owned by this user is refused.
 //
 // Records written into a file that has since been unlinked are not
-// counted as written: after each write the open file's link count is read
-// (one fstat), and at 0 the file is recreated at the path and the records
-// written again there, or the write fails (the directory is gone). A file
-// renamed away still has its link, so records in it count as written; the
-// path is compared with the open file at least once a second and reopened
-// when it names another file or none.
+// counted as written. The bytes written since the open file's link count
+// was last read are held (up to heldMax); the count is read (one fstat)
+// when they would overflow, at least once a second, before the file is
+// closed for any reason, after each of the writer's batches, and whenever
+// the sink settles (a flushed record, Flush, Close). At 0 links the file
+// is recreated at the path and the held bytes written again there, once;
+// what cannot be (the directory is gone) is counted output_failed and
+// taken back from written (see lost). A synchronous writer so pays one
+// fstat per heldMax bytes instead of one per record. A file renamed away
+// still has its link, so records in it count as written; the path is
+// compared with the open file at least once a second and reopened when it
+// names another file or none.
 //
 // A dirFile is the Destination and its policy: when to open the file
 // again, when to rotate, what to say on standard error. Its parts do the
@@ -62,6 +69,17 @@ type dirFile struct {
 	// checked is when the path was last checked against cur (set at each
 	// open).
 	checked time.Time
+	// held is the bytes written to cur since its link count was last read
+	// (settle): whole records, at most heldMax, written again into a new
+	// file if cur turns out unlinked.
+	held []byte
+	// lost, when set, is told the records counted written that settle
+	// found unlinked and could not write again (the sink takes them from
+	// written and counts them output_failed).
+	lost func(records uint64)
+	// linkReads counts settle's reads of the link count: tests hold a
+	// synchronous writer to one per heldMax bytes with it.
+	linkReads int
 	// warn, when set, is told what tell and the rotation would say on
 	// standard error: tests count the reports with it.
 	warn func(msg string)
@@ -124,8 +142,9 @@ func (f *dirFile) Write(b []byte) (int, error) {
 	}
 	if f.cur.f != nil && time.Since(f.checked) >= pathCheckInterval {
 		f.checked = time.Now()
-		if f.dir.replaced(f.cur.state) {
-			f.cur.close() // removed or replaced: reopen below
+		f.settle()
+		if f.cur.f != nil && f.dir.replaced(f.cur.state) {
+			f.closeCur() // removed or replaced: reopen below
 		}
 	}
 	if r := f.rot.Load(); r != nil && r.MaxSize > 0 {
@@ -166,8 +185,17 @@ func (f *dirFile) open() error {
 	return nil
 }
 
+// heldMax is the most bytes written between two reads of the open file's
+// link count (see settle): one batch of the writer's.
+const heldMax = fileBatch
+
 // writeOnce writes b to the file, opening it first if need be; see Write.
+// b is held until the next settle, which runs first if b would overflow
+// what is held.
 func (f *dirFile) writeOnce(b []byte) (int, error) {
+	if len(f.held)+len(b) > heldMax {
+		f.settle()
+	}
 	for attempt := 0; ; attempt++ {
 		if f.cur.f == nil {
 			if err := f.begin(); err != nil {
@@ -176,9 +204,15 @@ func (f *dirFile) writeOnce(b []byte) (int, error) {
 		}
 		n, err := f.cur.put(b)
 		if err != nil {
-			f.cur.close()
+			f.closeCur() // the records before b may still need writing again
 			return n, err
 		}
+		if len(f.held)+n <= heldMax {
+			f.held = append(f.held, b[:n]...)
+			return n, nil
+		}
+		// More than can be held (a batch larger than heldMax): read the
+		// link count now.
 		if !f.cur.unlinked() {
 			return n, nil
 		}
@@ -189,6 +223,45 @@ func (f *dirFile) writeOnce(b []byte) (int, error) {
 			return 0, &os.PathError{Op: "write", Path: f.dir.filePath, Err: errors.New("file unlinked while writing")}
 		}
 	}
+}
+
+// settle reads the open file's link count if anything is held, and at 0
+// (unlinked since those bytes were written: they reached no file anyone
+// can read) recreates the file at the path and writes them there again,
+// once. Records it cannot write again go to lost, and settle returns how
+// many. Afterwards nothing is held.
+func (f *dirFile) settle() (lost uint64) {
+	held := f.held
+	f.held = f.held[:0]
+	if len(held) == 0 || f.cur.f == nil {
+		return 0
+	}
+	f.linkReads++
+	if !f.cur.unlinked() {
+		return 0
+	}
+	f.cur.close()
+	n := 0
+	if f.begin() == nil {
+		var err error
+		if n, err = f.cur.put(held); err != nil {
+			f.cur.close()
+		}
+	}
+	if n < len(held) {
+		lost = uint64(bytes.Count(held[n:], []byte{'\n'}))
+		if f.lost != nil {
+			f.lost(lost)
+		}
+	}
+	return lost
+}
+
+// closeCur settles and closes the open file: what was held is checked
+// before the file that holds it is let go.
+func (f *dirFile) closeCur() {
+	f.settle()
+	f.cur.close()
 }
 
 // tell says once on standard error, which may still be open, that the
@@ -215,7 +288,7 @@ func (f *dirFile) say(msg string) {
 
 // Close implements Destination: the file is closed and never reopened.
 func (f *dirFile) Close() error {
-	f.cur.close()
+	f.closeCur()
 	if !f.closed {
 		f.dir.dh.close()
 	}

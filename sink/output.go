@@ -57,6 +57,10 @@ type output struct {
 	// each new file; nil without one. Set by New.
 	header *fileHeader
 	pid    int // the pid in the file's name; set by New
+	// lost takes back from written the records the bound file found, at a
+	// settle, written into an unlinked file it could not make again; set
+	// by New, called under mu.
+	lost func(records uint64)
 }
 
 // init readies a new output writing to dest.
@@ -126,6 +130,18 @@ func (o *output) installLocked() {
 	o.dest = f
 	o.batchLimit.Store(int64(min(max(f.Batch(), SlotSize), maxBatch)))
 	_ = old.Close()
+}
+
+// settleLocked has the bound file read its link count now if it holds
+// records written since it last did (see dirFile.settle): after each of
+// the writer's batches and before a flushed synchronous record returns.
+// It returns how many records were found unlinked and could not be written
+// again (counted already). mu must be held.
+func (o *output) settleLocked() uint64 {
+	if f, ok := o.dest.(*dirFile); ok {
+		return f.settle()
+	}
+	return 0
 }
 
 // shutLocked closes the destination for good. mu must be held.

@@ -121,6 +121,10 @@ func (f *dirFile) rotate(r *Rotation) {
 	if f.seq == 0 {
 		f.seq = f.dir.lastSeq()
 	}
+	f.settle() // held records of an unlinked file go into a new one, renamed below
+	if f.cur.f == nil {
+		return // unlinked and not made again: the next write tries
+	}
 	replaced := f.dir.replaced(f.cur.state)
 	f.cur.close() // renaming an open file fails on some systems
 	if replaced {

@@ -101,6 +101,10 @@ func New(opts *Options) *Sink {
 		pid = os.Getpid()
 	}
 	s.out.init(dest, pid, header)
+	s.out.lost = func(n uint64) {
+		s.q.written.Add(-n)
+		s.q.outputFailed.Add(n)
+	}
 	return s
 }
 
@@ -119,7 +123,7 @@ var (
 // been counted under exactly one drop reason and the error names it. rec is
 // not retained.
 func (s *Sink) Submit(rec []byte) error {
-	_, err := s.submit(rec)
+	_, err := s.submit(rec, false)
 	return err
 }
 
@@ -130,7 +134,7 @@ func (s *Sink) Submit(rec []byte) error {
 // defaultTimeout). On timeout it returns a *TimeoutError and the record
 // stays queued, counted like any other.
 func (s *Sink) SubmitFlush(rec []byte, timeout time.Duration) error {
-	end, err := s.submit(rec)
+	end, err := s.submit(rec, true)
 	if err != nil || end == 0 {
 		return err
 	}
@@ -143,7 +147,7 @@ func (s *Sink) SubmitFlush(rec []byte, timeout time.Duration) error {
 // when admission is closed, write the record synchronously. Every record
 // it refuses has been counted, and the writer poked (a drop may be owed a
 // report), when it returns.
-func (s *Sink) submit(rec []byte) (end uint64, err error) {
+func (s *Sink) submit(rec []byte, flush bool) (end uint64, err error) {
 	if len(rec) == 0 || len(rec) > SlotSize {
 		s.q.notAdmitted.Add(1)
 		s.w.bell.poke()
@@ -162,7 +166,7 @@ func (s *Sink) submit(rec []byte) (end uint64, err error) {
 			continue
 		}
 		// Admission is closed: the synchronous way.
-		queue, err := s.submitSync(rec)
+		queue, err := s.submitSync(rec, flush)
 		if !queue {
 			return 0, err
 		}
@@ -195,7 +199,7 @@ func (s *Sink) SetBackpressure(d time.Duration) { s.q.setBackpressure(d) }
 // head, which no claim moves past while closedBit is set, and a claimed
 // slot not yet published counts as queued. After Close begins, records are
 // refused at once, counted not_admitted, and never wait.
-func (s *Sink) submitSync(rec []byte) (queue bool, err error) {
+func (s *Sink) submitSync(rec []byte, flush bool) (queue bool, err error) {
 	for looks := 0; ; looks++ {
 		if s.q.refuse.Load() {
 			s.q.notAdmitted.Add(1)
@@ -227,7 +231,7 @@ func (s *Sink) submitSync(rec []byte) (queue bool, err error) {
 			s.out.mu.Unlock()
 			continue
 		}
-		return false, s.writeSyncLocked(rec)
+		return false, s.writeSyncLocked(rec, flush)
 	}
 }
 
@@ -243,8 +247,10 @@ func drainWait(looks int) {
 	time.Sleep(min(20*time.Microsecond<<min(looks-32, 6), time.Millisecond))
 }
 
-// writeSyncLocked writes rec, counts it and unlocks out.mu.
-func (s *Sink) writeSyncLocked(rec []byte) error {
+// writeSyncLocked writes rec, counts it and unlocks out.mu. A flushed
+// record (SubmitFlush) settles the bound file before it returns: it must
+// be in a file someone can read if the program exits now.
+func (s *Sink) writeSyncLocked(rec []byte, flush bool) error {
 	defer s.out.mu.Unlock()
 	n := copy(s.out.buf[:], rec)
 	wrote, err := s.out.writeLocked(s.out.buf[:n])
@@ -253,6 +259,11 @@ func (s *Sink) writeSyncLocked(rec []byte) error {
 	} else {
 		s.q.written.Add(1)
 		err = nil
+		if flush && s.out.settleLocked() > 0 {
+			// This record was in the unlinked file too: lost has moved
+			// it from written to output_failed with the others.
+			err = ErrOutputFailed
+		}
 	}
 	if s.out.closed.Load() {
 		// A Close timed out behind this write and left the destination

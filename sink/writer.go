@@ -153,8 +153,21 @@ func orDefault(d time.Duration) time.Duration {
 // Flush waits until every record accepted before the call has been written
 // or counted as failed, or until timeout (zero means defaultTimeout). On
 // timeout it returns a *TimeoutError with the pending and dropped counts.
+//
+// Records written synchronously are in the file when their calls return;
+// Flush also has the bound file read its link count (see dirFile.settle),
+// so that they are in a file someone can read, unless out.mu stays taken
+// until the bound.
 func (s *Sink) Flush(timeout time.Duration) error {
-	return s.w.waitWritten(s.q.claimed(), "flush", orDefault(timeout))
+	d := orDefault(timeout)
+	if err := s.w.waitWritten(s.q.claimed(), "flush", d); err != nil {
+		return err
+	}
+	if s.out.lockBy(time.Now().Add(d)) {
+		s.out.settleLocked()
+		s.out.mu.Unlock()
+	}
+	return nil
 }
 
 // waitWritten waits until the writer's tail reaches target or timeout
@@ -478,6 +491,7 @@ func (w *writer) writeBatch(b []byte, records int, end uint64, locked bool) {
 	}
 	w.reportLocked(false)
 	n, _ := w.out.writeLocked(b)
+	w.out.settleLocked() // a batch is many records: its file's link count is read at once, as before
 	ok := whole(b, n, records)
 	w.q.written.Add(uint64(ok))
 	if ok < records {
