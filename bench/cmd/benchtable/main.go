@@ -16,6 +16,14 @@
 // attributes), every other row is also given as a ratio to it, pass by
 // pass. Above the table: the CPU, GOMAXPROCS and Go version of the run.
 //
+// The deployed family (Deployed/<scenario>: every logger into a real file,
+// as its users deploy it) is compared by the whole call, not the own cost:
+// there the write is the point. Its rows give the whole call and the
+// whole process's CPU per record (cpu-ns/op) as ratios to the fastest
+// peer's, pass by pass. A row that lost records (its lost metric above 0
+// in any pass: calls minus the file's lines after Close) is marked LOST
+// and never taken as the fastest peer: it is faster for what it dropped.
+//
 //	go test -run NONE -bench . -benchmem -count 5 | go run ./cmd/benchtable
 package main
 
@@ -33,7 +41,16 @@ import (
 
 // peers are the other loggers' slog handlers; natives are their own APIs,
 // shown for reference but not taken as "fastest peer".
-var peers = map[string]bool{"text": true, "json": true, "tint": true, "zapslog": true, "zerolog": true, "phuslu": true}
+var peers = map[string]bool{
+	"text": true, "json": true, "tint": true, "zapslog": true, "zerolog": true, "phuslu": true,
+	// The deployed family's configurations (see bench/deployed_test.go).
+	"text-bufio": true, "zap": true, "zap-buffered": true, "zerolog-diode": true, "phuslu-async": true,
+}
+
+// lossy reports whether s lost records in any pass.
+func lossy(s *sample) bool {
+	return len(s.metrics["lost"]) > 0 && slices.Max(s.metrics["lost"]) > 0
+}
 
 // baselines name, per scenario, the row the others are measured against
 // when the scenario has no nop and no peers: a span against one record
@@ -125,9 +142,10 @@ func run(in io.Reader, out io.Writer) error {
 			delete(hs, "nop")
 		}
 		nop := median(get(hs, "nop"))
+		deployed := strings.HasPrefix(scen, "Deployed/")
 		fastest, fastestName := 0.0, ""
 		for h, s := range hs {
-			if m := median(s.ns); peers[h] && m > 0 && (fastest == 0 || m < fastest) {
+			if m := median(s.ns); peers[h] && !lossy(s) && m > 0 && (fastest == 0 || m < fastest) {
 				fastest, fastestName = m, h
 			}
 		}
@@ -141,7 +159,12 @@ func run(in io.Reader, out io.Writer) error {
 			m := median(s.ns)
 			vsNop, own, vsPeer := "", "", ""
 			nops, peerNs := get(hs, "nop"), get(hs, fastestName)
-			if nop > 0 && m > 0 && !floors[h] {
+			if deployed && m > 0 && !floors[h] {
+				vsNop = spread(rounds(s.ns, nops, func(x, n float64) float64 { return x / n }), "")
+				if fastest > 0 {
+					vsPeer = spread(rounds(s.ns, peerNs, func(x, p float64) float64 { return x / p }), fastestName+", whole call")
+				}
+			} else if nop > 0 && m > 0 && !floors[h] {
 				vsNop = spread(rounds(s.ns, nops, func(x, n float64) float64 { return x / n }), "")
 				own = fmt.Sprintf("%.0f", m-nop)
 				if peerOwn := fastest - nop; fastest > 0 && peerOwn > 0 {
@@ -158,6 +181,14 @@ func run(in io.Reader, out io.Writer) error {
 			slices.Sort(keys)
 			for _, k := range keys {
 				other = append(other, metric(k, s.metrics[k]))
+			}
+			if deployed && fastestName != "" && h != fastestName && !floors[h] {
+				if c, pc := s.metrics["cpu-ns/op"], hs[fastestName].metrics["cpu-ns/op"]; len(c) > 0 && len(pc) > 0 {
+					other = append(other, "cpu × "+fastestName+" "+spread(rounds(c, pc, func(x, p float64) float64 { return x / p }), ""))
+				}
+			}
+			if lossy(s) {
+				h += " **LOST, not ranked**"
 			}
 			if base := baselines[scen]; base != "" && h != base && len(get(hs, base)) > 0 {
 				other = append(other, "× "+base+" "+spread(rounds(s.ns, get(hs, base), func(x, b float64) float64 { return x / b }), ""))

@@ -38,6 +38,11 @@ BenchmarkSpan/slogsimpler-enabled-2	1000	650.0 ns/op	416 B/op	1 allocs/op
 BenchmarkOwn/Static/nop-2	1000	5.0 ns/op	0 B/op	0 allocs/op
 BenchmarkOwn/Static/slogsimpler-2	1000	155.0 ns/op	0 B/op	0 allocs/op
 BenchmarkOwn/Static/zerolog-2	1000	205.0 ns/op	0 B/op	0 allocs/op
+BenchmarkDeployed/Static/nop-2	1000	200.0 ns/op	250.0 cpu-ns/op	0 B/op	0 allocs/op
+BenchmarkDeployed/Static/slogsimpler-2	1000	300.0 ns/op	450.0 cpu-ns/op	0 lost	0 B/op	0 allocs/op
+BenchmarkDeployed/Static/zerolog-2	1000	1500.0 ns/op	1600.0 cpu-ns/op	0 lost	0 B/op	0 allocs/op
+BenchmarkDeployed/Static/zerolog-diode-2	1000	700.0 ns/op	1200.0 cpu-ns/op	14000 lost	0 B/op	0 allocs/op
+BenchmarkDeployed/Static/phuslu-async-2	1000	600.0 ns/op	1000.0 cpu-ns/op	0 lost	0 B/op	0 allocs/op
 PASS
 `
 	var out bytes.Buffer
@@ -55,6 +60,8 @@ PASS
 		{"a scenario of two levels", "| Own/Static | slogsimpler | 155.0 | 0 | 31.00 | 150 | 0.75 (zerolog) |  |"},
 		{"no scenario handler; a drop in any pass is told", "| Saturation | - | 200000000.0 | 0 |  |  |  | drop_%=0 (in 1 of 3 passes, at most 0.5) records/s=2.5e+06 (2e+06–3e+06) |"},
 		{"a span against its baseline, pass by pass", "| Span | slogsimpler-enabled | 625.0 | 1 |  |  |  | × slogsimpler-logattrs3 1.40 (1.30–1.50) |"},
+		{"deployed: whole call and CPU against the fastest peer that lost nothing", "| Deployed/Static | slogsimpler | 300.0 | 0 | 1.50 |  | 0.50 (phuslu-async, whole call) | cpu-ns/op=450 lost=0 cpu × phuslu-async 0.45 |"},
+		{"deployed: a peer that lost records is marked and not ranked", "| Deployed/Static | zerolog-diode **LOST, not ranked** | 700.0 | 0 | 3.50 |  | 1.17 (phuslu-async, whole call) | cpu-ns/op=1200 lost=1.4e+04 cpu × phuslu-async 1.20 |"},
 		{"the baseline itself has no ratio", "| Span | slogsimpler-logattrs3 | 450.0 | 0 |  |  |  |  |"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
