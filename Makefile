@@ -5,6 +5,10 @@ FUZZTIME ?= 10s
 BENCHCOUNT ?= 5
 BENCHTIME ?= 200ms
 BENCH ?= .
+# Each module is built and tested as a user gets it, with its own go.mod
+# and replace directives: go.work (for developing the four together) would
+# select one set of versions for all of them.
+export GOWORK ?= off
 
 .PHONY: test fmt-check vet cross race stress allocs otel otel-demo bench bench-compare bench-lib fuzz cover
 
