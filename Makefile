@@ -10,17 +10,23 @@ BENCH ?= .
 # select one set of versions for all of them.
 export GOWORK ?= off
 
-.PHONY: test fmt-check vet cross race stress allocs otel otel-demo bench bench-compare bench-lib fuzz cover
+.PHONY: test fmt-check tidy-check vet cross race stress allocs otel otel-demo bench bench-compare bench-lib fuzz cover
 
 # Every platform the library supports: it must build and vet on each
 # (tests run on this machine's).
 TARGETS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 freebsd/amd64 windows/amd64
 
-test: fmt-check vet cross race stress allocs otel
+test: fmt-check tidy-check vet cross race stress allocs otel
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+# go mod tidy must leave every module as committed.
+tidy-check:
+	@set -e; for m in . otel bench otel/demo; do \
+		echo "go mod tidy -diff ($$m)"; (cd $$m && $(GO) mod tidy -diff); \
+	done
 
 vet:
 	$(GO) vet $(PKGS)
