@@ -63,8 +63,8 @@ func newRecorder(t *testing.T, e env, o *Options) (*Recorder, *bytes.Buffer) {
 	if e == nil {
 		e = env{}
 	}
-	if _, ok := e[EnvWorkPath]; !ok {
-		e[EnvWorkPath] = t.TempDir()
+	if _, ok := e[envWorkPath]; !ok {
+		e[envWorkPath] = t.TempDir()
 	}
 	if _, ok := e["HOME"]; !ok {
 		e["HOME"] = t.TempDir()
@@ -158,7 +158,7 @@ func TestAging(t *testing.T) {
 		assert.Len(t, ents, 10)
 	})
 	t.Run("ASCEND_TRACE_RECORD_NUM", func(t *testing.T) {
-		r, _ := newRecorder(t, env{EnvRecordNum: "12"}, &Options{now: clock})
+		r, _ := newRecorder(t, env{envRecordNum: "12"}, &Options{now: clock})
 		for range 15 {
 			r.Dump(EventSchedule)
 		}
@@ -172,12 +172,12 @@ func TestAging(t *testing.T) {
 		assert.NotContains(t, out.String(), "[WARN]")
 	})
 	t.Run("a valid value is said at INFO", func(t *testing.T) {
-		r, out := newRecorder(t, env{EnvRecordNum: "15"}, nil)
+		r, out := newRecorder(t, env{envRecordNum: "15"}, nil)
 		assert.Equal(t, 15, r.maxDirs)
 		assert.Contains(t, out.String(), "[INFO] atrace: set dir num=15 by env ASCEND_TRACE_RECORD_NUM.")
 	})
 	t.Run("invalid value warns and uses 10", func(t *testing.T) {
-		r, warnings := newRecorder(t, env{EnvRecordNum: "1e2"}, &Options{now: clock})
+		r, warnings := newRecorder(t, env{envRecordNum: "1e2"}, &Options{now: clock})
 		assert.False(t, r.maxDirs != 10 || !strings.Contains(warnings.String(), "[WARN] atrace: invalid value [1e2] for ASCEND_TRACE_RECORD_NUM, expected range: [10, 1000]. Use default dir num=10."), "max %d, warnings %q", r.maxDirs, warnings.String())
 	})
 }
@@ -203,7 +203,7 @@ func TestModes(t *testing.T) {
 			old := logtest.Umask(mask)
 			defer logtest.Umask(old)
 			work := filepath.Join(t.TempDir(), "new", "work")
-			r, _ := newRecorder(t, env{EnvWorkPath: work}, nil)
+			r, _ := newRecorder(t, env{envWorkPath: work}, nil)
 			d, err := r.Dump(EventExit)
 			require.NoError(t, err)
 			for _, p := range []string{work, filepath.Dir(work), filepath.Join(work, "atrace"), r.Dir(), d} {
@@ -235,7 +235,7 @@ func TestRootFallback(t *testing.T) {
 			if strings.HasPrefix(tt.work, "rel") {
 				defer os.RemoveAll(filepath.Join(cwd, tt.work))
 			}
-			r, warnings := newRecorder(t, env{EnvWorkPath: tt.work, "HOME": home}, nil)
+			r, warnings := newRecorder(t, env{envWorkPath: tt.work, "HOME": home}, nil)
 			assert.True(t, strings.HasPrefix(r.Dir(), tt.wantRoot+"/atrace/"), "dir %q, want under %q", r.Dir(), tt.wantRoot)
 			assert.EqualValues(t, strings.Contains(warnings.String(), "ASCEND_WORK_PATH is not usable"), tt.warn, "warnings %q", warnings.String())
 		})
@@ -381,7 +381,7 @@ func TestRootSwappedAfterStart(t *testing.T) {
 	parent, victim := t.TempDir(), t.TempDir()
 	work := filepath.Join(parent, "work")
 	require.NoError(t, os.Mkdir(work, 0o750))
-	r, _ := newRecorder(t, env{EnvWorkPath: work}, nil)
+	r, _ := newRecorder(t, env{envWorkPath: work}, nil)
 	_, err := r.Dump(EventSchedule)
 	require.NoError(t, err)
 	moved := filepath.Join(parent, "moved")

@@ -36,7 +36,7 @@ func benchRecorder(b *testing.B, attach bool) (*slog.Logger, *Recorder) {
 	if !attach {
 		return slog.New(st.Handler()), nil
 	}
-	rec, err := New(&Options{State: st, lookupEnv: env{EnvWorkPath: dir, EnvRecordNum: "10"}.lookup})
+	rec, err := New(&Options{State: st, lookupEnv: env{envWorkPath: dir, envRecordNum: "10"}.lookup})
 	if err != nil {
 		b.Fatal(err)
 	}

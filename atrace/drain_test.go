@@ -62,7 +62,7 @@ func TestSignalDrainSlowDestination(t *testing.T) {
 		var held atomic.Bool
 		st, err := slogsimpler.NewState(&slogsimpler.Options{Destination: sink.Writer(slowFile{f, &held})})
 		childMust(err)
-		rec, err := New(&Options{State: st, lookupEnv: env{EnvWorkPath: dir, "HOME": dir}.lookup})
+		rec, err := New(&Options{State: st, lookupEnv: env{envWorkPath: dir, "HOME": dir}.lookup})
 		childMust(err)
 		_, err = slogsimpler.Setup(&slogsimpler.Options{State: st, NoConsole: true, Handlers: []slog.Handler{rec}})
 		childMust(err)

@@ -17,10 +17,10 @@ const (
 	maxRootLen = 4096 - 256
 )
 
-// EnvRecordNum and EnvWorkPath are the variables CANN reads.
+// envRecordNum and envWorkPath are the variables CANN reads.
 const (
-	EnvRecordNum = "ASCEND_TRACE_RECORD_NUM"
-	EnvWorkPath  = "ASCEND_WORK_PATH"
+	envRecordNum = "ASCEND_TRACE_RECORD_NUM"
+	envWorkPath  = "ASCEND_WORK_PATH"
 )
 
 // parseRecordNum reads ASCEND_TRACE_RECORD_NUM as CANN does: a decimal
@@ -44,7 +44,7 @@ func parseRecordNum(s string) (n int, ok bool, warning string) {
 	}
 	if digits == 0 || i != len(s) || v < minRecordNum || v > maxRecordNum {
 		return defaultRecordNum, false, fmt.Sprintf("invalid value [%s] for %s, expected range: [%d, %d]. Use default dir num=%d.",
-			s, EnvRecordNum, minRecordNum, maxRecordNum, defaultRecordNum)
+			s, envRecordNum, minRecordNum, maxRecordNum, defaultRecordNum)
 	}
 	return v, true, ""
 }
@@ -53,13 +53,13 @@ func parseRecordNum(s string) (n int, ok bool, warning string) {
 // long, and a directory this process can create (0750) and write; else
 // $HOME/ascend. why says why the work path was not used.
 func resolveRoot(lookup func(string) (string, bool)) (root, why string, err error) {
-	if v, ok := lookup(EnvWorkPath); ok && v != "" {
+	if v, ok := lookup(envWorkPath); ok && v != "" {
 		abs, aerr := filepath.Abs(v)
 		switch {
 		case aerr != nil:
 			why = aerr.Error()
 		case len(abs) > maxRootLen:
-			why = fmt.Sprintf("%s is longer than %d bytes", EnvWorkPath, maxRootLen)
+			why = fmt.Sprintf("%s is longer than %d bytes", envWorkPath, maxRootLen)
 		default:
 			if _, merr := safedir.MkdirAll(abs, "", 0o750); merr != nil {
 				why = merr.Error()
@@ -74,7 +74,7 @@ func resolveRoot(lookup func(string) (string, bool)) (root, why string, err erro
 	}
 	home, ok := lookup("HOME")
 	if !ok || home == "" {
-		return "", why, fmt.Errorf("atrace: no dump root: %s unusable (%s) and HOME unset", EnvWorkPath, why)
+		return "", why, fmt.Errorf("atrace: no dump root: %s unusable (%s) and HOME unset", envWorkPath, why)
 	}
 	return filepath.Join(home, "ascend"), why, nil
 }

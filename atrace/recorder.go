@@ -157,21 +157,21 @@ func New(opts *Options) (*Recorder, error) {
 	s := &shared{opts: o, host: newRing(o.RingBytes), device: newRing(o.RingBytes), pid: os.Getpid(), maxDirs: defaultRecordNum,
 		kick: make(chan struct{}, 1), stopDumper: make(chan struct{}), dumperDone: make(chan struct{})}
 	// CANN's TraceInitDirNum says which value is in force, in its words.
-	if v, ok := o.lookupEnv(EnvRecordNum); ok {
+	if v, ok := o.lookupEnv(envRecordNum); ok {
 		n, valid, warning := parseRecordNum(v)
 		s.maxDirs = n
 		if valid {
-			s.log(levels.Info, fmt.Sprintf("set dir num=%d by env %s.", n, EnvRecordNum))
+			s.log(levels.Info, fmt.Sprintf("set dir num=%d by env %s.", n, envRecordNum))
 		} else {
 			s.log(levels.Warn, warning)
 		}
 	} else {
-		s.log(levels.Info, fmt.Sprintf("doesn't set env %s, use default dir num=%d.", EnvRecordNum, defaultRecordNum))
+		s.log(levels.Info, fmt.Sprintf("doesn't set env %s, use default dir num=%d.", envRecordNum, defaultRecordNum))
 	}
 	lookup := o.lookupEnv
 	if o.Root != "" {
 		lookup = func(k string) (string, bool) {
-			if k == EnvWorkPath {
+			if k == envWorkPath {
 				return o.Root, true
 			}
 			return o.lookupEnv(k)
@@ -182,7 +182,7 @@ func New(opts *Options) (*Recorder, error) {
 		return nil, err
 	}
 	if why != "" {
-		s.warn(fmt.Sprintf("%s is not usable (%s); trace dumps go to %s", EnvWorkPath, why, root))
+		s.warn(fmt.Sprintf("%s is not usable (%s); trace dumps go to %s", envWorkPath, why, root))
 	}
 	s.base = root
 	s.tree = filepath.Join("atrace", fmt.Sprintf("trace_%d_%d_%s", pgrp(), s.pid, stamp(o.now())))

@@ -45,7 +45,7 @@ func childSetup(dir string, slow bool) (*Recorder, *slogsimpler.Logging) {
 	st, err := slogsimpler.NewState(&opts)
 	childMust(err)
 	setup.State = st
-	rec, err := New(&Options{State: st, lookupEnv: env{EnvWorkPath: dir, "HOME": dir}.lookup, DrainTimeout: time.Minute})
+	rec, err := New(&Options{State: st, lookupEnv: env{envWorkPath: dir, "HOME": dir}.lookup, DrainTimeout: time.Minute})
 	childMust(err)
 	setup.Handlers = []slog.Handler{rec}
 	lg, err := slogsimpler.Setup(&setup)
