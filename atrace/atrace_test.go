@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/petermattis/goid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -80,6 +81,24 @@ func newRecorder(t *testing.T, e env, o *Options) (*Recorder, *bytes.Buffer) {
 	return r, &warnings
 }
 
+// dumpEvent dumps the host ring as event, as the recorder does for a
+// trigger (schedule), a panic or signal (stackcore, signal 0 and the
+// calling goroutine) and Close (exit).
+func dumpEvent(r *Recorder, event string) (string, error) {
+	if event == eventStackcore {
+		return r.dumpStackcore(0, goid.Get())
+	}
+	return r.dump(event, false, nil)
+}
+
+// deviceDump returns the one event directory that holds a device dump.
+func deviceDump(t *testing.T, r *Recorder) string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(r.Dir(), "*_event_*", "schedule_tracer_device.txt"))
+	require.Len(t, files, 1, "device dumps")
+	return filepath.Dir(files[0])
+}
+
 var (
 	traceDirRE = regexp.MustCompile(`/atrace/trace_\d+_\d+_\d{20}$`)
 	eventDirRE = regexp.MustCompile(`^(schedule|stackcore|exit)_event_\d+_\d{20}$`)
@@ -110,7 +129,7 @@ func TestAging(t *testing.T) {
 	r, _ := newRecorder(t, nil, &Options{now: clock})
 	var dirs []string
 	for range 11 {
-		d, err := r.Dump(EventSchedule)
+		d, err := r.Dump()
 		require.NoError(t, err)
 		dirs = append(dirs, d)
 	}
@@ -121,18 +140,19 @@ func TestAging(t *testing.T) {
 	// Only exit is exempt from aging (CANN's TraceRecorderSaveNode):
 	// stackcore dumps count against the host list like schedule dumps,
 	// and device dumps count apart.
-	ex, _ := r.Dump(EventExit)
-	sc, _ := r.Dump(EventStackcore)
+	ex, _ := dumpEvent(r, eventExit)
+	sc, _ := dumpEvent(r, eventStackcore)
 	r.RecordDevice([]byte("[ERROR] AICPU(1,p):2026-06-01-10:00:00.000.000 [k.cpp:1]1 f boom"))
-	dev, err := r.DumpDevice()
+	_, err = r.Dump()
 	require.NoError(t, err)
+	dev := deviceDump(t, r)
 	cores, _ := filepath.Glob(filepath.Join(sc, "stackcore_tracer_0_*_"+programName+"_*.txt"))
 	require.Len(t, cores, 1, "CANN's stackcore file name")
 	st, _ := os.ReadFile(cores[0])
 	assert.Contains(t, string(st), "goroutine ")
 	assert.Contains(t, string(st), "TestAging")
 	for range 10 {
-		r.Dump(EventSchedule)
+		dumpEvent(r, eventSchedule) // the host's alone: the device list stays at one
 	}
 	for _, d := range []string{ex, dev} {
 		_, err := os.Stat(d)
@@ -145,14 +165,14 @@ func TestAging(t *testing.T) {
 	ents, _ = os.ReadDir(r.Dir())
 	assert.Len(t, ents, 12, "10 host (schedule and stackcore) + exit + 1 device")
 	// A second exit dump replaces the first: only the latest is kept.
-	ex2, _ := r.Dump(EventExit)
+	ex2, _ := dumpEvent(r, eventExit)
 	_, err = os.Stat(ex)
 	assert.True(t, os.IsNotExist(err), "the older exit dump survived")
 	assert.DirExists(t, ex2)
 	t.Run("a crash loop does not fill the disk", func(t *testing.T) {
 		r, _ := newRecorder(t, nil, &Options{now: clock})
 		for range 25 {
-			r.Dump(EventStackcore)
+			dumpEvent(r, eventStackcore)
 		}
 		ents, _ := os.ReadDir(r.Dir())
 		assert.Len(t, ents, 10)
@@ -160,7 +180,7 @@ func TestAging(t *testing.T) {
 	t.Run("ASCEND_TRACE_RECORD_NUM", func(t *testing.T) {
 		r, _ := newRecorder(t, env{envRecordNum: "12"}, &Options{now: clock})
 		for range 15 {
-			r.Dump(EventSchedule)
+			r.Dump()
 		}
 		ents, _ := os.ReadDir(r.Dir())
 		assert.EqualValues(t, 12, len(ents), "%d directories, want 12", len(ents))
@@ -182,6 +202,36 @@ func TestAging(t *testing.T) {
 	})
 }
 
+// TestDumpWithDevice: Dump writes the host ring's schedule dump and
+// returns its directory; once device records are kept it also writes the
+// device ring's, in a directory of its own counted in the device list.
+func TestDumpWithDevice(t *testing.T) {
+	r, _ := newRecorder(t, nil, nil)
+	slog.New(r).Info("host record")
+	d, err := r.Dump()
+	require.NoError(t, err)
+	ents, _ := os.ReadDir(r.Dir())
+	require.Len(t, ents, 1, "no device record: the host's dump alone")
+	r.RecordDevice([]byte("[ERROR] AICPU(1,p):2026-06-01-10:00:00.000.000 [k.cpp:1]1 f boom"))
+	d2, err := r.Dump()
+	require.NoError(t, err)
+	dev := deviceDump(t, r)
+	assert.NotEqual(t, d2, dev, "the device's dump has a directory of its own")
+	assert.True(t, eventDirRE.MatchString(filepath.Base(dev)) && strings.HasPrefix(filepath.Base(dev), "schedule_event_"), "device dir %q", dev)
+	for _, dir := range []string{d, d2} {
+		b, err := os.ReadFile(filepath.Join(dir, "schedule_tracer_host.txt"))
+		require.NoError(t, err)
+		assert.Contains(t, string(b), "host record")
+	}
+	b, _ := os.ReadFile(filepath.Join(dev, "schedule_tracer_device.txt"))
+	assert.Contains(t, string(b), "boom\n")
+	assert.Equal(t, []string{dev}, r.devDirs)
+	assert.Len(t, r.hostDirs, 2)
+	require.NoError(t, r.Close())
+	_, err = r.Dump()
+	assert.ErrorIs(t, err, ErrClosed)
+}
+
 func TestRemovalFailureWarnsAndContinues(t *testing.T) {
 	failed := errors.New("read-only file system")
 	orig := removeAll
@@ -189,7 +239,7 @@ func TestRemovalFailureWarnsAndContinues(t *testing.T) {
 	defer func() { removeAll = orig }()
 	r, warnings := newRecorder(t, nil, nil)
 	for range 11 {
-		_, err := r.Dump(EventSchedule)
+		_, err := r.Dump()
 		require.NoError(t, err)
 	}
 	assert.Contains(t, warnings.String(), "could not remove old trace directory", "no warning: %q", warnings.String())
@@ -204,7 +254,7 @@ func TestModes(t *testing.T) {
 			defer logtest.Umask(old)
 			work := filepath.Join(t.TempDir(), "new", "work")
 			r, _ := newRecorder(t, env{envWorkPath: work}, nil)
-			d, err := r.Dump(EventExit)
+			d, err := dumpEvent(r, eventExit)
 			require.NoError(t, err)
 			for _, p := range []string{work, filepath.Dir(work), filepath.Join(work, "atrace"), r.Dir(), d} {
 				fi, err := os.Stat(p)
@@ -313,7 +363,7 @@ func TestRingKeepsNewestWhole(t *testing.T) {
 	for i := range 500 {
 		log.Info("record", "i", i, "pad", strings.Repeat("p", i%40))
 	}
-	d, _ := r.Dump(EventExit)
+	d, _ := dumpEvent(r, eventExit)
 	b, _ := os.ReadFile(filepath.Join(d, "exit_tracer_host.txt"))
 	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 	assert.Contains(t, lines[0], "older records pushed out of the ring", "header %q", lines[0])
@@ -333,7 +383,7 @@ func TestLevelsAndClose(t *testing.T) {
 	log.Warn("triggers")
 	require.NoError(t, r.Close())
 	assert.EqualValues(t, nil, r.Close())
-	_, err := r.Dump(EventSchedule)
+	_, err := r.Dump()
 	assert.True(t, errors.Is(err, ErrClosed), "dump after Close: %v", err)
 	ents, _ := os.ReadDir(r.Dir())
 	require.EqualValues(t, 2, len(ents), "%v", ents)
@@ -382,12 +432,12 @@ func TestRootSwappedAfterStart(t *testing.T) {
 	work := filepath.Join(parent, "work")
 	require.NoError(t, os.Mkdir(work, 0o750))
 	r, _ := newRecorder(t, env{envWorkPath: work}, nil)
-	_, err := r.Dump(EventSchedule)
+	_, err := r.Dump()
 	require.NoError(t, err)
 	moved := filepath.Join(parent, "moved")
 	require.NoError(t, os.Rename(work, moved))
 	require.NoError(t, os.Symlink(victim, work))
-	_, err = r.Dump(EventSchedule)
+	_, err = r.Dump()
 	require.NoError(t, err)
 	planted, err := os.ReadDir(victim)
 	require.NoError(t, err)

@@ -28,15 +28,16 @@
 // costs what it costs without the recorder (its own exit-safe flush to the
 // host log, a few microseconds); an INFO about 1.5×.
 //
-// Dumps the program asks for ([Recorder.Dump], [Recorder.DumpDevice]) and
-// the ones for a panic or a signal are written in the calling goroutine:
-// the program is waiting for them. [Recorder.Close] waits, at most
-// DrainTimeout, for a schedule dump in flight, writes one still wanted,
-// then writes the exit dump.
+// Dumps the program asks for ([Recorder.Dump]) and the ones for a panic
+// or a signal are written in the calling goroutine: the program is
+// waiting for them. [Recorder.Close] waits, at most DrainTimeout, for a
+// schedule dump in flight, writes one still wanted, then writes the exit
+// dump.
 //
 // # Events
 //
-//   - schedule: a record at or above the trigger level (ERROR by default);
+//   - schedule: a record at or above the trigger level (ERROR by default),
+//     or [Recorder.Dump];
 //   - stackcore: a panic ([Recorder.RecoverAndDump]) or, when asked for, a
 //     signal ([Recorder.DumpOnSignals]): the ring and every goroutine's
 //     stack, the stacks in CANN's
@@ -46,9 +47,10 @@
 //   - exit: [Recorder.Close] at normal exit.
 //
 // Device records ([Recorder.RecordDevice]) have a ring and dumps of their
-// own ([Recorder.DumpDevice]), aged separately from the host's. When Go's
-// flight recorder is running ([Options.FlightRecorder]), every dump also
-// holds its snapshot as go.trace, which strace-timing can merge.
+// own, aged separately from the host's: once device records are kept,
+// [Recorder.Dump] writes the device ring too, in a directory of its own.
+// When Go's flight recorder is running ([Options.FlightRecorder]), every
+// dump also holds its snapshot as go.trace, which strace-timing can merge.
 //
 // # Signals and panics
 //

@@ -56,7 +56,7 @@ func (s *shared) dump(event string, device bool, core *stackcore) (string, error
 	// Aging as CANN's TraceRecorderSaveNode: schedule and stackcore
 	// directories count against ASCEND_TRACE_RECORD_NUM, per side; exit
 	// is exempt, and only this process's latest exit directory is kept.
-	aged := event != EventExit
+	aged := event != eventExit
 	list := &s.hostDirs
 	if device {
 		list = &s.devDirs

@@ -32,11 +32,11 @@ const (
 	defaultTrigger   = levels.Error
 )
 
-// Event names.
+// Event names, as the directory and file names spell them.
 const (
-	EventSchedule  = "schedule"
-	EventStackcore = "stackcore"
-	EventExit      = "exit"
+	eventSchedule  = "schedule"
+	eventStackcore = "stackcore"
+	eventExit      = "exit"
 )
 
 // Options configure a Recorder. The zero value and nil mean defaults.
@@ -279,7 +279,7 @@ func (s *shared) writeWanted() bool {
 	if !s.wanted.Swap(false) {
 		return false
 	}
-	if _, err := s.dump(EventSchedule, false, nil); err != nil && !errors.Is(err, ErrClosed) {
+	if _, err := s.dump(eventSchedule, false, nil); err != nil && !errors.Is(err, ErrClosed) {
 		s.warn("schedule dump failed: " + err.Error())
 	}
 	return true
@@ -313,24 +313,27 @@ func (r *Recorder) RecordDevice(line []byte) {
 	r.device.add(line)
 }
 
-// DumpDevice dumps the device ring as a schedule event counted in the
-// device list, and returns its directory.
-func (r *Recorder) DumpDevice() (string, error) { return r.dump(EventSchedule, true, nil) }
-
-// Dump dumps the host ring as event (schedule, stackcore or exit) now, in
-// the calling goroutine, and returns its directory. A stackcore dump made
-// this way records signal 0 and the calling goroutine.
-func (r *Recorder) Dump(event string) (string, error) {
-	if event == EventStackcore {
-		return r.dumpStackcore(0, goid.Get())
+// Dump writes a schedule event now, in the calling goroutine, and returns
+// the host dump's directory. It dumps the host ring and, when device
+// records have been kept ([Recorder.RecordDevice]), the device ring too,
+// in a directory of its own beside the host's (under [Recorder.Dir]),
+// counted in the device list. The other events are not asked for: a
+// stackcore dump comes from [Recorder.RecoverAndDump] and
+// [Recorder.DumpOnSignals], the exit dump from [Recorder.Close]. After
+// Close it returns ErrClosed.
+func (r *Recorder) Dump() (string, error) {
+	dir, err := r.dump(eventSchedule, false, nil)
+	if errors.Is(err, ErrClosed) || r.device.empty() {
+		return dir, err
 	}
-	return r.dump(event, false, nil)
+	_, derr := r.dump(eventSchedule, true, nil)
+	return dir, errors.Join(err, derr)
 }
 
 // dumpStackcore writes a stackcore event: the ring and every goroutine's
 // stack, the stacks in CANN's stackcore_tracer_<signal>_<tid>_<program>_<time>.txt.
 func (s *shared) dumpStackcore(sig int, tid int64) (string, error) {
-	return s.dump(EventStackcore, false, &stackcore{sig: sig, tid: tid, stacks: allStacks()})
+	return s.dump(eventStackcore, false, &stackcore{sig: sig, tid: tid, stacks: allStacks()})
 }
 
 func allStacks() []byte {
@@ -501,9 +504,9 @@ func (r *Recorder) Close() error {
 		}
 		t.Stop()
 	} else if r.wanted.Swap(false) {
-		_, _ = r.dump(EventSchedule, false, nil)
+		_, _ = r.dump(eventSchedule, false, nil)
 	}
-	_, err := r.dump(EventExit, false, nil)
+	_, err := r.dump(eventExit, false, nil)
 	r.dumpMu.Lock()
 	r.closed = true
 	if r.held != nil {

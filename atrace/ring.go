@@ -45,6 +45,13 @@ func (r *ring) add(rec []byte) {
 	r.mu.Unlock()
 }
 
+// empty reports whether the ring holds no record.
+func (r *ring) empty() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.n == 0
+}
+
 // snapshot returns the records, oldest first, as one byte slice, and how
 // many records were pushed out before them.
 func (r *ring) snapshot() ([]byte, uint64) {

@@ -67,11 +67,11 @@ func TestReplaceAttrReachesNoDestination(t *testing.T) {
 	ctx := spanattr.WithLogger(context.Background(), slog.Default())
 	_, sp := spanattr.Start(ctx, "stage")
 	sp.End()
-	dump, err := rec.Dump(atrace.EventExit)
+	dump, err := rec.Dump()
 	require.NoError(t, err)
 	require.NoError(t, lg.Close())
 	file := readFile(t, st.Path())
-	ring := readFile(t, dump+"/exit_tracer_host.txt")
+	ring := readFile(t, dump+"/schedule_tracer_host.txt")
 	for name, out := range map[string]string{"file": file, "console": con.String(), "recorder": ring} {
 		assert.NotContains(t, out, "hunter", name)
 		assert.NotContains(t, out, "drop=", name)

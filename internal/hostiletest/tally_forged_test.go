@@ -308,7 +308,7 @@ func forgedThroughSetup(t *testing.T, y *tally) {
 	}
 	inv.End()
 	n := len(capped(4 << 10))
-	dump, err := rec.Dump(atrace.EventSchedule)
+	dump, err := rec.Dump()
 	require.NoError(t, err)
 	require.NoError(t, lg.Close())
 	require.NoError(t, rec.Close())

@@ -122,7 +122,7 @@ func leakCases() []leakCase {
 			lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, Dir: dir, NoConsole: true, Handlers: []slog.Handler{rec}})
 			require.NoError(t, err)
 			slog.Error("asks for a dump")
-			_, _ = rec.Dump(atrace.EventSchedule)
+			_, _ = rec.Dump()
 			require.NoError(t, rec.Close())
 			require.NoError(t, lg.Close())
 		}},
