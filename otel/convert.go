@@ -28,8 +28,9 @@ import (
 	"simpler.dev/log/strace"
 )
 
-// Scope is the instrumentation scope of every span this package makes.
-const Scope = "simpler.dev/log/otel"
+// scopeName is the instrumentation scope of every span and log record this
+// package makes.
+const scopeName = "simpler.dev/log/otel"
 
 // Options configure [FromLogs] and [LogRecords]. The zero value and nil
 // mean defaults.
@@ -123,11 +124,11 @@ func FromLogs(hosts []strace.HostLog, opts *Options) ([]sdktrace.ReadOnlySpan, [
 // LogRecords turns the records a parser kept (strace.Parser.KeepRecords;
 // with KeepUnparsed, each is read from its line as it is made) into
 // OpenTelemetry log records, in log order, ready for any sdklog.Exporter:
-// each at or above LogLevel, its body the message, its severity as
-// [Severity] maps the level, its attributes typed as the record wrote
-// them, its time through its process's anchor, and the trace and span
-// ids [FromLogs] gives the innermost span of its thread that was open
-// when it was written. A record whose process has no anchor is skipped,
+// each at or above LogLevel, its body the message, its severity mapped
+// from the level as live (see the package doc), its attributes typed as
+// the record wrote them, its time through its process's anchor, and the
+// trace and span ids [FromLogs] gives the innermost span of its thread
+// that was open when it was written. A record whose process has no anchor is skipped,
 // unless AssumeWall.
 func LogRecords(hosts []strace.HostLog, opts *Options) ([]sdklog.Record, []Skipped) {
 	c := convert(hosts, opts, logs)
@@ -173,7 +174,7 @@ func convert(hosts []strace.HostLog, opts *Options, want signals) Converted {
 			break
 		}
 		hc := &hostConv{h: h, spans: h.Parser.Spans, recs: recordSet{parsed: h.Parser.Records, lines: h.Parser.RecordLines},
-			o: o, want: want, out: out, scope: instrumentation.Scope{Name: Scope}, resources: map[int64]*resource.Resource{}}
+			o: o, want: want, out: out, scope: instrumentation.Scope{Name: scopeName}, resources: map[int64]*resource.Resource{}}
 		hc.run(&c)
 	}
 	out.flush()
@@ -665,7 +666,7 @@ func (hc *hostConv) appendLogRecords(skipped []Skipped) []Skipped {
 		}
 		lg := loggers[h.pid]
 		if lg == nil {
-			lg = sdklog.NewLoggerProvider(sdklog.WithResource(hc.res(h.pid)), sdklog.WithProcessor(capture)).Logger(Scope)
+			lg = sdklog.NewLoggerProvider(sdklog.WithResource(hc.res(h.pid)), sdklog.WithProcessor(capture)).Logger(scopeName)
 			loggers[h.pid] = lg
 		}
 		var kv []attribute.KeyValue

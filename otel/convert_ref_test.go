@@ -66,7 +66,7 @@ func refConvert(hosts []strace.HostLog, opts *Options, want signals) Converted {
 	}
 	var c Converted
 	out := newParts(&c, o.Each)
-	scope := instrumentation.Scope{Name: Scope}
+	scope := instrumentation.Scope{Name: scopeName}
 	for _, h := range hosts {
 		if out.stopped {
 			break
@@ -351,7 +351,7 @@ func refAppendLogRecords(out *parts, skipped []Skipped, h strace.HostLog, o Opti
 		}
 		lg := loggers[r.PID]
 		if lg == nil {
-			lg = sdklog.NewLoggerProvider(sdklog.WithResource(res(r.PID)), sdklog.WithProcessor(capture)).Logger(Scope)
+			lg = sdklog.NewLoggerProvider(sdklog.WithResource(res(r.PID)), sdklog.WithProcessor(capture)).Logger(scopeName)
 			loggers[r.PID] = lg
 		}
 		var kv []attribute.KeyValue

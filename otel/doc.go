@@ -41,9 +41,12 @@
 //
 // With LiveOptions.Logs, records at INFO and above (LiveOptions.LogLevel)
 // also go out as OpenTelemetry log records (the logs signal, through the
-// SDK's log packages): body the message, severity by [Severity] (TIMING
-// between INFO and WARN, NUL at the top), typed attributes, and the trace
-// and span ids of the span they were logged in.
+// SDK's log packages): body the message, typed attributes, the trace and
+// span ids of the span they were logged in, and a severity of the level
+// plus nine, as the OpenTelemetry slog bridge maps slog's levels (DEBUG
+// 5, INFO 9, WARN 13, ERROR 17), within 1 to 24: TRACE 1, TIMING 11
+// (between INFO and WARN, as on the ladder) and NUL 24 (the top), the
+// severity text the ladder's name.
 //
 // The logging goroutine does little and never waits: ids at start, a copy
 // of the attributes and a non-blocking send at end. Live's goroutine
@@ -96,6 +99,7 @@
 // ways appears twice; an invocation's root is timed from the invocation
 // live and from its spans from the log.
 //
-// Strings are made valid UTF-8 on the way out (OTLP rejects a whole batch
+// Every span and log record, live or from logs, has the instrumentation
+// scope simpler.dev/log/otel. Strings are made valid UTF-8 on the way out (OTLP rejects a whole batch
 // for one bad byte) and bounded at 4 KiB.
 package simplerotel

@@ -310,7 +310,7 @@ func NewLive(exp sdktrace.SpanExporter, opts *LiveOptions) (*Live, error) {
 		ll := &liveLogs{queue: make(chan logItem, o.QueueSize), quit: make(chan struct{}), done: make(chan struct{})}
 		ll.batch = newLogBatcher(o.Logs, 512, o.ExportTimeout)
 		ll.provider = sdklog.NewLoggerProvider(sdklog.WithResource(l.res), sdklog.WithProcessor(ll.batch))
-		ll.logger = ll.provider.Logger(Scope)
+		ll.logger = ll.provider.Logger(scopeName)
 		timeout := o.BatchTimeout
 		if timeout <= 0 {
 			timeout = time.Second
@@ -579,7 +579,7 @@ func (l *Live) snapshot(ls *liveSpan) sdktrace.ReadOnlySpan {
 		SpanContext:          trace.NewSpanContext(trace.SpanContextConfig{TraceID: ls.traceID, SpanID: ls.id, TraceFlags: trace.FlagsSampled}),
 		SpanKind:             trace.SpanKindInternal,
 		Resource:             l.res,
-		InstrumentationScope: instrumentation.Scope{Name: Scope},
+		InstrumentationScope: instrumentation.Scope{Name: scopeName},
 	}
 	if ls.parent.IsValid() {
 		stub.Parent = trace.NewSpanContext(trace.SpanContextConfig{TraceID: ls.traceID, SpanID: ls.parent, TraceFlags: trace.FlagsSampled})

@@ -18,14 +18,14 @@ import (
 // The logs signal: records as OpenTelemetry log records, live and from
 // logs, with the severity simpler's ladder maps to.
 
-// Severity maps a level of simpler's ladder (package levels) to an
+// severity maps a level of simpler's ladder (package levels) to an
 // OpenTelemetry severity number and text. The number is the level plus
 // nine, as the OpenTelemetry slog bridge maps slog's levels (DEBUG 5,
 // INFO 9, WARN 13, ERROR 17), within 1 to 24: TRACE is 1, TIMING 11
 // (INFO3, between INFO and WARN, as it is on the ladder), and NUL, the
 // threshold above every record, 24 (FATAL4, the top). The text is the
 // ladder's name: TRACE, DEBUG, INFO, TIMING, WARN, ERROR or NUL.
-func Severity(level slog.Level) (otellog.Severity, string) {
+func severity(level slog.Level) (otellog.Severity, string) {
 	n := min(max(int(level)+9, 1), 24)
 	name := levels.Name(level)
 	switch {
@@ -181,7 +181,7 @@ func logRecord(r slog.Record, kv []attribute.KeyValue) otellog.Record {
 	}
 	out.SetTimestamp(t)
 	out.SetObservedTimestamp(time.Now())
-	sev, text := Severity(r.Level)
+	sev, text := severity(r.Level)
 	out.SetSeverity(sev)
 	out.SetSeverityText(text)
 	out.SetBody(attribute.StringValue(valid(r.Message)))

@@ -40,7 +40,7 @@ func TestSeverity(t *testing.T) {
 		{levels.Nul + 100, otellog.SeverityFatal4, "NUL"},
 	} {
 		t.Run(tc.text, func(t *testing.T) {
-			n, text := Severity(tc.level)
+			n, text := severity(tc.level)
 			assert.Equal(t, tc.num, n)
 			assert.Equal(t, tc.text, text)
 		})
