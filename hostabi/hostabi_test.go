@@ -282,8 +282,9 @@ func TestStraceReadsCSpans(t *testing.T) {
 	require.Equal(t, 1, mod.Span("chip.run", 7, 0, 1_000_000, 1_000))
 	require.NoError(t, st.Close(0))
 	lines(t, st)
-	p := &strace.Parser{}
-	require.NoError(t, strace.ReadInput(p, st.Path(), nil))
+	h, err := strace.ReadHost(nil, st.Path(), nil)
+	require.NoError(t, err)
+	p := h.Parser
 	require.Len(t, p.Spans, 2)
 	assert.Equal(t, "chip.run.bind", p.Spans[0].Name)
 	assert.Equal(t, 1, p.Spans[0].Depth)

@@ -66,8 +66,9 @@ func TestLiveQuickstart(t *testing.T) {
 
 			files, _ := filepath.Glob(filepath.Join(dir, "host.*.log"))
 			require.Len(t, files, 1)
-			p := &strace.Parser{}
-			require.NoError(t, strace.ReadInput(p, files[0], nil))
+			h, err := strace.ReadHost(nil, files[0], nil)
+			require.NoError(t, err)
+			p := h.Parser
 			require.Len(t, p.Anchors, 1)
 			anchor := p.Anchors[0]
 

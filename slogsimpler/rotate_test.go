@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"simpler.dev/log/internal/straceview"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/sink"
 	"simpler.dev/log/slogsimpler"
@@ -54,8 +55,9 @@ func TestRotatedSetReadsAsOneLog(t *testing.T) {
 		assert.Contains(t, first, "[CLOCK_ANCHOR] v=1 pid=", "%s starts with its anchor", filepath.Base(n))
 		lines += strings.Count(string(b), "\n")
 	}
-	p := &strace.Parser{}
-	require.NoError(t, strace.ReadInput(p, dir, nil))
+	h, err := strace.ReadHost(nil, dir, nil)
+	require.NoError(t, err)
+	p := h.Parser
 	pid := int64(os.Getpid())
 	anchors := 0
 	for _, a := range p.Anchors {
@@ -64,7 +66,7 @@ func TestRotatedSetReadsAsOneLog(t *testing.T) {
 		}
 	}
 	assert.Equal(t, len(names), anchors, "one anchor per file")
-	assert.Empty(t, p.AnchorSpread(), "the files' anchors agree")
+	assert.Empty(t, straceview.AnchorSpread(p.Anchors), "the files' anchors agree")
 	got := 0
 	for _, s := range p.Spans {
 		if s.Name == "step" {

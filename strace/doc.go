@@ -12,10 +12,10 @@
 //   - a record whose head ("[STRACE] v=N") survived but whose body did not
 //     is counted as incomplete, not silently lost.
 //
-// A [Parser] is fed lines (or a whole reader; [ReadInput] and [ReadHost]
-// take strace-timing's LOG arguments: a file, a directory of host.*.log,
-// or "-") and keeps only what it parsed, so memory grows with the number
-// of spans, not with the size of the log. [Group] then builds invocations.
+// A [Parser] is fed a reader ([Parser.Read]; [ReadHost] takes one of
+// strace-timing's LOG arguments: a file, a directory of host.*.log, or
+// "-") and keeps only what it parsed, so memory grows with the number of
+// spans, not with the size of the log.
 // The views strace-timing prints (tables, Chrome/Perfetto trace JSON, a
 // swimlane, the HTML timeline) belong to the command.
 //
@@ -23,7 +23,7 @@
 // ScanAnchor, ScanDrops), the looser one of simpler's own reader, and
 // ParseRecord for the ordinary records a reader keeps. What this package
 // adds is what belongs to a reader: the files of a log set and the clock
-// each record is placed by, grouping, and the inputs a command names.
+// each record is placed by, and the inputs a command names.
 //
 // # Log sets
 //
@@ -34,6 +34,6 @@
 // before it in its own file ([Span.WallAt]); one that comes before any
 // anchor in its file takes its process's anchor nearest on the monotonic
 // clock, which is one clock within a boot. Anchors that agree are the
-// normal case; [Parser.AnchorSpread] finds those that do not (a stepped
-// wall clock).
+// normal case; strace-timing warns about those that do not (a stepped
+// wall clock), whose files keep being placed each by its own anchor.
 package strace

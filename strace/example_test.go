@@ -8,7 +8,7 @@ import (
 )
 
 // Reading spans back from a host log: the parser takes every [STRACE]
-// record of every line, names decoded, and groups them into invocations.
+// record of every line, names decoded, attributes as written.
 func ExampleParser() {
 	log := `[mono_ns=1][T0x1][TIMING] emit_host_span: [STRACE] v=1 pid=7 tid=1 inv=1 hid=9f depth=1 name=chip.run.bind ts=100 dur=2000 
 [mono_ns=2][T0x1][TIMING] emit_host_span: [STRACE] v=1 pid=7 tid=1 inv=1 hid=9f depth=0 name=chip.run ts=90 dur=5000 rank=0
@@ -18,11 +18,7 @@ func ExampleParser() {
 	for _, s := range p.Spans {
 		fmt.Printf("%s inv=%d depth=%d dur=%dns attrs=%q\n", s.Name, s.Inv, s.Depth, s.Dur, s.Attrs)
 	}
-	for _, iv := range strace.Group(p.Spans, strace.InInvocation) {
-		fmt.Printf("invocation %d of %s: root %s, %d spans\n", iv.Inv, iv.HID, iv.Root().Name, len(iv.Spans))
-	}
 	// Output:
 	// chip.run.bind inv=1 depth=1 dur=2000ns attrs=""
 	// chip.run inv=1 depth=0 dur=5000ns attrs="rank=0"
-	// invocation 1 of 9f: root chip.run, 2 spans
 }

@@ -23,7 +23,7 @@ func FuzzParser(f *testing.F) {
 	f.Add("[HOSTLOG_DROPS] v=1 pid=1 new=1 total=1 queue_full=1 claim_exhausted=0 output_failed=0 not_admitted=0 [CLOCK_ANCHOR] v=1 pid=1 mono_ns=1 wall_ns=2")
 	f.Fuzz(func(t *testing.T, line string) {
 		var p Parser
-		p.Line([]byte(line))
+		p.line([]byte(line))
 		require.False(t, len(p.Spans) > p.Heads, "%d spans from %d heads", len(p.Spans), p.Heads)
 		require.False(t, strings.Count(line, "[STRACE]") < len(p.Spans), "more spans than markers")
 		for _, s := range p.Spans {

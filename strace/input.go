@@ -51,10 +51,10 @@ func Inputs(in string) ([]string, error) {
 	return paths, nil
 }
 
-// ReadInput reads one input the way strace-timing takes its LOG
+// readInput reads one input the way strace-timing takes its LOG
 // arguments into p: "-" is stdin, a directory is every host.*.log in it
 // (in name order), anything else a file.
-func ReadInput(p *Parser, in string, stdin io.Reader) error {
+func readInput(p *Parser, in string, stdin io.Reader) error {
 	paths, err := Inputs(in)
 	if err != nil {
 		return err
@@ -137,14 +137,16 @@ func (p *Parser) attribute(path string, records, lines, spans int) {
 }
 
 // ReadHost reads one input into p (nil: a new Parser) as the logs of one
-// host (see ReadInput), labelled after it: a directory's name, a file's
-// directory's name, or for a file in the current directory its name;
-// "stdin" for "-".
+// host, labelled after it. It takes the input the way strace-timing takes
+// its LOG arguments: "-" is stdin, a directory is every host.*.log in it
+// (in name order, as [Inputs] lists them), anything else a file. The
+// label is a directory's name, a file's directory's name, or for a file
+// in the current directory its name; "stdin" for "-".
 func ReadHost(p *Parser, in string, stdin io.Reader) (HostLog, error) {
 	if p == nil {
 		p = &Parser{}
 	}
-	if err := ReadInput(p, in, stdin); err != nil {
+	if err := readInput(p, in, stdin); err != nil {
 		return HostLog{}, err
 	}
 	return HostLog{Label: hostLabel(in), Parser: p}, nil

@@ -19,7 +19,7 @@ const blockSize = 1 << 20
 // anchors), spread over GOMAXPROCS goroutines: the input is cut into
 // blocks at line boundaries, the blocks are parsed concurrently, and the
 // results are merged in input order, so the outcome is exactly what
-// feeding Line every line in turn gives. At most a few blocks are in
+// reading it line by line in one goroutine gives. At most a few blocks are in
 // memory at once, and a line longer than a block is read in windows of
 // bounded size; what grows is the list of spans. Bytes that are not UTF-8
 // are tolerated.

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"simpler.dev/log/envelope"
-	"simpler.dev/log/internal/satmath"
 	"simpler.dev/log/levels"
 )
 
@@ -93,9 +92,6 @@ func (l *RecordLine) Record() Record {
 // IsDevice reports whether the span is on the device clock (clk=dev).
 func (s *Span) IsDevice() bool { return strings.Contains(s.Attrs, "clk=dev") }
 
-// End returns the span's end, TS+Dur clamped to the int64 range.
-func (s *Span) End() int64 { return satmath.Add(s.TS, s.Dur) }
-
 // A Parser accumulates what it finds in the lines it is given. The zero
 // Parser is ready to use. Each [Parser.Read] (and so each file
 // [ReadFile] reads) is one file of a log set: see the package's notes.
@@ -164,9 +160,6 @@ func (in *interner) bytes(b []byte) string {
 	return s
 }
 
-// Incomplete returns how many record heads did not make a complete span.
-func (p *Parser) Incomplete() int { return max(p.Heads-len(p.Spans), 0) }
-
 var (
 	markStrace = []byte(envelope.MarkerSpan)
 	markAnchor = []byte(envelope.MarkerAnchor)
@@ -202,7 +195,7 @@ func (p *Parser) readSerial(r io.Reader) error {
 			line = nil
 		}
 		if len(line) > 0 {
-			p.Line(line)
+			p.line(line)
 		}
 		if err == io.EOF {
 			return nil
@@ -236,7 +229,7 @@ func (l *longLine) add(b []byte) {
 	l.from = max(next-limit, 0)
 }
 
-// end parses what is left of the line, as Line would, and returns the
+// end parses what is left of the line, as line would, and returns the
 // buffer for reuse.
 func (l *longLine) end() []byte {
 	line := l.buf
@@ -262,11 +255,10 @@ func (l *longLine) end() []byte {
 	return l.buf[:0]
 }
 
-// Line parses one line (with or without its newline) of the file being
+// line parses one line (with or without its newline) of the file being
 // read. A span placed by no anchor of its own file yet is placed by its
-// process's nearest anchor when [Parser.Read] ends; a caller that feeds
-// lines itself gets only the placements by the file's own anchors.
-func (p *Parser) Line(line []byte) {
+// process's nearest anchor when [Parser.Read] ends.
+func (p *Parser) line(line []byte) {
 	p.Lines++
 	if n := len(line); n > 0 && line[n-1] == '\n' {
 		line = line[:n-1]

@@ -49,41 +49,6 @@ func (c *clock) WallAt(mono int64) (int64, bool) {
 	return satmath.Add(mono, int64(c.flipped^1<<63)), true
 }
 
-// anchorOffsetTolerance is how far two anchors of one process may
-// disagree (their wall − mono) before a reader says so: each reads two
-// clocks one after the other, microseconds apart, and the monotonic clock
-// is slewed with the wall clock, so only a step moves the difference by
-// more.
-const anchorOffsetTolerance = 1_000_000 // 1 ms
-
-// AnchorSpread returns, for each process whose anchors disagree by more
-// than a millisecond (the wall clock was stepped while it ran), by how
-// many ns its anchors' wall − mono differ at most. Anchors that agree,
-// one per file of a rotated set, are the normal case and are not listed.
-func (p *Parser) AnchorSpread() map[int64]int64 {
-	lo, hi := map[int64]int64{}, map[int64]int64{}
-	for _, a := range p.Anchors {
-		off := satmath.Sub(a.Wall, a.Mono)
-		pid := int64(a.PID)
-		if l, ok := lo[pid]; !ok || off < l {
-			lo[pid] = off
-		}
-		if h, ok := hi[pid]; !ok || off > h {
-			hi[pid] = off
-		}
-	}
-	var out map[int64]int64
-	for pid, l := range lo {
-		if d := satmath.Sub(hi[pid], l); d > anchorOffsetTolerance {
-			if out == nil {
-				out = map[int64]int64{}
-			}
-			out[pid] = d
-		}
-	}
-	return out
-}
-
 // fileState is what a Parser knows of the file it is reading: the last
 // anchor of each process seen so far in it.
 type fileState struct {

@@ -14,7 +14,8 @@ import (
 // records, ported: their inputs and expected outputs are facts about the
 // format. (The swimlane, native-overlap and wall-time cases are in
 // swimlane_test.go, overlap_test.go and wall_test.go; host phase records,
-// the ext. namespace and the invocation views in reference_lanes_test.go;
+// the ext. namespace and the invocation views in reference_lanes_test.go,
+// span families and invocations in internal/straceview's group_test.go;
 // the CLI cases in cmd/strace-timing/reference_cli_test.go.)
 
 type gotSpan struct {
@@ -63,11 +64,11 @@ func TestReferenceParseCases(t *testing.T) {
 		var p Parser
 		require.NoError(t, p.Read(strings.NewReader(logtest.HostSpanRecord(1, 1, "chip.run", "", 0, 100, 20)+"\n[STRACE] v=1 pid=1 tid=1 inv=1 hid=abc depth=0 name=x ts=1\n")))
 		assert.Equal(t, 2, p.Heads)
-		assert.Equal(t, 1, p.Incomplete())
+		assert.Equal(t, 1, p.Heads-len(p.Spans), "one incomplete")
 	})
 	t.Run("an anchor maps monotonic to wall time, whatever precedes it", func(t *testing.T) {
 		var p Parser
-		p.Line([]byte("worker-3: [mono_ns=1005][T0x1][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=41 mono_ns=1000 wall_ns=1700000000000000000"))
+		p.line([]byte("worker-3: [mono_ns=1005][T0x1][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=41 mono_ns=1000 wall_ns=1700000000000000000"))
 		last := lastAnchors(&p)
 		require.Contains(t, last, int64(41))
 		assert.Equal(t, int64(1_700_000_000_000_000_250), wallAt(last[41], 1250))
@@ -78,36 +79,5 @@ func TestReferenceParseCases(t *testing.T) {
 		last := lastAnchors(&p)
 		assert.Equal(t, int64(1_700_000_000_000_000_010), wallAt(last[41], 1010))
 		assert.Equal(t, int64(1_900_000_000_000_000_010), wallAt(last[52], 1010))
-	})
-	t.Run("by name keeps the earliest span, not the first read", func(t *testing.T) {
-		iv := &Invocation{Spans: []*Span{{Name: "a", TS: 20}, {Name: "a", TS: 10}}}
-		var a *Span
-		for _, s := range iv.Spans {
-			if s.Name == "a" && (a == nil || s.TS < a.TS) {
-				a = s
-			}
-		}
-		require.NotNil(t, a)
-		assert.Equal(t, int64(10), a.TS)
-	})
-}
-
-func TestReferenceFamilies(t *testing.T) {
-	for _, tt := range []struct{ name, family, producer string }{
-		{"chip.run", "chip", ""}, {"core.exec", "core", ""},
-		{"node.dispatch", "node", ""}, {"network1.submit", "node", ""}, {"network2.x", "node", ""}, {"network3.x", "node", ""},
-		{"ext.pypto.decode_layer", "external", "pypto"}, {"ext.foo", "external", ""}, {"ext..foo", "external", ""}, {"ext.pypto.", "external", ""},
-		{"host.foo", "unknown", ""}, {"chipper.x", "unknown", ""},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.family, Family(tt.name))
-			assert.Equal(t, tt.producer, ExternalProducer(tt.name))
-		})
-	}
-	t.Run("ext and node spans stay out of the invocation views", func(t *testing.T) {
-		assert.False(t, InInvocation(&Span{Name: "ext.pypto.x"}))
-		assert.False(t, InInvocation(&Span{Name: "node.dispatch"}))
-		assert.True(t, InInvocation(&Span{Name: "chip.prewarm.build"}), "an unfamiliar chip name stays")
-		assert.True(t, InInvocation(&Span{Name: "host.foo"}), "an unknown family stays")
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"simpler.dev/log/internal/straceview"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
 	"simpler.dev/log/spanattr"
@@ -39,7 +40,7 @@ func TestRoundTrip(t *testing.T) {
 	defer f.Close()
 	var p strace.Parser
 	require.NoError(t, p.Read(f))
-	require.False(t, p.Incomplete() != 0 || len(p.Spans) != 3 || len(p.Anchors) != 1, "spans %+v incomplete %d anchors %v", p.Spans, p.Incomplete(), p.Anchors)
+	require.False(t, p.Heads != 3 || len(p.Spans) != 3 || len(p.Anchors) != 1, "spans %+v heads %d anchors %v", p.Spans, p.Heads, p.Anchors)
 	byName := map[string]strace.Span{}
 	for _, s := range p.Spans {
 		byName[s.Name] = s
@@ -48,7 +49,7 @@ func TestRoundTrip(t *testing.T) {
 	bind, run, dev := byName["chip.run.bind[x]"], byName["chip.run"], byName["chip.run.device_wall"]
 	assert.False(t, bind.Depth != 1 || run.Depth != 0 || dev.Depth != 1, "depths %d %d %d", bind.Depth, run.Depth, dev.Depth)
 	assert.False(t, bind.Dur < int64(time.Millisecond) || run.Dur < bind.Dur || bind.TS < run.TS || dev.TS != 1234 || dev.Dur != 5000 || !dev.IsDevice(), "times: bind %+v run %+v dev %+v", bind, run, dev)
-	attrs := strace.ParseAttrs(run.Attrs)
+	attrs := straceview.ParseAttrs(run.Attrs)
 	assert.False(t, attrs["rank"] != int64(0) || attrs["note"] != "two words" || attrs["run_id"] != int64(7), "attrs %#v", attrs)
 	w, placed := run.WallAt(run.TS)
 	require.True(t, placed, "the root is placed by the file's anchor")

@@ -15,7 +15,7 @@ import (
 	"simpler.dev/log/levels"
 )
 
-// readSet reads every file of dir as ReadInput does, with that many
+// readSet reads every file of dir as readInput does, with that many
 // workers, each file's size known as ReadFile knows it.
 func readSet(t *testing.T, p *Parser, dir string, workers int) {
 	t.Helper()

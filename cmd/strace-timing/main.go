@@ -373,7 +373,7 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 		anchors = straceview.LastAnchors(&p)
 	}
 	warnGaps(stderr, c.inputs)
-	invs := strace.Group(p.Spans, strace.InInvocation)
+	invs := straceview.Group(p.Spans, straceview.InInvocation)
 	keyed := 0
 	for _, iv := range invs {
 		keyed += len(iv.Spans)
@@ -597,12 +597,12 @@ func pyRepr(s string) string {
 // ours: anchors of one process that disagree (a rotated set's anchors,
 // one per file, agree and say nothing) and the drop reports.
 func warn(w io.Writer, p *strace.Parser) {
-	spread := p.AnchorSpread()
+	spread := straceview.AnchorSpread(p.Anchors)
 	for _, pid := range slices.Sorted(maps.Keys(spread)) {
 		fmt.Fprintf(w, "warning: the [CLOCK_ANCHOR] records of pid %d disagree by up to %s (its wall clock was stepped while it ran); each file's records are placed by that file's own anchor\n",
 			pid, time.Duration(spread[pid]))
 	}
-	if k := p.Incomplete(); k > 0 {
+	if k := p.Heads - len(p.Spans); k > 0 {
 		fmt.Fprintf(w, "warning: %d of %d [STRACE] records are incomplete and are excluded from the timing below\n", k, p.Heads)
 	}
 	for _, pid := range slices.Sorted(maps.Keys(p.Drops)) {

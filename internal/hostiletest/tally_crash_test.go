@@ -23,6 +23,7 @@ import (
 	"simpler.dev/log/devicebridge"
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/logtest"
+	"simpler.dev/log/internal/straceview"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/sink"
 	"simpler.dev/log/slogsimpler"
@@ -381,12 +382,12 @@ func (f *crashFixtures) inputs(t *testing.T) []crashInput {
 				envelope.EachSpanAttr(line, func(string, string) bool { return true })
 				envelope.ScanDrops(b, len(b), func(envelope.Drops) {})
 				_, _ = envelope.ScanAnchor(b)
-				_ = strace.ParseAttrs(line)
-				_, _ = strace.Family(line), strace.ExternalProducer(line)
+				_ = straceview.ParseAttrs(line)
+				_, _ = straceview.Family(line), strace.ExternalProducer(line)
 				var p strace.Parser
-				p.Line(b)
+				_ = p.Read(bytes.NewReader(b))
 				_ = p.Read(strings.NewReader(line))
-				_ = strace.Group(p.Spans, nil)
+				_ = straceview.Group(p.Spans, nil)
 				_, _ = levels.Parse(line)
 				_, _ = levels.ParseThreshold(line)
 				_, _ = spanattr.ExtName(line, line)

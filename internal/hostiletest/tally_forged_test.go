@@ -97,7 +97,7 @@ func forgeriesOps(out []byte, a allowed) (n int, examples []string, unreadableOp
 			}
 		}
 		var rd strace.Parser
-		rd.Line(line)
+		_ = rd.Read(bytes.NewReader(line))
 		found := len(rd.Spans) + len(rd.Anchors) + len(rd.Drops)
 		if rd.Heads > len(rd.Spans) {
 			found += rd.Heads - len(rd.Spans) // a torn head: the reader warns about it

@@ -348,7 +348,7 @@ func readerViews(t *testing.T, y *tally) {
 		var p strace.Parser
 		require.NoError(t, p.Read(bytes.NewReader(src.log)))
 		require.NotEmpty(t, p.Spans, "precondition: %s has spans", src.name)
-		buckets := straceview.Buckets(strace.Group(p.Spans, strace.InInvocation))
+		buckets := straceview.Buckets(straceview.Group(p.Spans, straceview.InInvocation))
 		views := map[string]func(w io.Writer){
 			"tables":       func(w io.Writer) { straceview.WriteTables(w, buckets, straceview.Escape) },
 			"tree":         func(w io.Writer) { straceview.WriteTree(w, buckets, straceview.Escape) },
@@ -369,7 +369,7 @@ func readerViews(t *testing.T, y *tally) {
 	// --hosts: every host label is a directory's name, which can be
 	// anything.
 	var one strace.Parser
-	one.Line([]byte("[mono_ns=1][T0x1][TIMING] emit_host_span: [STRACE] v=1 pid=7 tid=1 inv=1 hid=1 depth=0 name=chip.run ts=1 dur=1000 \n"))
+	_ = one.Read(strings.NewReader("[mono_ns=1][T0x1][TIMING] emit_host_span: [STRACE] v=1 pid=7 tid=1 inv=1 hid=1 depth=0 name=chip.run ts=1 dur=1000 \n"))
 	for _, s := range capped(512) {
 		{
 			var out bytes.Buffer

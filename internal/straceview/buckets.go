@@ -10,13 +10,13 @@ import (
 // A Bucket is every invocation of one callable (hid), ordered by inv.
 type Bucket struct {
 	HID         string
-	Invocations []*strace.Invocation
+	Invocations []*Invocation
 }
 
 // Buckets groups invocations by hid, busiest first; buckets with as many
 // invocations keep the order in which their hid first appears in invs
 // (which Group sorts by pid, then inv), as simpler's reader orders them.
-func Buckets(invs []*strace.Invocation) []Bucket {
+func Buckets(invs []*Invocation) []Bucket {
 	index := map[string]int{}
 	var out []Bucket
 	for _, iv := range invs {
@@ -29,7 +29,7 @@ func Buckets(invs []*strace.Invocation) []Bucket {
 		out[i].Invocations = append(out[i].Invocations, iv)
 	}
 	for _, b := range out {
-		slices.SortStableFunc(b.Invocations, func(a, b *strace.Invocation) int { return cmp.Compare(a.Inv, b.Inv) })
+		slices.SortStableFunc(b.Invocations, func(a, b *Invocation) int { return cmp.Compare(a.Inv, b.Inv) })
 	}
 	slices.SortStableFunc(out, func(a, b Bucket) int { return cmp.Compare(len(b.Invocations), len(a.Invocations)) })
 	return out
@@ -52,7 +52,7 @@ func Label(buckets []Bucket, hid string) string {
 
 // byName returns the earliest span of each name in iv, as simpler's reader
 // keys an invocation's spans.
-func byName(iv *strace.Invocation) map[string]*strace.Span {
+func byName(iv *Invocation) map[string]*strace.Span {
 	m := map[string]*strace.Span{}
 	for _, s := range iv.Spans {
 		if prev, ok := m[s.Name]; !ok || s.TS < prev.TS {

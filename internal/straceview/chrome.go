@@ -127,14 +127,14 @@ func formatWall(ns int64) string {
 // events are made one at a time as WriteJSON writes them, before any the
 // caller adds to TraceEvents: a million-span trace is never a million
 // Events in memory, only the spans it is made from.
-func ChromeTraceStream(invs []*strace.Invocation, buckets []Bucket, anchors map[int64]envelope.Anchor) Document {
+func ChromeTraceStream(invs []*Invocation, buckets []Bucket, anchors map[int64]envelope.Anchor) Document {
 	return Document{DisplayTimeUnit: "ms", ClockAnchors: anchorList(anchors), stream: chromeEvents(invs, buckets)}
 }
 
 // chromeEvents yields the per-invocation view's events in order. The
 // Event it yields, its args and its times, are reused for the next one:
 // a caller that keeps one copies it.
-func chromeEvents(invs []*strace.Invocation, buckets []Bucket) iter.Seq[*Event] {
+func chromeEvents(invs []*Invocation, buckets []Bucket) iter.Seq[*Event] {
 	return func(yield func(*Event) bool) {
 		var e Event
 		var ts, dur float64

@@ -68,7 +68,7 @@ func TestTablesEscape(t *testing.T) {
 		{PID: 1, TID: 1, Inv: 1, HID: "h\x1bq", Depth: 0, Name: "chip.run", TS: 0, Dur: 5000},
 		{PID: 1, TID: 1, Inv: 1, HID: "h\x1bq", Depth: 1, Name: "chip.run." + hostileName, TS: 10, Dur: 1000},
 	}
-	buckets := Buckets(strace.Group(spans, strace.InInvocation))
+	buckets := Buckets(Group(spans, InInvocation))
 	for _, tt := range []struct {
 		name  string
 		write func(*bytes.Buffer, func(string) string)

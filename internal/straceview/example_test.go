@@ -16,7 +16,7 @@ func ExampleWriteTables() {
 `
 	var p strace.Parser
 	_ = p.Read(strings.NewReader(log))
-	straceview.WriteTables(os.Stdout, straceview.Buckets(strace.Group(p.Spans, strace.InInvocation)), nil)
+	straceview.WriteTables(os.Stdout, straceview.Buckets(straceview.Group(p.Spans, straceview.InInvocation)), nil)
 	// Output:
 	// callable hid=9f — 1 invocation(s)
 	//   chip.run: mean=5.0us min=5.0us max=5.0us

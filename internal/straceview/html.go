@@ -179,7 +179,7 @@ func WriteHTML(w io.Writer, title string, spans []strace.Span, relabel func(stri
 		if len(host) == 0 || s.TS < t0 {
 			t0 = s.TS
 		}
-		if e := s.End(); len(host) == 0 || e > t1 {
+		if e := spanEnd(s); len(host) == 0 || e > t1 {
 			t1 = e
 		}
 		host = append(host, int32(i))
@@ -196,10 +196,10 @@ func WriteHTML(w io.Writer, title string, spans []strace.Span, relabel func(stri
 		k := [2]int64{s.PID, s.TID}
 		th := threads[k]
 		if th == nil {
-			th = &thread{pid: s.PID, tid: s.TID, start: s.TS, end: s.End()}
+			th = &thread{pid: s.PID, tid: s.TID, start: s.TS, end: spanEnd(s)}
 			threads[k] = th
 		}
-		th.start, th.end = min(th.start, s.TS), max(th.end, s.End())
+		th.start, th.end = min(th.start, s.TS), max(th.end, spanEnd(s))
 		th.depth = max(th.depth, min(s.Depth, htmlMaxDepth))
 		byPID[s.PID] = append(byPID[s.PID], s)
 	}
@@ -339,7 +339,7 @@ func WriteHTML(w io.Writer, title string, spans []strace.Span, relabel func(stri
 // simpler's spans, and by its pid alone otherwise.
 func processLabel(pid int64, spans []*strace.Span) string {
 	for _, s := range spans {
-		switch strace.Family(s.Name) {
+		switch Family(s.Name) {
 		case "node", "chip", "core", "external":
 			return ProcessLabel(pid, spans)
 		}
@@ -370,7 +370,7 @@ func laneLabel(tids []int64) string {
 // OffClock reports whether s starts or ends at an end of the int64 clock
 // (ts = -2^63, or ts+dur saturating at 2^63-1), where no real span is:
 // WriteHTML lists such a span apart rather than stretch the timeline.
-func OffClock(s *strace.Span) bool { return s.TS == math.MinInt64 || s.End() == math.MaxInt64 }
+func OffClock(s *strace.Span) bool { return s.TS == math.MinInt64 || spanEnd(s) == math.MaxInt64 }
 
 // writeSpanTable lists, under heading, the first of the spans dev indexes
 // that have no place on the timeline: device (clk=dev) spans, whose clock

@@ -41,7 +41,7 @@ type dispatch struct {
 // nativeDispatches returns each native run (an invocation whose root
 // carries the pipeline identity) with its spans by name, in invocation
 // order.
-func nativeDispatches(invs []*strace.Invocation) ([]dispatch, error) {
+func nativeDispatches(invs []*Invocation) ([]dispatch, error) {
 	var out []dispatch
 	seen := map[dispatchID]bool{}
 	for _, iv := range invs {
@@ -49,7 +49,7 @@ func nativeDispatches(invs []*strace.Invocation) ([]dispatch, error) {
 		if root == nil {
 			continue
 		}
-		attrs := strace.ParseAttrs(root.Attrs)
+		attrs := ParseAttrs(root.Attrs)
 		var missing []string
 		for _, f := range identityFields {
 			if _, ok := attrs[f]; !ok {
@@ -104,7 +104,7 @@ func CheckNativeOverlap(spans []strace.Span, requireHidden bool) (int, error) {
 }
 
 func checkNativeOverlap(spans []strace.Span, requireHidden bool) (int, error) {
-	ds, err := nativeDispatches(strace.Group(spans, strace.InInvocation))
+	ds, err := nativeDispatches(Group(spans, InInvocation))
 	if err != nil {
 		return 0, err
 	}
@@ -136,13 +136,13 @@ func checkNativeOverlap(spans []strace.Span, requireHidden bool) (int, error) {
 			}
 			pd, pr := pred.spans[deviceSpan], pred.spans[releaseSpan]
 			sp, sd := succ.spans[prepareSpan], succ.spans[deviceSpan]
-			if sp.TS >= pd.End() || sp.End() <= pd.TS {
+			if sp.TS >= spanEnd(pd) || spanEnd(sp) <= pd.TS {
 				return 0, fmt.Errorf("preparation did not overlap: sequence=%d prepare=[%d,%d] predecessor_device=[%d,%d]",
-					succ.id.sequence(), sp.TS, sp.End(), pd.TS, pd.End())
+					succ.id.sequence(), sp.TS, spanEnd(sp), pd.TS, spanEnd(pd))
 			}
-			if requireHidden && sp.End() > pd.End() {
+			if requireHidden && spanEnd(sp) > spanEnd(pd) {
 				return 0, fmt.Errorf("preparation was not fully hidden: sequence=%d prepare_end=%d predecessor_device_end=%d",
-					succ.id.sequence(), sp.End(), pd.End())
+					succ.id.sequence(), spanEnd(sp), spanEnd(pd))
 			}
 			if sd.TS < pr.TS {
 				return 0, fmt.Errorf("device execution reordered before the claim release: sequence=%d device_start=%d predecessor_release=%d",

@@ -138,7 +138,7 @@ func TestReferenceExternalProducers(t *testing.T) {
 		assert.Equal(t, "pypto", strace.ExternalProducer("ext.pypto.decode_layer"))
 		assert.Equal(t, "pypto", strace.ExternalProducer("ext.pypto.attention.qk"))
 		for _, name := range []string{"ext.pypto", "ext.", "ext..decode_layer", "ext.pypto.", "ext.pypto..detail"} {
-			assert.Equal(t, "external", strace.Family(name), name)
+			assert.Equal(t, "external", Family(name), name)
 			assert.Empty(t, strace.ExternalProducer(name), name)
 		}
 		assert.Empty(t, strace.ExternalProducer("node.dispatch"))
@@ -147,7 +147,7 @@ func TestReferenceExternalProducers(t *testing.T) {
 	t.Run("an ext name cannot impersonate one of our level words", func(t *testing.T) {
 		for _, word := range []string{"core", "chip", "node", "network1", "network2", "network3", "host"} {
 			name := "ext." + word + ".foo"
-			assert.Equal(t, "external", strace.Family(name), name)
+			assert.Equal(t, "external", Family(name), name)
 			assert.Equal(t, word, strace.ExternalProducer(name), name)
 			_, ok := NodeLeaf(name)
 			assert.False(t, ok, name)
@@ -158,7 +158,7 @@ func TestReferenceExternalProducers(t *testing.T) {
 			logtest.SpanRecord(41, 410, 7, "chip.run", 100, 500, "run_id=7 slot_id=0", 0)+
 				logtest.SpanRecord(41, 410, 0, "ext.pypto.decode_layer", 120, 80, "", 0)+
 				logtest.SpanRecord(41, 410, 0, "ext.pypto.attention", 140, 20, "", 0))
-		invs := strace.Group(spans, strace.InInvocation)
+		invs := Group(spans, InInvocation)
 		require.Len(t, invs, 1)
 		assert.Equal(t, [2]any{int64(41), uint64(7)}, [2]any{invs[0].PID, invs[0].Inv})
 		require.Len(t, invs[0].Spans, 1)
@@ -235,7 +235,7 @@ func TestReferenceRoundsHostAndDeviceOnly(t *testing.T) {
 		lines = append(lines, logtest.HostSpanRecord(1, r.inv, "chip.run", "", 0, 0, r.host)+
 			logtest.HostSpanRecord(1, r.inv, "chip.run.runner_run.device_wall", "clk=dev", 2, 0, r.dev))
 	}
-	invs := strace.Group(parseLines(t, lines), strace.InInvocation)
+	invs := Group(parseLines(t, lines), InInvocation)
 	var b bytes.Buffer
 	WriteRounds(&b, Buckets(invs))
 	out := b.String()
@@ -282,13 +282,13 @@ func TestReferenceInvocationViews(t *testing.T) {
 			logtest.SpanRecord(61, 610, 4, "chip.prewarm.build", 1_200, 75, "", 0)
 		mixed := old + logtest.SpanRecord(61, 611, 9, "node.dispatch", 900, 20, "run_id=9 task_slot=4 group_index=0 worker_id=0 dispatch_id=1", 0)
 		trace := func(text string) Document {
-			invs := strace.Group(parseText(t, text), strace.InInvocation)
+			invs := Group(parseText(t, text), InInvocation)
 			return collected(ChromeTraceStream(invs, Buckets(invs), nil))
 		}
 		assert.Equal(t, trace(old), trace(mixed))
 	})
 	t.Run("claim_release stays inside the invocation tree", func(t *testing.T) {
-		invs := strace.Group(parseLines(t, runRecords(run{epoch: 1, prepare: window{50, 20}, device: window{100, 100}, release: 200})), strace.InInvocation)
+		invs := Group(parseLines(t, runRecords(run{epoch: 1, prepare: window{50, 20}, device: window{100, 100}, release: 200})), InInvocation)
 		require.Len(t, invs, 1)
 		assert.Equal(t, "chip.run", invs[0].Root().Name)
 		assert.Equal(t, 1, byName(invs[0])["chip.run.claim_release"].Depth)

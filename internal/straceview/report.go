@@ -121,7 +121,7 @@ func WriteTree(w io.Writer, buckets []Bucket, show func(string) string) {
 // earliest span. Under a span whose children include orch and sched (they
 // run concurrently), one "Effective" row shows the median merged window
 // orch ∪ sched and the next line the two side by side.
-func writeAggTree(w io.Writer, invs []*strace.Invocation, show func(string) string) {
+func writeAggTree(w io.Writer, invs []*Invocation, show func(string) string) {
 	byNames := make([]map[string]*strace.Span, len(invs))
 	samples := map[string][]int64{}
 	for i, iv := range invs {
@@ -177,7 +177,7 @@ func writeAggTree(w io.Writer, invs []*strace.Invocation, show func(string) stri
 				for _, bn := range byNames {
 					o, sc := bn[c.Name], bn[sched.Name]
 					if o != nil && sc != nil {
-						effs = append(effs, max(o.End(), sc.End())-min(o.TS, sc.TS))
+						effs = append(effs, max(spanEnd(o), spanEnd(sc))-min(o.TS, sc.TS))
 					}
 				}
 				base := strings.Repeat("  ", indent+1)

@@ -29,7 +29,7 @@ const (
 // roundMetrics returns one invocation's columns in µs: span durations,
 // and Effective = max(orch end, sched end) - min(orch start, sched start),
 // 0 when neither span is there (a missing span reads 0 too).
-func roundMetrics(iv *strace.Invocation) [5]float64 {
+func roundMetrics(iv *Invocation) [5]float64 {
 	names := byName(iv)
 	var m [5]float64
 	for c, name := range roundSpans {
@@ -46,8 +46,8 @@ func roundMetrics(iv *strace.Invocation) [5]float64 {
 		if !seen || s.TS < start {
 			start = s.TS
 		}
-		if !seen || s.End() > end {
-			end = s.End()
+		if !seen || spanEnd(s) > end {
+			end = spanEnd(s)
 		}
 		seen = true
 	}
@@ -69,7 +69,7 @@ func WriteRounds(w io.Writer, buckets []Bucket) {
 		return
 	}
 	invs := slices.Clone(buckets[0].Invocations) // busiest; ties: first seen
-	slices.SortStableFunc(invs, func(a, b *strace.Invocation) int { return cmp.Compare(a.Inv, b.Inv) })
+	slices.SortStableFunc(invs, func(a, b *Invocation) int { return cmp.Compare(a.Inv, b.Inv) })
 	rows := make([][5]float64, len(invs))
 	for i, iv := range invs {
 		rows[i] = roundMetrics(iv)

@@ -33,7 +33,7 @@ type entry struct {
 // word ("submit" for node.submit or network1.submit), or "" when the name
 // is not of the node family.
 func NodeLeaf(name string) (string, bool) {
-	if strace.Family(name) != "node" {
+	if Family(name) != "node" {
 		return "", false
 	}
 	_, leaf, _ := strings.Cut(name, ".")
@@ -46,7 +46,7 @@ func rootsOverlap(es []entry) bool {
 	var roots [][2]int64
 	for _, e := range es {
 		if e.s.Depth == 0 {
-			roots = append(roots, [2]int64{e.s.TS, e.s.End()})
+			roots = append(roots, [2]int64{e.s.TS, spanEnd(e.s)})
 		}
 	}
 	slices.SortFunc(roots, func(a, b [2]int64) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
@@ -144,7 +144,7 @@ func laneName(es []entry) string {
 	workerIDs := map[string]bool{}
 	var external []entry
 	for _, e := range es {
-		if strace.Family(e.s.Name) == "external" {
+		if Family(e.s.Name) == "external" {
 			external = append(external, e)
 			continue
 		}
@@ -183,7 +183,7 @@ func laneName(es []entry) string {
 		return "worker"
 	}
 	for _, e := range es {
-		if strace.Family(e.s.Name) == "chip" {
+		if Family(e.s.Name) == "chip" {
 			return "chip child"
 		}
 	}
@@ -216,7 +216,7 @@ func assignLanes(es []entry, threads []laneKey) (map[*strace.Span]int64, map[lan
 	}
 	var ours []entry
 	for _, e := range es {
-		if strace.Family(e.s.Name) != "external" {
+		if Family(e.s.Name) != "external" {
 			ours = append(ours, e)
 		}
 	}
@@ -226,7 +226,7 @@ func assignLanes(es []entry, threads []laneKey) (map[*strace.Span]int64, map[lan
 		for _, e := range es {
 			if e.s.PID == t.pid && e.s.TID == t.tid {
 				on = append(on, e)
-				if strace.Family(e.s.Name) == "external" {
+				if Family(e.s.Name) == "external" {
 					extOn = append(extOn, e)
 				} else {
 					oursOn = append(oursOn, e)
@@ -266,7 +266,7 @@ func ProcessLabel(pid int64, spans []*strace.Span) string {
 	fams := map[string]bool{}
 	producers := map[string]bool{}
 	for _, s := range spans {
-		fams[strace.Family(s.Name)] = true
+		fams[Family(s.Name)] = true
 		if p := strace.ExternalProducer(s.Name); p != "" {
 			producers[p] = true
 		}
@@ -319,7 +319,7 @@ func Swimlane(spans []strace.Span, anchors map[int64]envelope.Anchor) Document {
 	threadSet := map[laneKey]bool{}
 	for i := range spans {
 		s := &spans[i]
-		e := entry{s, strace.ParseAttrs(s.Attrs)}
+		e := entry{s, ParseAttrs(s.Attrs)}
 		byPID[s.PID] = append(byPID[s.PID], s)
 		if s.IsDevice() {
 			device = append(device, e)
@@ -416,7 +416,7 @@ func flows(host []entry, laneOf map[*strace.Span]int64) []Event {
 		key := fmt.Sprintf("dispatch:%d:%s:%s:%s:%s:%s", p.src.PID, pyStr(p.attrs["run_id"]),
 			pyStr(get(p.attrs, "task_slot", p.attrs["slot"])), pyStr(get(p.attrs, "group_index", int64(-1))),
 			pyStr(get(p.attrs, "worker_id", int64(-1))), pyStr(get(p.attrs, "dispatch_id", int64(0))))
-		srcTS := min(p.src.End(), p.dst.TS)
+		srcTS := min(spanEnd(p.src), p.dst.TS)
 		srcArgs := map[string]any{"dispatch_key": key}
 		wallArgsAt(srcArgs, p.src, srcTS)
 		dstArgs := map[string]any{"dispatch_key": key}
@@ -443,7 +443,7 @@ func BindPhaseSpans(phases []strace.BindPhase, spans []strace.Span, skip map[[2]
 	for _, ph := range phases {
 		var parent *strace.Span
 		for _, b := range binds {
-			if b.TS <= ph.Start && ph.Start+ph.Dur <= b.End() {
+			if b.TS <= ph.Start && ph.Start+ph.Dur <= spanEnd(b) {
 				parent = b
 				break
 			}

@@ -100,7 +100,7 @@ func TestBuckets(t *testing.T) {
 	require.NoError(t, err)
 	defer f.Close()
 	require.NoError(t, p.Read(f))
-	invs := strace.Group(p.Spans, strace.InInvocation)
+	invs := Group(p.Spans, InInvocation)
 	b := Buckets(invs)
 	assert.False(t, len(b) != 1 || b[0].HID != "abc" || len(b[0].Invocations) != 2 || Label(b, "abc") != "decode", "buckets %+v", b)
 }

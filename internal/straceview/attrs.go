@@ -1,4 +1,4 @@
-package strace
+package straceview
 
 import (
 	"strconv"

@@ -1,9 +1,13 @@
-package strace
+package straceview
 
 import (
 	"cmp"
 	"slices"
 	"strings"
+
+	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/satmath"
+	"simpler.dev/log/strace"
 )
 
 // Family classifies a span name by its leading word: "chip", "core",
@@ -24,24 +28,10 @@ func Family(name string) string {
 	return "unknown"
 }
 
-// ExternalProducer returns the producer of an ext.<producer>.<span> name,
-// or "" when the name is not one (all three segments must be non-empty).
-func ExternalProducer(name string) string {
-	rest, ok := strings.CutPrefix(name, "ext.")
-	if !ok {
-		return ""
-	}
-	producer, span, ok := strings.Cut(rest, ".")
-	if !ok || producer == "" || span == "" || span[0] == '.' {
-		return ""
-	}
-	return producer
-}
-
 // InInvocation reports whether the invocation views may use s: every span
 // but the scheduler family and external producers, which carry no
 // invocation. Unknown families stay in.
-func InInvocation(s *Span) bool {
+func InInvocation(s *strace.Span) bool {
 	f := Family(s.Name)
 	return f != "node" && f != "external"
 }
@@ -50,12 +40,12 @@ func InInvocation(s *Span) bool {
 type Invocation struct {
 	PID   int64
 	Inv   uint64
-	HID   string  // of its first span
-	Spans []*Span // into the slice given to Group, in its order
+	HID   string         // of its first span
+	Spans []*strace.Span // into the slice given to Group, in its order
 }
 
 // Root returns the depth-0 span, or nil.
-func (iv *Invocation) Root() *Span {
+func (iv *Invocation) Root() *strace.Span {
 	for _, s := range iv.Spans {
 		if s.Depth == 0 {
 			return s
@@ -67,7 +57,7 @@ func (iv *Invocation) Root() *Span {
 // Group groups the spans that keep accepts (all when keep is nil; the
 // invocation views pass InInvocation) into invocations ordered by (pid,
 // inv). Invocations point into spans, which must outlive them.
-func Group(spans []Span, keep func(*Span) bool) []*Invocation {
+func Group(spans []strace.Span, keep func(*strace.Span) bool) []*Invocation {
 	type key struct {
 		pid int64
 		inv uint64
@@ -90,7 +80,7 @@ func Group(spans []Span, keep func(*Span) bool) []*Invocation {
 		counts[n]++
 	}
 	for n, iv := range out {
-		iv.Spans = make([]*Span, 0, counts[n])
+		iv.Spans = make([]*strace.Span, 0, counts[n])
 	}
 	for i := range spans {
 		if keep != nil && !keep(&spans[i]) {
@@ -104,3 +94,42 @@ func Group(spans []Span, keep func(*Span) bool) []*Invocation {
 	})
 	return out
 }
+
+// AnchorSpread returns, for each process whose anchors disagree by more
+// than a millisecond (the wall clock was stepped while it ran), by how
+// many ns its anchors' wall − mono differ at most. Anchors that agree,
+// one per file of a rotated set (strace.Parser.Anchors), are the normal
+// case and are not listed.
+func AnchorSpread(anchors []envelope.Anchor) map[int64]int64 {
+	lo, hi := map[int64]int64{}, map[int64]int64{}
+	for _, a := range anchors {
+		off := satmath.Sub(a.Wall, a.Mono)
+		pid := int64(a.PID)
+		if l, ok := lo[pid]; !ok || off < l {
+			lo[pid] = off
+		}
+		if h, ok := hi[pid]; !ok || off > h {
+			hi[pid] = off
+		}
+	}
+	var out map[int64]int64
+	for pid, l := range lo {
+		if d := satmath.Sub(hi[pid], l); d > anchorOffsetTolerance {
+			if out == nil {
+				out = map[int64]int64{}
+			}
+			out[pid] = d
+		}
+	}
+	return out
+}
+
+// anchorOffsetTolerance is how far two anchors of one process may
+// disagree (their wall − mono) before a reader says so: each reads two
+// clocks one after the other, microseconds apart, and the monotonic clock
+// is slewed with the wall clock, so only a step moves the difference by
+// more.
+const anchorOffsetTolerance = 1_000_000 // 1 ms
+
+// spanEnd returns the span's end, TS+Dur clamped to the int64 range.
+func spanEnd(s *strace.Span) int64 { return satmath.Add(s.TS, s.Dur) }
