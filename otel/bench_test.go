@@ -89,7 +89,7 @@ func BenchmarkLiveSpan(b *testing.B) {
 			close(hold)
 			if live != nil {
 				_ = live.Shutdown(context.Background())
-				b.ReportMetric(float64(live.Drops().QueueFull)/float64(b.N), "dropped/op")
+				b.ReportMetric(float64(live.Counts().QueueFull)/float64(b.N), "dropped/op")
 			}
 		})
 	}

@@ -53,7 +53,7 @@
 // builds the OpenTelemetry spans and the SDK's batch span processor
 // batches and exports them. A span that finds the queue full, a batch the
 // collector refuses, a span that ends after Shutdown: each is counted by
-// reason ([Live.Drops]) and reported in the log at ERROR, at most once a
+// reason ([Live.Counts]) and reported in the log at ERROR, at most once a
 // second and at Shutdown. Nothing is lost without a count.
 //
 // Without an observer set, spanattr pays one atomic load per span for the
@@ -100,6 +100,6 @@
 // live and from its spans from the log.
 //
 // Every span and log record, live or from logs, has the instrumentation
-// scope simpler.dev/log/otel. Strings are made valid UTF-8 on the way out (OTLP rejects a whole batch
-// for one bad byte) and bounded at 4 KiB.
+// scope simpler.dev/log/otel. Strings are made valid UTF-8 on the way out
+// (OTLP rejects a whole batch for one bad byte) and bounded at 4 KiB.
 package simplerotel

@@ -57,7 +57,8 @@ func ExampleNewLive() {
 	for _, l := range lines {
 		fmt.Println(l)
 	}
-	fmt.Println("exported:", live.Exported(), "dropped:", live.Drops().Total())
+	c := live.Counts()
+	fmt.Println("exported:", c.Exported, "dropped:", c.Dropped)
 	// Output:
 	// chip.run <- "invocation N"
 	// chip.run.bind <- "chip.run"

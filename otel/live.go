@@ -70,8 +70,23 @@ type LiveOptions struct {
 	State *slogsimpler.State
 }
 
-// LiveDrops counts what a [Live] exporter did not deliver, by reason.
-type LiveDrops struct {
+// LiveCounts counts what a [Live] exporter delivered, and what it did not
+// by reason. Exported + Dropped is every span (and invocation) that ended
+// once Shutdown has returned; LogsExported + LogsDropped every log record
+// sent, with LiveOptions.Logs.
+type LiveCounts struct {
+	// Exported spans the exporter accepted.
+	Exported uint64
+	// LogsExported log records the exporter accepted (with
+	// LiveOptions.Logs).
+	LogsExported uint64
+	// Dropped is the number of spans lost: QueueFull + ExportFailed +
+	// NotAdmitted + Abandoned (events are not spans).
+	Dropped uint64
+	// LogsDropped is the number of log records lost: LogsQueueFull +
+	// LogsExportFailed + LogsNotAdmitted + LogsAbandoned.
+	LogsDropped uint64
+
 	// QueueFull spans found the queue full (the collector is slower than
 	// the program, or stalled).
 	QueueFull uint64
@@ -90,16 +105,6 @@ type LiveDrops struct {
 	LogsQueueFull, LogsExportFailed, LogsNotAdmitted, LogsAbandoned uint64
 }
 
-// LogsTotal is the number of log records lost.
-func (d LiveDrops) LogsTotal() uint64 {
-	return d.LogsQueueFull + d.LogsExportFailed + d.LogsNotAdmitted + d.LogsAbandoned
-}
-
-// Total is the number of spans lost (events are not spans).
-func (d LiveDrops) Total() uint64 {
-	return d.QueueFull + d.ExportFailed + d.NotAdmitted + d.Abandoned
-}
-
 // Live exports the process's spans to OpenTelemetry as they end. It
 // observes package spanattr (see [spanattr.Observe]): each invocation
 // becomes the root span of a trace of its own, each span a child of the
@@ -113,7 +118,7 @@ func (d LiveDrops) Total() uint64 {
 // OpenTelemetry spans and hands them to the SDK's batch span processor,
 // which batches and exports them; it waits for that processor rather than
 // let it drop, so every loss happens, and is counted, at Live's own queue
-// or at the exporter (see [LiveDrops]). Drops are reported at ERROR in the
+// or at the exporter (see [LiveCounts]). Drops are reported at ERROR in the
 // log at most once a second, and at Shutdown.
 type Live struct {
 	o   LiveOptions
@@ -150,7 +155,7 @@ type Live struct {
 	shutdown sync.Once
 	shutErr  error
 	reportMu sync.Mutex // the export goroutine and Shutdown both report
-	reported LiveDrops  // guarded by reportMu
+	reported LiveCounts // the drops last reported (Exported fields zero); guarded by reportMu
 }
 
 // openShard holds the innermost open span of the goroutines it serves;
@@ -291,10 +296,10 @@ func NewLive(exp sdktrace.SpanExporter, opts *LiveOptions) (*Live, error) {
 	}
 	l.bsp = sdktrace.NewBatchSpanProcessor(l.exp, bopts...)
 	observing.Lock()
-	stop, err := spanattr.Observe(l)
+	stop, err := spanattr.Observe((*observer)(l))
 	if errors.Is(err, spanattr.ErrObserverSet) && observing.live != nil && observing.live.shut.Load() {
 		observing.live.stopObserving() // a Live shut down only counts; it gives way
-		stop, err = spanattr.Observe(l)
+		stop, err = spanattr.Observe((*observer)(l))
 	}
 	if err == nil {
 		observing.live = l
@@ -358,9 +363,15 @@ type liveSpan struct {
 	ended atomic.Bool
 }
 
+// observer is a Live as package spanattr sees it: the [spanattr.Observer]
+// NewLive registers, so that Start and End are not Live's own methods. A
+// *Live converts to an *observer and back for free.
+type observer Live
+
 // Start implements [spanattr.Observer]: it gives the span its ids, an
 // invocation a new trace.
-func (l *Live) Start(parent any, s spanattr.SpanInfo) any {
+func (o *observer) Start(parent any, s spanattr.SpanInfo) any {
+	l := (*Live)(o)
 	if l.admit.closed() {
 		return &l.late // shut down: counted at its end, nothing allocated
 	}
@@ -380,7 +391,8 @@ func (l *Live) Start(parent any, s spanattr.SpanInfo) any {
 
 // End implements [spanattr.Observer]: it queues the span for export, or
 // counts it dropped. It never blocks.
-func (l *Live) End(token any, s spanattr.SpanInfo) {
+func (o *observer) End(token any, s spanattr.SpanInfo) {
+	l := (*Live)(o)
 	ls, ok := token.(*liveSpan)
 	if !ok || ls.live != l && ls != &l.late {
 		return
@@ -425,40 +437,34 @@ func (l *Live) End(token any, s spanattr.SpanInfo) {
 	offer(&l.admit, l.queue, ls, &l.queued, &l.queueFull, &l.notAdmitted)
 }
 
-// Drops returns what has not been delivered so far, by reason.
-func (l *Live) Drops() LiveDrops {
-	d := LiveDrops{
+// Counts returns what has been delivered so far, and what has not by
+// reason.
+func (l *Live) Counts() LiveCounts {
+	d := LiveCounts{
+		Exported:     l.exp.sent.Load(),
 		QueueFull:    l.queueFull.Load(),
 		ExportFailed: l.exp.failed.Load(),
 		NotAdmitted:  l.notAdmitted.Load(),
 		Events:       l.events.Load(),
 	}
 	if l.shut.Load() {
-		if q, done := l.queued.Load(), l.exp.sent.Load()+d.ExportFailed; q > done {
+		if q, done := l.queued.Load(), d.Exported+d.ExportFailed; q > done {
 			d.Abandoned = q - done
 		}
 	}
 	if ll := l.logs; ll != nil {
+		d.LogsExported = ll.batch.sent.Load()
 		d.LogsQueueFull, d.LogsExportFailed, d.LogsNotAdmitted = ll.full.Load(), ll.batch.failed.Load(), ll.notAdmit.Load()
 		if l.shut.Load() {
-			if q, done := ll.queued.Load(), ll.batch.sent.Load()+d.LogsExportFailed; q > done {
+			if q, done := ll.queued.Load(), d.LogsExported+d.LogsExportFailed; q > done {
 				d.LogsAbandoned = q - done
 			}
 		}
 	}
+	d.Dropped = d.QueueFull + d.ExportFailed + d.NotAdmitted + d.Abandoned
+	d.LogsDropped = d.LogsQueueFull + d.LogsExportFailed + d.LogsNotAdmitted + d.LogsAbandoned
 	return d
 }
-
-// LogsExported returns how many log records the exporter has accepted.
-func (l *Live) LogsExported() uint64 {
-	if l.logs == nil {
-		return 0
-	}
-	return l.logs.batch.sent.Load()
-}
-
-// Exported returns how many spans the exporter has accepted.
-func (l *Live) Exported() uint64 { return l.exp.sent.Load() }
 
 // run is the export goroutine.
 func (l *Live) run() {
@@ -488,7 +494,8 @@ func (l *Live) run() {
 func (l *Live) report() {
 	l.reportMu.Lock()
 	defer l.reportMu.Unlock()
-	d := l.Drops()
+	d := l.Counts()
+	d.Exported, d.LogsExported = 0, 0 // what was delivered is no news
 	if d == l.reported {
 		return
 	}
@@ -497,7 +504,7 @@ func (l *Live) report() {
 		logger = slog.Default()
 	}
 	attrs := []slog.Attr{
-		slog.Uint64("new", d.Total()-l.reported.Total()), slog.Uint64("total", d.Total()),
+		slog.Uint64("new", d.Dropped-l.reported.Dropped), slog.Uint64("total", d.Dropped),
 		slog.Uint64("queue_full", d.QueueFull), slog.Uint64("export_failed", d.ExportFailed),
 		slog.Uint64("not_admitted", d.NotAdmitted), slog.Uint64("events_dropped", d.Events),
 	}
@@ -507,7 +514,7 @@ func (l *Live) report() {
 	msg := "OpenTelemetry spans dropped"
 	if l.logs != nil {
 		msg = "OpenTelemetry spans or log records dropped"
-		attrs = append(attrs, slog.Uint64("logs_total", d.LogsTotal()), slog.Uint64("logs_queue_full", d.LogsQueueFull),
+		attrs = append(attrs, slog.Uint64("logs_total", d.LogsDropped), slog.Uint64("logs_queue_full", d.LogsQueueFull),
 			slog.Uint64("logs_export_failed", d.LogsExportFailed), slog.Uint64("logs_not_admitted", d.LogsNotAdmitted))
 		if err := l.logs.batch.lastErr(); err != nil {
 			attrs = append(attrs, slog.String("logs_last_error", err.Error()))

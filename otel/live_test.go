@@ -62,7 +62,7 @@ func TestLiveQuickstart(t *testing.T) {
 				Handlers:    []slog.Handler{live.Handler()},
 				BeforeClose: func() error { return live.Shutdown(ctx) },
 			}))
-			assert.Equal(t, LiveDrops{}, live.Drops())
+			assert.Equal(t, LiveCounts{}, lost(live.Counts()))
 
 			files, _ := filepath.Glob(filepath.Join(dir, "host.*.log"))
 			require.Len(t, files, 1)
@@ -73,7 +73,7 @@ func TestLiveQuickstart(t *testing.T) {
 			anchor := p.Anchors[0]
 
 			got := otlptest.Spans(sink)
-			assert.EqualValues(t, len(got), live.Exported())
+			assert.EqualValues(t, len(got), live.Counts().Exported)
 			byID := map[[8]byte]otlptest.Span{}
 			var spans []otlptest.Span
 			roots := 0
@@ -221,6 +221,12 @@ func spanContext(l *Live) context.Context {
 	return spanattr.WithLogger(context.Background(), slog.New(l.Handler()))
 }
 
+// lost is c without what was delivered: what the tests compare.
+func lost(c LiveCounts) LiveCounts {
+	c.Exported, c.LogsExported = 0, 0
+	return c
+}
+
 // TestLiveStalledCollector: with the exporter stalled, 10 000 spans end
 // without a single call blocking; those that do not fit are counted, and
 // after Shutdown every span is accounted for exactly once.
@@ -236,15 +242,15 @@ func TestLiveStalledCollector(t *testing.T) {
 		sp.End()
 	}
 	inv.End()
-	d := live.Drops()
+	d := live.Counts()
 	assert.Positive(t, d.QueueFull, "the SDK's queue (2048) and ours (8) cannot hold 10 000 spans")
 	close(exp.release)
 	shutCtx, cancel := context.WithTimeout(context.Background(), time.Minute) // a bound a loaded machine cannot reach
 	defer cancel()
 	require.NoError(t, live.Shutdown(shutCtx))
-	d = live.Drops()
-	assert.EqualValues(t, n+1, live.Exported()+d.Total(), "exported + dropped = ended (spans and the invocation)")
-	assert.EqualValues(t, exp.n, live.Exported())
+	d = live.Counts()
+	assert.EqualValues(t, n+1, d.Exported+d.Dropped, "exported + dropped = ended (spans and the invocation)")
+	assert.EqualValues(t, exp.n, d.Exported)
 	assert.Contains(t, report.String(), fmt.Sprintf("queue_full=%d", d.QueueFull))
 	assert.Contains(t, report.String(), "OpenTelemetry spans dropped")
 }
@@ -265,8 +271,8 @@ func TestLiveCollectorDown(t *testing.T) {
 				sp.End()
 			}
 			require.NoError(t, live.Shutdown(context.Background()))
-			assert.Equal(t, LiveDrops{ExportFailed: 100}, live.Drops())
-			assert.Zero(t, live.Exported())
+			assert.Equal(t, LiveCounts{ExportFailed: 100, Dropped: 100}, lost(live.Counts()))
+			assert.Zero(t, live.Counts().Exported)
 			assert.Contains(t, report.String(), "export_failed=100")
 			assert.Contains(t, report.String(), "last_error=")
 		})
@@ -286,7 +292,7 @@ func TestLiveAfterShutdown(t *testing.T) {
 	require.NoError(t, live.Shutdown(context.Background()))
 	require.NoError(t, live.Shutdown(context.Background()))
 	sp.End()
-	assert.Equal(t, LiveDrops{NotAdmitted: 1}, live.Drops())
+	assert.Equal(t, LiveCounts{NotAdmitted: 1, Dropped: 1}, lost(live.Counts()))
 	// Spans started after Shutdown are counted too (at c70c1aa they were
 	// neither exported nor counted: 3 758 to 7 214 per run).
 	ctx, inv := spanattr.NewInvocation(spanContext(live), 1)
@@ -295,15 +301,15 @@ func TestLiveAfterShutdown(t *testing.T) {
 		sp.End()
 	}
 	inv.End()
-	assert.Equal(t, LiveDrops{NotAdmitted: 12}, live.Drops(), "the span, 10 spans and the invocation")
+	assert.Equal(t, LiveCounts{NotAdmitted: 12, Dropped: 12}, lost(live.Counts()), "the span, 10 spans and the invocation")
 
 	live2, err := NewLive(exp, nil)
 	require.NoError(t, err, "a Live shut down gives way to a new one")
 	_, sp = spanattr.Start(spanContext(live2), "to the new one")
 	sp.End()
-	assert.Equal(t, LiveDrops{NotAdmitted: 12}, live.Drops(), "the old Live no longer sees spans")
+	assert.Equal(t, LiveCounts{NotAdmitted: 12, Dropped: 12}, lost(live.Counts()), "the old Live no longer sees spans")
 	require.NoError(t, live2.Shutdown(context.Background()))
-	assert.EqualValues(t, 1, live2.Exported())
+	assert.EqualValues(t, 1, live2.Counts().Exported)
 }
 
 // TestEventHandler runs testing/slogtest against the event handler: each
@@ -380,7 +386,7 @@ func TestEventsBounded(t *testing.T) {
 	sp.End()
 	live.Handler().Handle(ctx, slog.NewRecord(time.Now(), levels.Error, "late", 0))
 	require.NoError(t, live.Shutdown(context.Background()))
-	assert.Equal(t, LiveDrops{Events: 72}, live.Drops())
+	assert.Equal(t, LiveCounts{Events: 72}, lost(live.Counts()))
 	require.Len(t, exp.spans, 1)
 	s := exp.spans[0]
 	assert.Len(t, s.Events(), 128)
@@ -482,6 +488,6 @@ func TestLiveShutdownBoundedByDefault(t *testing.T) {
 	case <-time.After(time.Minute): // a hang, not a slow machine: the bound is 5 s
 		t.Fatal("Shutdown(context.Background()) did not return")
 	}
-	d := live.Drops()
-	assert.EqualValues(t, n+1, live.Exported()+d.Total(), "exported + dropped = ended")
+	d := live.Counts()
+	assert.EqualValues(t, n+1, d.Exported+d.Dropped, "exported + dropped = ended")
 }

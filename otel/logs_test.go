@@ -65,11 +65,11 @@ func TestLogsToCollector(t *testing.T) {
 			dir := t.TempDir()
 			require.NoError(t, app.Run(app.Config{Dir: dir, Level: levels.Debug, Console: io.Discard, Out: io.Discard,
 				Handlers: []slog.Handler{live.Handler()}, BeforeClose: func() error { return live.Shutdown(ctx) }, State: st}))
-			assert.Zero(t, live.Drops().LogsTotal())
+			assert.Zero(t, live.Counts().LogsDropped)
 
 			got := otlptest.Logs(sink)
 			require.NotEmpty(t, got)
-			assert.EqualValues(t, len(got), live.LogsExported())
+			assert.EqualValues(t, len(got), live.Counts().LogsExported)
 			ids := map[[8]byte]string{}
 			for _, s := range spans.GetSpans() {
 				ids[s.SpanContext.SpanID()] = s.Name
@@ -139,12 +139,12 @@ func TestLiveLogsStalled(t *testing.T) {
 	for i := range n {
 		logger.Info("r", "i", i)
 	}
-	d := live.Drops()
+	d := live.Counts()
 	assert.Positive(t, d.LogsQueueFull, "a stalled exporter fills the queue")
 	close(stalled.release)
 	require.NoError(t, live.Shutdown(context.Background()))
 	logger.Info("after shutdown")
-	d = live.Drops()
+	d = live.Counts()
 	assert.EqualValues(t, 1, d.LogsNotAdmitted)
 	assert.EqualValues(t, n, uint64(stalled.n)+d.LogsQueueFull+d.LogsExportFailed+d.LogsAbandoned, "%+v, %d sent", d, stalled.n)
 }

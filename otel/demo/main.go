@@ -206,6 +206,6 @@ func quickstart(ctx context.Context, endpoint, dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	d := live.Drops()
-	return fmt.Sprintf("%d spans and %d log records sent, %d and %d lost", live.Exported(), live.LogsExported(), d.Total(), d.LogsTotal()), nil
+	c := live.Counts()
+	return fmt.Sprintf("%d spans and %d log records sent, %d and %d lost", c.Exported, c.LogsExported, c.Dropped, c.LogsDropped), nil
 }

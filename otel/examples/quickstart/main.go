@@ -72,10 +72,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "quickstart:", err)
 		return 1
 	}
-	d := live.Drops()
+	c := live.Counts()
 	fmt.Fprintf(stdout, "exported to %s: %d spans, %d log records; dropped: %d spans, %d log records\n",
-		*endpoint, live.Exported(), live.LogsExported(), d.Total(), d.LogsTotal())
-	if d.Total()+d.LogsTotal() > 0 {
+		*endpoint, c.Exported, c.LogsExported, c.Dropped, c.LogsDropped)
+	if c.Dropped+c.LogsDropped > 0 {
 		return 1
 	}
 	return 0
