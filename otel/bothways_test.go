@@ -121,7 +121,7 @@ func hasAttr(kv []attribute.KeyValue, k attribute.Key) bool {
 }
 
 // bothWays runs work with Live exporting spans and log records, then
-// exports its log with FromLogs and LogRecords, and returns both.
+// exports its log with Convert (each signal alone), and returns both.
 func bothWays(t *testing.T, work func(dir string, st *slogsimpler.State, handlers []slog.Handler, beforeClose func() error)) (live, logged []sdktrace.ReadOnlySpan, liveRecs, loggedRecs []sdklog.Record) {
 	t.Helper()
 	exp := kept{tracetest.NewInMemoryExporter()}
@@ -138,11 +138,11 @@ func bothWays(t *testing.T, work func(dir string, st *slogsimpler.State, handler
 	require.Len(t, files, 1)
 	host, err := strace.ReadHost(&strace.Parser{KeepRecords: levels.Trace}, files[0], nil)
 	require.NoError(t, err)
-	logged, skipped := FromLogs([]strace.HostLog{host}, nil)
+	logged, skipped := spansOf([]strace.HostLog{host}, nil)
 	for _, s := range skipped {
 		assert.Equal(t, "device clock", s.Reason, s.Name)
 	}
-	loggedRecs, skippedRecs := LogRecords([]strace.HostLog{host}, nil)
+	loggedRecs, skippedRecs := recordsOf([]strace.HostLog{host}, nil)
 	assert.Empty(t, skippedRecs)
 	return exp.GetSpans().Snapshots(), logged, logs.records, loggedRecs
 }

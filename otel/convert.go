@@ -32,8 +32,8 @@ import (
 // package makes.
 const scopeName = "simpler.dev/log/otel"
 
-// Options configure [FromLogs] and [LogRecords]. The zero value and nil
-// mean defaults.
+// Options configure [Convert]. The zero value and nil mean defaults:
+// spans and log records both.
 type Options struct {
 	// ServiceName is the resource's service.name; "" means "simpler".
 	ServiceName string
@@ -47,17 +47,22 @@ type Options struct {
 	// the span it was logged in; nil means WARN. An ERROR record sets its
 	// status.
 	EventLevel slog.Leveler
-	// LogLevel is the level from which LogRecords returns a record; nil
+	// LogLevel is the level from which a record becomes a log record; nil
 	// means INFO.
 	LogLevel slog.Leveler
-	// Each, when not nil, makes [Convert], [FromLogs] and [LogRecords]
-	// stream: instead of returning the spans and records they make, they
-	// hand them to Each as they go, in parts of at most 512 spans or 512
-	// records (a part holds one signal: one OTLP export request), and
-	// return only what they skipped. A part's slices are reused once Each returns: export
-	// or copy them, do not keep them. Each returning false stops the
-	// conversion there. A program that sends a large log holds one part
-	// of OpenTelemetry spans and records at a time, not the whole log's.
+	// NoSpans makes no spans (the logs signal alone): the records still
+	// carry the ids of the spans they were written in. NoRecords makes no
+	// log records (the traces signal alone): records still become the
+	// events of their spans.
+	NoSpans, NoRecords bool
+	// Each, when not nil, makes [Convert] stream: instead of returning
+	// the spans and records it makes, it hands them to Each as it goes,
+	// in parts of at most 512 spans or 512 records (a part holds one
+	// signal: one OTLP export request), and returns only what it skipped.
+	// A part's slices are reused once Each returns: export or copy them,
+	// do not keep them. Each returning false stops the conversion there.
+	// A program that sends a large log holds one part of OpenTelemetry
+	// spans and records at a time, not the whole log's.
 	Each func(part Converted) bool
 }
 
@@ -84,7 +89,15 @@ type Skipped struct {
 	Reason     string
 }
 
-// FromLogs turns the spans of one or more hosts' logs into OpenTelemetry
+// Converted is what [Convert] made, and what it could not place.
+type Converted struct {
+	Spans          []sdktrace.ReadOnlySpan
+	Records        []sdklog.Record
+	SkippedSpans   []Skipped
+	SkippedRecords []Skipped
+}
+
+// Convert turns the spans of one or more hosts' logs into OpenTelemetry
 // spans, ready for any sdktrace.SpanExporter, shaped as live export
 // shapes the same run:
 //
@@ -102,9 +115,10 @@ type Skipped struct {
 //     booleans), plus simpler.depth, thread.id, simpler.clock=device for
 //     clk=dev spans and simpler.producer for ext.<producer>.* names;
 //   - with the parser's records kept (strace.Parser.KeepRecords, parsed
-//     or unparsed), each record at or above EventLevel becomes an event of the innermost span
-//     of its thread that was open when it was written, and an ERROR
-//     record sets that span's status to error, as live export does;
+//     or unparsed), each record at or above EventLevel becomes an event
+//     of the innermost span of its thread that was open when it was
+//     written, and an ERROR record sets that span's status to error, as
+//     live export does;
 //   - a resource per process: service.name, host.name (the host's label)
 //     and process.pid.
 //
@@ -116,39 +130,32 @@ type Skipped struct {
 // The spans come one host, then one invocation at a time, in the order
 // the invocations first appear in the log: the invocation's root, then
 // its spans in log order.
-func FromLogs(hosts []strace.HostLog, opts *Options) ([]sdktrace.ReadOnlySpan, []Skipped) {
-	c := convert(hosts, opts, traces)
-	return c.Spans, c.SkippedSpans
-}
-
-// LogRecords turns the records a parser kept (strace.Parser.KeepRecords;
-// with KeepUnparsed, each is read from its line as it is made) into
-// OpenTelemetry log records, in log order, ready for any sdklog.Exporter:
-// each at or above LogLevel, its body the message, its severity mapped
-// from the level as live (see the package doc), its attributes typed as
-// the record wrote them, its time through its process's anchor, and the
-// trace and span ids [FromLogs] gives the innermost span of its thread
-// that was open when it was written. A record whose process has no anchor is skipped,
-// unless AssumeWall.
-func LogRecords(hosts []strace.HostLog, opts *Options) ([]sdklog.Record, []Skipped) {
-	c := convert(hosts, opts, logs)
-	return c.Records, c.SkippedRecords
-}
-
-// Converted is what [Convert] made, and what it could not place.
-type Converted struct {
-	Spans          []sdktrace.ReadOnlySpan
-	Records        []sdklog.Record
-	SkippedSpans   []Skipped
-	SkippedRecords []Skipped
-}
-
-// Convert is [FromLogs] and [LogRecords] in one pass: a program that sends
-// both signals places each span on the wall clock and gives it its ids
-// once, not once for each. The spans and records are those the two
-// functions return; a host's records come after its spans.
+//
+// In the same pass it turns the records the parser kept
+// (strace.Parser.KeepRecords; with KeepUnparsed, each is read from its
+// line as it is made) into OpenTelemetry log records, in log order, ready
+// for any sdklog.Exporter: each at or above LogLevel, its body the
+// message, its severity mapped from the level as live (see the package
+// doc), its attributes typed as the record wrote them, its time through
+// its process's anchor, and the trace and span ids of the innermost span
+// of its thread that was open when it was written. A host's records come
+// after its spans. A span or record whose process has no anchor is
+// skipped, unless AssumeWall. Options.NoSpans and NoRecords leave one
+// signal out (both: nothing is made); a program that sends both makes
+// them in one call, placing each span on the wall clock and giving it its
+// ids once.
 func Convert(hosts []strace.HostLog, opts *Options) Converted {
-	return convert(hosts, opts, traces|logs)
+	want := traces | logs
+	if opts != nil && opts.NoSpans {
+		want &^= traces
+	}
+	if opts != nil && opts.NoRecords {
+		want &^= logs
+	}
+	if want == 0 {
+		return Converted{}
+	}
+	return convert(hosts, opts, want)
 }
 
 // signals choose what convert makes: spans, log records, or both.

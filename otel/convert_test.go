@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
 	"simpler.dev/log/otel/internal/otlptest"
@@ -23,6 +25,30 @@ func hostsOf(t testing.TB, logs ...string) []strace.HostLog {
 	return hosts
 }
 
+// spansOf is Convert with the traces signal alone (NoRecords): its spans
+// and the spans it skipped.
+func spansOf(hosts []strace.HostLog, opts *Options) ([]sdktrace.ReadOnlySpan, []Skipped) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	o.NoRecords = true
+	c := Convert(hosts, &o)
+	return c.Spans, c.SkippedSpans
+}
+
+// recordsOf is Convert with the logs signal alone (NoSpans): its log
+// records and the records it skipped.
+func recordsOf(hosts []strace.HostLog, opts *Options) ([]sdklog.Record, []Skipped) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	o.NoSpans = true
+	c := Convert(hosts, &o)
+	return c.Records, c.SkippedRecords
+}
+
 // span is a bare [STRACE] record of pid's main thread, without attributes.
 func span(pid int64, inv uint64, depth int, name string, ts, dur int64) string {
 	return otlptest.SpanRecord(pid, pid, inv, name, ts, dur, "", depth)
@@ -31,14 +57,14 @@ func span(pid int64, inv uint64, depth int, name string, ts, dur int64) string {
 func TestFromLogs(t *testing.T) {
 	t.Run("colliding pids on two hosts are two traces", func(t *testing.T) {
 		log := otlptest.AnchorRecord(7, 0, 1e18) + span(7, 1, 0, "chip.run", 10, 5)
-		spans, skipped := FromLogs(hostsOf(t, log, log), nil)
+		spans, skipped := spansOf(hostsOf(t, log, log), nil)
 		require.Empty(t, skipped)
 		require.Len(t, spans, 4)
 		assert.NotEqual(t, spans[0].SpanContext().TraceID(), spans[2].SpanContext().TraceID())
 	})
 	t.Run("a sibling of equal depth is never a parent", func(t *testing.T) {
 		log := otlptest.AnchorRecord(7, 0, 1e18) + span(7, 1, 1, "a", 10, 100) + span(7, 1, 1, "b", 20, 10) + span(7, 1, 0, "root", 0, 200)
-		spans, _ := FromLogs(hostsOf(t, log), nil)
+		spans, _ := spansOf(hostsOf(t, log), nil)
 		parent := map[string]trace.SpanID{}
 		id := map[string]trace.SpanID{}
 		for _, s := range spans {
@@ -57,7 +83,7 @@ func TestFromLogs(t *testing.T) {
 			otlptest.SpanRecord(7, 11, 1, "a", 6, 2, "", 1) + otlptest.SpanRecord(7, 11, 1, "A", 0, 10, "", 0) +
 			otlptest.SpanRecord(7, 12, 1, "b", 7, 2, "", 1) + otlptest.SpanRecord(7, 12, 1, "B", 5, 15, "", 0) +
 			otlptest.SpanRecord(7, 13, 1, "c", 30, 2, "", 1) + otlptest.SpanRecord(7, 13, 1, "d", 12, 2, "", 1)
-		spans, skipped := FromLogs(hostsOf(t, log), nil)
+		spans, skipped := spansOf(hostsOf(t, log), nil)
 		require.Empty(t, skipped)
 		name := map[trace.SpanID]string{}
 		parent := map[string]trace.SpanID{}
@@ -72,7 +98,7 @@ func TestFromLogs(t *testing.T) {
 	t.Run("a value is a number only when slog writes that number so", func(t *testing.T) {
 		attrs := " zip=007 n=-12 z=0 nz=-0 f=1.5 ver=1.10 e=1e+06 e3=1e3 b=true big=18446744073709551615 s=abc"
 		log := otlptest.AnchorRecord(7, 0, 1e18) + strings.TrimSuffix(otlptest.SpanRecord(7, 7, 1, "x", 10, 5, "", 0), "\n") + attrs + "\n"
-		spans, skipped := FromLogs(hostsOf(t, log), nil)
+		spans, skipped := spansOf(hostsOf(t, log), nil)
 		require.Empty(t, skipped)
 		require.Len(t, spans, 2)
 		got := map[string]string{}
@@ -88,20 +114,20 @@ func TestFromLogs(t *testing.T) {
 		}
 	})
 	t.Run("a span that began before its file's anchor is placed by it", func(t *testing.T) {
-		spans, skipped := FromLogs(hostsOf(t, otlptest.AnchorRecord(7, 1000, 1e18)+span(7, 1, 0, "early", 10, 5)), nil)
+		spans, skipped := spansOf(hostsOf(t, otlptest.AnchorRecord(7, 1000, 1e18)+span(7, 1, 0, "early", 10, 5)), nil)
 		require.Empty(t, skipped)
 		require.Len(t, spans, 2, "the invocation and its span")
 		assert.Equal(t, int64(1e18-990), spans[1].StartTime().UnixNano(), "mono_ns is one clock: 990 ns before the anchor")
 	})
 	t.Run("a span of a process without an anchor is skipped, not misplaced", func(t *testing.T) {
-		spans, skipped := FromLogs(hostsOf(t, span(7, 1, 0, "lost", 10, 5)), nil)
+		spans, skipped := spansOf(hostsOf(t, span(7, 1, 0, "lost", 10, 5)), nil)
 		assert.Empty(t, spans)
 		require.Len(t, skipped, 1)
 		assert.Equal(t, "no [CLOCK_ANCHOR] for its process", skipped[0].Reason)
 	})
 }
 
-// FuzzFromLogs: whatever a log holds, every span FromLogs makes has a
+// FuzzFromLogs: whatever a log holds, every span Convert makes has a
 // valid, unique id, ends no earlier than it starts, and has its parent in
 // its own trace.
 func FuzzFromLogs(f *testing.F) {
@@ -113,7 +139,7 @@ func FuzzFromLogs(f *testing.F) {
 			return
 		}
 		for _, wall := range []bool{false, true} {
-			spans, _ := FromLogs([]strace.HostLog{{Label: "h", Parser: p}}, &Options{AssumeWall: wall})
+			spans, _ := spansOf([]strace.HostLog{{Label: "h", Parser: p}}, &Options{AssumeWall: wall})
 			ids := map[trace.SpanID]trace.TraceID{}
 			for _, s := range spans {
 				sc := s.SpanContext()

@@ -80,16 +80,8 @@ func TestConvertEach(t *testing.T) {
 		spans, recs bool
 	}{
 		{"Convert", func(o *Options) Converted { return Convert(hosts, o) }, true, true},
-		{"FromLogs", func(o *Options) Converted {
-			var c Converted
-			c.Spans, c.SkippedSpans = FromLogs(hosts, o)
-			return c
-		}, true, false},
-		{"LogRecords", func(o *Options) Converted {
-			var c Converted
-			c.Records, c.SkippedRecords = LogRecords(hosts, o)
-			return c
-		}, false, true},
+		{"NoRecords", func(o *Options) Converted { o.NoRecords = true; return Convert(hosts, o) }, true, false},
+		{"NoSpans", func(o *Options) Converted { o.NoSpans = true; return Convert(hosts, o) }, false, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var spans []key

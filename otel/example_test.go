@@ -121,15 +121,16 @@ func exampleName(s string) string {
 }
 
 // The same spans, from a host log written earlier (or on another
-// machine): strace reads it, FromLogs makes OpenTelemetry spans of it.
-func ExampleFromLogs() {
+// machine): strace reads it, Convert makes OpenTelemetry spans of it
+// (the traces signal alone: NoRecords).
+func ExampleConvert_spans() {
 	host, err := exampleHost(nil)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	spans, skipped := simplerotel.FromLogs([]strace.HostLog{host}, nil)
-	for _, s := range spans {
+	c := simplerotel.Convert([]strace.HostLog{host}, &simplerotel.Options{NoRecords: true})
+	for _, s := range c.Spans {
 		zip := ""
 		for _, kv := range s.Attributes() {
 			if kv.Key == "zip" {
@@ -138,7 +139,7 @@ func ExampleFromLogs() {
 		}
 		fmt.Printf("%s parent=%v%s\n", exampleName(s.Name()), s.Parent().IsValid(), zip)
 	}
-	fmt.Println("skipped:", len(skipped))
+	fmt.Println("skipped:", len(c.SkippedSpans))
 	// Output:
 	// invocation N parent=false
 	// chip.run parent=true zip=STRING("007")

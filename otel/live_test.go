@@ -43,7 +43,7 @@ func keyOf(s otlptest.Span) key {
 }
 
 // TestLiveQuickstart runs the quickstart with its spans exported live, and
-// then sends its log with FromLogs, over OTLP/HTTP and gRPC to the
+// then sends its log with Convert, over OTLP/HTTP and gRPC to the
 // Collector's receiver, and checks what arrived against the log.
 func TestLiveQuickstart(t *testing.T) {
 	httpURL, grpcURL, sink := otlptest.Receiver(t)
@@ -168,9 +168,9 @@ func TestLiveQuickstart(t *testing.T) {
 			assert.Equal(t, 3, warned, "one WARN event per encode job")
 			assert.Equal(t, 1, failed, "the upload job's span has status error")
 
-			// From the log: the same spans with FromLogs.
+			// From the log: the same spans with Convert.
 			sink.Reset()
-			fromLog, skipped := FromLogs([]strace.HostLog{{Label: "test", Parser: p}}, nil)
+			fromLog, skipped := spansOf([]strace.HostLog{{Label: "test", Parser: p}}, nil)
 			assert.Empty(t, skipped)
 			exp2, err := NewSpanExporter(ctx, tt.endpoint)
 			require.NoError(t, err)

@@ -94,7 +94,7 @@ func TestLogsToCollector(t *testing.T) {
 			require.Len(t, files, 1)
 			host, err := strace.ReadHost(&strace.Parser{KeepRecords: levels.Trace}, files[0], nil)
 			require.NoError(t, err)
-			recs, skipped := LogRecords([]strace.HostLog{host}, nil)
+			recs, skipped := recordsOf([]strace.HostLog{host}, nil)
 			assert.Empty(t, skipped)
 			exp2, err := NewLogExporter(ctx, tt.endpoint)
 			require.NoError(t, err)
@@ -179,8 +179,8 @@ func TestLiveLogsLevel(t *testing.T) {
 	}
 }
 
-// TestConvert: Convert, and the pass behind it with either signal alone,
-// make what FromLogs and LogRecords make apart.
+// TestConvert: Convert with both signals makes what it makes with each
+// alone (NoRecords, NoSpans).
 func TestConvert(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, app.Run(app.Config{Dir: dir, Level: levels.Debug, Console: io.Discard, Out: io.Discard}))
@@ -190,8 +190,8 @@ func TestConvert(t *testing.T) {
 	require.NoError(t, err)
 	hosts := []strace.HostLog{host}
 
-	spans, skippedSpans := FromLogs(hosts, nil)
-	records, skippedRecords := LogRecords(hosts, nil)
+	spans, skippedSpans := spansOf(hosts, nil)
+	records, skippedRecords := recordsOf(hosts, nil)
 	require.NotEmpty(t, spans)
 	require.NotEmpty(t, records)
 	type spanKey struct {

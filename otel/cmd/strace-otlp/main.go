@@ -172,7 +172,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return true
 	}
-	opts := &simplerotel.Options{ServiceName: service, AssumeWall: assumeWall, LogLevel: logLevel, Each: each}
+	// One pass for both signals: each span placed once. A logs-only send
+	// makes no spans (NoSpans), so it builds none.
+	opts := &simplerotel.Options{ServiceName: service, AssumeWall: assumeWall, LogLevel: logLevel, Each: each,
+		NoSpans: !traces, NoRecords: !logs}
 	var skipped, skippedRecords []simplerotel.Skipped
 	for i, in := range inputs {
 		// Records are kept for the spans' events (WARN and above) and for
@@ -194,18 +197,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if i < len(labels) && labels[i] != "" {
 			h.Label = labels[i]
 		}
-		host := []strace.HostLog{h}
-		switch {
-		case traces && logs:
-			c := simplerotel.Convert(host, opts) // one pass: each span placed once
-			skipped, skippedRecords = append(skipped, c.SkippedSpans...), append(skippedRecords, c.SkippedRecords...)
-		case traces:
-			_, s := simplerotel.FromLogs(host, opts)
-			skipped = append(skipped, s...)
-		case logs:
-			_, s := simplerotel.LogRecords(host, opts)
-			skippedRecords = append(skippedRecords, s...)
-		}
+		c := simplerotel.Convert([]strace.HostLog{h}, opts)
+		skipped, skippedRecords = append(skipped, c.SkippedSpans...), append(skippedRecords, c.SkippedRecords...)
 	}
 	warnSkipped(stderr, "span(s)", skipped)
 	warnSkipped(stderr, "record(s)", skippedRecords)
