@@ -24,7 +24,7 @@ type Destination interface {
 	// record is glued to a fragment. (Records in a file of the sink's own
 	// are cut back to their last whole record instead.)
 	Write(b []byte) (int, error)
-	// Batch is the most bytes one Write may carry: SlotSize (PIPE_BUF)
+	// Batch is the most bytes one Write may carry: 512 bytes (PIPE_BUF)
 	// for a pipe other processes write to as well, so no write splits or
 	// interleaves a record; more (64 KiB) for a file of the process's own.
 	Batch() int
@@ -35,12 +35,12 @@ type Destination interface {
 
 // Batch sizes of the destinations here.
 const (
-	pipeBatch = SlotSize // PIPE_BUF
+	pipeBatch = slotSize // PIPE_BUF
 	fileBatch = 64 << 10
 )
 
 // Pipe returns a destination for w, a pipe that other processes may
-// write to too: every Write is at most SlotSize bytes (PIPE_BUF), so it is
+// write to too: every Write is at most 512 bytes (PIPE_BUF), so it is
 // atomic and never splits a record. Nil means standard error. Standard
 // output and error are written through a duplicate of their descriptor,
 // so a pipe whose reader has gone is an EPIPE error, counted as

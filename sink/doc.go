@@ -16,8 +16,8 @@
 //
 // # The queue
 //
-// A [Sink] owns one bounded multi-producer queue of [Slots] slots of
-// [SlotSize] bytes, allocated once when the writer starts, and one writer
+// A [Sink] owns one bounded multi-producer queue of 4096 slots of
+// 512 bytes, allocated once when the writer starts, and one writer
 // goroutine that drains it. A producer ([Sink.Submit], [Sink.Write])
 // claims a slot with a compare-and-swap, copies its record in, publishes
 // it and returns: it never takes a lock, never blocks (unless the program
@@ -60,7 +60,7 @@
 // A [Destination] is where the writer puts records; the sink serialises
 // its calls. [Pipe] is a pipe other processes write to as well, standard
 // error by default: the writer packs whole records into writes of at most
-// SlotSize bytes (PIPE_BUF), so no write splits or interleaves a record,
+// 512 bytes (PIPE_BUF), so no write splits or interleaves a record,
 // and standard error is written through a duplicate of descriptor 2, so a
 // pipe whose reader has gone is an EPIPE error, counted as output_failed,
 // and never the SIGPIPE that Go's runtime raises for descriptors 1 and 2.
@@ -86,7 +86,7 @@
 // Quiesce and [Sink.Close] stop admission to the queue the moment they
 // begin, not once the writer finds it empty (producers faster than the
 // destination keep it from ever being empty), so the writer has at most
-// the Slots records already queued to drain and both finish within their
+// the 4096 records already queued to drain and both finish within their
 // bound under any load. A record submitted during a quiesce waits for the
 // drain and is then written synchronously, after every record queued
 // before it; one submitted once Close has begun is refused and counted as

@@ -38,11 +38,11 @@ func Example_jSONHandler() {
 	// written=2 dropped=0
 }
 
-// Losses are counted by reason, never silent: a record over SlotSize is
-// not admitted, and Write says so.
+// Losses are counted by reason, never silent: a record over 512 bytes
+// is not admitted, and Write says so.
 func ExampleSink_Write() {
 	s := sink.New(&sink.Options{Destination: sink.Writer(&bytes.Buffer{})})
-	_, err := s.Write(bytes.Repeat([]byte("x"), sink.SlotSize+1))
+	_, err := s.Write(bytes.Repeat([]byte("x"), 512+1))
 	c := s.Counts()
 	fmt.Println(err)
 	fmt.Printf("dropped=%d not_admitted=%d\n", c.Dropped, c.NotAdmitted)

@@ -342,7 +342,7 @@ func TestReportWhileQueueNeverDrains(t *testing.T) {
 		w := &memWriter{delay: 50 * time.Millisecond}
 		s := New(&Options{Report: testReport, Destination: Pipe(w)})
 		require.NoError(t, s.Start())
-		for range Slots + 100 {
+		for range slots + 100 {
 			_ = s.Submit(rec("r", 300))
 		}
 		require.NotZero(t, s.Counts().QueueFull)
@@ -350,7 +350,7 @@ func TestReportWhileQueueNeverDrains(t *testing.T) {
 		synctest.Wait()
 		lines := w.lines()
 		assert.Contains(t, strings.Join(lines, "\n"), "[HOSTLOG_DROPS]", "no report within 3 s while %d records were pending", s.Counts().Pending)
-		assert.Greater(t, s.Counts().Pending, uint64(Slots/2), "the queue drained: the test proves nothing")
+		assert.Greater(t, s.Counts().Pending, uint64(slots/2), "the queue drained: the test proves nothing")
 		require.NoError(t, s.Close(time.Hour))
 	})
 }

@@ -38,7 +38,7 @@ type heading struct {
 	// records before it was opened: it rotates at its cap).
 	size int64
 	// buf is where the header is rendered: no allocation per file.
-	buf [SlotSize]byte
+	buf [slotSize]byte
 }
 
 // fileOpened notes a file just opened, of size bytes: same says it is the
@@ -64,7 +64,7 @@ func (h *heading) write(lf *logFile) error {
 		return nil
 	}
 	rec := h.hdr.render(h.buf[:0])
-	if len(rec) > SlotSize || (len(rec) > 0 && rec[len(rec)-1] != '\n') {
+	if len(rec) > slotSize || (len(rec) > 0 && rec[len(rec)-1] != '\n') {
 		rec = nil // not one record: the file goes without
 	}
 	if len(rec) > 0 {

@@ -82,7 +82,7 @@ func queued(t *testing.T, n int) *Sink {
 // too, but it does not press it (only a full queue does).
 func TestWater(t *testing.T) {
 	t.Run("depth", func(t *testing.T) {
-		for _, n := range []int{1, napWater, napWater + 1, highWater, highWater + 1, Slots - 1, Slots} {
+		for _, n := range []int{1, napWater, napWater + 1, highWater, highWater + 1, slots - 1, slots} {
 			s := queued(t, n)
 			pos := uint64(n - 1) // the last push's position
 			assert.Equal(t, n > napWater, s.q.deeper(pos, napWater), "%d queued, napWater", n)

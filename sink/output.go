@@ -31,7 +31,7 @@ type output struct {
 	torn bool        // a short write left a record fragment at the end: end it first; under mu
 	// buf is where a synchronous record is copied, so callers' buffers do
 	// not escape, and where a drop report is rendered; under mu.
-	buf [SlotSize]byte
+	buf [slotSize]byte
 	// batchLimit is the destination's Batch, stored under mu whenever the
 	// destination changes; read by the writer.
 	batchLimit atomic.Int64
@@ -66,7 +66,7 @@ type output struct {
 // init readies a new output writing to dest.
 func (o *output) init(dest Destination, pid int, header *fileHeader) {
 	o.dest, o.pid, o.header = dest, pid, header
-	o.batchLimit.Store(int64(min(max(dest.Batch(), SlotSize), maxBatch)))
+	o.batchLimit.Store(int64(min(max(dest.Batch(), slotSize), maxBatch)))
 }
 
 // lockBy takes mu, giving up at deadline: a synchronous write stalled on
@@ -128,7 +128,7 @@ func (o *output) installLocked() {
 	}
 	old := o.dest
 	o.dest = f
-	o.batchLimit.Store(int64(min(max(f.Batch(), SlotSize), maxBatch)))
+	o.batchLimit.Store(int64(min(max(f.Batch(), slotSize), maxBatch)))
 	_ = old.Close()
 }
 

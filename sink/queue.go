@@ -7,10 +7,10 @@ import (
 )
 
 const (
-	// Slots is the number of records the queue holds.
-	Slots = 4096
-	// SlotSize is the largest record, newline included.
-	SlotSize = 512
+	// slots is the number of records the queue holds.
+	slots = 4096
+	// slotSize is the largest record, newline included.
+	slotSize = 512
 
 	// claimBudget bounds the compare-and-swap attempts of one claim. A
 	// claim fails only when another producer won the same position, so
@@ -19,7 +19,7 @@ const (
 	// and a producer must not spin forever when they do.
 	claimBudget = 1024
 
-	mask = Slots - 1
+	mask = slots - 1
 	// closedBit in head stops every claim: producers that see it take the
 	// synchronous path. Positions never reach 2^63.
 	closedBit = 1 << 63
@@ -34,8 +34,8 @@ const (
 	// goroutines: p99 1.4-2.0 ms, against 1.2-2.0 us with the writer
 	// woken instead). Only every waterEvery-th position looks, so that
 	// the producers past a mark take turns at it.
-	napWater   = Slots / 4
-	highWater  = Slots / 2
+	napWater   = slots / 4
+	highWater  = slots / 2
 	waterEvery = 16
 	// A producer that finds the queue full yields the processor before it
 	// drops the record. Yielding is not blocking: it only lets a runnable
@@ -65,7 +65,7 @@ const (
 // of seq; the writer reads them after its load of seq (== pos+1). The
 // writer never writes a slot: it gives slots back in bulk by advancing
 // queue.freed once per batch, and a producer may claim pos only while
-// pos < freed+Slots. So a slot's lines only ever move from the producer
+// pos < freed+slots. So a slot's lines only ever move from the producer
 // that wrote them to the writer that reads them, and the writer pays no
 // store per record; with a releasing store per slot (the Vyukov queue this
 // was) each record's first line went back to the writer's cache and the
@@ -80,14 +80,14 @@ const (
 type slot struct {
 	seq atomic.Uint64
 	n   uint32
-	buf [SlotSize]byte
+	buf [slotSize]byte
 	_   [slotPad]byte
 }
 
 // slotPad rounds a slot up to a whole number of 64-byte cache lines.
-const slotPad = (64 - (8+4+SlotSize)%64) % 64
+const slotPad = (64 - (8+4+slotSize)%64) % 64
 
-type ring [Slots]slot
+type ring [slots]slot
 
 // A queue is the sink's one bounded multi-producer ring and its
 // admission: a producer claims a position by advancing head with a
@@ -123,7 +123,7 @@ type queue struct {
 	// the bit, and a claim that won before the Or holds a position below
 	// the head the final drain reads back from its own Or, which waits for
 	// that slot to be published and writes it. No record enters the queue
-	// after admission closes, so a quiesce drains at most Slots records
+	// after admission closes, so a quiesce drains at most slots records
 	// however hard producers push.
 	head atomic.Uint64
 	_    [56]byte // keep producers' CAS line apart from the writer's
@@ -149,7 +149,7 @@ type queue struct {
 	fullSince atomic.Int64
 	fullUntil atomic.Uint64
 	// freed is the count of positions the writer has copied out of the
-	// ring: a producer may claim pos while pos < freed+Slots. Stored only
+	// ring: a producer may claim pos while pos < freed+slots. Stored only
 	// by the writer, once per batch, after the copy and before the
 	// batch's write (release); loaded by every claim. On tail's line: a
 	// producer misses on it once per batch, not once per record.
@@ -218,7 +218,7 @@ type claimer struct {
 // admission closed, cost the producer no call.
 func (q *queue) tryClaim() (pos uint64, attempts int, won bool) {
 	pos = q.head.Load()
-	if pos&closedBit != 0 || int64(pos-q.freed.Load()) >= Slots {
+	if pos&closedBit != 0 || int64(pos-q.freed.Load()) >= slots {
 		return pos, 0, false // closed, or full: claim gives way, waits or drops
 	}
 	if q.head.CompareAndSwap(pos, pos+1) {
@@ -249,9 +249,9 @@ func (q *queue) claim(pos uint64, attempt int, c *claimer, bell *doorbell) (uint
 		}
 		// Signed: pos may be stale, behind a freed that has moved on;
 		// then the CAS below fails and the new head is tried.
-		if int64(pos-q.freed.Load()) >= Slots {
+		if int64(pos-q.freed.Load()) >= slots {
 			// The slot still holds the record from one lap ago: the
-			// writer is Slots records behind. It may only be waiting
+			// writer is slots records behind. It may only be waiting
 			// for a processor, so give it one before counting the loss.
 			if q.giveWay(&c.gw, bell) {
 				pos, attempt = q.head.Load(), 0 // yielding is not contention
@@ -423,7 +423,7 @@ func (q *queue) waitForSlot(pos uint64, start *time.Time, bell *doorbell) bool {
 	for time.Since(*start) < bound {
 		bell.nudge()
 		time.Sleep(pause)
-		if int64(pos-q.freed.Load()) < Slots || q.head.Load() != pos {
+		if int64(pos-q.freed.Load()) < slots || q.head.Load() != pos {
 			return true // room, or the head moved on (closedBit included)
 		}
 		pause = min(2*pause, time.Millisecond)

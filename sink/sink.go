@@ -18,7 +18,7 @@ type Options struct {
 	// PID is the process id in the log file's name; 0 means os.Getpid().
 	PID int
 	// Report renders the record that reports losses in the log itself,
-	// appended to dst (SlotSize bytes of room): c is the accounting now
+	// appended to dst (slotSize bytes of room): c is the accounting now
 	// and fresh how much of c.Dropped is new since the last report. The
 	// sink writes it beside a batch, whenever the drop total has grown
 	// (at most once per reportInterval from the writer, and always at a
@@ -117,7 +117,7 @@ var (
 	ErrNotAdmitted    = errors.New("sink: record not admitted")
 )
 
-// Submit hands one rendered record (at most SlotSize bytes, ending in a
+// Submit hands one rendered record (at most 512 bytes, ending in a
 // newline) to the sink. It returns nil when the record was accepted: queued
 // for the writer, or written in synchronous mode. Otherwise the record has
 // been counted under exactly one drop reason and the error names it. rec is
@@ -148,7 +148,7 @@ func (s *Sink) SubmitFlush(rec []byte, timeout time.Duration) error {
 // it refuses has been counted, and the writer poked (a drop may be owed a
 // report), when it returns.
 func (s *Sink) submit(rec []byte, flush bool) (end uint64, err error) {
-	if len(rec) == 0 || len(rec) > SlotSize {
+	if len(rec) == 0 || len(rec) > slotSize {
 		s.q.notAdmitted.Add(1)
 		s.w.bell.poke()
 		return 0, ErrNotAdmitted
@@ -291,7 +291,7 @@ type Counts struct {
 	QueueFull      uint64 // no free slot
 	ClaimExhausted uint64 // claim budget lost to contention while slots were free
 	OutputFailed   uint64 // the destination returned an error
-	NotAdmitted    uint64 // sink closed, or record empty or over SlotSize
+	NotAdmitted    uint64 // sink closed, or record empty or over 512 bytes
 	// Waited counts the records that found the queue full and waited (or
 	// are waiting) for a slot under backpressure, to be written or
 	// dropped after; WaitedFor is the time spent waiting in all. Neither
@@ -348,7 +348,7 @@ func lockTimeoutErr(op string, d time.Duration, c Counts) error {
 // p, one record ending in a newline, is copied into the queue (or
 // written, in synchronous mode) and never retained. A record the sink
 // cannot take is counted under its reason and the error names it; a
-// record longer than SlotSize is not admitted.
+// record longer than 512 bytes is not admitted.
 func (s *Sink) Write(p []byte) (int, error) {
 	if err := s.Submit(p); err != nil {
 		return 0, err

@@ -86,7 +86,7 @@ func TestSyncMode(t *testing.T) {
 func TestInvalidRecordsNotAdmitted(t *testing.T) {
 	w := &memWriter{}
 	s := New(&Options{Report: testReport, Destination: Pipe(w)})
-	for _, r := range [][]byte{nil, {}, make([]byte, SlotSize+1)} {
+	for _, r := range [][]byte{nil, {}, make([]byte, slotSize+1)} {
 		err := s.Submit(r)
 		assert.True(t, errors.Is(err, ErrNotAdmitted), "Submit(%d bytes) = %v, want ErrNotAdmitted", len(r), err)
 	}
@@ -260,7 +260,7 @@ func TestStressSlowDestination(t *testing.T) {
 	c := checkIdentity(t, s, producers*each)
 	assert.False(t, c.Dropped == 0 || c.QueueFull == 0, "expected queue_full drops with a slow destination: %+v", c)
 	assert.EqualValues(t, refused, c.Dropped, "Submit refused %d, counts say %d", refused, c.Dropped)
-	assert.False(t, w.maxWrite > SlotSize, "a pipe write of %d bytes", w.maxWrite)
+	assert.False(t, w.maxWrite > slotSize, "a pipe write of %d bytes", w.maxWrite)
 	lines := w.lines()
 	// The last report carries the final totals: reports go out while the
 	// queue is still full (about once a second), and at close whenever
@@ -629,7 +629,7 @@ func TestOutputPrivateBatches(t *testing.T) {
 		}
 		s.out.mu.Unlock()
 		require.NoError(t, s.Close(time.Second))
-		assert.EqualValues(t, (w.maxWrite > SlotSize), private, "private=%v: largest write %d bytes", private, w.maxWrite)
+		assert.EqualValues(t, (w.maxWrite > slotSize), private, "private=%v: largest write %d bytes", private, w.maxWrite)
 		assert.EqualValues(t, 200, len(w.lines()), "private=%v: %d lines", private, len(w.lines()))
 	}
 }
@@ -688,7 +688,7 @@ func TestBackpressure(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			const producers, each = 4, Slots / 2
+			const producers, each = 4, slots / 2
 			w := &gateWriter{open: make(chan struct{})}
 			s := New(&Options{Destination: Writer(w), Backpressure: tt.bound})
 			require.NoError(t, s.Start())
@@ -726,7 +726,7 @@ func TestBackpressureSetLive(t *testing.T) {
 	w := &gateWriter{open: make(chan struct{})}
 	s := New(&Options{Destination: Writer(w)})
 	require.NoError(t, s.Start())
-	for i := range 2 * Slots {
+	for i := range 2 * slots {
 		_ = s.Submit(rec(strconv.Itoa(i)+" ", 32))
 	}
 	c := s.Counts()
@@ -757,7 +757,7 @@ func TestFullWindow(t *testing.T) {
 
 	isFull := func(s *Sink) bool {
 		h := s.q.head.Load() &^ closedBit
-		return h-s.q.freed.Load() >= Slots
+		return h-s.q.freed.Load() >= slots
 	}
 	// fill submits records until the queue is full, once the writer is
 	// in a write the gate holds (so it takes no more), and returns how

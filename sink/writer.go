@@ -70,7 +70,7 @@ type writer struct {
 
 // Start starts the writer goroutine: from now on producers only queue
 // records. Starting a running sink is a no-op; starting a closed one
-// returns ErrClosed. The queue (Slots × SlotSize bytes) is allocated by the
+// returns ErrClosed. The queue (4096 × 512 bytes) is allocated by the
 // first Start.
 //
 // After a Quiesce that timed out, Start cancels the quiesce if the writer
@@ -218,7 +218,7 @@ func backoff(deadline time.Time, done func() bool) bool {
 // handed to a child process). A record submitted once Quiesce has begun is
 // not queued: it waits until the queue has drained and is then written
 // synchronously, after every record queued before it, so the drain has at
-// most Slots records to write however hard producers log. Start resumes
+// most 4096 records to write however hard producers log. Start resumes
 // asynchronous mode; counts survive. It waits at most timeout (zero means
 // defaultTimeout) and then returns a *TimeoutError: the writer goes on
 // draining if the destination recovers (records submitted meanwhile wait

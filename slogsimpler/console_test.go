@@ -376,7 +376,7 @@ func TestSetup(t *testing.T) {
 		require.NoError(t, err)
 		lg, err := Setup(&Options{State: st, Backpressure: time.Hour, Level: levels.Warn})
 		require.NoError(t, err)
-		const n = 2 * sink.Slots
+		const n = 2 * 4096 // twice the sink's queue
 		done := make(chan struct{})
 		go func() {
 			defer close(done)

@@ -179,7 +179,7 @@ func lossCases() []lossCase {
 		{name: "every 7th write fails", producers: 4, each: 3000, level: levels.Info,
 			opts: destOpts(&hostileDest{batch: 4096, fault: everyK(7)}, true, nil)},
 		{name: "every 3rd write fails, pipe-sized batches", producers: 4, each: 2000, level: levels.Info,
-			opts: destOpts(&hostileDest{batch: sink.SlotSize, fault: everyK(3)}, true, nil)},
+			opts: destOpts(&hostileDest{batch: envelope.MaxRecord, fault: everyK(3)}, true, nil)},
 		{name: "short writes with an error", producers: 4, each: 3000, level: levels.Info,
 			opts: destOpts(&hostileDest{batch: 4096, fault: short(true)}, true, nil)},
 		{name: "short writes without an error", producers: 4, each: 3000, level: levels.Info,
@@ -191,16 +191,16 @@ func lossCases() []lossCase {
 		{name: "synchronous, every 3rd write fails", producers: 4, each: 500, level: levels.Info,
 			opts: destOpts(&hostileDest{batch: 4096, fault: short(true)}, false, nil)},
 		{name: "slow writer, Close under 8 producers", producers: 8, each: 2000, level: levels.Info, late: true,
-			opts:   destOpts(&hostileDest{batch: sink.SlotSize, delay: time.Millisecond}, true, nil),
+			opts:   destOpts(&hostileDest{batch: envelope.MaxRecord, delay: time.Millisecond}, true, nil),
 			midway: func(st *slogsimpler.State) { _ = st.Close(100 * time.Millisecond) }},
 		{name: "slow failing writer, Quiesce and Start under 8 producers", producers: 8, each: 2000, level: levels.Info,
-			opts: destOpts(&hostileDest{batch: sink.SlotSize, delay: 500 * time.Microsecond, fault: everyK(5)}, true, nil),
+			opts: destOpts(&hostileDest{batch: envelope.MaxRecord, delay: 500 * time.Microsecond, fault: everyK(5)}, true, nil),
 			midway: func(st *slogsimpler.State) {
 				_ = st.Quiesce(100 * time.Millisecond)
 				_ = st.Start()
 			}},
 		{name: "slow writer with backpressure", producers: 8, each: 1000, level: levels.Info,
-			opts: destOpts(&hostileDest{batch: sink.SlotSize, delay: 200 * time.Microsecond}, true,
+			opts: destOpts(&hostileDest{batch: envelope.MaxRecord, delay: 200 * time.Microsecond}, true,
 				func(o *slogsimpler.Options) { o.Backpressure = 2 * time.Millisecond })},
 		{name: "batch smaller than a record", producers: 2, each: 500, level: levels.Info,
 			opts: destOpts(&hostileDest{batch: 64}, true, nil)},
