@@ -287,7 +287,7 @@ func TestLatch(t *testing.T) {
 		}{{"0", 0, true}, {"", 3, false}, {"2", 2, true}, {"junk", 3, false}, {" +1", 1, true}} {
 			st, _ := newState(t, levels.Debug)
 			env := func(k string) (string, bool) {
-				if k == EnvGlobalLogLevel {
+				if k == envGlobalLogLevel {
 					return tt.env, true
 				}
 				return "", false

@@ -21,9 +21,9 @@ const (
 	cannDefault = cannError
 )
 
-// EnvGlobalLogLevel is the variable through which an operator sets the
+// envGlobalLogLevel is the variable through which an operator sets the
 // device log level; when it is present the bridge sets nothing.
-const EnvGlobalLogLevel = "ASCEND_GLOBAL_LOG_LEVEL"
+const envGlobalLogLevel = "ASCEND_GLOBAL_LOG_LEVEL"
 
 // parseCANNLevel reads a level the way CANN reads ASCEND_GLOBAL_LOG_LEVEL:
 // a decimal number filling the whole string, leading white space and one
@@ -121,7 +121,7 @@ func InitDevice(state *slogsimpler.State, id int, opts *DeviceOptions) (*Device,
 		lookup = os.LookupEnv
 	}
 	d := &Device{ID: id, w: o.writer}
-	if v, ok := lookup(EnvGlobalLogLevel); ok {
+	if v, ok := lookup(envGlobalLogLevel); ok {
 		d.Level, _ = parseCANNLevel(v)
 		d.FromEnv = true
 		d.Timing = d.Level <= cannWarning

@@ -413,13 +413,13 @@ func (f *crashFixtures) inputs(t *testing.T) []crashInput {
 	})
 	add("device level from a hostile ASCEND_GLOBAL_LOG_LEVEL", func() {
 		for _, s := range capped(256) {
-			_ = os.Setenv(devicebridge.EnvGlobalLogLevel, s)
+			_ = os.Setenv("ASCEND_GLOBAL_LOG_LEVEL", s)
 			if d, err := devicebridge.InitDevice(st, 0, &devicebridge.DeviceOptions{Out: io.Discard}); err == nil {
 				_ = d.Log(levels.Error, slogsimpler.Source{}, 1, s)
 				_ = d.Close()
 			}
 		}
-		_ = os.Unsetenv(devicebridge.EnvGlobalLogLevel)
+		_ = os.Unsetenv("ASCEND_GLOBAL_LOG_LEVEL")
 	})
 	add("8 goroutines cloning, logging, moving the level, reopening, quiescing and closing at once", func() {
 		racing(t, f.dir)
