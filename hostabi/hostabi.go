@@ -34,8 +34,8 @@ import (
 	"simpler.dev/log/slogsimpler"
 )
 
-// BindSymbol is the one symbol a consumer module exports.
-const BindSymbol = "simpler_host_log_bind_state"
+// bindSymbol is the one symbol a consumer module exports.
+const bindSymbol = "simpler_host_log_bind_state"
 
 const producerStop = uint64(1) << 63
 
@@ -140,14 +140,14 @@ func bind(st *slogsimpler.State, handle unsafe.Pointer, name string) error {
 	if err != nil {
 		return err
 	}
-	csym := C.CString(BindSymbol)
+	csym := C.CString(bindSymbol)
 	defer C.free(unsafe.Pointer(csym))
 	fn := C.hostabi_dlsym(handle, csym)
 	if fn == nil {
 		if name == "" {
 			name = fmt.Sprintf("module %p", handle)
 		}
-		return fmt.Errorf("hostabi: %s has no %s: %s", name, BindSymbol, C.GoString(C.hostabi_dlerror()))
+		return fmt.Errorf("hostabi: %s has no %s: %s", name, bindSymbol, C.GoString(C.hostabi_dlerror()))
 	}
 	if name == "" {
 		// Bind by handle: name the module by the file that holds its
@@ -158,7 +158,7 @@ func bind(st *slogsimpler.State, handle unsafe.Pointer, name string) error {
 		}
 	}
 	if rc := C.hostabi_call_bind(fn, o.c); rc != 0 {
-		return fmt.Errorf("hostabi: %s: %s refused the state (returned %d)", name, BindSymbol, int(rc))
+		return fmt.Errorf("hostabi: %s: %s refused the state (returned %d)", name, bindSymbol, int(rc))
 	}
 	return nil
 }

@@ -312,7 +312,7 @@ func TestBindErrors(t *testing.T) {
 	out, err := exec.Command(cc, "-shared", "-fPIC", "-o", plain, src).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	_, err = BindPath(st, plain)
-	require.ErrorContains(t, err, "libplain.so has no "+BindSymbol)
+	require.ErrorContains(t, err, "libplain.so has no "+bindSymbol)
 
 	require.Error(t, Bind(st, nil))
 	require.Error(t, Bind(nil, unsafe.Pointer(&err)))
