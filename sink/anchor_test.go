@@ -88,7 +88,7 @@ func TestAnchorOnFullDisk(t *testing.T) {
 		rot  Rotation
 	}{
 		{"reopened after an error", Rotation{}},
-		{"begun by rotation", Rotation{MaxSize: MinRotateSize}},
+		{"begun by rotation", Rotation{MaxSize: minRotateSize}},
 	} {
 		for seed := range uint64(8) {
 			t.Run(fmt.Sprintf("%s, seed %d", tt.name, seed), func(t *testing.T) {
@@ -134,7 +134,7 @@ func TestAnchorOnFullDisk(t *testing.T) {
 func TestRenameRefused(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		dir := t.TempDir()
-		s := headedSink(t, dir, Rotation{MaxSize: MinRotateSize})
+		s := headedSink(t, dir, Rotation{MaxSize: minRotateSize})
 		f := s.out.bound.Load()
 		renames, refuse := 0, true
 		var said []string

@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-// MinRotateSize is the smallest Rotation.MaxSize: one batch of a file
-// destination, so a batch never needs more than one new file.
-const MinRotateSize = fileBatch
+// minRotateSize is the smallest Rotation.MaxSize, 64 KiB: one batch of a
+// file destination, so a batch never needs more than one new file.
+const minRotateSize = fileBatch
 
 // Rotation caps the log files of a bound directory, for a service that
 // runs for weeks. The file being written is always host.<pid>.log; when a
@@ -27,7 +27,7 @@ const MinRotateSize = fileBatch
 // The zero Rotation rotates nothing and removes nothing.
 type Rotation struct {
 	// MaxSize is the most bytes one file holds; 0 means no cap, otherwise
-	// at least MinRotateSize.
+	// at least 64 KiB (one batch of a file destination).
 	MaxSize int64
 	// MaxFiles is how many rotated files of this process are kept, the
 	// oldest removed first after each rotation; 0 keeps them all.
@@ -46,8 +46,8 @@ func (r Rotation) check() error {
 	switch {
 	case r.MaxSize < 0 || r.MaxFiles < 0 || r.MaxAge < 0:
 		return fmt.Errorf("sink: rotation %+v: negative", r)
-	case r.MaxSize > 0 && r.MaxSize < MinRotateSize:
-		return fmt.Errorf("sink: rotation MaxSize %d is below the minimum, %d bytes", r.MaxSize, MinRotateSize)
+	case r.MaxSize > 0 && r.MaxSize < minRotateSize:
+		return fmt.Errorf("sink: rotation MaxSize %d is below the minimum, %d bytes", r.MaxSize, minRotateSize)
 	}
 	return nil
 }

@@ -49,7 +49,7 @@ func logFiles(t *testing.T, dir string) []string {
 // each record once, headers included.
 func TestRotation(t *testing.T) {
 	dir := t.TempDir()
-	const maxSize, records = MinRotateSize, 4000 // ~1.2 MB: ~19 files
+	const maxSize, records = minRotateSize, 4000 // ~1.2 MB: ~19 files
 	s := rotatingSink(t, dir, Rotation{MaxSize: maxSize})
 	for i := range records {
 		require.NoError(t, s.Submit(rec(fmt.Sprintf("r%06d ", i), 300)))
@@ -94,7 +94,7 @@ func TestRotation(t *testing.T) {
 func TestRetention(t *testing.T) {
 	t.Run("MaxFiles keeps the newest", func(t *testing.T) {
 		dir := t.TempDir()
-		s := rotatingSink(t, dir, Rotation{MaxSize: MinRotateSize, MaxFiles: 3})
+		s := rotatingSink(t, dir, Rotation{MaxSize: minRotateSize, MaxFiles: 3})
 		for i := range 3000 {
 			require.NoError(t, s.Submit(rec(fmt.Sprintf("r%06d ", i), 300)))
 			if i%1000 == 999 {
@@ -138,7 +138,7 @@ func TestRetention(t *testing.T) {
 		dir := t.TempDir()
 		taken := filepath.Join(dir, fmt.Sprintf("host.%d.00000005.log", rotPID))
 		require.NoError(t, os.WriteFile(taken, []byte("keep me\n"), 0o600))
-		s := rotatingSink(t, dir, Rotation{MaxSize: MinRotateSize})
+		s := rotatingSink(t, dir, Rotation{MaxSize: minRotateSize})
 		for i := range 400 {
 			require.NoError(t, s.Submit(rec(fmt.Sprintf("r%06d ", i), 300)))
 		}
@@ -152,11 +152,11 @@ func TestRetention(t *testing.T) {
 
 func TestSetRotationRefusesBadValues(t *testing.T) {
 	s := New(nil)
-	for _, r := range []Rotation{{MaxSize: -1}, {MaxSize: 1}, {MaxSize: MinRotateSize - 1}, {MaxFiles: -1}, {MaxAge: -time.Second}} {
+	for _, r := range []Rotation{{MaxSize: -1}, {MaxSize: 1}, {MaxSize: minRotateSize - 1}, {MaxFiles: -1}, {MaxAge: -time.Second}} {
 		assert.Error(t, s.SetRotation(r), "%+v", r)
 	}
 	assert.NoError(t, s.SetRotation(Rotation{}))
-	assert.NoError(t, s.SetRotation(Rotation{MaxSize: MinRotateSize, MaxFiles: 1, MaxAge: time.Hour}))
+	assert.NoError(t, s.SetRotation(Rotation{MaxSize: minRotateSize, MaxFiles: 1, MaxAge: time.Hour}))
 }
 
 // TestRotationWorstDays: the directory removed under a rotating sink
@@ -168,7 +168,7 @@ func TestRotationWorstDays(t *testing.T) {
 	t.Run("directory removed, then made again", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "d")
 		require.NoError(t, os.Mkdir(dir, 0o750))
-		s := rotatingSink(t, dir, Rotation{MaxSize: MinRotateSize, MaxFiles: 2})
+		s := rotatingSink(t, dir, Rotation{MaxSize: minRotateSize, MaxFiles: 2})
 		submit := func(n int) {
 			for i := range n {
 				_ = s.Submit(rec(fmt.Sprintf("r%06d ", i), 300))
@@ -210,7 +210,7 @@ func TestRotationWorstDays(t *testing.T) {
 	} {
 		t.Run("the current name replaced by "+plant.name+" before a rotation", func(t *testing.T) {
 			dir := t.TempDir()
-			s := rotatingSink(t, dir, Rotation{MaxSize: MinRotateSize})
+			s := rotatingSink(t, dir, Rotation{MaxSize: minRotateSize})
 			require.NoError(t, s.Submit(rec("first ", 300)))
 			require.NoError(t, s.Flush(time.Minute))
 			cur := filepath.Join(dir, fmt.Sprintf("host.%d.log", rotPID))
@@ -238,7 +238,7 @@ func TestRotationWorstDays(t *testing.T) {
 			t.Skip("root renames in a read-only directory")
 		}
 		dir := t.TempDir()
-		s := rotatingSink(t, dir, Rotation{MaxSize: MinRotateSize})
+		s := rotatingSink(t, dir, Rotation{MaxSize: minRotateSize})
 		require.NoError(t, os.Chmod(dir, 0o500))
 		defer os.Chmod(dir, 0o700)
 		for i := range 500 {

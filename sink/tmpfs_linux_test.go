@@ -70,7 +70,7 @@ func tmpfsChild(dir string, rotate bool) {
 		return fmt.Appendf(dst, "HEADER %d %s\n", n, strings.Repeat(".", 150))
 	}})
 	if rotate {
-		_ = s.SetRotation(Rotation{MaxSize: MinRotateSize})
+		_ = s.SetRotation(Rotation{MaxSize: minRotateSize})
 	}
 	if err := s.BindDir(dir); err != nil {
 		fmt.Println(err)

@@ -25,6 +25,10 @@ import (
 	"simpler.dev/log/strace"
 )
 
+// minRotateSize is the smallest size cap sink.Rotation takes, 64 KiB (one
+// batch of a file destination).
+const minRotateSize = 64 << 10
+
 // corpus returns the hostile strings, at least 60.
 func corpus() []string {
 	c := []string{

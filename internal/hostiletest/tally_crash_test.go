@@ -247,7 +247,7 @@ func (f *crashFixtures) inputs(t *testing.T) []crashInput {
 		_ = cl.Start()
 		_ = cl.Quiesce(time.Millisecond)
 		_ = cl.Flush(time.Millisecond)
-		_ = cl.SetRotation(sink.Rotation{MaxSize: sink.MinRotateSize})
+		_ = cl.SetRotation(sink.Rotation{MaxSize: minRotateSize})
 		cl.SetBackpressure(time.Millisecond)
 		cl.SetFlush(levels.Warn, time.Millisecond)
 		_ = cl.Counts()

@@ -77,7 +77,7 @@ func leakCases() []leakCase {
 		}},
 		{name: "rotation at the smallest size + Close", once: func(t *testing.T, dir string) {
 			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: dir,
-				Rotation: sink.Rotation{MaxSize: sink.MinRotateSize, MaxFiles: 1}})
+				Rotation: sink.Rotation{MaxSize: minRotateSize, MaxFiles: 1}})
 			require.NoError(t, err)
 			require.NoError(t, st.Start())
 			l := slog.New(st.Handler())

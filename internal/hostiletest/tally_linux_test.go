@@ -315,7 +315,7 @@ func unsafeSection(t *testing.T, y *tally) {
 				vs = append(vs, p.put(t, filepath.Join(d, fmt.Sprintf("host.%d.%08d.log", pid, seq)), vdir)...)
 			}
 			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: d,
-				Rotation: sink.Rotation{MaxSize: sink.MinRotateSize, MaxFiles: 1}})
+				Rotation: sink.Rotation{MaxSize: minRotateSize, MaxFiles: 1}})
 			require.NoError(t, err)
 			require.NoError(t, st.Start())
 			logSome(st, 1500) // about six rotations
@@ -325,13 +325,13 @@ func unsafeSection(t *testing.T, y *tally) {
 		t.Run("at rotation, the current name replaced just before it: "+p.name, func(t *testing.T) {
 			d, vdir := plantDirs(t)
 			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: d,
-				Rotation: sink.Rotation{MaxSize: sink.MinRotateSize, MaxFiles: 1}}) // synchronous: each record written in its call
+				Rotation: sink.Rotation{MaxSize: minRotateSize, MaxFiles: 1}}) // synchronous: each record written in its call
 			require.NoError(t, err)
 			l := slog.New(st.Handler())
 			pad := strings.Repeat("p", 200)
 			for i := 0; ; i++ {
 				l.Info("r", "i", i, "pad", pad)
-				if fi, err := os.Stat(filepath.Join(d, name)); err == nil && fi.Size() > sink.MinRotateSize-1000 {
+				if fi, err := os.Stat(filepath.Join(d, name)); err == nil && fi.Size() > minRotateSize-1000 {
 					break
 				}
 			}
@@ -445,7 +445,7 @@ func retention(t *testing.T, y *tally, root bool) {
 	}
 	// The victims' own times must not say "old" to anything but retention.
 	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: d,
-		Rotation: sink.Rotation{MaxSize: sink.MinRotateSize, MaxFiles: 1, MaxAge: time.Hour}})
+		Rotation: sink.Rotation{MaxSize: minRotateSize, MaxFiles: 1, MaxAge: time.Hour}})
 	require.NoError(t, err)
 	require.NoError(t, st.Start())
 	logSome(st, 1500)

@@ -208,7 +208,7 @@ func lossCases() []lossCase {
 			opts: func(t *testing.T) (*slogsimpler.Options, *hostileDest, func() []byte) {
 				dir := t.TempDir()
 				return &slogsimpler.Options{Level: levels.Info, Dir: dir,
-					Rotation: sink.Rotation{MaxSize: sink.MinRotateSize}}, nil, func() []byte { return readLogSet(t, dir) }
+					Rotation: sink.Rotation{MaxSize: minRotateSize}}, nil, func() []byte { return readLogSet(t, dir) }
 			}},
 	}
 }
