@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/ladder"
 	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
@@ -267,7 +268,7 @@ func TestLatch(t *testing.T) {
 		{levels.Debug, 0, true}, {levels.Info, 1, true}, {levels.Timing, 2, true},
 		{levels.Warn, 2, false}, {levels.Error, 3, false}, {levels.Nul, 4, false},
 	} {
-		t.Run(levels.ThresholdName(tt.host), func(t *testing.T) {
+		t.Run(ladder.ThresholdName(tt.host), func(t *testing.T) {
 			st, _ := newState(t, tt.host)
 			d, err := InitDevice(st, 0, &DeviceOptions{lookupEnv: noEnv, writer: mustWriter(t, io.Discard)})
 			require.NoError(t, err)

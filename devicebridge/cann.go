@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 
+	"simpler.dev/log/internal/ladder"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
 )
@@ -127,7 +128,7 @@ func InitDevice(state *slogsimpler.State, id int, opts *DeviceOptions) (*Device,
 		d.Timing = d.Level <= cannWarning
 	} else {
 		t := state.Level()
-		d.Level = levels.CANN(t)
+		d.Level = ladder.CANN(t)
 		d.Timing = t != levels.Nul && levels.Timing >= t
 	}
 	if d.w == nil {
@@ -144,7 +145,7 @@ func InitDevice(state *slogsimpler.State, id int, opts *DeviceOptions) (*Device,
 // cannLevel maps a record level to CANN's, and reports whether it is a
 // TIMING record.
 func cannLevel(l slog.Level) (int, bool) {
-	switch levels.RoundRecord(l) {
+	switch ladder.RoundRecord(l) {
 	case levels.Debug:
 		return cannDebug, false
 	case levels.Info:

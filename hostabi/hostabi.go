@@ -29,8 +29,8 @@ import (
 
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/door"
+	"simpler.dev/log/internal/ladder"
 	"simpler.dev/log/internal/origin"
-	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
 )
 
@@ -194,7 +194,7 @@ func (o *owner) producers() *uint64 { return (*uint64)(unsafe.Pointer(&o.c.sink_
 // numbers (Python's: 10 DEBUG … 60 NUL), stored only when it changes.
 func (o *owner) SetThreshold(l slog.Level) {
 	p := (*int32)(unsafe.Pointer(&o.c.threshold))
-	if v := int32(levels.Python(l)); atomic.LoadInt32(p) != v {
+	if v := int32(ladder.Python(l)); atomic.LoadInt32(p) != v {
 		atomic.StoreInt32(p, v)
 	}
 }

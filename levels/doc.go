@@ -16,25 +16,24 @@
 // # Thresholds and record levels
 //
 // A record is emitted when its level is at or above the threshold and the
-// threshold is not NUL ([admits]). Thresholds that fall between two rungs
-// round up ([RoundThreshold]: asking for Python 35 must not admit
-// warnings), while record levels round down for their printed name ([Name]:
-// a record at slog 6 prints WARN).
+// threshold is not NUL. Thresholds that fall between two rungs round up
+// (asking for Python 35 must not admit warnings: a State does this
+// whenever it is given a threshold), while record levels round down for
+// their printed name ([Name]: a record at slog 6 prints WARN).
 //
 // # Parsing
 //
-// [Parse] accepts the names trace ([Trace], MAX's), debug, info, timing,
-// warn, warning, error, null and nul in any case, Python numbers, and
-// slog's own "INFO+2" form. An unknown name is an error that lists every
-// valid name; there is no silent fallback. [Level] wraps a level so it can
-// be read from flags with [flag.TextVar] and from configuration with
-// encoding.TextUnmarshaler.
+// [Level] wraps a level so it can be read from flags with [flag.TextVar]
+// and from configuration with encoding.TextUnmarshaler or JSON:
+// [Level.UnmarshalText] accepts the names trace ([Trace], MAX's), debug,
+// info, timing, warn, warning, error, null and nul in any case, Python
+// numbers, and slog's own "INFO+2" form. An unknown name is an error that
+// lists every valid name; there is no silent fallback. slogsimpler reads
+// SIMPLER_LOG_LEVEL and its other variables with the same rules.
 //
-// # Other logging systems
+// # Other handlers
 //
-// [Python] and [fromPython] convert to and from simpler's numbers; [CANN]
-// gives the device log level of the Ascend CANN runtime for a host
-// threshold. [ReplaceAttr] makes slog's TextHandler and JSONHandler (and
-// any handler that honours ReplaceAttr) print TIMING and NUL by name instead
-// of INFO+2 and ERROR+8.
+// [ReplaceAttr] makes slog's TextHandler and JSONHandler (and any handler
+// that honours ReplaceAttr) print TIMING and NUL by name instead of INFO+2
+// and ERROR+8.
 package levels

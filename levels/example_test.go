@@ -1,28 +1,37 @@
 package levels_test
 
 import (
+	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 
 	"simpler.dev/log/levels"
 )
 
-func ExampleParse() {
-	for _, s := range []string{"timing", "Warning", "35", "INFO+2", "loud"} {
-		l, err := levels.ParseThreshold(s)
-		if err != nil {
+// A level read from a flag: names in any case, Python numbers and slog's
+// NAME+N form. Python's 35 lies between WARN and ERROR; as a threshold a
+// State rounds it up to ERROR.
+func ExampleLevel() {
+	fs := flag.NewFlagSet("server", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var level levels.Level
+	fs.TextVar(&level, "log-level", levels.Level(levels.Timing), "file threshold")
+	for _, arg := range []string{"timing", "Warning", "35", "INFO+2", "null", "loud"} {
+		if err := fs.Parse([]string{"-log-level", arg}); err != nil {
 			fmt.Println(err)
 			continue
 		}
-		fmt.Printf("%s -> %s (python %d)\n", s, levels.ThresholdName(l), levels.Python(l))
+		fmt.Printf("%s -> %s (slog %d)\n", arg, level, level.Level())
 	}
 	// Output:
-	// timing -> TIMING (python 25)
-	// Warning -> WARN (python 30)
-	// 35 -> ERROR (python 40)
-	// INFO+2 -> TIMING (python 25)
-	// unknown log level "loud": want trace, debug, info, timing, warn, warning, error, null, nul, a Python number (10 20 25 30 40 60) or a slog form such as INFO+2
+	// timing -> TIMING (slog 2)
+	// Warning -> WARN (slog 4)
+	// 35 -> WARN+2 (slog 6)
+	// INFO+2 -> TIMING (slog 2)
+	// null -> NUL (slog 16)
+	// invalid value "loud" for flag -log-level: unknown log level "loud": want trace, debug, info, timing, warn, warning, error, null, nul, a Python number (10 20 25 30 40 60) or a slog form such as INFO+2
 }
 
 func ExampleReplaceAttr() {

@@ -3,52 +3,34 @@ package levels
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"log/slog"
-	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"simpler.dev/log/internal/ladder"
 )
 
-func TestLadderNumbers(t *testing.T) {
+// TestRungsAgree: internal/ladder keeps its own copy of the rungs (it
+// imports nothing of the module); they must be these.
+func TestRungsAgree(t *testing.T) {
 	for _, tt := range []struct {
-		name   string
-		level  slog.Level
-		python int
-		cann   int
+		name          string
+		public, inner slog.Level
 	}{
-		{"DEBUG", Debug, 10, 0},
-		{"INFO", Info, 20, 1},
-		{"TIMING", Timing, 25, 2},
-		{"WARN", Warn, 30, 2},
-		{"ERROR", Error, 40, 3},
-		{"NUL", Nul, 60, 4},
+		{"DEBUG", Debug, ladder.Debug}, {"INFO", Info, ladder.Info}, {"TIMING", Timing, ladder.Timing},
+		{"WARN", Warn, ladder.Warn}, {"ERROR", Error, ladder.Error}, {"NUL", Nul, ladder.Nul},
+		{"TRACE", Trace, ladder.Trace},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.EqualValues(t, tt.python, Python(tt.level), "Python(%d)", tt.level)
-			assert.EqualValues(t, tt.level, fromPython(tt.python), "fromPython(%d)", tt.python)
-			assert.EqualValues(t, tt.cann, CANN(tt.level), "CANN(%d)", tt.level)
-			assert.EqualValues(t, tt.name, ThresholdName(tt.level), "ThresholdName(%d)", tt.level)
-			assert.True(t, onLadder(tt.level), "onLadder(%d) = false", tt.level)
-		})
+		assert.Equal(t, tt.public, tt.inner, tt.name)
+		if tt.name != "TRACE" {
+			assert.Equal(t, tt.name, ladder.ThresholdName(tt.public), tt.name)
+			assert.Equal(t, tt.name, Level(tt.public).String(), tt.name)
+		}
 	}
-}
-
-func TestRoundThreshold(t *testing.T) {
-	for _, tt := range []struct {
-		in, want slog.Level
-	}{
-		{-100, Debug}, {-5, Debug}, {-4, Debug}, {-3, Info}, {-1, Info}, {0, Info},
-		{1, Timing}, {2, Timing}, {3, Warn}, {4, Warn}, {5, Error}, {6, Error},
-		{7, Error}, {8, Error}, {9, Nul}, {15, Nul}, {16, Nul}, {17, Nul}, {100, Nul},
-	} {
-		t.Run(slog.Level(tt.in).String(), func(t *testing.T) {
-			assert.EqualValues(t, tt.want, RoundThreshold(tt.in), "RoundThreshold(%d)", tt.in)
-		})
-	}
+	assert.Equal(t, Timing, ladder.DefaultThreshold)
 }
 
 func TestRoundRecordAndName(t *testing.T) {
@@ -66,97 +48,45 @@ func TestRoundRecordAndName(t *testing.T) {
 	}
 }
 
-func TestAdmits(t *testing.T) {
+// TestUnmarshalText: the public parser reads what internal/ladder's Parse
+// reads (its table is there), unrounded.
+func TestUnmarshalText(t *testing.T) {
 	for _, tt := range []struct {
-		name       string
-		threshold  slog.Level
-		rec        slog.Level
-		wantAdmits bool
-	}{
-		{"timing admits timing", Timing, Timing, true},
-		{"timing admits warn", Timing, Warn, true},
-		{"timing rejects info", Timing, Info, false},
-		{"python 35 rejects warn", fromPython(35), Warn, false},
-		{"python 35 admits error", fromPython(35), Error, true},
-		{"python 26 rejects timing", fromPython(26), Timing, false},
-		{"python 24 admits timing", fromPython(24), Timing, true},
-		{"nul rejects error", Nul, Error, false},
-		{"nul rejects everything", Nul, 1000, false},
-		{"above error is nul", Error + 1, Error + 5, false},
-		{"debug admits debug", Debug, Debug, true},
-		{"below debug rounds to debug", -10, -5, false},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.EqualValues(t, tt.wantAdmits, admits(tt.threshold, tt.rec), "admits(%d, %d)", tt.threshold, tt.rec)
-		})
-	}
-}
-
-func TestFromPython(t *testing.T) {
-	for _, tt := range []struct {
-		p    int
+		in   string
 		want slog.Level
 	}{
-		{math.MinInt, -4}, {-1, -4}, {0, -4}, {9, -4}, {10, -4}, {11, -3}, {14, -2}, {15, -2}, {19, 0}, {20, 0},
-		{21, 1}, {24, 2}, {25, 2}, {26, 3}, {30, 4}, {35, 6}, {36, 7}, {40, 8}, {41, 9}, {60, 16}, {61, 16}, {math.MaxInt, 16},
-	} {
-		assert.EqualValues(t, tt.want, fromPython(tt.p), "fromPython(%d)", tt.p)
-	}
-}
-
-func TestParse(t *testing.T) {
-	for _, tt := range []struct {
-		in        string
-		want      slog.Level
-		threshold slog.Level
-	}{
-		{"trace", Trace, Debug},
-		{"TRACE", Trace, Debug},
-		{"debug", Debug, Debug},
-		{"DEBUG", Debug, Debug},
-		{"Info", Info, Info},
-		{"timing", Timing, Timing},
-		{"TIMING", Timing, Timing},
-		{"warn", Warn, Warn},
-		{"Warning", Warn, Warn},
-		{"error", Error, Error},
-		{"null", Nul, Nul},
-		{"NUL", Nul, Nul},
-		{" info ", Info, Info},
-		{"10", Debug, Debug},
-		{"20", Info, Info},
-		{"25", Timing, Timing},
-		{"30", Warn, Warn},
-		{"35", 6, Error},
-		{"40", Error, Error},
-		{"60", Nul, Nul},
-		{"INFO+2", Timing, Timing},
-		{"info+3", 3, Warn},
-		{"WARN-1", 3, Warn},
-		{"ERROR+8", Nul, Nul},
-		{"debug-2", -6, Debug},
+		{"trace", Trace}, {"TRACE", Trace}, {"debug", Debug}, {"Info", Info},
+		{"timing", Timing}, {"Warning", Warn}, {"error", Error}, {"null", Nul}, {"NUL", Nul},
+		{" info ", Info}, {"10", Debug}, {"25", Timing}, {"35", 6}, {"60", Nul},
+		{"INFO+2", Timing}, {"info+3", 3}, {"WARN-1", 3}, {"ERROR+8", Nul}, {"debug-2", -6},
+		{"9223372036854775807", Nul}, {"-9223372036854775808", Debug},
 	} {
 		t.Run(tt.in, func(t *testing.T) {
-			got, err := Parse(tt.in)
-			require.NoError(t, err, "Parse(%q): %v", tt.in, err)
-			assert.EqualValues(t, tt.want, got, "Parse(%q) = %d, want %d", tt.in, got, tt.want)
-			th, err := ParseThreshold(tt.in)
-			assert.False(t, err != nil || th != tt.threshold, "ParseThreshold(%q) = %d, %v; want %d", tt.in, th, err, tt.threshold)
+			var l Level
+			require.NoError(t, l.UnmarshalText([]byte(tt.in)))
+			assert.EqualValues(t, tt.want, l, "UnmarshalText(%q) = %d, want %d", tt.in, l, tt.want)
 		})
 	}
 }
 
-func TestParseErrors(t *testing.T) {
+// TestUnmarshalTextErrors: an unknown name is an error listing every valid
+// name, word for word as SIMPLER_LOG_LEVEL's (slogsimpler.Setup) is, and
+// the level is left as it was.
+func TestUnmarshalTextErrors(t *testing.T) {
 	for _, in := range []string{"", "  ", "verbose", "INFO+", "INFO+x", "INFO+2x", "warnings", "1.5", "tracing"} {
 		t.Run(in, func(t *testing.T) {
-			_, err := Parse(in)
-			require.Error(t, err, "Parse(%q) succeeded", in)
-			assert.True(t, errors.Is(err, ErrUnknownLevel), "error %v does not wrap ErrUnknownLevel", err)
+			l := Level(Warn)
+			err := l.UnmarshalText([]byte(in))
+			require.Error(t, err, "UnmarshalText(%q) succeeded", in)
+			assert.ErrorIs(t, err, ladder.ErrUnknownLevel)
+			assert.Equal(t, Level(Warn), l, "a failed UnmarshalText changed the level")
 			for _, name := range []string{"trace", "debug", "info", "timing", "warn", "warning", "error", "null", "nul"} {
 				assert.Contains(t, err.Error(), name, "error %q does not list %q", err, name)
 			}
 		})
 	}
+	var l Level
+	assert.EqualError(t, l.UnmarshalText([]byte("loud")), `unknown log level "loud": want trace, debug, info, timing, warn, warning, error, null, nul, a Python number (10 20 25 30 40 60) or a slog form such as INFO+2`)
 }
 
 func TestLevelText(t *testing.T) {
@@ -213,21 +143,20 @@ func TestReplaceAttr(t *testing.T) {
 	})
 }
 
-func FuzzParse(f *testing.F) {
+// FuzzLevelText: whatever UnmarshalText reads, its text form reads back
+// to the same level.
+func FuzzLevelText(f *testing.F) {
 	for _, s := range []string{"debug", "INFO+2", "35", "warning", "x", "NUL-3", "-7"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		l, err := Parse(s)
-		if err != nil {
+		var l Level
+		if err := l.UnmarshalText([]byte(s)); err != nil {
 			return
 		}
-		th := RoundThreshold(l)
-		require.True(t, onLadder(th), "RoundThreshold(%d) = %d off the ladder", l, th)
-		require.False(t, th < l && th != Nul, "threshold %d rounded down to %d", l, th)
-		// A level's text form parses back to itself.
-		txt, _ := Level(l).MarshalText()
-		back, err := Parse(string(txt))
+		txt, _ := l.MarshalText()
+		var back Level
+		err := back.UnmarshalText(txt)
 		require.False(t, err != nil || back != l, "round trip %d -> %q -> %d, %v", l, txt, back, err)
 	})
 }
@@ -245,32 +174,10 @@ func TestLevelJSON(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &out))
 	assert.Equal(t, in, out)
 	require.NoError(t, json.Unmarshal([]byte(`{"file":"35","console":"nul"}`), &out))
-	assert.Equal(t, config{File: Level(6), Console: Level(Nul)}, out, "Python's 35 is slog's 6, as Parse reads it")
+	assert.Equal(t, config{File: Level(6), Console: Level(Nul)}, out, "Python's 35 is slog's 6, as UnmarshalText reads it")
 	assert.Error(t, json.Unmarshal([]byte(`{"file":4}`), &out), "a number is not a level name")
 	assert.Error(t, json.Unmarshal([]byte(`{"file":"loud"}`), &out))
 	got, err := Level(Error).AppendText([]byte("level="))
 	require.NoError(t, err)
 	assert.Equal(t, "level=ERROR", string(got))
-}
-
-// TestNumbersSaturate: numbers past the ends of the ladder, or of int, never
-// wrap around to another level (Python 0 or 2^63-1 once became the trace
-// level, ERROR+2^63-8 became DEBUG).
-func TestNumbersSaturate(t *testing.T) {
-	for _, tt := range []struct {
-		in   string
-		want slog.Level // as a threshold
-	}{
-		{"9223372036854775807", Nul}, {"99999999999999999999", Nul}, {"61", Nul},
-		{"ERROR+9223372036854775800", Nul}, {"NUL+9223372036854775807", Nul},
-		{"-9223372036854775808", Debug}, {"-99999999999999999999", Debug}, {"0", Debug},
-		{"INFO-9223372036854775800", Debug}, {"DEBUG-9223372036854775808", Debug},
-	} {
-		t.Run(tt.in, func(t *testing.T) {
-			got, err := ParseThreshold(tt.in)
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
-			assert.NotEqual(t, Trace, got)
-		})
-	}
 }

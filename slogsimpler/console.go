@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/ladder"
 	"simpler.dev/log/internal/origin"
 	"simpler.dev/log/internal/printable"
 	"simpler.dev/log/internal/stdio"
@@ -201,7 +202,7 @@ func (h *ConsoleHandler) Handle(ctx context.Context, r slog.Record) error {
 	if !consolePlain(r.Message) || !recordPlain(r, h.depth) {
 		r = h.clean(r)
 	}
-	rl := levels.RoundRecord(r.Level)
+	rl := ladder.RoundRecord(r.Level)
 	if r.Level >= levels.Nul || rl == levels.Timing {
 		if r.Level >= levels.Nul {
 			r.Level = levels.Nul

@@ -16,6 +16,7 @@ import (
 	slogmulti "github.com/samber/slog-multi"
 
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/ladder"
 	"simpler.dev/log/internal/origin"
 	"simpler.dev/log/internal/render"
 	"simpler.dev/log/levels"
@@ -25,7 +26,8 @@ import (
 // operator can change a program's logging without rebuilding it.
 const (
 	// envLevel names the file threshold: a level name, a Python number or
-	// an INFO+2 form (see levels.Parse). Rounded up onto the ladder.
+	// an INFO+2 form, read as levels.Level reads text. Rounded up onto the
+	// ladder.
 	envLevel = "SIMPLER_LOG_LEVEL"
 	// envConsoleLevel names the console's level the same way.
 	envConsoleLevel = "SIMPLER_LOG_CONSOLE_LEVEL"
@@ -188,7 +190,7 @@ func Setup(opts *Options) (*Logging, error) {
 		level = levels.Trace
 	}
 	if v, ok := os.LookupEnv(envLevel); ok {
-		l, err := levels.Parse(v)
+		l, err := ladder.Parse(v)
 		if err != nil {
 			return nil, fmt.Errorf("slogsimpler: %s: %w", envLevel, err)
 		}
@@ -199,7 +201,7 @@ func Setup(opts *Options) (*Logging, error) {
 		consoleLevel = o.ConsoleLevel
 	}
 	if v, ok := os.LookupEnv(envConsoleLevel); ok {
-		l, err := levels.ParseThreshold(v)
+		l, err := ladder.ParseThreshold(v)
 		if err != nil {
 			return nil, fmt.Errorf("slogsimpler: %s: %w", envConsoleLevel, err)
 		}
@@ -207,7 +209,7 @@ func Setup(opts *Options) (*Logging, error) {
 	}
 	flushLevel, flushBound := o.FlushLevel, o.FlushBound
 	if v, ok := os.LookupEnv(envFlushLevel); ok {
-		l, err := levels.Parse(v)
+		l, err := ladder.Parse(v)
 		if err != nil {
 			return nil, fmt.Errorf("slogsimpler: %s: %w", envFlushLevel, err)
 		}

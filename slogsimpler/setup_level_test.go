@@ -115,3 +115,20 @@ func TestSetupKeepsFlushPolicy(t *testing.T) {
 		})
 	}
 }
+
+// TestSetupBadLevel: an unparsable level in the environment is Setup's
+// error, naming the variable and every valid name, word for word.
+func TestSetupBadLevel(t *testing.T) {
+	defer slog.SetDefault(slog.Default())
+	const want = `unknown log level "loud": want trace, debug, info, timing, warn, warning, error, null, nul, a Python number (10 20 25 30 40 60) or a slog form such as INFO+2`
+	for _, env := range []string{envLevel, envConsoleLevel, envFlushLevel} {
+		t.Run(env, func(t *testing.T) {
+			t.Setenv(env, "loud")
+			st, err := NewState(&Options{Output: io.Discard})
+			require.NoError(t, err)
+			lg, err := Setup(&Options{State: st, Synchronous: true})
+			require.Nil(t, lg)
+			assert.EqualError(t, err, "slogsimpler: "+env+": "+want)
+		})
+	}
+}

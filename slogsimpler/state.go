@@ -150,9 +150,9 @@ func Default() *State {
 // console's options say, is followed live: every record reads l.Level(),
 // so setting the LevelVar moves the file's threshold too. A level between
 // rungs rounds up onto the ladder (35 admits no warnings: it is ERROR),
-// anything above ERROR is NUL, as levels.RoundThreshold says; the same
-// rule holds for Options.Level and Setup. levels.Trace (MAX's trace level)
-// is DEBUG with MAX-style op lines switched on, the one switch for them.
+// anything above ERROR is NUL, below DEBUG is DEBUG; the same rule holds
+// for Options.Level and Setup. levels.Trace (MAX's trace level) is DEBUG
+// with MAX-style op lines switched on, the one switch for them.
 // Nil means TIMING. The level set is the state's choice: Setup keeps it
 // unless Options.Level or the environment says otherwise.
 func (s *State) SetLevel(l slog.Leveler) {

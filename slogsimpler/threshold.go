@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"sync/atomic"
 
+	"simpler.dev/log/internal/ladder"
 	"simpler.dev/log/levels"
 )
 
@@ -38,7 +39,7 @@ type leveler struct{ slog.Leveler }
 func (t *threshold) set(l slog.Leveler, self *State) {
 	switch v := l.(type) {
 	case nil:
-		t.store(levels.DefaultThreshold)
+		t.store(ladder.DefaultThreshold)
 	case *State:
 		if v != self { // following itself: keep the threshold as it is
 			t.follow.Store(&leveler{l})
@@ -55,7 +56,7 @@ func (t *threshold) set(l slog.Leveler, self *State) {
 func (t *threshold) store(l slog.Level) {
 	t.follow.Store(nil)
 	t.ops.Store(l == levels.Trace)
-	r := levels.RoundThreshold(l)
+	r := ladder.RoundThreshold(l)
 	t.level.Store(int64(r))
 	t.c.publish(r)
 }
@@ -64,7 +65,7 @@ func (t *threshold) store(l slog.Level) {
 // rounded, or the stored one.
 func (t *threshold) current() slog.Level {
 	if f := t.follow.Load(); f != nil {
-		r := levels.RoundThreshold(f.Level())
+		r := ladder.RoundThreshold(f.Level())
 		t.c.publishFollowed(r) // C modules follow the Leveler from Go's records
 		return r
 	}

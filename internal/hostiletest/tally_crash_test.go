@@ -22,6 +22,7 @@ import (
 	"simpler.dev/log/atrace"
 	"simpler.dev/log/devicebridge"
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/ladder"
 	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/internal/straceview"
 	"simpler.dev/log/levels"
@@ -388,8 +389,9 @@ func (f *crashFixtures) inputs(t *testing.T) []crashInput {
 				_ = p.Read(bytes.NewReader(b))
 				_ = p.Read(strings.NewReader(line))
 				_ = straceview.Group(p.Spans, nil)
-				_, _ = levels.Parse(line)
-				_, _ = levels.ParseThreshold(line)
+				var l levels.Level
+				_ = l.UnmarshalText([]byte(line))
+				_, _ = ladder.ParseThreshold(line)
 				_, _ = spanattr.ExtName(line, line)
 				var c slogsimpler.Capture
 				_, _ = c.Write([]byte(line + "\n"))
