@@ -1,6 +1,7 @@
 package devicebridge
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -18,6 +19,9 @@ var ErrNilState = errors.New("devicebridge: nil state")
 // use.
 type Sim struct {
 	state *slogsimpler.State
+	// h is a handler bound to state, made once: its Enabled is the
+	// state's live threshold (levels.Trace included).
+	h *slogsimpler.Handler
 }
 
 // NewSim binds a simulated device's logging to state.
@@ -25,11 +29,11 @@ func NewSim(state *slogsimpler.State) (*Sim, error) {
 	if state == nil {
 		return nil, ErrNilState
 	}
-	return &Sim{state: state}, nil
+	return &Sim{state: state, h: state.Handler()}, nil
 }
 
 // Enabled reports whether a record at level would be written now.
-func (s *Sim) Enabled(level slog.Level) bool { return s.state.Enabled(level) }
+func (s *Sim) Enabled(level slog.Level) bool { return s.h.Enabled(context.Background(), level) }
 
 // Logf writes a device record at level from function fn, formatted like
 // fmt.Sprintf, with the caller's file and line. Nothing is formatted when
@@ -39,7 +43,7 @@ func (s *Sim) Logf(level slog.Level, fn, format string, args ...any) {
 }
 
 func (s *Sim) logf(level slog.Level, fn, format string, args []any) {
-	if !s.state.Enabled(level) {
+	if !s.h.Enabled(context.Background(), level) {
 		return
 	}
 	var pcs [1]uintptr

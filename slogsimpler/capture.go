@@ -65,16 +65,15 @@ func (c *Capture) String() string {
 // ordinary records, spans and op lines. The library's own records are
 // left out, so a test sees only what its code logged: the [CLOCK_ANCHOR]
 // a log starts with while TIMING is enabled, [HOSTLOG_DROPS] reports and
-// the ERROR reports of function slogsimpler (a failing handler, say).
-// [Capture.All] keeps them. Lines that are not records, such as a torn
-// fragment or a level off simpler's ladder, are left out.
+// the ERROR reports of function slogsimpler (a failing handler, say);
+// [Capture.String] has them, as written. Lines that are not records, such
+// as a torn fragment or a level off simpler's ladder, are left out.
 func (c *Capture) Records() []CapturedRecord { return c.records(false) }
 
-// All is [Capture.Records] with the library's own records: an anchor or a
-// drop report comes with its marker as Message and its fields as Attrs
-// (pid, mono_ns, wall_ns; new, total, queue_full, ...).
-func (c *Capture) All() []CapturedRecord { return c.records(true) }
-
+// records types the lines written so far; own keeps the library's own
+// records too: an anchor or a drop report comes with its marker as
+// Message and its fields as Attrs (pid, mono_ns, wall_ns; new, total,
+// queue_full, ...).
 func (c *Capture) records(own bool) []CapturedRecord {
 	c.mu.Lock()
 	b := bytes.Clone(c.b.Bytes())

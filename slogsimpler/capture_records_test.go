@@ -17,7 +17,8 @@ import (
 
 // TestCaptureRecordsTyped: Records gives the program's records typed
 // (ordinary ones, spans with their fields, op lines) and leaves the
-// library's own out; All keeps those too, their fields as attributes.
+// library's own out (read with them, those have their fields as
+// attributes).
 func TestCaptureRecordsTyped(t *testing.T) {
 	defer slog.SetDefault(slog.Default())
 	var c slogsimpler.Capture
@@ -84,9 +85,9 @@ func TestCaptureRecordsTyped(t *testing.T) {
 	assert.Equal(t, "matmul", complete.Op.Name)
 	assert.Equal(t, launch.Op.ID, complete.Op.ID)
 
-	all := c.All()
+	all := slogsimpler.CapturedAll(&c)
 	require.Len(t, all, len(recs)+3, "and the anchor, the drop report, the report")
-	assert.Equal(t, recs, withoutOwn(all), "All is Records with the library's own")
+	assert.Equal(t, recs, withoutOwn(all), "the library's own records, and Records")
 	anchor := all[0]
 	assert.Equal(t, envelope.FuncAnchor, anchor.Func)
 	assert.Equal(t, envelope.MarkerAnchor, anchor.Message)
@@ -102,7 +103,7 @@ func TestCaptureRecordsTyped(t *testing.T) {
 	assert.Equal(t, "a log handler failed", report.Message)
 }
 
-// withoutOwn drops the library's own records from All's result.
+// withoutOwn drops the library's own records.
 func withoutOwn(all []slogsimpler.CapturedRecord) []slogsimpler.CapturedRecord {
 	var out []slogsimpler.CapturedRecord
 	for _, r := range all {

@@ -350,7 +350,7 @@ func TestSetup(t *testing.T) {
 		slog.Log(context.Background(), levels.Timing, "timing above INFO")
 		slog.Info("both")
 		require.NoError(t, lg.Close())
-		assert.False(t, st.Level() != levels.Debug || st.Dir() == "", "level %v dir %q", st.Level(), st.Dir())
+		assert.False(t, st.Level() != levels.Debug || st.dir() == "", "level %v dir %q", st.Level(), st.dir())
 		if c := st.Counts(); c.Written != 4 || c.Dropped != 0 { // anchor + 3
 			t.Errorf("counts %+v", c)
 		}
@@ -440,12 +440,12 @@ func TestSetup(t *testing.T) {
 		lg, err := Setup(&Options{NoConsole: true, State: st})
 		require.NoError(t, err)
 		assert.Equal(t, levels.Debug, st.Level())
-		assert.True(t, st.Enabled(levels.Trace))
+		assert.True(t, st.enabled(levels.Trace))
 		t.Setenv(envLevel, "info") // SIMPLER_LOG_LEVEL wins for the threshold
 		lg2, err := Setup(&Options{NoConsole: true, State: st})
 		require.NoError(t, err)
 		assert.Equal(t, levels.Info, st.Level())
-		assert.False(t, st.Enabled(levels.Trace), "op lines are DEBUG records")
+		assert.False(t, st.enabled(levels.Trace), "op lines are DEBUG records")
 		require.NoError(t, lg.Close())
 		require.NoError(t, lg2.Close())
 	})

@@ -97,7 +97,7 @@ func init() {
 		// Quiesce and Close and opens it on Start, and counts the drops C
 		// modules record there in its own reports.
 		s := st.(*State)
-		claim, err := s.c.attach(l, s.thr.current(), s.Dir())
+		claim, err := s.c.attach(l, s.thr.current(), s.dir())
 		if err == nil {
 			s.anc.attached(claim)
 		}

@@ -36,7 +36,7 @@ func (s *State) Handler() *Handler { return &Handler{state: s} }
 
 // Enabled reports whether the bound state's live threshold admits level.
 func (h *Handler) Enabled(_ context.Context, level slog.Level) bool {
-	return h.state != nil && h.state.Enabled(level)
+	return h.state != nil && h.state.enabled(level)
 }
 
 // WithAttrs returns a handler whose records carry attrs, rendered now.

@@ -165,7 +165,7 @@ func TestLevelerIsLive(t *testing.T) {
 	lv.Set(levels.Info)
 	l.Info("shown")
 	lv.Set(levels.Trace)
-	assert.True(t, s.Enabled(levels.Trace), "a LevelVar at Trace switches op lines on")
+	assert.True(t, s.enabled(levels.Trace), "a LevelVar at Trace switches op lines on")
 	lv.Set(5) // between WARN and ERROR: rounds up
 	assert.Equal(t, levels.Error, s.Level())
 	assert.NotContains(t, buf.String(), "hidden")
@@ -285,7 +285,7 @@ func TestBoundDirectory(t *testing.T) {
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), filepath.Join(file, "logs"))
 		require.NotNil(t, s)
-		assert.Empty(t, s.Dir())
+		assert.Empty(t, s.dir())
 		other := t.TempDir()
 		require.NoError(t, s.BindDir(other))
 		slog.New(s.Handler()).Error("to the retried directory")

@@ -58,13 +58,16 @@ type Options struct {
 	// that would rather slow down than lose records sets it. Zero, the
 	// default, never sleeps: after the yields every producer makes (see
 	// package sink) the record is dropped and counted. Counts reports the
-	// waits (Waited, WaitedFor). See State.SetBackpressure.
+	// waits (Waited, WaitedFor). It takes effect at once, for every
+	// handler bound to the State.
 	Backpressure time.Duration
 	// Rotation caps the files of the bound directory: a size per file,
 	// how many rotated files to keep, an age past which old files go (see
 	// sink.Rotation), for example sink.Rotation{MaxSize: 64 << 20,
 	// MaxFiles: 10, MaxAge: 7 * 24 * time.Hour}. The zero value rotates
-	// nothing; a bad one is an error. See State.SetRotation.
+	// nothing; a bad one is an error. Under Setup it applies from the
+	// State's next write, and before Setup binds Dir, so the bind's
+	// retention pass follows it.
 	Rotation sink.Rotation
 	// Synchronous is the writer's mode: with it, no writer goroutine runs
 	// and every record is written in its own logging call, under a lock,

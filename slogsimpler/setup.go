@@ -227,14 +227,14 @@ func Setup(opts *Options) (*Logging, error) {
 	if level != nil {
 		st.thr.set(level, st) // Setup's choice, not the state's: a later Setup defaults again
 	}
-	st.SetFlush(flushLevel, flushBound)
-	if err := st.SetRotation(o.Rotation); err != nil {
+	st.setFlush(flushLevel, flushBound)
+	if err := st.sink.SetRotation(o.Rotation); err != nil {
 		return nil, fmt.Errorf("slogsimpler: %w", err)
 	}
 	if err := st.BindDir(o.Dir); err != nil {
 		return nil, err
 	}
-	st.SetBackpressure(o.Backpressure)
+	st.sink.SetBackpressure(o.Backpressure)
 	if !o.Synchronous {
 		if err := st.Start(); err != nil {
 			return nil, err
@@ -328,7 +328,7 @@ func (f *Fanout) WithGroup(name string) slog.Handler {
 // slogsimpler) through s's door, not through the handlers, whatever of
 // them are failing.
 func reportFailure(s *State, msg string) {
-	if !s.Enabled(levels.Error) {
+	if !s.enabled(levels.Error) {
 		return
 	}
 	now := time.Now()

@@ -59,7 +59,7 @@ func TestSetupLevelPrecedence(t *testing.T) {
 			require.NoError(t, err)
 			defer func() { require.NoError(t, lg.Close()) }()
 			assert.Equal(t, tt.want, st.Level())
-			assert.Equal(t, tt.trace, st.Enabled(levels.Trace), "op lines")
+			assert.Equal(t, tt.trace, st.enabled(levels.Trace), "op lines")
 		})
 	}
 }

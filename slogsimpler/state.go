@@ -35,7 +35,7 @@ type State struct {
 	// State publishes its threshold, directory and lifecycle to it.
 	c cLink
 	// flush is the exit-safety policy: records at or above its level are
-	// written before Handle returns. Replaced whole by SetFlush, read by
+	// written before Handle returns. Replaced whole by setFlush, read by
 	// every handler on every record.
 	flush atomic.Pointer[flushPolicy]
 	// route is the handler records made outside slog travel through: the
@@ -110,16 +110,16 @@ func NewState(opts *Options) (*State, error) {
 		// and at a file's start, where they take no queue slot.
 		Report: func(dst []byte, c sink.Counts, fresh uint64) []byte { return dropReport(dst, s.anc.pid, c, fresh) },
 		FileHeader: func(dst []byte) []byte {
-			if !s.Enabled(levels.Timing) {
+			if !s.enabled(levels.Timing) {
 				return nil
 			}
 			return s.anc.file(dst)
 		},
 		FileStarted: s.anc.fileStarted})
-	s.SetFlush(o.FlushLevel, o.FlushBound)
+	s.setFlush(o.FlushLevel, o.FlushBound)
 	s.thr.set(o.Level, s)
 	s.thr.chosen.Store(o.Level != nil)
-	if err := s.SetRotation(o.Rotation); err != nil {
+	if err := s.sink.SetRotation(o.Rotation); err != nil {
 		return nil, fmt.Errorf("slogsimpler: %w", err)
 	}
 	var err error
@@ -160,11 +160,12 @@ func (s *State) SetLevel(l slog.Leveler) {
 	s.thr.set(l, s)
 }
 
-// SetFlush sets the exit-safety policy: records at or above level (read
+// setFlush sets the exit-safety policy (Options.FlushLevel and
+// FlushBound, given to NewState or Setup): records at or above level (read
 // live; nil means ERROR) are written before their logging call returns, or
 // bound (zero means 250 ms) passes. It takes effect on the next record of
 // every handler bound to s.
-func (s *State) SetFlush(level slog.Leveler, bound time.Duration) {
+func (s *State) setFlush(level slog.Leveler, bound time.Duration) {
 	if level == nil {
 		level = defaultFlushLevel
 	}
@@ -237,10 +238,11 @@ func dropReport(dst []byte, pid int, c sink.Counts, fresh uint64) []byte {
 // threshold.
 func (s *State) Level() slog.Level { return s.thr.current() }
 
-// Enabled reports whether a record at level l would be written now. At
+// enabled reports whether a record at level l would be written now. At
 // levels.Trace it reports whether MAX-style op lines would be: op lines are
-// on and the threshold admits DEBUG, the level they are written at.
-func (s *State) Enabled(l slog.Level) bool {
+// on and the threshold admits DEBUG, the level they are written at. (A
+// program asks a handler bound to s: s.Handler().Enabled.)
+func (s *State) enabled(l slog.Level) bool {
 	t := s.thr.current()
 	if l == levels.Trace {
 		return s.thr.opsOn() && t != levels.Nul && levels.Debug >= t
@@ -258,7 +260,7 @@ func (s *State) BindDir(dir string) error {
 	if err := s.sink.BindDir(dir); err != nil {
 		return err
 	}
-	s.c.bindDir(s.Dir())
+	s.c.bindDir(s.dir())
 	return nil // the file starts with its anchor (anchors.file)
 }
 
@@ -289,8 +291,8 @@ func (s *State) Anchor() envelope.Anchor { return s.anc.get() }
 // removed or renamed is reopened on its own too, within a second.)
 func (s *State) Reopen() { s.sink.Reopen() }
 
-// Dir returns the bound directory, or "".
-func (s *State) Dir() string {
+// dir returns the bound directory, or "".
+func (s *State) dir() string {
 	if p := s.sink.Path(); p != "" {
 		return filepath.Dir(p)
 	}
@@ -311,22 +313,11 @@ func (s *State) Start() error {
 	s.c.open()
 	// The anchor now, as simpler writes it when its writer starts, so it
 	// precedes every span that can begin afterwards.
-	if s.Enabled(levels.Timing) && !s.anc.anchored.Load() {
+	if s.enabled(levels.Timing) && !s.anc.anchored.Load() {
 		s.anc.ensure(time.Time{}, s)
 	}
 	return nil
 }
-
-// SetBackpressure sets how long a logging call that finds the queue full
-// waits for room before its record is dropped (see Options.Backpressure);
-// 0 means no wait. It takes effect at once, for every handler bound to s.
-func (s *State) SetBackpressure(d time.Duration) { s.sink.SetBackpressure(d) }
-
-// SetRotation sets the rotation and retention of the bound directory's
-// files (see sink.Rotation) from the next write on; it must come before
-// BindDir for the bind's retention pass. A bad Rotation is an error and
-// changes nothing.
-func (s *State) SetRotation(r sink.Rotation) error { return s.sink.SetRotation(r) }
 
 // Counts is a State's accounting: the sink's (records written, pending,
 // dropped by reason, waits for room) and how the records its handlers
