@@ -52,7 +52,7 @@ func flatOut(s *Sink, producers int) (stop func() uint64) {
 				tag := strconv.AppendInt(append(strconv.AppendInt(append(b[:0], 'p'), int64(p), 10), '-'), int64(i), 10)
 				b[len(tag)] = ' '
 				b[99] = '\n'
-				_ = s.Submit(b[:])
+				_ = put(s, b[:])
 				logged.Add(1)
 			}
 		})
@@ -157,7 +157,7 @@ func TestAdmissionStopsAtOnce(t *testing.T) {
 				assert.Equal(t, c.ClaimExhausted, last["claim_exhausted"])
 				assert.Equal(t, c.OutputFailed, last["output_failed"])
 			}
-			assert.Equal(t, ErrNotAdmitted, s.Submit(rec("late", 10)))
+			assert.Equal(t, ErrNotAdmitted, put(s, rec("late", 10)))
 			t.Logf("logged %d, written %d, %+v", logged, records, c)
 		})
 	}

@@ -111,7 +111,7 @@ func TestAnchorOnFullDisk(t *testing.T) {
 					case rng.IntN(20) == 0:
 						disk.left, full = rng.IntN(700), 1+rng.IntN(4)
 					}
-					_ = s.Submit(r) // synchronous: one write each
+					_ = put(s, r) // synchronous: one write each
 				}
 				require.NoError(t, s.Close(0))
 				c := s.Counts()
@@ -149,7 +149,7 @@ func TestRenameRefused(t *testing.T) {
 		logged := 0
 		submit := func(n int) {
 			for range n {
-				require.NoError(t, s.Submit(rec(fmt.Sprintf("r%06d ", logged), 300)))
+				require.NoError(t, put(s, rec(fmt.Sprintf("r%06d ", logged), 300)))
 				logged++
 			}
 		}
@@ -200,14 +200,14 @@ func TestReopenSameFile(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			s := headedSink(t, dir, Rotation{})
-			require.NoError(t, s.Submit(rec("one", 20)))
+			require.NoError(t, put(s, rec("one", 20)))
 			s.Reopen()
-			require.NoError(t, s.Submit(rec("two", 20)))
+			require.NoError(t, put(s, rec("two", 20)))
 			if tt.rotated {
 				require.NoError(t, os.Rename(s.Path(), s.Path()+".1"))
 			}
 			s.Reopen()
-			require.NoError(t, s.Submit(rec("three", 20)))
+			require.NoError(t, put(s, rec("three", 20)))
 			require.NoError(t, s.Close(0))
 			b, err := os.ReadFile(s.Path())
 			require.NoError(t, err)

@@ -51,7 +51,7 @@ func BenchmarkSubmit(b *testing.B) {
 						sink += uint64(j) * uint64(rec[j%len(rec)])
 					}
 					if mode != "none" {
-						_ = s.Submit(rec)
+						_, _ = s.Write(rec)
 					}
 				}
 				b.StopTimer()

@@ -18,7 +18,7 @@
 //
 // A [Sink] owns one bounded multi-producer queue of 4096 slots of
 // 512 bytes, allocated once when the writer starts, and one writer
-// goroutine that drains it. A producer ([Sink.Submit], [Sink.Write])
+// goroutine that drains it. A producer ([Sink.Write])
 // claims a slot with a compare-and-swap, copies its record in, publishes
 // it and returns: it never takes a lock, never blocks (unless the program
 // asks for backpressure, below), never allocates and never does I/O while
@@ -79,7 +79,7 @@
 // # Synchronous mode
 //
 // Before [Sink.Start] and after [Sink.Quiesce] there is no writer and
-// Submit writes the record itself, under a mutex, so start-up failures and
+// Write writes the record itself, under a mutex, so start-up failures and
 // records logged while stderr is handed to a child process are written,
 // not lost.
 //

@@ -131,11 +131,11 @@ func TestBindRefusesSpecialFiles(t *testing.T) {
 			// The bind did not happen: records go to the output, none
 			// to the planted file, and another directory can be bound.
 			assert.Empty(t, s.Path())
-			require.NoError(t, s.Submit(rec("x", 10)))
+			require.NoError(t, put(s, rec("x", 10)))
 			assert.Len(t, out.lines(), 1)
 			other := t.TempDir()
 			require.NoError(t, s.BindDir(other))
-			require.NoError(t, s.Submit(rec("y", 10)))
+			require.NoError(t, put(s, rec("y", 10)))
 			require.NoError(t, s.Close(time.Second))
 			b, err := os.ReadFile(logPath(other))
 			require.NoError(t, err)
@@ -155,7 +155,7 @@ func TestRemovedDirectory(t *testing.T) {
 	require.NoError(t, os.Mkdir(dir, 0o750))
 	s := New(&Options{Report: testReport})
 	require.NoError(t, s.BindDir(dir))
-	require.NoError(t, s.Submit(rec("before", 20)))
+	require.NoError(t, put(s, rec("before", 20)))
 	require.NoError(t, os.RemoveAll(dir))
 	// The unlinked file takes records until its link count is next read
 	// (SPEC §6: at least once a second): a synchronous write costs no
@@ -163,21 +163,21 @@ func TestRemovedDirectory(t *testing.T) {
 	// them counts as written, "before" included (it is in the unlinked
 	// file too).
 	for range 5 {
-		assert.NoError(t, s.Submit(rec("after", 20)))
+		assert.NoError(t, put(s, rec("after", 20)))
 	}
 	require.NoError(t, s.Flush(time.Second))
 	c := s.Counts()
 	assert.Zero(t, c.Written)
 	assert.Equal(t, uint64(6), c.OutputFailed)
 	// From then on a record fails in its call.
-	assert.Equal(t, ErrOutputFailed, s.Submit(rec("after", 20)))
+	assert.Equal(t, ErrOutputFailed, put(s, rec("after", 20)))
 	// The directory comes back: it is a new directory at the path, and
 	// nothing follows a path on its own (a link could be planted there);
 	// records go on failing until Reopen says to follow it.
 	require.NoError(t, os.Mkdir(dir, 0o750))
-	assert.Equal(t, ErrOutputFailed, s.Submit(rec("not followed", 20)))
+	assert.Equal(t, ErrOutputFailed, put(s, rec("not followed", 20)))
 	s.Reopen()
-	require.NoError(t, s.Submit(rec("again", 20)))
+	require.NoError(t, put(s, rec("again", 20)))
 	require.NoError(t, s.Close(time.Second))
 	b, err := os.ReadFile(logPath(dir))
 	require.NoError(t, err)
@@ -192,9 +192,9 @@ func TestRemovedFileIsRecreated(t *testing.T) {
 	dir := t.TempDir()
 	s := New(&Options{Report: testReport})
 	require.NoError(t, s.BindDir(dir))
-	require.NoError(t, s.Submit(rec("one", 20)))
+	require.NoError(t, put(s, rec("one", 20)))
 	require.NoError(t, os.Remove(logPath(dir)))
-	require.NoError(t, s.Submit(rec("two", 20)))
+	require.NoError(t, put(s, rec("two", 20)))
 	require.NoError(t, s.Close(time.Second))
 	b, err := os.ReadFile(logPath(dir))
 	require.NoError(t, err)
@@ -212,7 +212,7 @@ func TestStartAfterTimedOutQuiesce(t *testing.T) {
 	w := newStallWriter()
 	s := New(&Options{Report: testReport, Destination: Pipe(w)})
 	require.NoError(t, s.Start())
-	require.NoError(t, s.Submit(rec("a", 10)))
+	require.NoError(t, put(s, rec("a", 10)))
 	<-w.entered // the writer is inside the stalled write
 	var te *TimeoutError
 	require.ErrorAs(t, s.Quiesce(10*time.Millisecond), &te)
@@ -221,7 +221,7 @@ func TestStartAfterTimedOutQuiesce(t *testing.T) {
 	// Records go to the queue, not through a synchronous write that would
 	// block this goroutine behind the stall.
 	for range 20 {
-		require.NoError(t, s.Submit(rec("b", 10)))
+		require.NoError(t, put(s, rec("b", 10)))
 	}
 	assert.Equal(t, uint64(21), s.Counts().Pending)
 	close(w.release)
@@ -239,13 +239,13 @@ func TestStartAfterTimedOutQuiesce(t *testing.T) {
 func TestCloseBoundedWhenSyncWriteStalls(t *testing.T) {
 	w := newStallWriter()
 	s := New(&Options{Report: testReport, Destination: Pipe(w)})
-	go func() { _ = s.Submit(rec("stalled", 10)) }()
+	go func() { _ = put(s, rec("stalled", 10)) }()
 	<-w.entered
 	err := s.Close(20 * time.Millisecond)
 	var te *TimeoutError
 	require.ErrorAs(t, err, &te)
 	assert.Equal(t, uint64(1), te.Pending)
-	assert.Equal(t, ErrNotAdmitted, s.Submit(rec("late", 10)))
+	assert.Equal(t, ErrNotAdmitted, put(s, rec("late", 10)))
 	close(w.release)
 	require.Eventually(t, func() bool { return s.Counts().Written == 1 }, 10*time.Second, time.Millisecond)
 	c := s.Counts()
@@ -258,9 +258,9 @@ func TestCloseBoundedWhenAsyncWriteStalls(t *testing.T) {
 	w := newStallWriter()
 	s := New(&Options{Report: testReport, Destination: Pipe(w)})
 	require.NoError(t, s.Start())
-	require.NoError(t, s.Submit(rec("stalled", 10)))
+	require.NoError(t, put(s, rec("stalled", 10)))
 	<-w.entered
-	require.NoError(t, s.Submit(rec("queued", 10)))
+	require.NoError(t, put(s, rec("queued", 10)))
 	var te *TimeoutError
 	require.ErrorAs(t, s.Close(20*time.Millisecond), &te)
 	assert.Equal(t, uint64(2), te.Pending)
@@ -289,11 +289,11 @@ func TestNoDescriptorLeakAndNoReopenAfterClose(t *testing.T) {
 		s := New(&Options{Report: testReport})
 		require.NoError(t, s.BindDir(dir))
 		require.NoError(t, s.Start())
-		require.NoError(t, s.Submit(rec("x", 10)))
-		_ = s.Submit(nil) // a drop, so reports are owed
+		require.NoError(t, put(s, rec("x", 10)))
+		_ = put(s, nil) // a drop, so reports are owed
 		require.NoError(t, s.Close(time.Second))
 		require.NoError(t, os.Remove(logPath(dir)))
-		_ = s.Submit(nil)
+		_ = put(s, nil)
 		require.NoError(t, s.Quiesce(time.Second))
 		assert.ErrorIs(t, s.Start(), ErrClosed)
 		_, err := os.Stat(logPath(dir))
@@ -309,7 +309,7 @@ func TestNoDescriptorLeakAndNoReopenAfterClose(t *testing.T) {
 func TestClosedStderrPipeIsEPIPE(t *testing.T) {
 	if os.Getenv("SINK_EPIPE_CHILD") == "1" {
 		s := New(&Options{Report: testReport})
-		err := s.Submit(rec("x", 10))
+		err := put(s, rec("x", 10))
 		c := s.Counts()
 		if err == ErrOutputFailed && c.OutputFailed == 1 {
 			os.Exit(42)
@@ -343,7 +343,7 @@ func TestReportWhileQueueNeverDrains(t *testing.T) {
 		s := New(&Options{Report: testReport, Destination: Pipe(w)})
 		require.NoError(t, s.Start())
 		for range slots + 100 {
-			_ = s.Submit(rec("r", 300))
+			_ = put(s, rec("r", 300))
 		}
 		require.NotZero(t, s.Counts().QueueFull)
 		time.Sleep(3 * reportInterval)
@@ -364,7 +364,7 @@ func TestSubmitFlush(t *testing.T) {
 		s := New(&Options{Report: testReport, Destination: Pipe(w)})
 		require.NoError(t, s.Start())
 		for range 100 {
-			require.NoError(t, s.Submit(rec("r", 100)))
+			require.NoError(t, put(s, rec("r", 100)))
 		}
 		require.NoError(t, s.SubmitFlush(rec("last", 100), time.Minute))
 		assert.Len(t, w.lines(), 101)
@@ -399,11 +399,11 @@ func TestSwappedDirectoryNotFollowed(t *testing.T) {
 	require.NoError(t, os.Mkdir(target, 0o750))
 	s := New(&Options{Report: testReport})
 	require.NoError(t, s.BindDir(dir))
-	require.NoError(t, s.Submit(rec("before", 20)))
+	require.NoError(t, put(s, rec("before", 20)))
 	require.NoError(t, os.Rename(dir, moved))
 	require.NoError(t, os.Symlink(target, dir))
 	require.NoError(t, os.Remove(logPath(moved))) // the sink must make the file again
-	require.NoError(t, s.Submit(rec("after", 20)))
+	require.NoError(t, put(s, rec("after", 20)))
 	require.NoError(t, s.Close(time.Second))
 	planted, _ := os.ReadDir(target)
 	assert.Empty(t, planted, "a file was made through the planted link")
@@ -426,7 +426,7 @@ func TestSynchronousLinkReads(t *testing.T) {
 	r := rec("r", 64)
 	const records = 4*heldMax/64 - 1 // the fourth heldMax all but one record
 	for range records {
-		require.NoError(t, s.Submit(r))
+		require.NoError(t, put(s, r))
 	}
 	assert.Equal(t, 3, f.linkReads, "link count reads for %d records", records)
 	reads := f.linkReads
@@ -435,7 +435,7 @@ func TestSynchronousLinkReads(t *testing.T) {
 
 	// Removed with its directory: the flushed record reports the loss of
 	// everything held, itself included.
-	require.NoError(t, s.Submit(r))
+	require.NoError(t, put(s, r))
 	require.NoError(t, os.RemoveAll(dir))
 	assert.Equal(t, ErrOutputFailed, s.SubmitFlush(r, time.Second))
 	c := s.Counts()

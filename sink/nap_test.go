@@ -15,7 +15,7 @@ func napping(t *testing.T, w *memWriter) *Sink {
 	t.Helper()
 	s := New(&Options{Destination: Pipe(w)})
 	require.NoError(t, s.Start())
-	require.NoError(t, s.Submit(rec("first", 16)))
+	require.NoError(t, put(s, rec("first", 16)))
 	synctest.Wait()
 	require.Len(t, w.lines(), 1, "the writer did not drain the first record")
 	require.True(t, s.w.bell.napping.Load(), "the writer is not napping after a small drain")
@@ -32,7 +32,7 @@ func TestNap(t *testing.T) {
 			w := &memWriter{}
 			s := napping(t, w)
 			defer s.Close(0)
-			require.NoError(t, s.Submit(rec("second", 16)))
+			require.NoError(t, put(s, rec("second", 16)))
 			synctest.Wait()
 			assert.Len(t, w.lines(), 1, "a push woke the napping writer")
 			time.Sleep(drainNap)
@@ -54,7 +54,7 @@ func TestNap(t *testing.T) {
 				w := &memWriter{}
 				s := napping(t, w)
 				defer s.Close(0)
-				require.NoError(t, s.Submit(rec("second", 16)))
+				require.NoError(t, put(s, rec("second", 16)))
 				start := time.Now()
 				require.NoError(t, tt.cut(s))
 				assert.Less(t, time.Since(start), drainNap, "waited for the nap to end")
@@ -72,7 +72,7 @@ func queued(t *testing.T, n int) *Sink {
 	s.q.ring = new(ring)
 	s.q.head.And(^uint64(closedBit))
 	for range n {
-		require.NoError(t, s.Submit(rec("q", 8)))
+		require.NoError(t, put(s, rec("q", 8)))
 	}
 	return s
 }
@@ -117,13 +117,13 @@ func TestWater(t *testing.T) {
 			synctest.Wait()
 			require.False(t, s.w.bell.pressed.Load(), "the writer did not take the press")
 			// The next small drain pauses instead of napping...
-			require.NoError(t, s.Submit(rec("second", 16)))
+			require.NoError(t, put(s, rec("second", 16)))
 			synctest.Wait()
 			assert.Len(t, w.lines(), 2)
 			assert.False(t, s.w.bell.napping.Load(), "napping right after a press")
 			// ... until pressedFor has passed.
 			time.Sleep(pressedFor + time.Millisecond)
-			require.NoError(t, s.Submit(rec("third", 16)))
+			require.NoError(t, put(s, rec("third", 16)))
 			synctest.Wait()
 			assert.Len(t, w.lines(), 3)
 			assert.True(t, s.w.bell.napping.Load(), "not napping again after pressedFor")

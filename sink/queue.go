@@ -214,7 +214,7 @@ type claimer struct {
 // takes the position first. Otherwise it returns the head to go on from
 // (closedBit set: admission is closed, and the record goes the synchronous
 // way) and the attempts spent, for claim. It makes no call, so it is
-// inlined into Submit: the common cases, a claim won at once and
+// inlined into submit: the common cases, a claim won at once and
 // admission closed, cost the producer no call.
 func (q *queue) tryClaim() (pos uint64, attempts int, won bool) {
 	pos = q.head.Load()

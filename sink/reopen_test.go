@@ -78,12 +78,12 @@ func TestReopenFollowsNoPlantedLink(t *testing.T) {
 
 			s := New(&Options{Report: testReport})
 			require.NoError(t, s.BindDir(dir))
-			require.NoError(t, s.Submit(rec("before", 20)))
+			require.NoError(t, put(s, rec("before", 20)))
 			require.NoError(t, os.Rename(dir, moved))
 			tt.plant(t, dir, target)
 			require.NoError(t, os.Chmod(parent, tt.parentMode))
 			s.Reopen()
-			require.NoError(t, s.Submit(rec("after", 20)))
+			require.NoError(t, put(s, rec("after", 20)))
 			require.NoError(t, s.Close(time.Second))
 
 			planted, err := os.ReadDir(target)

@@ -52,7 +52,7 @@ func TestRotation(t *testing.T) {
 	const maxSize, records = minRotateSize, 4000 // ~1.2 MB: ~19 files
 	s := rotatingSink(t, dir, Rotation{MaxSize: maxSize})
 	for i := range records {
-		require.NoError(t, s.Submit(rec(fmt.Sprintf("r%06d ", i), 300)))
+		require.NoError(t, put(s, rec(fmt.Sprintf("r%06d ", i), 300)))
 		if i%1000 == 999 {
 			require.NoError(t, s.Flush(time.Minute)) // never queue_full here
 		}
@@ -96,7 +96,7 @@ func TestRetention(t *testing.T) {
 		dir := t.TempDir()
 		s := rotatingSink(t, dir, Rotation{MaxSize: minRotateSize, MaxFiles: 3})
 		for i := range 3000 {
-			require.NoError(t, s.Submit(rec(fmt.Sprintf("r%06d ", i), 300)))
+			require.NoError(t, put(s, rec(fmt.Sprintf("r%06d ", i), 300)))
 			if i%1000 == 999 {
 				require.NoError(t, s.Flush(time.Minute))
 			}
@@ -140,7 +140,7 @@ func TestRetention(t *testing.T) {
 		require.NoError(t, os.WriteFile(taken, []byte("keep me\n"), 0o600))
 		s := rotatingSink(t, dir, Rotation{MaxSize: minRotateSize})
 		for i := range 400 {
-			require.NoError(t, s.Submit(rec(fmt.Sprintf("r%06d ", i), 300)))
+			require.NoError(t, put(s, rec(fmt.Sprintf("r%06d ", i), 300)))
 		}
 		require.NoError(t, s.Close(time.Minute))
 		b, err := os.ReadFile(taken)
@@ -171,7 +171,7 @@ func TestRotationWorstDays(t *testing.T) {
 		s := rotatingSink(t, dir, Rotation{MaxSize: minRotateSize, MaxFiles: 2})
 		submit := func(n int) {
 			for i := range n {
-				_ = s.Submit(rec(fmt.Sprintf("r%06d ", i), 300))
+				_ = put(s, rec(fmt.Sprintf("r%06d ", i), 300))
 			}
 			_ = s.Flush(time.Minute)
 		}
@@ -211,13 +211,13 @@ func TestRotationWorstDays(t *testing.T) {
 		t.Run("the current name replaced by "+plant.name+" before a rotation", func(t *testing.T) {
 			dir := t.TempDir()
 			s := rotatingSink(t, dir, Rotation{MaxSize: minRotateSize})
-			require.NoError(t, s.Submit(rec("first ", 300)))
+			require.NoError(t, put(s, rec("first ", 300)))
 			require.NoError(t, s.Flush(time.Minute))
 			cur := filepath.Join(dir, fmt.Sprintf("host.%d.log", rotPID))
 			require.NoError(t, os.Rename(cur, filepath.Join(dir, "moved-away")))
 			plant.make(t, cur)
 			for i := range 600 { // past the cap (three times): rotations are due
-				_ = s.Submit(rec(fmt.Sprintf("r%06d ", i), 300))
+				_ = put(s, rec(fmt.Sprintf("r%06d ", i), 300))
 			}
 			require.NoError(t, s.Close(time.Minute))
 			for _, name := range logFiles(t, dir) {
@@ -242,7 +242,7 @@ func TestRotationWorstDays(t *testing.T) {
 		require.NoError(t, os.Chmod(dir, 0o500))
 		defer os.Chmod(dir, 0o700)
 		for i := range 500 {
-			require.NoError(t, s.Submit(rec(fmt.Sprintf("r%06d ", i), 300)))
+			require.NoError(t, put(s, rec(fmt.Sprintf("r%06d ", i), 300)))
 		}
 		require.NoError(t, s.Close(time.Minute))
 		c := s.Counts()

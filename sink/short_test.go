@@ -77,11 +77,11 @@ func TestShortWrites(t *testing.T) {
 			w := &fillingWriter{room: room}
 			s := New(&Options{Destination: Writer(w)})
 			for _, r := range recs[:20] {
-				_ = s.Submit(r) // synchronous: one write each
+				_ = put(s, r) // synchronous: one write each
 			}
 			w.room = 1 << 20 // the disk has room again
 			for _, r := range recs[20:] {
-				require.NoError(t, s.Submit(r))
+				require.NoError(t, put(s, r))
 			}
 			c := s.Counts()
 			whole := wholeLines(t, w.buf.String(), recs)
@@ -93,11 +93,11 @@ func TestShortWrites(t *testing.T) {
 			s := New(&Options{Destination: Writer(w)})
 			require.NoError(t, s.Start())
 			for _, r := range recs {
-				require.NoError(t, s.Submit(r))
+				require.NoError(t, put(s, r))
 			}
 			require.NoError(t, s.Flush(0))
 			w.room = 1 << 20
-			require.NoError(t, s.Submit(recs[0]))
+			require.NoError(t, put(s, recs[0]))
 			require.NoError(t, s.Close(0))
 			c := s.Counts()
 			whole := wholeLines(t, w.buf.String(), recs)
@@ -129,12 +129,12 @@ func TestShortWriteToTheFile(t *testing.T) {
 			}
 			require.NoError(t, s.Start())
 			for _, r := range recs[:20] {
-				require.NoError(t, s.Submit(r))
+				require.NoError(t, put(s, r))
 			}
 			require.NoError(t, s.Flush(0))
 			left = 1 << 20
 			for _, r := range recs[20:] {
-				require.NoError(t, s.Submit(r))
+				require.NoError(t, put(s, r))
 			}
 			require.NoError(t, s.Close(0))
 			out, err := os.ReadFile(s.Path())

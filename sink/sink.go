@@ -62,7 +62,7 @@ type Sink struct {
 	// writer (the goroutine that drains the queue, its doorbell, and
 	// Start, Flush, Quiesce and Close), and the output (the destination
 	// under its lock, with the bound directory's file). The producer's
-	// path, Submit, is the Sink's own: it claims and publishes through the
+	// path, Write, is the Sink's own: it claims and publishes through the
 	// queue, rings the writer's doorbell, and takes the synchronous path
 	// through the output when the queue admits nothing. The parts are
 	// values, not pointers, so every field a producer touches is at a
@@ -108,8 +108,8 @@ func New(opts *Options) *Sink {
 	return s
 }
 
-// The errors Submit returns, one per drop reason. Each drop has been
-// counted when Submit returns it.
+// The errors Write returns, one per drop reason. Each drop has been
+// counted when Write returns it.
 var (
 	ErrQueueFull      = errors.New("sink: queue full")
 	ErrClaimExhausted = errors.New("sink: claim budget exhausted")
@@ -117,17 +117,7 @@ var (
 	ErrNotAdmitted    = errors.New("sink: record not admitted")
 )
 
-// Submit hands one rendered record (at most 512 bytes, ending in a
-// newline) to the sink. It returns nil when the record was accepted: queued
-// for the writer, or written in synchronous mode. Otherwise the record has
-// been counted under exactly one drop reason and the error names it. rec is
-// not retained.
-func (s *Sink) Submit(rec []byte) error {
-	_, err := s.submit(rec, false)
-	return err
-}
-
-// SubmitFlush is Submit for a record that must not be lost if the program
+// SubmitFlush is Write for a record that must not be lost if the program
 // exits right after it (an error before os.Exit, log.Fatal): it returns
 // once the record and every record accepted before it have been written or
 // counted as failed, or once timeout has passed (zero means
@@ -141,7 +131,7 @@ func (s *Sink) SubmitFlush(rec []byte, timeout time.Duration) error {
 	return s.w.waitWritten(end, "flush", orDefault(timeout))
 }
 
-// submit is Submit returning the queue position after the record (0 when
+// submit is Write's work, returning the queue position after the record (0 when
 // it was written synchronously). It is the producer's path: claim a slot,
 // copy the record in and publish it, and ring the writer's doorbell; or,
 // when admission is closed, write the record synchronously. Every record
@@ -314,6 +304,8 @@ type TimeoutError struct {
 	Dropped uint64
 }
 
+// Error names the operation, its bound, and the records pending and
+// dropped when it gave up.
 func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("sink: %s timed out after %v: %d records pending, %d dropped", e.Op, e.Timeout, e.Pending, e.Dropped)
 }
@@ -343,14 +335,16 @@ func lockTimeoutErr(op string, d time.Duration, c Counts) error {
 	return err
 }
 
-// Write implements io.Writer, so the sink can stand behind any handler
-// that writes one record per call, such as slog.NewJSONHandler(s, nil):
-// p, one record ending in a newline, is copied into the queue (or
-// written, in synchronous mode) and never retained. A record the sink
-// cannot take is counted under its reason and the error names it; a
-// record longer than 512 bytes is not admitted.
+// Write hands one rendered record, p, at most 512 bytes ending in a
+// newline, to the sink: it is copied into the queue (or written, in
+// synchronous mode) and never retained. It implements io.Writer, so the
+// sink can stand behind any handler that writes one record per call, such
+// as slog.NewJSONHandler(s, nil). It returns len(p) and nil when the
+// record was accepted. Otherwise the record has been counted under
+// exactly one drop reason and the error names it: a record that is empty
+// or longer than 512 bytes is not admitted.
 func (s *Sink) Write(p []byte) (int, error) {
-	if err := s.Submit(p); err != nil {
+	if _, err := s.submit(p, false); err != nil {
 		return 0, err
 	}
 	return len(p), nil

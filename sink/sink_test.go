@@ -30,6 +30,13 @@ func rec(tag string, n int) []byte {
 	return b
 }
 
+// put writes one record, as a producer does, and returns Write's error:
+// nil, or the drop reason it was counted under.
+func put(s *Sink, rec []byte) error {
+	_, err := s.Write(rec)
+	return err
+}
+
 // memWriter collects writes; optionally slow, failing, or checking sizes.
 type memWriter struct {
 	mu       sync.Mutex
@@ -76,7 +83,7 @@ func TestSyncMode(t *testing.T) {
 	w := &memWriter{}
 	s := New(&Options{Report: testReport, Destination: Pipe(w)})
 	for i := range 5 {
-		require.NoError(t, s.Submit(rec(fmt.Sprint(i), 40)))
+		require.NoError(t, put(s, rec(fmt.Sprint(i), 40)))
 	}
 	require.EqualValues(t, 5, len(w.lines()))
 	c := checkIdentity(t, s, 5)
@@ -87,13 +94,13 @@ func TestInvalidRecordsNotAdmitted(t *testing.T) {
 	w := &memWriter{}
 	s := New(&Options{Report: testReport, Destination: Pipe(w)})
 	for _, r := range [][]byte{nil, {}, make([]byte, slotSize+1)} {
-		err := s.Submit(r)
-		assert.True(t, errors.Is(err, ErrNotAdmitted), "Submit(%d bytes) = %v, want ErrNotAdmitted", len(r), err)
+		err := put(s, r)
+		assert.True(t, errors.Is(err, ErrNotAdmitted), "Write(%d bytes) = %v, want ErrNotAdmitted", len(r), err)
 	}
 	c := checkIdentity(t, s, 3)
 	assert.EqualValues(t, 3, c.NotAdmitted, "counts %+v", c)
 	// The next successful write reports the drops in the log itself.
-	_ = s.Submit(rec("ok", 10))
+	_ = put(s, rec("ok", 10))
 	out := strings.Join(w.lines(), "\n")
 	assert.False(t, !strings.Contains(out, "[HOSTLOG_DROPS] v=1 pid=") || !strings.Contains(out, "new=3 total=3 queue_full=0 claim_exhausted=0 output_failed=0 not_admitted=3"), "no drop report in %q", out)
 }
@@ -195,7 +202,7 @@ func stressFast(t *testing.T, producers, each int) (Counts, *countWriter) {
 				tag := strconv.AppendInt(append(strconv.AppendInt(append(b[:0], 'p'), int64(p), 10), '-'), int64(i), 10)
 				b[len(tag)] = ' '
 				b[99] = '\n'
-				_ = s.Submit(b[:])
+				_ = put(s, b[:])
 			}
 		})
 	}
@@ -216,7 +223,7 @@ func TestStressFile(t *testing.T) {
 	for p := range producers {
 		wg.Go(func() {
 			for i := range each {
-				_ = s.Submit(rec(fmt.Sprintf("p%d-%d ", p, i), 100))
+				_ = put(s, rec(fmt.Sprintf("p%d-%d ", p, i), 100))
 			}
 		})
 	}
@@ -259,7 +266,7 @@ func TestStressSlowDestination(t *testing.T) {
 	require.NoError(t, err)
 	c := checkIdentity(t, s, producers*each)
 	assert.False(t, c.Dropped == 0 || c.QueueFull == 0, "expected queue_full drops with a slow destination: %+v", c)
-	assert.EqualValues(t, refused, c.Dropped, "Submit refused %d, counts say %d", refused, c.Dropped)
+	assert.EqualValues(t, refused, c.Dropped, "Write refused %d, counts say %d", refused, c.Dropped)
 	assert.False(t, w.maxWrite > slotSize, "a pipe write of %d bytes", w.maxWrite)
 	lines := w.lines()
 	// The last report carries the final totals: reports go out while the
@@ -288,7 +295,7 @@ func TestNeverReadPipe(t *testing.T) {
 	s := New(&Options{Report: testReport, Destination: Pipe(wp)})
 	require.NoError(t, s.Start())
 	for i := range 10000 {
-		_ = s.Submit(rec(fmt.Sprint(i), 400))
+		_ = put(s, rec(fmt.Sprint(i), 400))
 	}
 	c := s.Counts()
 	assert.NotEqualValues(t, 0, c.QueueFull, "no drops with a stuck pipe: %+v", c)
@@ -297,8 +304,8 @@ func TestNeverReadPipe(t *testing.T) {
 	require.False(t, !errors.As(err, &te) || te.Dropped == 0, "Close = %v, want a TimeoutError with the counts", err)
 	assert.False(t, !strings.Contains(err.Error(), "pending") || !strings.Contains(err.Error(), "dropped"), "error %q does not name the counts", err)
 	// After Close every record is refused at once, counted.
-	err = s.Submit(rec("late", 10))
-	assert.True(t, errors.Is(err, ErrNotAdmitted), "Submit after Close = %v", err)
+	err = put(s, rec("late", 10))
+	assert.True(t, errors.Is(err, ErrNotAdmitted), "Write after Close = %v", err)
 	checkIdentity(t, s, 10001)
 	r.Close() // unblock the writer: its write fails with EPIPE, counted
 }
@@ -336,7 +343,7 @@ func TestOutputFaults(t *testing.T) {
 					s.Start()
 				}
 				for i := range 10 {
-					_ = s.Submit(rec(fmt.Sprint(i), 50))
+					_ = put(s, rec(fmt.Sprint(i), 50))
 				}
 				_ = s.Close(time.Second)
 				c := checkIdentity(t, s, 10)
@@ -356,7 +363,7 @@ func TestBoundDirectoryFaults(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, os.FileMode(0o750), fi.Mode().Perm(), d)
 		}
-		require.NoError(t, s.Submit(rec("kept", 20)))
+		require.NoError(t, put(s, rec("kept", 20)))
 		b, _ := os.ReadFile(s.Path())
 		assert.True(t, strings.HasPrefix(string(b), "kept"), "%q", b)
 	})
@@ -378,13 +385,13 @@ func TestBoundDirectoryFaults(t *testing.T) {
 		s := New(&Options{Report: testReport})
 		require.NoError(t, s.BindDir(dir))
 		s.Start()
-		_ = s.Submit(rec("before", 20))
+		_ = put(s, rec("before", 20))
 		require.NoError(t, s.Flush(time.Second))
 		require.NoError(t, os.RemoveAll(dir))
 		// No wait for the path check: each write checks the file's link
 		// count, so the first record after the removal notices it.
 		for range 5 {
-			_ = s.Submit(rec("after", 20))
+			_ = put(s, rec("after", 20))
 		}
 		_ = s.Flush(time.Second)
 		c := s.Counts()
@@ -452,7 +459,7 @@ func TestLifecycle(t *testing.T) {
 		for range 4 {
 			wg.Go(func() {
 				for i := range 200 {
-					_ = s.Submit(rec(fmt.Sprint(i), 30))
+					_ = put(s, rec(fmt.Sprint(i), 30))
 				}
 				_ = s.Flush(time.Second)
 			})
@@ -466,16 +473,16 @@ func TestLifecycle(t *testing.T) {
 		s := New(&Options{Report: testReport, Destination: Pipe(w)})
 		s.Start()
 		for i := range 100 {
-			_ = s.Submit(rec(fmt.Sprintf("a%d", i), 30))
+			_ = put(s, rec(fmt.Sprintf("a%d", i), 30))
 		}
 		require.NoError(t, s.Quiesce(time.Second))
 		assert.False(t, s.w.isRunning(), "writer still running after Quiesce")
 		assert.EqualValues(t, 100, len(w.lines()))
-		_ = s.Submit(rec("sync", 30)) // synchronous now
+		_ = put(s, rec("sync", 30)) // synchronous now
 		assert.EqualValues(t, 101, len(w.lines()), "synchronous record not written at once")
 		s.Start()
 		for i := range 100 {
-			_ = s.Submit(rec(fmt.Sprintf("b%d", i), 30))
+			_ = put(s, rec(fmt.Sprintf("b%d", i), 30))
 		}
 		require.NoError(t, s.Close(time.Second))
 		lines := w.lines()
@@ -485,10 +492,10 @@ func TestLifecycle(t *testing.T) {
 	t.Run("drop counts survive restart", func(t *testing.T) {
 		s := New(&Options{Report: testReport, Destination: Pipe(errWriter{syscall.EIO})})
 		s.Start()
-		_ = s.Submit(rec("x", 10))
+		_ = put(s, rec("x", 10))
 		s.Quiesce(time.Second)
 		s.Start()
-		_ = s.Submit(rec("y", 10))
+		_ = put(s, rec("y", 10))
 		s.Close(time.Second)
 		c := s.Counts()
 		assert.EqualValues(t, 2, c.OutputFailed, "counts %+v", c)
@@ -515,10 +522,10 @@ func TestPeriodicReport(t *testing.T) {
 		s.Start()
 		defer s.Close(0)
 		reports := func() int { return strings.Count(strings.Join(w.lines(), "\n"), "[HOSTLOG_DROPS]") }
-		_ = s.Submit(nil) // a drop
+		_ = put(s, nil) // a drop
 		synctest.Wait()
 		require.False(t, reports() != 1 || !strings.Contains(strings.Join(w.lines(), "\n"), "new=1 total=1"), "the writer did not report the drop: %q", w.lines())
-		_ = s.Submit(nil)
+		_ = put(s, nil)
 		time.Sleep(reportInterval / 2)
 		synctest.Wait()
 		assert.EqualValues(t, 1, reports())
@@ -554,7 +561,7 @@ func FuzzRing(f *testing.F) {
 						for range int(op%97) + 1 {
 							id := seq.Add(1)
 							produced.Add(1)
-							_ = s.Submit(rec(fmt.Sprintf("r%d ", id), 20+int(id%400)))
+							_ = put(s, rec(fmt.Sprintf("r%d ", id), 20+int(id%400)))
 						}
 					})
 				}
@@ -567,7 +574,7 @@ func FuzzRing(f *testing.F) {
 				_ = s.Start()
 			case 7:
 				produced.Add(1)
-				_ = s.Submit(nil)
+				_ = put(s, nil)
 			case 8:
 				w.setFailEvery(int(op%5) + 2)
 			case 9:
@@ -625,7 +632,7 @@ func TestOutputPrivateBatches(t *testing.T) {
 		// records queue up, so it finds them all at once.
 		s.out.mu.Lock()
 		for i := range 200 {
-			_ = s.Submit(rec(fmt.Sprint(i), 100))
+			_ = put(s, rec(fmt.Sprint(i), 100))
 		}
 		s.out.mu.Unlock()
 		require.NoError(t, s.Close(time.Second))
@@ -636,14 +643,14 @@ func TestOutputPrivateBatches(t *testing.T) {
 
 // produce starts producers goroutines submitting each records of size
 // bytes ("p<g>-<i> ..."); the function it returns waits for them and
-// returns how many records Submit refused.
+// returns how many records Write refused.
 func produce(s *Sink, producers, each, size int) func() uint64 {
 	var wg sync.WaitGroup
 	var refused atomic.Uint64
 	for p := range producers {
 		wg.Go(func() {
 			for i := range each {
-				if s.Submit(rec(fmt.Sprintf("p%d-%d ", p, i), size)) != nil {
+				if put(s, rec(fmt.Sprintf("p%d-%d ", p, i), size)) != nil {
 					refused.Add(1)
 				}
 			}
@@ -727,13 +734,13 @@ func TestBackpressureSetLive(t *testing.T) {
 	s := New(&Options{Destination: Writer(w)})
 	require.NoError(t, s.Start())
 	for i := range 2 * slots {
-		_ = s.Submit(rec(strconv.Itoa(i)+" ", 32))
+		_ = put(s, rec(strconv.Itoa(i)+" ", 32))
 	}
 	c := s.Counts()
 	assert.Zero(t, c.Waited, "no backpressure, no wait")
 	assert.NotZero(t, c.QueueFull)
 	s.SetBackpressure(time.Millisecond)
-	require.ErrorIs(t, s.Submit(rec("late ", 32)), ErrQueueFull)
+	require.ErrorIs(t, put(s, rec("late ", 32)), ErrQueueFull)
 	assert.EqualValues(t, 1, s.Counts().Waited)
 	close(w.open)
 	require.NoError(t, s.Close(time.Minute))
@@ -767,10 +774,10 @@ func TestFullWindow(t *testing.T) {
 		case <-w.entered: // a write before this fill
 		default:
 		}
-		require.NoError(t, s.Submit(rec("f ", 64)))
+		require.NoError(t, put(s, rec("f ", 64)))
 		<-w.entered
 		for n = 1; !isFull(s); n++ {
-			require.NoError(t, s.Submit(rec("f ", 64)))
+			require.NoError(t, put(s, rec("f ", 64)))
 		}
 		return n
 	}
@@ -780,7 +787,7 @@ func TestFullWindow(t *testing.T) {
 	late := func(s *Sink) <-chan error {
 		done := make(chan error, 1)
 		from := looks.Load()
-		go func() { done <- s.Submit(rec("late ", 64)) }()
+		go func() { done <- put(s, rec("late ", 64)) }()
 		for looks.Load()-from <= 2*maxFullYields {
 			select {
 			case err := <-done: // it stopped yielding early
@@ -820,7 +827,7 @@ func TestFullWindow(t *testing.T) {
 		clock.Add(int64(fullWindow))
 		require.ErrorIs(t, <-done, ErrQueueFull)
 		for range 100 { // each drops after a few yields (a wait here hangs the test)
-			require.ErrorIs(t, s.Submit(rec("more ", 64)), ErrQueueFull)
+			require.ErrorIs(t, put(s, rec("more ", 64)), ErrQueueFull)
 		}
 		assert.Equal(t, opened, s.q.fullSince.Load(), "the window opened again while the writer was stuck")
 		assert.True(t, s.w.bell.pressed.Load(), "a full queue presses the writer")

@@ -97,13 +97,13 @@ func tmpfsChild(dir string, rotate bool) {
 			}
 		}
 		for range 30 {
-			_ = s.Submit(rec(fmt.Sprintf("r%06d ", logged), 300))
+			_ = put(s, rec(fmt.Sprintf("r%06d ", logged), 300))
 			logged++
 		}
 		pad.Close()
 		os.Remove(filepath.Join(dir, "pad"))
 		for range 30 {
-			_ = s.Submit(rec(fmt.Sprintf("r%06d ", logged), 300))
+			_ = put(s, rec(fmt.Sprintf("r%06d ", logged), 300))
 			logged++
 		}
 	}

@@ -24,7 +24,7 @@ func TestWakeOnPush(t *testing.T) {
 	const rounds = 300
 	for i := range rounds {
 		require.True(t, until(func() bool { return s.w.bell.sleeping.Load() }), "round %d: the idle writer never announced its sleep", i)
-		require.NoError(t, s.Submit(rec("r", 8)))
+		require.NoError(t, put(s, rec("r", 8)))
 		require.True(t, until(func() bool { return s.Counts().Written == uint64(i+1) }),
 			"round %d: a record pushed as the writer fell asleep was not written: %+v", i, s.Counts())
 	}

@@ -49,7 +49,7 @@
 //	the library's own reports (a handler failed) ──────────────────────► State.enter: render
 //	the [CLOCK_ANCHOR] before the first TIMING record ─────────────────►   (envelope.Line)
 //	                                                                                       │
-//	                                 sink: Submit, or SubmitFlush at the flush level ◄─────┘
+//	                                  sink: Write, or SubmitFlush at the flush level ◄─────┘
 //	                                    │
 //	                                    ▼
 //	         queue (4096 × 512 B) ─► writer goroutine ─► Destination.Write (stderr, or the file)

@@ -218,7 +218,8 @@ func (s *State) enter(r *slog.Record, rd *render.Renderer, anchor bool) (*origin
 		}
 		return o, nil
 	}
-	return o, s.sink.Submit(rec)
+	_, err := s.sink.Write(rec)
+	return o, err
 }
 
 // dropReport renders the [HOSTLOG_DROPS] record of process pid the sink
