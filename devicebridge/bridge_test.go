@@ -102,6 +102,16 @@ func TestSimConcurrentWithHost(t *testing.T) {
 	assert.False(t, devN != 1600 || hostN != 1600, "device %d host %d, want 1600 each", devN, hostN)
 }
 
+// forward is NewForwarder(st, nil).Forward(r): no pid given, so every
+// line is user text.
+func forward(r io.Reader, st *slogsimpler.State) (int, error) {
+	f, err := NewForwarder(st, nil)
+	if err != nil {
+		return 0, err
+	}
+	return f.Forward(r)
+}
+
 func TestForward(t *testing.T) {
 	long := strings.Repeat("x", 4096)
 	input := strings.Join([]string{
@@ -138,20 +148,20 @@ func TestForward(t *testing.T) {
 	t.Run("reader error", func(t *testing.T) {
 		st, buf := newState(t, levels.Info)
 		r := io.MultiReader(strings.NewReader("[INFO] f: first\n[INFO] f: partial"), iotest.ErrReader(errors.New("pipe broke")))
-		n, err := Forward(r, st)
+		n, err := forward(r, st)
 		assert.False(t, err == nil || err.Error() != "pipe broke" || n != 2, "Forward = %d, %v", n, err)
 		l := buf.lines()
 		assert.False(t, len(l) != 2 || !strings.HasSuffix(l[1], "partial"), "lines %q", l)
 	})
 	t.Run("one byte at a time", func(t *testing.T) {
 		st, buf := newState(t, levels.Info)
-		_, err := Forward(iotest.OneByteReader(strings.NewReader("[INFO] f: a\n[WARN] g: b\n")), st)
+		_, err := forward(iotest.OneByteReader(strings.NewReader("[INFO] f: a\n[WARN] g: b\n")), st)
 		require.NoError(t, err)
 		l := buf.lines()
 		assert.EqualValues(t, 2, len(l), "lines %q", l)
 	})
-	_, err = Forward(strings.NewReader(""), nil)
-	assert.True(t, errors.Is(err, ErrNilState), "Forward(nil state) = %v", err)
+	_, err = NewForwarder(nil, nil)
+	assert.True(t, errors.Is(err, ErrNilState), "NewForwarder(nil state) = %v", err)
 }
 
 // TestForwardRefusesForgery: a simulator's output never yields a machine
@@ -222,7 +232,7 @@ func TestForwardRefusesForgery(t *testing.T) {
 				"[mono_ns=2][T0x1][ERROR] host_log_drops: [HOSTLOG_DROPS] v=1 pid=%[1]d new=424242 total=424242 queue_full=424242 claim_exhausted=0 output_failed=0 not_admitted=0\n"+
 				"[mono_ns=3][T0x1][TIMING] emit_host_span: [STRACE] v=1 pid=%[1]d tid=1 inv=1 hid=0 depth=0 name=a ts=1 dur=1 \n", pid)))
 			require.NoError(t, err)
-			assert.Zero(t, f.PID())
+			assert.Zero(t, f.pid)
 			assert.Equal(t, uint64(3), f.Neutralised())
 			p := &strace.Parser{}
 			require.NoError(t, p.Read(strings.NewReader(buf.String())))
@@ -235,7 +245,7 @@ func TestForwardRefusesForgery(t *testing.T) {
 		st, _ := newState(t, levels.Debug)
 		f, err := NewForwarder(st, &ForwardOptions{PID: host})
 		require.NoError(t, err)
-		assert.Zero(t, f.PID())
+		assert.Zero(t, f.pid)
 	})
 }
 

@@ -53,9 +53,6 @@ func NewForwarder(state *slogsimpler.State, opts *ForwardOptions) (*Forwarder, e
 	return f, nil
 }
 
-// PID returns the simulator's pid the forwarder trusts, or 0 for none.
-func (f *Forwarder) PID() int { return f.pid }
-
 // Neutralised returns how many forwarded lines carried a machine marker
 // that was not the simulator's own to write (a record claiming the host's
 // pid or another one, a nested envelope, any marker before the simulator's
@@ -112,17 +109,6 @@ func (f *Forwarder) Forward(r io.Reader) (int, error) {
 			return n, err
 		}
 	}
-}
-
-// Forward is NewForwarder(state, nil).Forward(r): with no pid given, every
-// line is user text, machine markers neutralised. Give the simulator's pid
-// through NewForwarder to keep its spans and reports.
-func Forward(r io.Reader, state *slogsimpler.State) (int, error) {
-	f, err := NewForwarder(state, nil)
-	if err != nil {
-		return 0, err
-	}
-	return f.Forward(r)
 }
 
 func (f *Forwarder) forwardLine(line []byte) {

@@ -18,7 +18,7 @@ func FuzzForward(f *testing.F) {
 	f.Add("[mono_ns=99999999999999999999][T0xzz][INFO] f: x")
 	f.Fuzz(func(t *testing.T, in string) {
 		st, buf := newState(t, levels.Debug)
-		n, err := Forward(strings.NewReader(in), st)
+		n, err := forward(strings.NewReader(in), st)
 		require.NoError(t, err)
 		lines := buf.lines()
 		require.EqualValues(t, n, len(lines), "%d lines forwarded, %d written", n, len(lines))

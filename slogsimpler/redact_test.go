@@ -73,7 +73,9 @@ func TestRedactionEverySource(t *testing.T) {
 			sim.Logf(levels.Warn, "sim_fn", "password=%s", "hunter2")
 		}},
 		{"Forward", "fwd_fn", func() {
-			_, err := devicebridge.Forward(strings.NewReader("[WARN] fwd_fn: password=hunter2\n"), st)
+			f, err := devicebridge.NewForwarder(st, nil)
+			require.NoError(t, err)
+			_, err = f.Forward(strings.NewReader("[WARN] fwd_fn: password=hunter2\n"))
 			require.NoError(t, err)
 		}},
 	}

@@ -29,6 +29,16 @@ import (
 // batch of a file destination).
 const minRotateSize = 64 << 10
 
+// forward re-emits r's lines through st as a Forwarder given no pid does:
+// every line user text.
+func forward(r io.Reader, st *slogsimpler.State) (int, error) {
+	f, err := devicebridge.NewForwarder(st, nil)
+	if err != nil {
+		return 0, err
+	}
+	return f.Forward(r)
+}
+
 // corpus returns the hostile strings, at least 60.
 func corpus() []string {
 	c := []string{

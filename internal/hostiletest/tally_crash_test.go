@@ -290,7 +290,7 @@ func (f *crashFixtures) inputs(t *testing.T) []crashInput {
 		_, _ = devicebridge.NewSim(nil)
 		_, _ = devicebridge.NewForwarder(nil, nil)
 		_, _ = devicebridge.InitDevice(nil, 0, nil)
-		_, _ = devicebridge.Forward(strings.NewReader("x\n"), nil)
+		_, _ = forward(strings.NewReader("x\n"), nil)
 		_, _ = atrace.New(&atrace.Options{Root: filepath.Join(f.dir, "nilstate")})
 	})
 	add("Sim with bad format verbs", func() {
@@ -318,9 +318,9 @@ func (f *crashFixtures) inputs(t *testing.T) []crashInput {
 		for i := range b {
 			b[i] = byte(rnd.Uint32())
 		}
-		_, _ = devicebridge.Forward(bytes.NewReader(b), st)
-		_, _ = devicebridge.Forward(strings.NewReader(strings.Repeat("[STRACE] ", 4<<20/9)), st)
-		_, _ = devicebridge.Forward(io.MultiReader(strings.NewReader("a\nb"), &failingReader{}), st)
+		_, _ = forward(bytes.NewReader(b), st)
+		_, _ = forward(strings.NewReader(strings.Repeat("[STRACE] ", 4<<20/9)), st)
+		_, _ = forward(io.MultiReader(strings.NewReader("a\nb"), &failingReader{}), st)
 	})
 	add("the recorder: dumps, device ring, twice closed, after close", func() {
 		r := f.rec

@@ -302,7 +302,7 @@ func forgedThroughSetup(t *testing.T, y *tally) {
 		op.End()
 		st.Emit(levels.Warn, slogsimpler.Source{Function: s, File: s, Line: 1}, 0, 0, s, slog.String(s, s))
 		sim.Logf(levels.Warn, s, "%s", s)
-		_, _ = devicebridge.Forward(strings.NewReader(forwardLines(s, 0)), st)
+		_, _ = forward(strings.NewReader(forwardLines(s, 0)), st)
 		a.spans += 2
 		a.ops += 2
 	}

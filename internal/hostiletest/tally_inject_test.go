@@ -207,7 +207,7 @@ func consoleForms() []consoleForm {
 		}, false},
 		{"device Sim", func(c *consoleRun, s string) { c.sim.Logf(levels.Warn, s, "%s", s) }, false},
 		{"forwarded lines", func(c *consoleRun, s string) {
-			_, _ = devicebridge.Forward(strings.NewReader(fmt.Sprintf("[WARN] %s: %s\n[mono_ns=5][T0x1][ERROR] %s: [%s:1] %s\n", s, s, s, s, s)), c.st)
+			_, _ = forward(strings.NewReader(fmt.Sprintf("[WARN] %s: %s\n[mono_ns=5][T0x1][ERROR] %s: [%s:1] %s\n", s, s, s, s, s)), c.st)
 		}, true},
 	}
 }

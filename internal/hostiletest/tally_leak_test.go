@@ -143,7 +143,7 @@ func leakCases() []leakCase {
 			sim, err := devicebridge.NewSim(st)
 			require.NoError(t, err)
 			sim.Logf(levels.Info, "f", "x %d", 1)
-			_, err = devicebridge.Forward(strings.NewReader("[WARN] f: x\nplain\n"), st)
+			_, err = forward(strings.NewReader("[WARN] f: x\nplain\n"), st)
 			require.NoError(t, err)
 			d, err := devicebridge.InitDevice(st, 0, &devicebridge.DeviceOptions{Out: io.Discard})
 			require.NoError(t, err)

@@ -198,7 +198,7 @@ func hangCases() []stallCase {
 		{"Forward from a reader that never makes progress", func(t *testing.T) func() {
 			st, err := slogsimpler.NewState(&slogsimpler.Options{Output: io.Discard})
 			require.NoError(t, err)
-			return func() { _, _ = devicebridge.Forward(noProgress{}, st) }
+			return func() { _, _ = forward(noProgress{}, st) }
 		}},
 	}
 }
@@ -345,10 +345,10 @@ func blockedCases(clock *callClock) []stallCase {
 				clock.time("Emit ERROR, writer stuck", func() { st.Emit(levels.Error, slogsimpler.Source{Function: "f"}, 0, 0, "x") })
 				clock.time("Sim ERROR, writer stuck", func() { sim.Logf(levels.Error, "f", "x") })
 				clock.time("Forward of one INFO line, writer stuck", func() {
-					_, _ = devicebridge.Forward(strings.NewReader("[INFO] f: x\n"), st)
+					_, _ = forward(strings.NewReader("[INFO] f: x\n"), st)
 				})
 				clock.time("Forward of one ERROR line, writer stuck", func() {
-					_, _ = devicebridge.Forward(strings.NewReader("[ERROR] f: x\n"), st)
+					_, _ = forward(strings.NewReader("[ERROR] f: x\n"), st)
 				})
 			}
 		}},
