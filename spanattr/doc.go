@@ -90,9 +90,8 @@
 // StartOp asks the logger whether it is enabled at levels.Trace, so a
 // disabled op costs one Enabled call and builds nothing. An op declares
 // MAX's trace level: OP (the default) writes lines, THREAD
-// ([OpOptions.Thread]) writes none, as MAX's THREAD traces do; and its category
-// ([OpOptions.Category], default MAX), kept on the op and, as in MAX, not
-// printed.
+// ([OpOptions.Thread]) writes none, as MAX's THREAD traces do. (MAX's
+// trace category is not printed by MAX either, and has no field here.)
 //
 // # Observers
 //

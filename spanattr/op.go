@@ -31,9 +31,6 @@ type OpOptions struct {
 	// produces op lines (its OP level, the default, writes LAUNCH and
 	// COMPLETE). A Span is written either way.
 	Thread bool
-	// Category is MAX's trace category; empty means "MAX". It is kept on
-	// the op (Op.Category) and, as MAX does, not printed.
-	Category string
 }
 
 // An Op is a MAX-style operation: a LAUNCH line when it starts and a
@@ -44,15 +41,14 @@ type OpOptions struct {
 //
 // A nil *Op (what StartOp returns when there is nothing to write) is valid.
 type Op struct {
-	id       uint64
-	logger   *slog.Logger
-	ctx      context.Context
-	name     string
-	o        OpOptions
-	span     *Span
-	category string
-	lines    bool // an OP-level op whose LAUNCH line was wanted
-	ended    atomic.Bool
+	id     uint64
+	logger *slog.Logger
+	ctx    context.Context
+	name   string
+	o      OpOptions
+	span   *Span
+	lines  bool // an OP-level op whose LAUNCH line was wanted
+	ended  atomic.Bool
 }
 
 // StartOp writes the op's LAUNCH line (if the logger in use admits DEBUG)
@@ -83,10 +79,7 @@ func StartOp(ctx context.Context, name string, opts *OpOptions) (context.Context
 	if !debug && sp == nil {
 		return ctx, nil
 	}
-	if o.Category == "" {
-		o.Category = "MAX"
-	}
-	op := &Op{logger: logger, name: name, span: sp, ctx: ctx, category: o.Category, lines: debug}
+	op := &Op{logger: logger, name: name, span: sp, ctx: ctx, lines: debug}
 	op.o = o
 	if debug {
 		op.id = opCounter.Add(1) - 1
@@ -101,14 +94,6 @@ func (op *Op) ID() uint64 {
 		return 0
 	}
 	return op.id
-}
-
-// Category returns the op's MAX trace category; "" for a nil op.
-func (op *Op) Category() string {
-	if op == nil {
-		return ""
-	}
-	return op.category
 }
 
 // End writes the COMPLETE line and, for an op measured as a span, its

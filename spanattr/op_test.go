@@ -19,7 +19,6 @@ func TestOpWorstDay(t *testing.T) {
 		var op *Op
 		assert.NotPanics(t, func() {
 			assert.Zero(t, op.ID())
-			assert.Empty(t, op.Category())
 			op.End()
 		})
 	})

@@ -321,18 +321,16 @@ func TestOpLinesOffByDefault(t *testing.T) {
 		_, op := StartOp(ctx, "x", nil)
 		op.End()
 		assert.Equal(t, 2, strings.Count(buf.String(), "[OP] "))
-		assert.Equal(t, "MAX", op.Category())
 		st.SetLevel(levels.Debug)
 		_, op = StartOp(ctx, "y", nil)
 		assert.Nil(t, op, "op lines stay off at DEBUG")
 	})
 	t.Run("THREAD level writes none, its span still", func(t *testing.T) {
 		logger, buf, _ := newLogger(t, levels.Trace)
-		_, op := StartOp(WithLogger(context.Background(), logger), "t", &OpOptions{Thread: true, Span: true, Category: "MEM"})
+		_, op := StartOp(WithLogger(context.Background(), logger), "t", &OpOptions{Thread: true, Span: true})
 		op.End()
 		assert.NotContains(t, buf.String(), "[OP]")
 		assert.Len(t, spans(t, buf.String()), 1)
-		assert.Equal(t, "MEM", op.Category())
 	})
 }
 

@@ -190,11 +190,11 @@ func (f *crashFixtures) inputs(t *testing.T) []crashInput {
 	}
 	// StartOp returns a nil *Op when op lines are off (the default), and
 	// "a nil *Op is valid": a program that logs its id must not panic.
-	add("the nil *Op StartOp returns with op lines off: ID and Category", func() {
+	add("the nil *Op StartOp returns with op lines off: ID and End", func() {
 		c := spanattr.WithLogger(ctx, slog.New(slogsimpler.NewConsoleHandler(io.Discard, nil)))
 		_, op := spanattr.StartOp(c, "op", nil)
 		_ = op.ID()
-		_ = op.Category()
+		op.End()
 	})
 
 	// The state itself.

@@ -208,7 +208,7 @@ func textPaths() []textPath {
 			return n, 0
 		}},
 		{name: "op name, detail, target, task", log: func(r *forgeRun, s string) (int, int) {
-			_, op := spanattr.StartOp(r.ctx, s, &spanattr.OpOptions{Detail: s, Target: s, Task: s, Span: true, Category: s})
+			_, op := spanattr.StartOp(r.ctx, s, &spanattr.OpOptions{Detail: s, Target: s, Task: s, Span: true})
 			op.End(slog.String(s, s))
 			return 1, 2
 		}},
