@@ -53,11 +53,10 @@ func (h *eventHandler) Enabled(_ context.Context, level slog.Level) bool {
 }
 
 func (h *eventHandler) Handle(ctx context.Context, r slog.Record) error {
-	if _, isSpan := spanattr.SpanOf(r); isSpan {
-		h.spanRecord(ctx, r)
-		return nil
-	}
-	if spanattr.IsOp(r) {
+	if s, ok := spanattr.SpanOf(r); ok {
+		if !s.Op {
+			h.spanRecord(ctx, r)
+		}
 		return nil // an op line is neither an event nor a log record
 	}
 	toLogs := h.l.logs != nil && r.Level >= h.l.o.LogLevel.Level()

@@ -67,8 +67,9 @@
 // [STRACE] record above (function emit_host_span, no source position, as
 // simpler does), its console shows "span chip.run 41.2µs rank=0", and
 // slog's own handlers print the origin as the group "simpler" (kind=span,
-// inv, hid, depth, tid, ts, dur). [SpanOf] tells a handler of the
-// program's own that a record is a span. Op lines travel the same way.
+// inv, hid, depth, tid, ts, dur). Op lines travel the same way. [SpanOf]
+// tells a handler of the program's own that a record is a span, or an op
+// line ([SpanInfo].Op).
 //
 // # Go's execution tracer
 //

@@ -46,6 +46,10 @@ type SpanInfo struct {
 	// ReplaceAttr, is handled before End is called.
 	Dur   int64
 	Attrs []slog.Attr
+	// Op is set only by [SpanOf], for a MAX-style op line ([StartOp],
+	// [Op.End]): not a span, and nothing is set besides but Name, the
+	// op's. An Observer never sees one.
+	Op bool
 }
 
 // ErrObserverSet is returned by Observe while another observer is set.
@@ -107,14 +111,20 @@ func (n *node) ended(name string, tid, start, dur int64, attrs []slog.Attr) {
 	n.obs.o.End(n.token, SpanInfo{Name: name, Inv: n.inv, HID: n.hid, Depth: n.depth, TID: tid, Start: start, Dur: dur, Attrs: attrs})
 }
 
-// SpanOf reports whether r is the record of a span of this package, and
-// its identity and timing if so (Attrs unset: they are r's own
-// attributes, after the first). A handler of the program's fan-out uses
-// it to tell span records from others without reading text; no slog call
-// of user code can make one.
+// SpanOf reports whether r is the record of a span or an op line of this
+// package. For a span it gives its identity and timing (Attrs unset: they
+// are r's own attributes, after the first); for an op line, Op set and the
+// op's Name. A handler of the program's fan-out uses it to tell these
+// records from others without reading text; no slog call of user code can
+// make one.
 func SpanOf(r slog.Record) (SpanInfo, bool) {
 	o := origin.Of(&r)
-	if o == nil || o.Kind != origin.Span {
+	switch {
+	case o == nil:
+		return SpanInfo{}, false
+	case o.Kind == origin.Op:
+		return SpanInfo{Name: r.Message, Op: true}, true
+	case o.Kind != origin.Span:
 		return SpanInfo{}, false
 	}
 	s := o.Span
@@ -129,9 +139,3 @@ func SpanOf(r slog.Record) (SpanInfo, bool) {
 // attribute of the program's. A handler of the program's fan-out reads a
 // record's attributes with it, without reading text.
 func Attrs(r slog.Record, f func(slog.Attr) bool) { origin.Attrs(&r, f) }
-
-// IsOp reports whether r is a MAX-style op line of this package.
-func IsOp(r slog.Record) bool {
-	o := origin.Of(&r)
-	return o != nil && o.Kind == origin.Op
-}

@@ -2,6 +2,7 @@ package spanattr
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -9,8 +10,39 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/levels"
 )
+
+// TestSpanOfOpLines: SpanOf tells an op line (Op set, the op's name) from
+// the record of a span (Op unset) and from any other record, as the otel
+// module's handler asks it.
+func TestSpanOfOpLines(t *testing.T) {
+	k := &logtest.Keeper{}
+	logger := slog.New(k)
+	_, op := StartOp(WithLogger(context.Background(), logger), "matmul", &OpOptions{Span: true})
+	op.End()
+	logger.Info("matmul")
+	recs := k.Records()
+	require.Len(t, recs, 4, "LAUNCH, COMPLETE, the op's span, the record")
+	var ops, spans int
+	for _, r := range recs[:3] {
+		info, ok := SpanOf(r)
+		require.True(t, ok, "%q", r.Message)
+		assert.Equal(t, "matmul", info.Name)
+		if info.Op {
+			ops++
+			assert.Equal(t, SpanInfo{Name: "matmul", Op: true}, info, "an op line has a name only")
+		} else {
+			spans++
+			assert.NotZero(t, info.TID)
+		}
+	}
+	assert.Equal(t, 2, ops)
+	assert.Equal(t, 1, spans)
+	_, ok := SpanOf(recs[3])
+	assert.False(t, ok, "a record of a slog call")
+}
 
 // TestOpWorstDay: a nil op (op lines off, the default) answers every
 // method, and an empty name still writes lines a reader takes.
