@@ -278,6 +278,8 @@ func Setup(opts *Options) (*Logging, error) {
 // record is not given it. A child that panics or fails does not stop the
 // others and never reaches the caller: the failure is counted and, at most
 // once a second, reported as an ERROR record in the state's log.
+// WithAttrs and WithGroup clone every child; a clone's failures count
+// where the Fanout's do (Failures), since each child carries the count.
 //
 // Cost: Enabled is true when any child wants the level, so slog builds the
 // record once when at least one child will use it; each child that wants
@@ -308,21 +310,9 @@ func NewFanout(st *State, children ...slog.Handler) *Fanout {
 	return &Fanout{Handler: slogmulti.Fanout(wrapped...), failures: failures}
 }
 
-// Failures returns how many times a child failed or panicked.
+// Failures returns how many times a child failed or panicked, in f and
+// in every clone of it (a logger's With and WithGroup).
 func (f *Fanout) Failures() uint64 { return f.failures.Load() }
-
-// WithAttrs keeps the failure count shared with the clone.
-func (f *Fanout) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return &Fanout{Handler: f.Handler.WithAttrs(attrs), failures: f.failures}
-}
-
-// WithGroup keeps the failure count shared with the clone.
-func (f *Fanout) WithGroup(name string) slog.Handler {
-	if name == "" {
-		return f
-	}
-	return &Fanout{Handler: f.Handler.WithGroup(name), failures: f.failures}
-}
 
 // reportFailure writes an ERROR record from the library itself (function
 // slogsimpler) through s's door, not through the handlers, whatever of
