@@ -124,7 +124,7 @@ func NewConsoleHandler(w io.Writer, opts *ConsoleOptions) *ConsoleHandler {
 	if o.TimeFormat == "" {
 		o.TimeFormat = "15:04:05.000"
 	}
-	noColor := o.NoColor || os.Getenv("NO_COLOR") != "" || !isTerminal(w)
+	noColor := o.NoColor || strings.TrimSpace(os.Getenv(envNoColor)) != "" || !isTerminal(w)
 	return newConsole(w, o, noColor)
 }
 

@@ -2,6 +2,7 @@ package slogsimpler
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"time"
@@ -49,7 +50,7 @@ type Options struct {
 	// written before their call returns.
 	FlushLevel slog.Leveler
 	// FlushBound bounds that wait; zero means 250 ms (under Setup, the
-	// State's own). On timeout the record stays queued and counts like
+	// State's own), and a negative one is an error. On timeout the record stays queued and counts like
 	// any other.
 	FlushBound time.Duration
 	// Backpressure, if positive, makes a logging call that finds the
@@ -57,7 +58,8 @@ type Options struct {
 	// before its record is dropped and counted as queue_full: a service
 	// that would rather slow down than lose records sets it. Zero, the
 	// default, never sleeps: after the yields every producer makes (see
-	// package sink) the record is dropped and counted. Counts reports the
+	// package sink) the record is dropped and counted; a negative one is
+	// an error. Counts reports the
 	// waits (Waited, WaitedFor). It takes effect at once, for every
 	// handler bound to the State.
 	Backpressure time.Duration
@@ -65,7 +67,8 @@ type Options struct {
 	// how many rotated files to keep, an age past which old files go (see
 	// sink.Rotation), for example sink.Rotation{MaxSize: 64 << 20,
 	// MaxFiles: 10, MaxAge: 7 * 24 * time.Hour}. The zero value rotates
-	// nothing; a bad one is an error. Under Setup it applies from the
+	// nothing; a bad one is an error (MaxFiles without MaxSize too:
+	// nothing would rotate). Under Setup it applies from the
 	// State's next write, and before Setup binds Dir, so the bind's
 	// retention pass follows it.
 	Rotation sink.Rotation
@@ -113,6 +116,25 @@ type Options struct {
 
 // onlySetup returns an error naming the first of Setup's own options o
 // sets, for NewState.
+// check refuses the options that cannot mean what they say, naming the
+// field and the fix: a negative duration, and retention without rotation
+// (MaxFiles counts rotated files, and nothing rotates without MaxSize).
+// MaxAge alone is good: it ages out old runs' files at the bind.
+func (o *Options) check(who string) error {
+	var problem string
+	switch {
+	case o.Backpressure < 0:
+		problem = fmt.Sprintf("Backpressure %v is negative: 0 drops at a full queue, a positive duration waits at most that long", o.Backpressure)
+	case o.FlushBound < 0:
+		problem = fmt.Sprintf("FlushBound %v is negative: 0 means the default (250ms under a new State)", o.FlushBound)
+	case o.Rotation.MaxFiles > 0 && o.Rotation.MaxSize == 0:
+		problem = fmt.Sprintf("Rotation.MaxFiles %d without MaxSize: nothing rotates, so there are no files to keep; set MaxSize (64 KiB at least)", o.Rotation.MaxFiles)
+	default:
+		return nil
+	}
+	return errors.New("slogsimpler: " + who + ": " + problem)
+}
+
 func (o *Options) onlySetup() error {
 	var name string
 	switch {

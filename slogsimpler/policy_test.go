@@ -38,7 +38,11 @@ func TestPoliciesAtExtremes(t *testing.T) {
 		_, err := Setup(&Options{State: st, Rotation: r, Synchronous: true})
 		assert.Error(t, err, "rotation %+v", r)
 	}
-	lg, err := Setup(&Options{State: st, Synchronous: true, FlushLevel: slog.Level(math.MinInt), FlushBound: -1, Backpressure: -1})
+	// Negative durations are refused (TestBadOptions); the extreme level
+	// is taken.
+	_, err = Setup(&Options{State: st, Synchronous: true, FlushBound: -1, Backpressure: -1})
+	require.Error(t, err)
+	lg, err := Setup(&Options{State: st, Synchronous: true, FlushLevel: slog.Level(math.MinInt), FlushBound: math.MaxInt64, Backpressure: math.MaxInt64})
 	require.NoError(t, err)
 	slog.Warn("after Setup")
 	require.NoError(t, lg.Close())

@@ -44,6 +44,17 @@ const (
 	envNoColor = "NO_COLOR"
 )
 
+// lookupEnv is os.LookupEnv reading a variable set to nothing (or blanks)
+// as unset, as Unix tools do: SIMPLER_LOG_LEVEL= in a unit file or a
+// script's "SIMPLER_LOG_LEVEL=$LEVEL" with LEVEL unset changes nothing.
+func lookupEnv(name string) (string, bool) {
+	v, ok := os.LookupEnv(name)
+	if strings.TrimSpace(v) == "" {
+		return "", false
+	}
+	return v, ok
+}
+
 // Logging is what Setup set up. Close it before the program exits.
 type Logging struct {
 	// State is the state the file handler is bound to: Options.State,
@@ -174,6 +185,9 @@ func Setup(opts *Options) (*Logging, error) {
 	if o.Output != nil || o.Destination != nil {
 		return nil, errors.New("slogsimpler: Setup: Output and Destination are a new State's (NewState): make the State with them and give it as Options.State")
 	}
+	if err := o.check("Setup"); err != nil {
+		return nil, err
+	}
 	st := o.State
 	if st == nil {
 		st = Default()
@@ -186,10 +200,10 @@ func Setup(opts *Options) (*Logging, error) {
 	case !st.thr.chosen.Load():
 		level = levels.Info
 	}
-	if v, ok := os.LookupEnv(envMAXLevel); ok && strings.EqualFold(strings.TrimSpace(v), "trace") {
+	if v, ok := lookupEnv(envMAXLevel); ok && strings.EqualFold(strings.TrimSpace(v), "trace") {
 		level = levels.Trace
 	}
-	if v, ok := os.LookupEnv(envLevel); ok {
+	if v, ok := lookupEnv(envLevel); ok {
 		l, err := ladder.Parse(v)
 		if err != nil {
 			return nil, fmt.Errorf("slogsimpler: %s: %w", envLevel, err)
@@ -200,7 +214,7 @@ func Setup(opts *Options) (*Logging, error) {
 	if o.ConsoleLevel != nil {
 		consoleLevel = o.ConsoleLevel
 	}
-	if v, ok := os.LookupEnv(envConsoleLevel); ok {
+	if v, ok := lookupEnv(envConsoleLevel); ok {
 		l, err := ladder.ParseThreshold(v)
 		if err != nil {
 			return nil, fmt.Errorf("slogsimpler: %s: %w", envConsoleLevel, err)
@@ -208,7 +222,7 @@ func Setup(opts *Options) (*Logging, error) {
 		consoleLevel = l
 	}
 	flushLevel, flushBound := o.FlushLevel, o.FlushBound
-	if v, ok := os.LookupEnv(envFlushLevel); ok {
+	if v, ok := lookupEnv(envFlushLevel); ok {
 		l, err := ladder.Parse(v)
 		if err != nil {
 			return nil, fmt.Errorf("slogsimpler: %s: %w", envFlushLevel, err)

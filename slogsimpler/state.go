@@ -97,6 +97,9 @@ func NewState(opts *Options) (*State, error) {
 	if err := o.onlySetup(); err != nil {
 		return nil, err
 	}
+	if err := o.check("NewState"); err != nil {
+		return nil, err
+	}
 	s := &State{}
 	s.anc.init(os.Getpid())
 	s.thr.c = &s.c
