@@ -92,8 +92,9 @@ type Options struct {
 	// SIMPLER_LOG_CONSOLE_LEVEL overrides it.
 	ConsoleLevel slog.Leveler
 	// ConsoleSpans chooses the spans the console prints (see
-	// ConsoleOptions.Spans); nil means the outermost ones (depth 0) only.
-	// The file keeps every span.
+	// ConsoleOptions.Spans); nil means the outermost ones (depth 0),
+	// rolled up into one line a second for a name that repeats. The file
+	// keeps every span.
 	ConsoleSpans func(depth int, took time.Duration) bool
 	// ConsoleAddSource adds the caller's file and line to console lines.
 	ConsoleAddSource bool

@@ -71,6 +71,9 @@ type Logging struct {
 	// console is the console's writer on a file descriptor; nil without
 	// one.
 	console *consoleWriter
+	// rollup is the console's span rollup, whose last summaries Close
+	// prints; nil without a console or with the program's own filter.
+	rollup *rollup
 	// restore gives slog.Default and the standard log package back what
 	// Setup replaced; run once, by Close.
 	restore sync.Once
@@ -101,6 +104,9 @@ type Logging struct {
 // Setup installed: a program that replaced it meanwhile keeps its own.
 func (l *Logging) Close() error {
 	l.restore.Do(l.restoreDefaults)
+	if l.rollup != nil {
+		l.rollup.flush() // the counts of the last second, before the console stops
+	}
 	var err error
 	if l.flushConsole != nil {
 		err = l.flushConsole()
@@ -262,7 +268,7 @@ func Setup(opts *Options) (*Logging, error) {
 			w = os.Stderr
 		}
 		console := NewConsoleHandler(w, &ConsoleOptions{Level: consoleLevel, Spans: o.ConsoleSpans, AddSource: o.ConsoleAddSource})
-		lg.flushConsole, lg.console = console.flush, console.out
+		lg.flushConsole, lg.console, lg.rollup = console.flush, console.out, console.roll
 		children = append(children, console)
 	}
 	children = append(children, o.Handlers...)
