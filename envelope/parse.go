@@ -9,8 +9,8 @@ import (
 )
 
 // Parsed is an envelope line split into its [Header], the one a writer
-// gives [Line.Start] (its Level read by [LevelOf], Func and File as
-// written, File empty when the record had no source position, PC zero),
+// gives [Line.Start] (its Level read from the ladder's upper-case record
+// names, WARNING as WARN, Func and File as written, File empty when the record had no source position, PC zero),
 // and its body: everything after the "func: " field and the optional
 // "[file:line] ", the message and the attributes, which the format does
 // not separate ([SplitBody] and [ParseRecord] do), or a machine record
@@ -49,7 +49,7 @@ func Parse(line []byte) (Parsed, error) {
 	if lvl, rest, ok = bytes.Cut(rest, []byte("] ")); !ok {
 		return p, ErrNotRecord
 	}
-	level, ok := LevelOf(string(lvl))
+	level, ok := levelOf(string(lvl))
 	if !ok {
 		return p, ErrNotRecord
 	}
@@ -75,10 +75,10 @@ func Parse(line []byte) (Parsed, error) {
 	return p, nil
 }
 
-// LevelOf reads the level field of a simpler record: one of the ladder's
+// levelOf reads the level field of a simpler record: one of the ladder's
 // record names, upper case as simpler writes them (and WARNING, the
 // name of older generations and of CANN), nothing else.
-func LevelOf(name string) (slog.Level, bool) {
+func levelOf(name string) (slog.Level, bool) {
 	switch name {
 	case "DEBUG":
 		return levels.Debug, true
@@ -111,7 +111,7 @@ func ParseAny(line []byte) (p Parsed, err error) {
 	if !ok {
 		return Parsed{}, ErrNotRecord
 	}
-	level, ok := LevelOf(string(name))
+	level, ok := levelOf(string(name))
 	if !ok {
 		return Parsed{}, ErrNotRecord
 	}
