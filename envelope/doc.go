@@ -42,12 +42,10 @@
 //
 // simpler's own reader finds machine records in a looser grammar than
 // the one written here: anywhere in a line, several per line, any white
-// space between fields, any version word in a span. Logs of other
-// writers and older generations rely on it, so this package holds that
-// grammar too: [ScanSpan], [ScanAnchor] and [ScanDrops] read what
-// simpler's reader reads, and package strace reads a log through them.
-// Both grammars, the one that is written and the one that is read, live
-// here and nowhere else.
+// space between fields, any version word in a span. That grammar is the
+// reader's: package strace reads a log through it. This package holds
+// the grammar that is written, and its Parse functions read exactly
+// that.
 //
 // # Rendering without allocation
 //

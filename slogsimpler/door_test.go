@@ -16,6 +16,7 @@ import (
 	"simpler.dev/log/devicebridge"
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/logtest"
+	"simpler.dev/log/internal/loose"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/sink"
 	"simpler.dev/log/slogsimpler"
@@ -164,7 +165,7 @@ func TestAnchorIsTheStatesOwn(t *testing.T) {
 	slog.New(st.Handler()).Warn("first record: the anchor goes first")
 	require.NoError(t, st.Close(time.Second))
 	first := strings.SplitN(buf.String(), "\n", 2)[0]
-	written, ok := envelope.ScanAnchor([]byte(first))
+	written, ok := loose.ScanAnchor([]byte(first))
 	require.True(t, ok, "the first line is the anchor: %q", buf.String())
 	p, err := envelope.Parse([]byte(first))
 	require.NoError(t, err)

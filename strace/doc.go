@@ -19,9 +19,10 @@
 // The views strace-timing prints (tables, Chrome/Perfetto trace JSON, a
 // swimlane, the HTML timeline) belong to the command.
 //
-// The grammar is package envelope's: its reader's grammar (ScanSpan,
-// ScanAnchor, ScanDrops), the looser one of simpler's own reader, and
-// ParseRecord for the ordinary records a reader keeps. What this package
+// The grammar is package envelope's: its markers and record types, and
+// ParseRecord for the ordinary records a reader keeps; machine records
+// are found in the looser grammar of simpler's own reader, which lives
+// beside this package (internal/loose). What this package
 // adds is what belongs to a reader: the files of a log set and the clock
 // each record is placed by, and the inputs a command names.
 //

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/loose"
 	"simpler.dev/log/levels"
 )
 
@@ -322,12 +323,12 @@ func (p *Parser) recordLine(line []byte) {
 		anchor: int32(p.file.last), headed: headed, text: string(text)})
 }
 
-// spans reads, through envelope's reader grammar, every record that
+// spans reads, through the reader's grammar (internal/loose), every record that
 // starts in line[i:limit] (its attributes ending at end at the latest),
 // and returns where the search would resume.
 func (p *Parser) spans(line []byte, i, limit, end int) int {
 	for {
-		f, heads, next, found := envelope.ScanSpan(line, i, limit, end)
+		f, heads, next, found := loose.ScanSpan(line, i, limit, end)
 		p.Heads += heads
 		if !found {
 			return next
@@ -350,7 +351,7 @@ func (p *Parser) spans(line []byte, i, limit, end int) int {
 
 // anchors reads the [CLOCK_ANCHOR] record a line ends with.
 func (p *Parser) anchors(line []byte) {
-	if a, ok := envelope.ScanAnchor(line); ok {
+	if a, ok := loose.ScanAnchor(line); ok {
 		p.Anchors = append(p.Anchors, a)
 		p.noteAnchor(len(p.Anchors) - 1)
 	}
@@ -360,7 +361,7 @@ func (p *Parser) anchors(line []byte) {
 // keeping per pid the report with the largest total (the last of equal
 // ones).
 func (p *Parser) drops(line []byte, limit int) {
-	envelope.ScanDrops(line, limit, func(d envelope.Drops) {
+	loose.ScanDrops(line, limit, func(d envelope.Drops) {
 		if p.Drops == nil {
 			p.Drops = map[int64]envelope.Drops{}
 		}

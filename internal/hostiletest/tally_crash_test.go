@@ -24,6 +24,7 @@ import (
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/ladder"
 	"simpler.dev/log/internal/logtest"
+	"simpler.dev/log/internal/loose"
 	"simpler.dev/log/internal/straceview"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/sink"
@@ -367,8 +368,8 @@ func (f *crashFixtures) inputs(t *testing.T) []crashInput {
 				_, _ = envelope.ParseAny(b)
 				_ = envelope.DecodeField(line)
 				envelope.EachSpanAttr(line, func(string, string) bool { return true })
-				envelope.ScanDrops(b, len(b), func(envelope.Drops) {})
-				_, _ = envelope.ScanAnchor(b)
+				loose.ScanDrops(b, len(b), func(envelope.Drops) {})
+				_, _ = loose.ScanAnchor(b)
 				_ = straceview.ParseAttrs(line)
 				_, _ = straceview.Family(line), strace.ExternalProducer(line)
 				var p strace.Parser

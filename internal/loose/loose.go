@@ -1,33 +1,24 @@
-package envelope
+package loose
 
 import (
 	"bytes"
 	"math"
 	"regexp"
 	"strconv"
+
+	"simpler.dev/log/envelope"
 )
 
-// The reader's grammar.
-//
-// simpler's own reader (strace_timing.py) finds machine records in a
-// looser grammar than this package writes: a record anywhere in a line,
-// several per line, any run of white space between fields, any version
-// word in a span. Logs of other writers and older generations rely on it,
-// so a reader of simpler logs (package strace) finds records through the
-// functions here, and this package holds both grammars: Parse and the
-// Parse functions of each machine record read exactly what is written;
-// ScanSpan, ScanAnchor and ScanDrops read what simpler's reader reads.
-
-// A LooseSpan is a [STRACE] record as [ScanSpan] finds it: the fields of
-// a [Span] as written, which the loose grammar lets run past what this
-// package writes (a hash of any length, a name as encoded), and the
-// attributes raw. Its slices alias the line.
-type LooseSpan struct {
+// A Span is a [STRACE] record as [ScanSpan] finds it: the fields of an
+// [envelope.Span] as written, which the loose grammar lets run past what
+// package envelope writes (a hash of any length, a name as encoded), and
+// the attributes raw. Its slices alias the line.
+type Span struct {
 	PID, TID int64
 	Inv      uint64
 	HID      []byte // hex digits, lower case
 	Depth    int
-	Name     []byte // as written: DecodeField decodes it
+	Name     []byte // as written: envelope.DecodeField decodes it
 	TS, Dur  int64
 	Attrs    []byte // raw, trimmed of white space
 }
@@ -44,11 +35,11 @@ type LooseSpan struct {
 //
 // Call it again from next until found is false to read every record of a
 // line; it allocates nothing (but for a hash in upper case).
-func ScanSpan(line []byte, from, limit, end int) (s LooseSpan, heads, next int, found bool) {
+func ScanSpan(line []byte, from, limit, end int) (s Span, heads, next int, found bool) {
 	i := from
 	for i >= 0 && i < limit {
 		// A marker that starts before limit may end after it.
-		j := bytes.Index(line[i:min(len(line), limit+len(MarkerSpan)-1)], []byte(MarkerSpan))
+		j := bytes.Index(line[i:min(len(line), limit+len(envelope.MarkerSpan)-1)], []byte(envelope.MarkerSpan))
 		if j < 0 {
 			return s, heads, limit, false
 		}
@@ -69,43 +60,43 @@ func ScanSpan(line []byte, from, limit, end int) (s LooseSpan, heads, next int, 
 // nothing after wall_ns but blanks to the end of the line. An anchor
 // payload quoted inside another record's message, or followed by more
 // text, is not an anchor.
-var looseAnchorRE = regexp.MustCompile(regexp.QuoteMeta(MarkerHeader) + `\d+\]\[T0x[0-9a-fA-F]+\]\[TIMING\]\s+` +
-	FuncAnchor + `:\s+` + regexp.QuoteMeta(MarkerAnchor) +
+var looseAnchorRE = regexp.MustCompile(regexp.QuoteMeta(envelope.MarkerHeader) + `\d+\]\[T0x[0-9a-fA-F]+\]\[TIMING\]\s+` +
+	envelope.FuncAnchor + `:\s+` + regexp.QuoteMeta(envelope.MarkerAnchor) +
 	`\s+v=(\d+)\s+pid=(\d+)\s+mono_ns=(\d+)\s+wall_ns=(\d+)[ \t]*\r?$`)
 
 // ScanAnchor reads the [CLOCK_ANCHOR] record a line (with or without its
 // newline) ends with, in the reader's grammar (see looseAnchorRE; version
 // 1 only).
-func ScanAnchor(line []byte) (Anchor, bool) {
+func ScanAnchor(line []byte) (envelope.Anchor, bool) {
 	line = bytes.TrimSuffix(line, []byte{'\n'})
-	if !bytes.Contains(line, []byte(MarkerAnchor)) {
-		return Anchor{}, false // the regular expression costs nothing on other lines
+	if !bytes.Contains(line, []byte(envelope.MarkerAnchor)) {
+		return envelope.Anchor{}, false // the regular expression costs nothing on other lines
 	}
 	m := looseAnchorRE.FindSubmatch(line)
 	if m == nil {
-		return Anchor{}, false
+		return envelope.Anchor{}, false
 	}
 	v, err1 := strconv.ParseUint(string(m[1]), 10, 64)
 	pid, err2 := strconv.ParseInt(string(m[2]), 10, 64)
 	mono, err3 := strconv.ParseInt(string(m[3]), 10, 64)
 	wall, err4 := strconv.ParseInt(string(m[4]), 10, 64)
 	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || v != 1 || pid > math.MaxInt32 {
-		return Anchor{}, false
+		return envelope.Anchor{}, false
 	}
-	return Anchor{PID: int(pid), Mono: mono, Wall: wall}, true
+	return envelope.Anchor{PID: int(pid), Mono: mono, Wall: wall}, true
 }
 
 // ScanDrops calls found for each version-1 [HOSTLOG_DROPS] report that
 // starts in line[:limit], anywhere in the line, fields separated by any
 // white space.
-func ScanDrops(line []byte, limit int, found func(Drops)) {
+func ScanDrops(line []byte, limit int, found func(envelope.Drops)) {
 	for i := 0; ; {
-		j := bytes.Index(line[i:min(len(line), limit+len(MarkerDrops)-1)], []byte(MarkerDrops))
+		j := bytes.Index(line[i:min(len(line), limit+len(envelope.MarkerDrops)-1)], []byte(envelope.MarkerDrops))
 		if j < 0 {
 			return
 		}
-		i += j + len(MarkerDrops)
-		c := loose{b: line, i: i}
+		i += j + len(envelope.MarkerDrops)
+		c := cursor{b: line, i: i}
 		var vals [8]uint64
 		ok := true
 		for k, key := range [...]string{"v=", "pid=", "new=", "total=", "queue_full=", "claim_exhausted=", "output_failed=", "not_admitted="} {
@@ -119,19 +110,19 @@ func ScanDrops(line []byte, limit int, found func(Drops)) {
 		if !ok || vals[0] != 1 || vals[1] > math.MaxInt32 {
 			continue
 		}
-		found(Drops{PID: int(vals[1]), New: vals[2], Total: vals[3], QueueFull: vals[4],
+		found(envelope.Drops{PID: int(vals[1]), New: vals[2], Total: vals[3], QueueFull: vals[4],
 			ClaimExhausted: vals[5], OutputFailed: vals[6], NotAdmitted: vals[7]})
 	}
 }
 
 // headAt matches "[STRACE]\s+v=\d+" at i.
 func headAt(line []byte, i int) bool {
-	c := loose{b: line, i: i + len(MarkerSpan)}
+	c := cursor{b: line, i: i + len(envelope.MarkerSpan)}
 	return c.spaces() && c.lit("v=") && c.digits() > 0
 }
 
-// loose walks a line in the reader's grammar.
-type loose struct {
+// cursor walks a line in the reader's grammar.
+type cursor struct {
 	b []byte
 	i int
 }
@@ -140,7 +131,7 @@ func looseSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' || c == '\n'
 }
 
-func (c *loose) spaces() bool {
+func (c *cursor) spaces() bool {
 	j := c.i
 	for c.i < len(c.b) && looseSpace(c.b[c.i]) {
 		c.i++
@@ -148,7 +139,7 @@ func (c *loose) spaces() bool {
 	return c.i > j
 }
 
-func (c *loose) lit(s string) bool {
+func (c *cursor) lit(s string) bool {
 	if len(c.b)-c.i < len(s) || string(c.b[c.i:c.i+len(s)]) != s {
 		return false
 	}
@@ -156,7 +147,7 @@ func (c *loose) lit(s string) bool {
 	return true
 }
 
-func (c *loose) digits() int {
+func (c *cursor) digits() int {
 	j := c.i
 	for c.i < len(c.b) && c.b[c.i] >= '0' && c.b[c.i] <= '9' {
 		c.i++
@@ -166,7 +157,7 @@ func (c *loose) digits() int {
 
 // num reads key=<digits> after at least one space, as a decimal that
 // must fit in 64 bits.
-func (c *loose) num(key string) (uint64, bool) {
+func (c *cursor) num(key string) (uint64, bool) {
 	if !c.spaces() || !c.lit(key) {
 		return 0, false
 	}
@@ -195,8 +186,8 @@ func looseUint(b []byte) (uint64, bool) {
 //
 // with attrs running to the first envelope prefix, [STRACE] or the end of
 // the line (end excludes a final '\r'). next is where the search resumes.
-func spanAt(line []byte, i, end int) (s LooseSpan, next int, ok bool) {
-	c := loose{b: line[:end], i: i + len(MarkerSpan)}
+func spanAt(line []byte, i, end int) (s Span, next int, ok bool) {
+	c := cursor{b: line[:end], i: i + len(envelope.MarkerSpan)}
 	if !c.spaces() || !c.lit("v=") || c.digits() == 0 {
 		return s, 0, false
 	}
@@ -241,7 +232,7 @@ func spanAt(line []byte, i, end int) (s LooseSpan, next int, ok bool) {
 	}
 	a := c.i
 	z := attrsEnd(line[:end], a)
-	s = LooseSpan{PID: int64(f[0]), TID: int64(f[1]), Inv: f[2], HID: hid, Depth: int(depth),
+	s = Span{PID: int64(f[0]), TID: int64(f[1]), Inv: f[2], HID: hid, Depth: int(depth),
 		Name: name, TS: int64(ts), Dur: int64(dur), Attrs: bytes.TrimSpace(line[a:z])}
 	return s, z, true
 }
@@ -258,7 +249,7 @@ func attrsEnd(line []byte, a int) int {
 			continue
 		}
 		rest := line[k:]
-		if bytes.HasPrefix(rest, []byte(MarkerSpan)) || prefixAt(rest) {
+		if bytes.HasPrefix(rest, []byte(envelope.MarkerSpan)) || prefixAt(rest) {
 			return k
 		}
 	}
@@ -268,8 +259,8 @@ func attrsEnd(line []byte, a int) int {
 // prefixAt matches an envelope prefix at the start of b:
 // \[mono_ns=\d+\]\[T0x[0-9a-fA-F]+\]\[[A-Z]+\]\s+[^:\r\n]+:\s+
 func prefixAt(b []byte) bool {
-	c := loose{b: b}
-	if !c.lit(MarkerHeader) || c.digits() == 0 || !c.lit("][T0x") {
+	c := cursor{b: b}
+	if !c.lit(envelope.MarkerHeader) || c.digits() == 0 || !c.lit("][T0x") {
 		return false
 	}
 	j := c.i

@@ -1,0 +1,93 @@
+package loose
+
+import (
+	"bytes"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"simpler.dev/log/envelope"
+)
+
+// TestScanSpanReadsWhatIsWritten: every span package envelope writes is
+// found by the reader's grammar with the same fields, wherever it is in a
+// line.
+func TestScanSpanReadsWhatIsWritten(t *testing.T) {
+	s := envelope.Span{PID: 12, TID: 34, Inv: 5, HID: 0xfeed, Depth: 2, Name: "a b[c]", TS: 100, Dur: 7}
+	body := s.AppendBody(nil, []byte("k=v"))
+	for _, prefix := range []string{"", "junk ", "[mono_ns=1][T0x1][TIMING] emit_host_span: "} {
+		line := append([]byte(prefix), body...)
+		f, heads, next, found := ScanSpan(line, 0, len(line), len(line))
+		require.True(t, found, "%q", line)
+		assert.Equal(t, 1, heads)
+		assert.Equal(t, len(line), next)
+		_, _, _, found = ScanSpan(line, next, len(line), len(line))
+		assert.False(t, found, "one record")
+		assert.Equal(t, []any{int64(12), int64(34), uint64(5), "feed", 2, "a b[c]", int64(100), int64(7), "k=v"},
+			[]any{f.PID, f.TID, f.Inv, string(f.HID), f.Depth, envelope.DecodeField(string(f.Name)), f.TS, f.Dur, string(f.Attrs)})
+	}
+}
+
+func TestScanAnchorAndDrops(t *testing.T) {
+	var l envelope.Line
+	a := envelope.Anchor{PID: 7, Mono: 10, Wall: 20}
+	l.Anchor(1, &a)
+	got, ok := ScanAnchor(l.Finish())
+	require.True(t, ok)
+	assert.Equal(t, a, got)
+	_, ok = ScanAnchor([]byte("[mono_ns=1][T0x1][INFO] f: [CLOCK_ANCHOR] v=1 pid=5 mono_ns=10 wall_ns=20"))
+	assert.False(t, ok, "an anchor quoted at INFO")
+
+	d := envelope.Drops{PID: 9, New: 1, Total: 3, QueueFull: 2, NotAdmitted: 1}
+	line := []byte("x " + string(d.AppendBody(nil)) + " y " + string(d.AppendBody(nil)))
+	var found []envelope.Drops
+	ScanDrops(line, len(line), func(d envelope.Drops) { found = append(found, d) })
+	assert.Equal(t, []envelope.Drops{d, d}, found)
+	found = nil
+	ScanDrops(line, 3, func(d envelope.Drops) { found = append(found, d) })
+	assert.Equal(t, []envelope.Drops{d}, found, "only the reports that start before limit")
+}
+
+// FuzzScanSpan: whatever a line holds, the scanner neither panics nor
+// reads past its bounds, resumes within them, and every span it finds
+// has fields that were digits in the line; a span written after the
+// junk is found.
+func FuzzScanSpan(f *testing.F) {
+	f.Add([]byte("[STRACE] v=1 pid=1 tid=1 inv=1 hid=0 depth=0 name=a ts=1 dur=1 x=1"), 0)
+	f.Add([]byte("[STRACE]\tv=9 pid=1 tid=1 inv=1 hid=AB depth=0 name=a ts=1 dur=1 [mono_ns=5][T0xA][INFO] f: t"), 3)
+	f.Add([]byte("[STRACE] v=1 pid=99999999999999999999 [STRACE] v="), 1)
+	f.Fuzz(func(t *testing.T, junk []byte, cut int) {
+		if bytes.Contains(junk, []byte("\n")) {
+			return
+		}
+		s := envelope.Span{PID: 1, TID: 2, Inv: 3, HID: 4, Name: "n", TS: 5, Dur: 6}
+		line := append(append(bytes.Clone(junk), ' '), s.AppendBody(nil, nil)...)
+		limit := min(max(cut, 0), len(line))
+		each := func(limit int, fn func(*Span)) {
+			for i := 0; ; {
+				f, heads, next, found := ScanSpan(line, i, limit, len(line))
+				require.GreaterOrEqual(t, heads, 0)
+				require.LessOrEqual(t, next, len(line))
+				require.True(t, next > i || !found, "no progress at %d", i)
+				if !found {
+					return
+				}
+				fn(&f)
+				i = next
+			}
+		}
+		each(limit, func(f *Span) {
+			assert.GreaterOrEqual(t, f.PID, int64(0))
+			assert.GreaterOrEqual(t, f.Dur, int64(0))
+			assert.NotEmpty(t, f.HID)
+		})
+		var last *Span
+		each(len(line), func(f *Span) { c := *f; last = &c })
+		require.NotNil(t, last, "the span written after the junk")
+		if string(last.Name) == "n" {
+			assert.Equal(t, strconv.Itoa(4), string(last.HID))
+		}
+	})
+}
