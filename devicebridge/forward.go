@@ -113,7 +113,7 @@ func (f *Forwarder) Forward(r io.Reader) (int, error) {
 
 func (f *Forwarder) forwardLine(line []byte) {
 	line = bytes.TrimRight(line, "\r\n")
-	if p, err := envelope.ParseAny(line); err == nil {
+	if p, err := envelope.Parse(line); err == nil {
 		body := string(p.Body)
 		t := f.trust(p, body)
 		if t == trustRefused {

@@ -33,10 +33,9 @@
 // An ordinary record is a [Record]: a [Header], a message and attributes,
 // written by [Line.Record] (fitted to the bound with every key kept) and
 // read back by [ParseRecord], which names the values that were cut.
-// [Parse] splits any record into its header fields and body, and
-// [ParseAny] also reads simpler's older simulator lines ("[LEVEL] func:
-// body"): new generations of the format are recognised there, in one
-// place.
+// [Parse] splits any record into its header fields and body, simpler's
+// older simulator lines ("[LEVEL] func: body") too ([Parsed.Legacy]):
+// new generations of the format are recognised there, in one place.
 //
 // # The reader's grammar
 //

@@ -122,14 +122,19 @@ func FuzzPlainWords(f *testing.F) {
 	})
 }
 
-// FuzzParse: any input parses or is refused without panicking, and what
-// parses has a function without ':' or white space.
+// FuzzParse: any input parses or is refused without panicking; what
+// parses with the envelope has a function without ':' or white space, and
+// an older simulator line no clock, lane or position.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte("[mono_ns=5][T0x1a][WARN] main.serve: [server.go:88] slow ms=1\n"))
 	f.Add([]byte("[mono_ns=1][T0x][INFO] : x"))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		p, err := Parse(line)
 		if err != nil {
+			return
+		}
+		if p.Legacy {
+			require.False(t, p.Func == "" || bytes.ContainsAny([]byte(p.Func), " \t[") || p.Mono != 0 || p.TID != 0 || p.File != "", "parsed %+v from %q", p, line)
 			return
 		}
 		require.False(t, p.Func == "" || bytes.ContainsAny([]byte(p.Func), ": \t") || p.Mono < 0, "parsed %+v from %q", p, line)

@@ -276,12 +276,16 @@ func TestParse(t *testing.T) {
 		err  bool
 	}{
 		{"with source", "[mono_ns=5][T0x1a][WARN] main.serve: [server.go:88] slow ms=1\n",
-			Parsed{Header{Mono: 5, TID: 0x1a, Level: levels.Warn, Func: "main.serve", File: "server.go", Line: 88}, []byte("slow ms=1")}, false},
+			Parsed{Header: Header{Mono: 5, TID: 0x1a, Level: levels.Warn, Func: "main.serve", File: "server.go", Line: 88}, Body: []byte("slow ms=1")}, false},
 		{"no source", "[mono_ns=5][T0x1][INFO] go: hello",
-			Parsed{Header{Mono: 5, TID: 1, Level: levels.Info, Func: "go"}, []byte("hello")}, false},
+			Parsed{Header: Header{Mono: 5, TID: 1, Level: levels.Info, Func: "go"}, Body: []byte("hello")}, false},
 		{"machine", "[mono_ns=5][T0x1][TIMING] emit_host_span: [STRACE] v=1 ",
-			Parsed{Header{Mono: 5, TID: 1, Level: levels.Timing, Func: "emit_host_span"}, []byte("[STRACE] v=1 ")}, false},
-		{"not envelope", "[INFO] f: x", Parsed{}, true},
+			Parsed{Header: Header{Mono: 5, TID: 1, Level: levels.Timing, Func: "emit_host_span"}, Body: []byte("[STRACE] v=1 ")}, false},
+		{"legacy", "[INFO] f: x\r\n", Parsed{Header: Header{Level: levels.Info, Func: "f"}, Body: []byte("x"), Legacy: true}, false},
+		{"legacy WARNING", "[WARNING] sim.run: [a.c:1] y", Parsed{Header: Header{Level: levels.Warn, Func: "sim.run"}, Body: []byte("[a.c:1] y"), Legacy: true}, false},
+		{"legacy without a function", "[INFO] : x", Parsed{}, true},
+		{"legacy off the ladder", "[FATAL] f: x", Parsed{}, true},
+		{"neither", "INFO f: x", Parsed{}, true},
 		{"bad mono", "[mono_ns=x][T0x1][INFO] f: x", Parsed{}, true},
 		{"bad tid", "[mono_ns=1][T0xzz][INFO] f: x", Parsed{}, true},
 		{"no func", "[mono_ns=1][T0x1][INFO] x", Parsed{}, true},
@@ -295,7 +299,7 @@ func TestParse(t *testing.T) {
 			}
 			if got.Mono != tt.want.Mono || got.TID != tt.want.TID || got.Level != tt.want.Level ||
 				got.Func != tt.want.Func || got.File != tt.want.File || got.Line != tt.want.Line ||
-				string(got.Body) != string(tt.want.Body) {
+				string(got.Body) != string(tt.want.Body) || got.Legacy != tt.want.Legacy {
 				t.Errorf("got %+v (body %q), want %+v (body %q)", got, got.Body, tt.want, tt.want.Body)
 			}
 		})

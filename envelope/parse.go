@@ -8,22 +8,38 @@ import (
 	"simpler.dev/log/levels"
 )
 
-// Parsed is an envelope line split into its [Header], the one a writer
-// gives [Line.Start] (its Level read from the ladder's upper-case record
-// names, WARNING as WARN, Func and File as written, File empty when the record had no source position, PC zero),
-// and its body: everything after the "func: " field and the optional
-// "[file:line] ", the message and the attributes, which the format does
-// not separate ([SplitBody] and [ParseRecord] do), or a machine record
-// ([ParseMachine]).
+// Parsed is a record split into its [Header], the one a writer gives
+// [Line.Start] (its Level read from the ladder's upper-case record names,
+// WARNING as WARN, Func and File as written, File empty when the record
+// had no source position, PC zero), and its body: everything after the
+// "func: " field and the optional "[file:line] ", the message and the
+// attributes, which the format does not separate ([SplitBody] and
+// [ParseRecord] do), or a machine record ([ParseMachine]).
 type Parsed struct {
 	Header
 	Body []byte // aliases the input
+	// Legacy marks a line of simpler's older simulator format,
+	// "[LEVEL] func: body", which has no clock, lane or position: Mono,
+	// TID, File and Line are zero. A reader that requires the envelope
+	// (a C module's records, SPEC §12) refuses it.
+	Legacy bool
 }
 
 // Parse splits one record (with or without its trailing newline) into its
-// fields. It accepts exactly what this package writes and what simpler's
-// C++ host logger writes: a level off simpler's ladder is ErrNotRecord.
+// fields. It reads every generation simpler has written: the envelope, as
+// this package and simpler's C++ host logger write it, and the older
+// simulator lines ([Parsed.Legacy]). A line of neither, or a level off
+// simpler's ladder, is ErrNotRecord. This is the one place where a new
+// generation is recognised.
 func Parse(line []byte) (Parsed, error) {
+	if p, err := parseEnvelope(line); err == nil {
+		return p, nil
+	}
+	return parseLegacy(line)
+}
+
+// parseEnvelope reads a line with the envelope header.
+func parseEnvelope(line []byte) (Parsed, error) {
 	var p Parsed
 	line = bytes.TrimSuffix(line, []byte{'\n'})
 	rest, ok := bytes.CutPrefix(line, []byte(MarkerHeader))
@@ -94,15 +110,9 @@ func levelOf(name string) (slog.Level, bool) {
 	return 0, false
 }
 
-// ParseAny reads a line of any generation simpler has written: the
-// envelope ([Parse]), or the older simulator format "[LEVEL] func: body",
-// which has no clock, lane or position (Mono, TID, File and Line zero). A
-// line of neither is ErrNotRecord. This is the one place where a new
-// generation is recognised.
-func ParseAny(line []byte) (p Parsed, err error) {
-	if p, err = Parse(line); err == nil {
-		return p, nil
-	}
+// parseLegacy reads simpler's older simulator format, "[LEVEL] func:
+// body".
+func parseLegacy(line []byte) (Parsed, error) {
 	line = bytes.TrimRight(line, "\r\n")
 	if len(line) < 4 || line[0] != '[' {
 		return Parsed{}, ErrNotRecord
@@ -119,5 +129,5 @@ func ParseAny(line []byte) (p Parsed, err error) {
 	if !ok || len(fn) == 0 || bytes.ContainsAny(fn, " \t[") {
 		return Parsed{}, ErrNotRecord
 	}
-	return Parsed{Header: Header{Level: level, Func: string(fn)}, Body: body}, nil
+	return Parsed{Header: Header{Level: level, Func: string(fn)}, Body: body, Legacy: true}, nil
 }

@@ -23,11 +23,11 @@ type Record struct {
 }
 
 // ParseRecord reads one ordinary record (with or without its newline) of
-// any generation [ParseAny] reads. A machine record ([ParseMachine]
+// any generation [Parse] reads. A machine record ([ParseMachine]
 // accepts it) is ErrNotRecord: read it with its own Parse function. A
 // level name off simpler's ladder is ErrNotRecord too.
 func ParseRecord(line []byte) (Record, error) {
-	p, err := ParseAny(line)
+	p, err := Parse(line)
 	if err != nil {
 		return Record{}, err
 	}

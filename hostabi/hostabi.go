@@ -291,7 +291,7 @@ func hostabiGoEnqueue(context unsafe.Pointer, state *C.SimplerHostLogState, reco
 func (o *owner) submit(rec []byte) error {
 	line := rec[:len(rec)-1]
 	p, err := envelope.Parse(line)
-	if err != nil {
+	if err != nil || p.Legacy { // SPEC §12: the envelope header is required
 		o.altered.Add(1)
 		return o.emit(slog.LevelInfo, origin.NewOutside(envelope.Header{Func: "cmodule"}), string(line))
 	}

@@ -89,7 +89,7 @@ func (c *Capture) records(own bool) []CapturedRecord {
 
 // capturedRecord types one line; mine says it is the library's own record.
 func capturedRecord(line []byte) (r CapturedRecord, mine, ok bool) {
-	p, err := envelope.ParseAny(line)
+	p, err := envelope.Parse(line)
 	if err != nil {
 		return r, false, false
 	}

@@ -304,10 +304,6 @@ func (p *Parser) record(line []byte) {
 // envelope.ParseRecord accepts, read without splitting its body.
 func (p *Parser) recordLine(line []byte) {
 	h, err := envelope.Parse(line)
-	headed := err == nil
-	if !headed {
-		h, err = envelope.ParseAny(line) // a generation without the header
-	}
 	if err != nil || h.Level < p.KeepRecords.Level() {
 		return
 	}
@@ -315,6 +311,7 @@ func (p *Parser) recordLine(line []byte) {
 		return
 	}
 	text := line
+	headed := !h.Legacy // a generation without the header when Legacy
 	if headed {
 		// The header's fields hold no "] ": it ends at the first.
 		text = line[bytes.Index(line, []byte("] "))+2:]

@@ -98,6 +98,7 @@ func checkRecords(t *testing.T, out []byte, machine func(p envelope.Parsed) bool
 		}
 		p, err := envelope.Parse(line)
 		require.NoError(t, err, "%q", line)
+		require.False(t, p.Legacy, "no envelope header: %q", line)
 		rest := string(line[1:]) // the record's own leading "[mono_ns=" is not a forgery
 		require.False(t, envelope.ContainsMarker(rest) && !machine(p), "a machine marker outside a machine record: %q", line)
 		assert.False(t, envelope.ContainsMarker(p.Func), "marker in the function field: %q", line)

@@ -365,7 +365,6 @@ func (f *crashFixtures) inputs(t *testing.T) []crashInput {
 					_, _ = envelope.ParseDrops(p.Body)
 					_, _ = envelope.ParseRecord(b)
 				}
-				_, _ = envelope.ParseAny(b)
 				_ = envelope.DecodeField(line)
 				envelope.EachSpanAttr(line, func(string, string) bool { return true })
 				loose.ScanDrops(b, len(b), func(envelope.Drops) {})

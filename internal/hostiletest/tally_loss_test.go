@@ -71,7 +71,7 @@ func recID(line []byte) (string, bool) {
 	if !bytes.HasSuffix(line, []byte(" end=1\n")) || bytes.Count(line, []byte("[mono_ns=")) != 1 {
 		return "", false
 	}
-	if _, err := envelope.Parse(line); err != nil {
+	if p, err := envelope.Parse(line); err != nil || p.Legacy {
 		return "", false
 	}
 	i := bytes.Index(line, []byte(" rec id="))
@@ -376,7 +376,7 @@ func tornLines(out []byte) int {
 		if len(line) == 0 {
 			continue
 		}
-		if _, err := envelope.Parse(line); err != nil || line[len(line)-1] != '\n' || bytes.Count(line, []byte("[mono_ns=")) != 1 {
+		if p, err := envelope.Parse(line); err != nil || p.Legacy || line[len(line)-1] != '\n' || bytes.Count(line, []byte("[mono_ns=")) != 1 {
 			n++
 		}
 	}

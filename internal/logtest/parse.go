@@ -48,6 +48,9 @@ func ParseRecord(line []byte) (Record, error) {
 	if err != nil {
 		return Record{}, err
 	}
+	if p.Legacy {
+		return Record{}, fmt.Errorf("no envelope header")
+	}
 	out := Record{Parsed: p, Attrs: map[string]string{}, Raw: string(line)}
 	toks, err := Tokens(string(p.Body))
 	if err != nil {
