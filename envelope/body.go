@@ -30,19 +30,13 @@ import (
 //
 // A value cut so that its record fits (SPEC §2, "fitted, not cut":
 // written quoted and followed by '~', k="SELECT * FR"~) comes back as the
-// string it kept, without the '~'; [SplitBodyCut] also says which
-// values were cut, as [ParseRecord] does in [Record.Cut].
-func SplitBody(body []byte) (message string, attrs []slog.Attr) {
-	message, attrs, _ = SplitBodyCut(body)
-	return message, attrs
-}
-
-// SplitBodyCut is [SplitBody], and it also returns the keys, in order, of
-// the values that were cut so that the record fits in [MaxRecord] bytes
-// (nil when none was). A record cut at the bound (its first 510 bytes,
-// then "~\n") is not fitted: its last value, when it was cut inside, is
-// not read as an attribute.
-func SplitBodyCut(body []byte) (message string, attrs []slog.Attr, cut []string) {
+// string it kept, without the '~', and its key is in cut: the keys, in
+// order, of the values that were cut so that the record fits in
+// [MaxRecord] bytes (nil when none was), as [ParseRecord] gives them in
+// [Record.Cut]. A record cut at the bound (its first 510 bytes, then
+// "~\n") is not fitted: its last value, when it was cut inside, is not
+// read as an attribute.
+func SplitBody(body []byte) (message string, attrs []slog.Attr, cut []string) {
 	s := string(body)
 	// Each attribute is written after a space, so the attributes can only
 	// start after one; the first start from which the rest is all

@@ -51,7 +51,7 @@ func TestSplitBody(t *testing.T) {
 		{"every marker comes back", "[STRACE] [HOSTLOG_DROPS] [CLOCK_ANCHOR] [OP] [mono_ns=1] end", []slog.Attr{slog.String("k", "[HOSTLOG_DROPS][mono_ns=1]")}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			msg, attrs := SplitBody(written(t, tc.msg, tc.attrs...))
+			msg, attrs, _ := SplitBody(written(t, tc.msg, tc.attrs...))
 			assert.Equal(t, tc.msg, msg)
 			want := tc.want
 			if want == nil {
@@ -66,14 +66,14 @@ func TestSplitBody(t *testing.T) {
 		// each reads back as it was.
 		for _, text := range []string{"[STRACE]", "%5BSTRACE]", "%255BSTRACE]", "%[STRACE]", "%%5BOP]", "100%", "%25", "%5B"} {
 			body := written(t, text, slog.String("k", text))
-			msg, attrs := SplitBody(body)
+			msg, attrs, _ := SplitBody(body)
 			assert.Equal(t, text, msg, "message written %q", body)
 			assert.Equal(t, show([]slog.Attr{slog.String("k", text)}), show(attrs), "value written %q", body)
 		}
 		assert.NotEqual(t, string(written(t, "[STRACE]")), string(written(t, "%5BSTRACE]")))
 	})
 	t.Run("a message shaped like an attribute is the one ambiguity", func(t *testing.T) {
-		msg, attrs := SplitBody(written(t, "retry n=3"))
+		msg, attrs, _ := SplitBody(written(t, "retry n=3"))
 		assert.Equal(t, "retry", msg)
 		assert.Equal(t, show([]slog.Attr{slog.Int64("n", 3)}), show(attrs))
 	})
@@ -92,7 +92,7 @@ func FuzzSplitBody(f *testing.F) {
 		if len(body) >= MaxRecord-40 || k == "" {
 			return // cut, or the attribute left out
 		}
-		got, attrs := SplitBody(body)
+		got, attrs, _ := SplitBody(body)
 		if _, ambiguous := parseAttrsSuffix(string(written(t, msg))); ambiguous {
 			return
 		}

@@ -61,7 +61,7 @@
 // message gives way last, keeping at least 64 bytes; the record ends in
 // "\n" within 511 bytes. A cut falls between whole units (a rune, a whole
 // escape, a neutralised marker), so a cut value is still valid UTF-8 and
-// quoted as strconv.Unquote reads it. [SplitBodyCut] and [ParseRecord]
+// quoted as strconv.Unquote reads it. [SplitBody] and [ParseRecord]
 // read a fitted record back with the keys of its cut values
 // ([Record.Cut]). Attributes a handler renders once ([Attrs], for
 // WithAttrs) are kept pair by pair so that they can be fitted too.

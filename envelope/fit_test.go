@@ -196,7 +196,7 @@ func TestFitIssueCase(t *testing.T) {
 	assert.Regexp(t, ` sql="x+"~ `, rec)
 	p, err := Parse([]byte(rec))
 	require.NoError(t, err)
-	msg, attrs, cut := SplitBodyCut(p.Body)
+	msg, attrs, cut := SplitBody(p.Body)
 	assert.Equal(t, "query failed", msg)
 	assert.Equal(t, []string{"sql"}, cut)
 	require.Len(t, attrs, 3)
@@ -234,7 +234,7 @@ func TestFitCutsWholeUnits(t *testing.T) {
 			require.True(t, fitted)
 			p, err := Parse([]byte(rec))
 			require.NoError(t, err)
-			m, _, _ := SplitBodyCut(p.Body)
+			m, _, _ := SplitBody(p.Body)
 			require.True(t, strings.HasSuffix(m, "~"), "%q", m)
 			m = strings.TrimSuffix(m, "~")
 			var want Line
@@ -367,7 +367,7 @@ func FuzzSplitFitted(f *testing.F) {
 		var alone []slog.Attr
 		for _, a := range attrs {
 			short := slog.String(a.Key, "")
-			_, got := SplitBody(written(t, "m", short))
+			_, got, _ := SplitBody(written(t, "m", short))
 			if len(got) != 1 {
 				return // a key that does not read back on its own
 			}
@@ -394,7 +394,7 @@ func FuzzSplitFitted(f *testing.F) {
 				require.True(t, strings.HasPrefix(attrs[i].Value.String(), a.Value.String()), "cut %s=%q is not the start of %q", a.Key, a.Value.String(), attrs[i].Value.String())
 				continue
 			}
-			_, whole := SplitBody(written(t, "m", attrs[i]))
+			_, whole, _ := SplitBody(written(t, "m", attrs[i]))
 			require.Len(t, whole, 1)
 			require.Equal(t, show(whole), show([]slog.Attr{a}), "%q", rec)
 		}

@@ -77,7 +77,7 @@ func FuzzRender(f *testing.F) {
 		}
 		var want []string
 		for _, a := range attrs[:min(2, len(attrs))] { // the two shapes, in turn
-			_, alone := SplitBody(written(t, "m", emptied(a)))
+			_, alone, _ := SplitBody(written(t, "m", emptied(a)))
 			if len(alone) != 1 {
 				return
 			}

@@ -37,11 +37,11 @@ func ParseRecord(line []byte) (Record, error) {
 	return p.record()
 }
 
-// record types p as an ordinary record: its body split by [SplitBodyCut].
+// record types p as an ordinary record: its body split by [SplitBody].
 // It does not check whether p is a machine record.
 func (p Parsed) record() (Record, error) {
 	r := Record{Header: p.Header}
-	r.Message, r.Attrs, r.Cut = SplitBodyCut(p.Body)
+	r.Message, r.Attrs, r.Cut = SplitBody(p.Body)
 	return r, nil
 }
 

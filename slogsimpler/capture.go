@@ -114,7 +114,7 @@ func capturedRecord(line []byte) (r CapturedRecord, mine, ok bool) {
 		o, _ := envelope.ParseOp(p.Body)
 		r.Op, r.Message = &o, o.Name
 	default: // an anchor or a drop report: the marker, then key=value fields
-		r.Message, r.Attrs = envelope.SplitBody(p.Body)
+		r.Message, r.Attrs, _ = envelope.SplitBody(p.Body)
 		return r, true, true
 	}
 	return r, false, true

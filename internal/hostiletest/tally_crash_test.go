@@ -358,7 +358,7 @@ func (f *crashFixtures) inputs(t *testing.T) []crashInput {
 				b := []byte(line)
 				if p, err := envelope.Parse(b); err == nil {
 					_, _, _ = envelope.ParseMachine(p)
-					_, _, _ = envelope.SplitBodyCut(p.Body)
+					_, _, _ = envelope.SplitBody(p.Body)
 					_, _, _ = envelope.ParseSpan(p.Body)
 					_, _ = envelope.ParseOp(p.Body)
 					_, _ = envelope.ParseAnchor(p.Body)
