@@ -2,10 +2,10 @@ package envelope
 
 import (
 	"log/slog"
-	"math"
 	"strconv"
 	"strings"
-	"time"
+
+	"simpler.dev/log/internal/wire"
 )
 
 // SplitBody splits the body of an ordinary record (Parsed.Body) into its
@@ -75,7 +75,7 @@ func parseAttrs(s string) ([]slog.Attr, []string, bool) {
 		} else if quoted {
 			out = append(out, slog.String(k, v))
 		} else {
-			out = append(out, TypedAttr(k, v))
+			out = append(out, wire.TypedAttr(k, v))
 		}
 		if rest == "" {
 			return out, cut, true
@@ -110,29 +110,6 @@ func token(s string, key bool) (text string, quoted bool, rest string, ok bool) 
 		return "", false, s, false
 	}
 	return unneutralise(s[:i]), false, s[i:], true
-}
-
-// TypedAttr makes k=v an attribute as [SplitBody] reads one back: v a
-// bool, an integer, a float or a duration where its text is the one slog
-// writes for that type, else a string. A reader of a span's attributes
-// ([EachSpanAttr]) types them the same way.
-func TypedAttr(k, v string) slog.Attr {
-	switch v {
-	case "true":
-		return slog.Bool(k, true)
-	case "false":
-		return slog.Bool(k, false)
-	}
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil && strconv.FormatInt(n, 10) == v {
-		return slog.Int64(k, n)
-	}
-	if f, err := strconv.ParseFloat(v, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) && strconv.FormatFloat(f, 'g', -1, 64) == v {
-		return slog.Float64(k, f)
-	}
-	if d, err := time.ParseDuration(v); err == nil && d.String() == v {
-		return slog.Duration(k, d)
-	}
-	return slog.String(k, v)
 }
 
 // unneutralise reads a marker bracket written as %5B back as '[', and a

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/wire"
 )
 
 // A Capture keeps in memory what a State writes, for tests of a program
@@ -107,7 +108,7 @@ func capturedRecord(line []byte) (r CapturedRecord, mine, ok bool) {
 		s, attrs, _ := envelope.ParseSpan(p.Body) // ParseMachine read it
 		r.Span, r.Message = &s, s.Name
 		envelope.EachSpanAttr(attrs, func(k, v string) bool {
-			r.Attrs = append(r.Attrs, envelope.TypedAttr(k, v))
+			r.Attrs = append(r.Attrs, wire.TypedAttr(k, v))
 			return true
 		})
 	case envelope.MarkerOp:
