@@ -6,18 +6,9 @@ import (
 	"log/slog"
 	"reflect"
 	"time"
+
+	"simpler.dev/log/internal/wire"
 )
-
-// MaxGroupDepth bounds the group names one key carries, the handler's
-// WithGroup prefix included. Deeper groups are flattened: their names are
-// replaced by one "~" path element ("a.b.….~.key=v"), so a key stays
-// short and a record with thousands of nested groups costs no more than
-// one with 33.
-const MaxGroupDepth = 32
-
-// DeepGroup is the path element that stands for the flattened groups
-// below MaxGroupDepth.
-const DeepGroup = "~"
 
 // maxDescent bounds how many nested group values Attr follows at all. A
 // LogValuer that returns a group holding itself would otherwise recurse
@@ -45,9 +36,9 @@ func (l *Line) groupPath(g *group) {
 
 // Attr writes " key=value" for a, with key prefixed by prefix (a rendered
 // group path such as "req.", written as is, holding depth group names).
-// Groups in a are flattened into dotted keys, at most MaxGroupDepth names
-// in all; empty attributes and empty groups are skipped; LogValuer values
-// are resolved. User text is escaped as [Line.Message] describes, and keys
+// Groups in a are flattened into dotted keys, at most 32 names in all
+// (deeper ones stand as one "~"); empty attributes and empty groups are
+// skipped; LogValuer values are resolved. User text is escaped as [Line.Message] describes, and keys
 // and string values are quoted as slog's TextHandler quotes them.
 func (l *Line) Attr(prefix string, depth int, a slog.Attr) {
 	// The common case, a top-level attribute with a plain key and a
@@ -96,10 +87,10 @@ func (l *Line) attr(prefix string, base int, g *group, a slog.Attr, descent int)
 					d = g.depth
 				}
 				switch {
-				case d < MaxGroupDepth:
+				case d < wire.MaxGroupDepth:
 					inner = &group{parent: g, name: a.Key, depth: d + 1}
-				case d == MaxGroupDepth:
-					inner = &group{parent: g, name: DeepGroup, depth: d + 1}
+				case d == wire.MaxGroupDepth:
+					inner = &group{parent: g, name: wire.DeepGroup, depth: d + 1}
 				}
 			}
 			for _, ga := range attrs {

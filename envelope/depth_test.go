@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"simpler.dev/log/internal/wire"
 )
 
 // nested returns a group attr n levels deep holding one leaf.
@@ -34,28 +36,28 @@ func TestGroupDepthBound(t *testing.T) {
 	t.Run("deep groups flatten under one marker", func(t *testing.T) {
 		var l Line
 		l.Attr("", 0, nested(40))
-		assert.Equal(t, " "+strings.Repeat("g.", MaxGroupDepth)+DeepGroup+".leaf=1", string(l.Content()))
+		assert.Equal(t, " "+strings.Repeat("g.", wire.MaxGroupDepth)+wire.DeepGroup+".leaf=1", string(l.Content()))
 	})
 	t.Run("past the walk's bound the value is !DEPTH", func(t *testing.T) {
 		var l Line
 		l.Attr("", 0, nested(10000))
-		assert.Equal(t, " "+strings.Repeat("g.", MaxGroupDepth)+DeepGroup+".g=!DEPTH", string(l.Content()))
+		assert.Equal(t, " "+strings.Repeat("g.", wire.MaxGroupDepth)+wire.DeepGroup+".g=!DEPTH", string(l.Content()))
 	})
 	t.Run("the handler prefix counts", func(t *testing.T) {
 		var l Line
-		l.Attr("p.", MaxGroupDepth, nested(5))
-		assert.Equal(t, " p."+DeepGroup+".leaf=1", string(l.Content()))
+		l.Attr("p.", wire.MaxGroupDepth, nested(5))
+		assert.Equal(t, " p."+wire.DeepGroup+".leaf=1", string(l.Content()))
 	})
 	t.Run("self-recursive LogValuer ends", func(t *testing.T) {
 		var l Line
 		l.Attr("", 0, slog.Any("x", selfGroup{}))
 		got := string(l.Content())
-		assert.Contains(t, got, DeepGroup+".")
+		assert.Contains(t, got, wire.DeepGroup+".")
 		l.Finish()
 	})
 	t.Run("self-recursive LogValuer in a short prefix writes !DEPTH", func(t *testing.T) {
 		var l Line
-		l.Attr("", MaxGroupDepth+1, slog.Any("x", selfGroup{}))
+		l.Attr("", wire.MaxGroupDepth+1, slog.Any("x", selfGroup{}))
 		assert.Equal(t, " again=!DEPTH", string(l.Content()))
 	})
 }

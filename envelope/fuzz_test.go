@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
+
+	"simpler.dev/log/internal/wire"
 )
 
 // FuzzRender renders a record from arbitrary user text, fitted as a
@@ -189,7 +191,7 @@ func FuzzSpanLine(f *testing.F) {
 		var got, want Line
 		got.Span(ts, tid, &s, []byte(attrs))
 		want.headerName(ts, tid, "TIMING")
-		want.raw(FuncSpan + ": ")
+		want.raw(wire.FuncSpan + ": ")
 		var buf [MaxRecord]byte
 		want.rawBytes(s.AppendBody(buf[:0], []byte(attrs)))
 		require.Equal(t, string(want.Finish()), string(got.Finish()))

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"simpler.dev/log/internal/wire"
 	"simpler.dev/log/levels"
 )
 
@@ -26,13 +27,6 @@ const (
 	// Version is the version word of [STRACE], [HOSTLOG_DROPS] and
 	// [CLOCK_ANCHOR] records; a reader skips a record of another version.
 	Version = "v=1"
-)
-
-// Function names of the machine records, as simpler writes them.
-const (
-	FuncAnchor = "clock_anchor"
-	FuncDrops  = "host_log_drops"
-	FuncSpan   = "emit_host_span"
 )
 
 // Field capacities of a [STRACE] record, in encoded bytes (see [Span]).
@@ -135,7 +129,7 @@ func (s *Span) AppendBody(dst, attrs []byte) []byte {
 // body.
 func (l *Line) Span(mono, tid int64, s *Span, attrs []byte) {
 	l.headerName(mono, tid, "TIMING")
-	l.raw(FuncSpan + ": ")
+	l.raw(wire.FuncSpan + ": ")
 	// The body is printable ASCII with one marker, at its start. When it
 	// surely fits it is written in place; otherwise into a buffer of its
 	// own and then cut at the bound.
@@ -401,7 +395,7 @@ func (a *Anchor) AppendBody(dst []byte) []byte {
 // Anchor writes the whole anchor record into an empty line, on lane tid.
 func (l *Line) Anchor(tid int64, a *Anchor) {
 	l.headerName(a.Mono, tid, "TIMING")
-	l.raw(FuncAnchor + ": ")
+	l.raw(wire.FuncAnchor + ": ")
 	var buf [128]byte
 	l.rawBytes(a.AppendBody(buf[:0]))
 }
@@ -456,7 +450,7 @@ func (d *Drops) AppendBody(dst []byte) []byte {
 // on lane tid.
 func (l *Line) Drops(mono, tid int64, d *Drops) {
 	l.headerName(mono, tid, levels.Name(levels.Error))
-	l.raw(FuncDrops + ": ")
+	l.raw(wire.FuncDrops + ": ")
 	var buf [256]byte
 	l.rawBytes(d.AppendBody(buf[:0]))
 }
@@ -542,13 +536,13 @@ func ParseMachine(p Parsed) (marker string, pid int, err error) {
 	}
 	machine := func(level slog.Level, fn string) bool { return p.Level == level && p.Func == fn && p.File == "" }
 	switch {
-	case bytes.HasPrefix(body, []byte(MarkerSpan)) && machine(levels.Timing, FuncSpan):
+	case bytes.HasPrefix(body, []byte(MarkerSpan)) && machine(levels.Timing, wire.FuncSpan):
 		s, _, err := ParseSpan(body)
 		return MarkerSpan, s.PID, err
-	case bytes.HasPrefix(body, []byte(MarkerDrops)) && machine(levels.Error, FuncDrops):
+	case bytes.HasPrefix(body, []byte(MarkerDrops)) && machine(levels.Error, wire.FuncDrops):
 		d, err := ParseDrops(body)
 		return MarkerDrops, d.PID, err
-	case bytes.HasPrefix(body, []byte(MarkerAnchor)) && machine(levels.Timing, FuncAnchor):
+	case bytes.HasPrefix(body, []byte(MarkerAnchor)) && machine(levels.Timing, wire.FuncAnchor):
 		a, err := ParseAnchor(body)
 		return MarkerAnchor, a.PID, err
 	case bytes.HasPrefix(body, []byte(MarkerOp)) && p.Level == levels.Debug:

@@ -26,6 +26,7 @@ import (
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/ctest"
 	"simpler.dev/log/internal/logtest"
+	"simpler.dev/log/internal/wire"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/sink"
 	"simpler.dev/log/slogsimpler"
@@ -489,7 +490,7 @@ func TestCRecordsKeepGoRules(t *testing.T) {
 			for _, l := range ls {
 				p, err := envelope.Parse([]byte(l))
 				require.NoError(t, err)
-				if p.Func == envelope.FuncAnchor && p.Mono != 5 {
+				if p.Func == wire.FuncAnchor && p.Mono != 5 {
 					continue // the state's own anchor
 				}
 				mine = append(mine, l)

@@ -11,6 +11,7 @@ import (
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/origin"
 	"simpler.dev/log/internal/render"
+	"simpler.dev/log/internal/wire"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/sink"
 )
@@ -149,7 +150,7 @@ func (a *anchors) ensure(t time.Time, s *State) {
 			an := envelope.NewAnchor(a.pid, t)
 			a.last.Store(&an)
 			body := string(an.AppendBody(nil))
-			o := origin.NewMachine(envelope.Header{Func: envelope.FuncAnchor, Mono: an.Mono}, body)
+			o := origin.NewMachine(envelope.Header{Func: wire.FuncAnchor, Mono: an.Mono}, body)
 			o.Bind(t)
 			r := slog.NewRecord(t, levels.Timing, body, 0)
 			r.AddAttrs(o.Attr())

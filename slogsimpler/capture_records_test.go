@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/wire"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
 	"simpler.dev/log/spanattr"
@@ -89,12 +90,12 @@ func TestCaptureRecordsTyped(t *testing.T) {
 	require.Len(t, all, len(recs)+3, "and the anchor, the drop report, the report")
 	assert.Equal(t, recs, withoutOwn(all), "the library's own records, and Records")
 	anchor := all[0]
-	assert.Equal(t, envelope.FuncAnchor, anchor.Func)
+	assert.Equal(t, wire.FuncAnchor, anchor.Func)
 	assert.Equal(t, envelope.MarkerAnchor, anchor.Message)
 	assert.Contains(t, texts(anchor.Attrs), "v=1")
 	assert.Contains(t, keys(anchor.Attrs), "wall_ns")
 	drops := all[len(all)-2]
-	assert.Equal(t, envelope.FuncDrops, drops.Func)
+	assert.Equal(t, wire.FuncDrops, drops.Func)
 	assert.Equal(t, envelope.MarkerDrops, drops.Message)
 	assert.Contains(t, texts(drops.Attrs), "queue_full=2")
 	assert.Contains(t, texts(drops.Attrs), "pid=42")
@@ -108,7 +109,7 @@ func withoutOwn(all []slogsimpler.CapturedRecord) []slogsimpler.CapturedRecord {
 	var out []slogsimpler.CapturedRecord
 	for _, r := range all {
 		switch r.Func {
-		case envelope.FuncAnchor, envelope.FuncDrops, "slogsimpler":
+		case wire.FuncAnchor, wire.FuncDrops, "slogsimpler":
 			continue
 		}
 		out = append(out, r)

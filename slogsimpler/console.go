@@ -23,6 +23,7 @@ import (
 	"simpler.dev/log/internal/origin"
 	"simpler.dev/log/internal/printable"
 	"simpler.dev/log/internal/stdio"
+	"simpler.dev/log/internal/wire"
 	"simpler.dev/log/levels"
 )
 
@@ -100,7 +101,7 @@ type ConsoleHandler struct {
 	// of the program's own.
 	out *consoleWriter
 	// depth is the number of WithGroup names passed to tint, at most
-	// envelope.MaxGroupDepth+1 (the last the "~" standing for every
+	// wire.MaxGroupDepth+1 (the last the "~" standing for every
 	// deeper group): tint copies its group list on every WithGroup, so
 	// 10 000 nested groups would cost it quadratic memory.
 	depth int
@@ -275,14 +276,14 @@ func (h *ConsoleHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 }
 
 // WithGroup returns a console that puts later attributes under name. Past
-// envelope.MaxGroupDepth groups, later groups are flattened into one named
-// "~", as in the file.
+// 32 groups (SPEC §11), later groups are flattened into one named "~", as
+// in the file.
 func (h *ConsoleHandler) WithGroup(name string) slog.Handler {
 	switch {
-	case name == "" || h.depth > envelope.MaxGroupDepth:
+	case name == "" || h.depth > wire.MaxGroupDepth:
 		return h
-	case h.depth == envelope.MaxGroupDepth:
-		name = envelope.DeepGroup
+	case h.depth == wire.MaxGroupDepth:
+		name = wire.DeepGroup
 	default:
 		name = cleanString(name)
 	}
@@ -323,7 +324,7 @@ func attrPlain(a slog.Attr, depth int) bool {
 		if a.Key != "" {
 			depth++
 		}
-		if depth > envelope.MaxGroupDepth {
+		if depth > wire.MaxGroupDepth {
 			return false
 		}
 		for _, ga := range v.Group() {
@@ -357,9 +358,9 @@ func cleanAttr(a slog.Attr, depth, descent int) slog.Attr {
 		}
 		if key != "" {
 			switch {
-			case depth == envelope.MaxGroupDepth:
-				key = envelope.DeepGroup
-			case depth > envelope.MaxGroupDepth:
+			case depth == wire.MaxGroupDepth:
+				key = wire.DeepGroup
+			case depth > wire.MaxGroupDepth:
 				key = "" // inlined into the "~" group above
 			}
 			depth++

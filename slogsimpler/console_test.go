@@ -24,8 +24,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/logtest"
+	"simpler.dev/log/internal/wire"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/sink"
 	"simpler.dev/log/spanattr"
@@ -207,7 +207,7 @@ func TestConsoleGroupDepth(t *testing.T) {
 	t.Run("record attr", func(t *testing.T) {
 		var buf bytes.Buffer
 		slog.New(NewConsoleHandler(&buf, &ConsoleOptions{NoColor: true})).Info("m", nestedGroups(40))
-		assert.Contains(t, buf.String(), strings.Repeat("g.", envelope.MaxGroupDepth)+"~.leaf=1")
+		assert.Contains(t, buf.String(), strings.Repeat("g.", wire.MaxGroupDepth)+"~.leaf=1")
 	})
 	t.Run("WithGroup", func(t *testing.T) {
 		var buf bytes.Buffer
@@ -216,7 +216,7 @@ func TestConsoleGroupDepth(t *testing.T) {
 			l = l.WithGroup("g")
 		}
 		l.Info("m", "leaf", 1)
-		assert.Contains(t, buf.String(), strings.Repeat("g.", envelope.MaxGroupDepth)+"~.leaf=1")
+		assert.Contains(t, buf.String(), strings.Repeat("g.", wire.MaxGroupDepth)+"~.leaf=1")
 		assert.Less(t, len(buf.String()), 200)
 	})
 	t.Run("10 000 nested groups in one record", func(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/internal/loose"
+	"simpler.dev/log/internal/wire"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/sink"
 	"simpler.dev/log/slogsimpler"
@@ -98,7 +99,7 @@ func TestReplayedOriginsForgeNothing(t *testing.T) {
 		case merr != nil:
 			if bytes.Contains(p.Body, []byte("forged.")) {
 				users++
-				assert.NotContains(t, []string{"device", envelope.FuncSpan}, p.Func, "a replay keeps no producer's function: %q", line)
+				assert.NotContains(t, []string{"device", wire.FuncSpan}, p.Func, "a replay keeps no producer's function: %q", line)
 			}
 		case marker == envelope.MarkerSpan:
 			s, _, err := envelope.ParseSpan(p.Body)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/wire"
 	"simpler.dev/log/levels"
 )
 
@@ -55,7 +56,7 @@ func TestMachineRecordsFromTypedValues(t *testing.T) {
 				p, err := envelope.Parse([]byte(line))
 				require.NoError(t, err)
 				switch marker, _, err := envelope.ParseMachine(p); {
-				case p.Func == envelope.FuncAnchor:
+				case p.Func == wire.FuncAnchor:
 				case err != nil:
 					assert.False(t, envelope.ContainsMarker(string(p.Body)), "a marker in user text: %q", line)
 					user++

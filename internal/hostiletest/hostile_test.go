@@ -19,6 +19,7 @@ import (
 	"simpler.dev/log/devicebridge"
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/logtest"
+	"simpler.dev/log/internal/wire"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
 	"simpler.dev/log/spanattr"
@@ -110,7 +111,7 @@ func checkRecords(t *testing.T, out []byte, machine func(p envelope.Parsed) bool
 
 // isAnchor accepts the state's own anchor; every other marker is a forgery.
 func isAnchor(p envelope.Parsed) bool {
-	return p.Func == envelope.FuncAnchor && bytes.HasPrefix(p.Body, []byte("[CLOCK_ANCHOR] v=1 pid="+strconv.Itoa(os.Getpid())+" ")) &&
+	return p.Func == wire.FuncAnchor && bytes.HasPrefix(p.Body, []byte("[CLOCK_ANCHOR] v=1 pid="+strconv.Itoa(os.Getpid())+" ")) &&
 		!envelope.ContainsMarker(string(p.Body[1:]))
 }
 
@@ -194,7 +195,7 @@ func TestHostileFunctionAndFile(t *testing.T) {
 	recs := checkRecords(t, buf.Bytes(), isAnchor)
 	var user int
 	for _, p := range recs {
-		if p.Func == envelope.FuncAnchor {
+		if p.Func == wire.FuncAnchor {
 			continue
 		}
 		user++
@@ -228,7 +229,7 @@ func TestHostileSpans(t *testing.T) {
 		switch {
 		case isAnchor(p):
 			return true
-		case p.Func == envelope.FuncSpan:
+		case p.Func == wire.FuncSpan:
 			return bytes.HasPrefix(p.Body, []byte("[STRACE] v=1 pid="+pid+" ")) && !envelope.ContainsMarker(string(p.Body[1:]))
 		case bytes.HasPrefix(p.Body, []byte("[OP] ")):
 			return !envelope.ContainsMarker(string(p.Body[1:]))

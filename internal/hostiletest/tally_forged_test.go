@@ -20,6 +20,7 @@ import (
 	"simpler.dev/log/devicebridge"
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/logtest"
+	"simpler.dev/log/internal/wire"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
 	"simpler.dev/log/spanattr"
@@ -188,7 +189,7 @@ func textPaths() []textPath {
 		{name: "Emit function, file, message, attribute", log: func(r *forgeRun, s string) (int, int) {
 			r.st.Emit(levels.Warn, slogsimpler.Source{Function: s, File: s, Line: 7}, 0, 0, s, slog.String(s, s))
 			r.st.Emit(levels.Timing, slogsimpler.Source{Function: s + "/"}, -1, -5, s)
-			r.st.Emit(levels.Error, slogsimpler.Source{Function: envelope.FuncSpan}, 0, 0, s)
+			r.st.Emit(levels.Error, slogsimpler.Source{Function: wire.FuncSpan}, 0, 0, s)
 			return 0, 0
 		}},
 		{name: "span name and attributes", log: func(r *forgeRun, s string) (int, int) {

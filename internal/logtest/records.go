@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/wire"
 )
 
 // AnchorRecord is a whole [CLOCK_ANCHOR] record for pid, as a state writes
@@ -29,6 +30,6 @@ func SpanRecord(pid, tid int64, inv uint64, name string, ts, dur int64, attrs st
 // HostLogger::emit writes it (the reference tests' _record), without its
 // newline: tid is the pid, hid "abc", the envelope's mono 1e6+pid.
 func HostSpanRecord(pid, inv int, name, attrs string, depth int, ts, dur int64) string {
-	return fmt.Sprintf(envelope.MarkerHeader+"%d][T0x%d][TIMING] "+envelope.FuncSpan+": %s", 1_000_000+pid, pid,
+	return fmt.Sprintf(envelope.MarkerHeader+"%d][T0x%d][TIMING] "+wire.FuncSpan+": %s", 1_000_000+pid, pid,
 		strings.TrimSuffix(SpanRecord(int64(pid), int64(pid), uint64(inv), name, ts, dur, attrs, depth), "\n"))
 }

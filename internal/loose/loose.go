@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/wire"
 )
 
 // A Span is a [STRACE] record as [ScanSpan] finds it: the fields of an
@@ -61,7 +62,7 @@ func ScanSpan(line []byte, from, limit, end int) (s Span, heads, next int, found
 // payload quoted inside another record's message, or followed by more
 // text, is not an anchor.
 var looseAnchorRE = regexp.MustCompile(regexp.QuoteMeta(envelope.MarkerHeader) + `\d+\]\[T0x[0-9a-fA-F]+\]\[TIMING\]\s+` +
-	envelope.FuncAnchor + `:\s+` + regexp.QuoteMeta(envelope.MarkerAnchor) +
+	wire.FuncAnchor + `:\s+` + regexp.QuoteMeta(envelope.MarkerAnchor) +
 	`\s+v=(\d+)\s+pid=(\d+)\s+mono_ns=(\d+)\s+wall_ns=(\d+)[ \t]*\r?$`)
 
 // ScanAnchor reads the [CLOCK_ANCHOR] record a line (with or without its

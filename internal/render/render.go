@@ -15,6 +15,7 @@ import (
 
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/origin"
+	"simpler.dev/log/internal/wire"
 )
 
 // A Renderer turns slog records into envelope lines. The zero Renderer is
@@ -31,7 +32,7 @@ type Renderer struct {
 	pre *envelope.Attrs
 	// prefix is the rendered group path from WithGroup ("g1.g2."), applied
 	// to attributes added later; depth is the number of names in it, at
-	// most envelope.MaxGroupDepth+1 (the last one the "~" that stands for
+	// most wire.MaxGroupDepth+1 (the last one the "~" that stands for
 	// every deeper group), so 10 000 WithGroup calls cost what 33 do.
 	prefix string
 	depth  int
@@ -56,10 +57,10 @@ func (rd Renderer) WithAttrs(attrs []slog.Attr) Renderer {
 // WithGroup returns a renderer that puts later attributes under name.
 func (rd Renderer) WithGroup(name string) Renderer {
 	switch {
-	case name == "" || rd.depth > envelope.MaxGroupDepth:
+	case name == "" || rd.depth > wire.MaxGroupDepth:
 		return rd
-	case rd.depth == envelope.MaxGroupDepth:
-		name = envelope.DeepGroup
+	case rd.depth == wire.MaxGroupDepth:
+		name = wire.DeepGroup
 	}
 	var l envelope.Line
 	l.GroupName(name)
