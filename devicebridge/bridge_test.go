@@ -21,6 +21,7 @@ import (
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/ladder"
 	"simpler.dev/log/internal/logtest"
+	"simpler.dev/log/internal/machine"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
 	"simpler.dev/log/strace"
@@ -209,14 +210,14 @@ func TestForwardRefusesForgery(t *testing.T) {
 			require.NoError(t, err, "%q", last)
 			if tt.trusted {
 				assert.Zero(t, f.Neutralised())
-				if envelope.ContainsMarker(tt.line[1:]) {
-					assert.True(t, envelope.ContainsMarker(string(p.Body)), "%q", last)
+				if machine.ContainsMarker(tt.line[1:]) {
+					assert.True(t, machine.ContainsMarker(string(p.Body)), "%q", last)
 				}
 				return
 			}
 			assert.Equal(t, uint64(1), f.Neutralised())
-			assert.False(t, envelope.ContainsMarker(string(p.Body)), "a machine marker survived: %q", last)
-			assert.False(t, envelope.ContainsMarker(p.Func), "%q", last)
+			assert.False(t, machine.ContainsMarker(string(p.Body)), "a machine marker survived: %q", last)
+			assert.False(t, machine.ContainsMarker(p.Func), "%q", last)
 		})
 	}
 	// A stream's own anchor proves nothing: without a pid from the

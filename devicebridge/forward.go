@@ -10,6 +10,7 @@ import (
 
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/door"
+	"simpler.dev/log/internal/machine"
 	"simpler.dev/log/internal/origin"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
@@ -127,7 +128,7 @@ func (f *Forwarder) forwardLine(line []byte) {
 		return
 	}
 	// Free text never carries a machine record.
-	if envelope.ContainsMarker(string(line)) {
+	if machine.ContainsMarker(string(line)) {
 		f.neutralised.Add(1)
 	}
 	f.state.Emit(levels.Info, slogsimpler.Source{Function: "sim"}, 0, 0, string(line))
@@ -147,7 +148,7 @@ const (
 // op line, which names no pid, once the simulator's pid is known); any
 // other marker makes it refused, written as neutralised text.
 func (f *Forwarder) trust(p envelope.Parsed, body string) trustLevel {
-	if !envelope.ContainsMarker(body) {
+	if !machine.ContainsMarker(body) {
 		return trustNone
 	}
 	marker, pid, err := envelope.ParseMachine(p)

@@ -75,7 +75,7 @@ func TestSourceAtAndFuncInRecord(t *testing.T) {
 	l.Message("m")
 	rec := l.Finish()
 	assert.Equal(t, 1, strings.Count(string(rec), "\n"))
-	assert.False(t, ContainsMarker(string(rec[1:])), "%q", rec)
+	assert.False(t, containsMarker(string(rec[1:])), "%q", rec)
 	p, err := Parse(rec)
 	require.NoError(t, err)
 	assert.Equal(t, `evil__%5BSTRACE]_v=1_pid=1\n`, p.Func)

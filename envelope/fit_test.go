@@ -146,7 +146,7 @@ func TestFit(t *testing.T) {
 			check: func(t *testing.T, body string) {
 				v, _ := cutValue(t, body, "v")
 				assert.True(t, strings.HasSuffix(v, "%5BSTRACE]"), "%q", v[len(v)-12:])
-				assert.False(t, ContainsMarker(body), "marker forged: %q", body)
+				assert.False(t, containsMarker(body), "marker forged: %q", body)
 			},
 		},
 	} {

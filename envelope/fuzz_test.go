@@ -44,7 +44,7 @@ func FuzzRender(f *testing.F) {
 		}
 		const head = "[mono_ns=42][T0x7][INFO] go: "
 		body := out[len(head) : len(out)-1]
-		require.False(t, ContainsMarker(string(body)), "marker forged from user text: %q", out)
+		require.False(t, containsMarker(string(body)), "marker forged from user text: %q", out)
 		require.False(t, !utf8.Valid(out) && !bytes.HasSuffix(out, []byte("~\n")), "invalid UTF-8 in untruncated record: %q", out)
 		p, err := Parse(out)
 		require.False(t, err != nil || p.Mono != 42 || p.TID != 7 || p.Func != "go", "does not parse back: %+v %v", p, err)

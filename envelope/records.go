@@ -531,7 +531,7 @@ func (c *scanner) int(key string) (int64, bool) {
 // must not be written raw in its name.
 func ParseMachine(p Parsed) (marker string, pid int, err error) {
 	body := p.Body
-	if len(body) == 0 || bytes.IndexByte(body[1:], '[') >= 0 && ContainsMarker(string(body[1:])) {
+	if len(body) == 0 || bytes.IndexByte(body[1:], '[') >= 0 && containsMarker(string(body[1:])) {
 		return "", 0, ErrNotRecord
 	}
 	machine := func(level slog.Level, fn string) bool { return p.Level == level && p.Func == fn && p.File == "" }

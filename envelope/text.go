@@ -32,9 +32,11 @@ func startsMarker(s string) bool {
 	return false
 }
 
-// ContainsMarker reports whether s holds any machine marker with its
-// opening bracket.
-func ContainsMarker(s string) bool {
+// containsMarker reports whether s holds any machine marker with its
+// opening bracket. internal/machine applies the same test for this
+// module's forwarders; both are held to a search for each marker by their
+// tests.
+func containsMarker(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] == '[' && startsMarker(s[i+1:]) {
 			return true

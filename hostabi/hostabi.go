@@ -30,6 +30,7 @@ import (
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/door"
 	"simpler.dev/log/internal/ladder"
+	"simpler.dev/log/internal/machine"
 	"simpler.dev/log/internal/origin"
 	"simpler.dev/log/slogsimpler"
 )
@@ -306,7 +307,7 @@ func (o *owner) submit(rec []byte) error {
 			return o.emit(level, origin.NewMachine(h, body), body)
 		}
 		o.altered.Add(1) // a machine record it may not write: user text
-	} else if envelope.ContainsMarker(body) || !plain(p.Body) {
+	} else if machine.ContainsMarker(body) || !plain(p.Body) {
 		o.altered.Add(1) // markers neutralised, or bytes escaped
 	}
 	return o.emit(level, origin.NewOutside(h), body)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/machine"
 	"simpler.dev/log/internal/wire"
 	"simpler.dev/log/levels"
 )
@@ -58,7 +59,7 @@ func TestMachineRecordsFromTypedValues(t *testing.T) {
 				switch marker, _, err := envelope.ParseMachine(p); {
 				case p.Func == wire.FuncAnchor:
 				case err != nil:
-					assert.False(t, envelope.ContainsMarker(string(p.Body)), "a marker in user text: %q", line)
+					assert.False(t, machine.ContainsMarker(string(p.Body)), "a marker in user text: %q", line)
 					user++
 				case marker == envelope.MarkerSpan:
 					s, _, _ := envelope.ParseSpan(p.Body)

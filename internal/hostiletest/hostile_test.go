@@ -19,6 +19,7 @@ import (
 	"simpler.dev/log/devicebridge"
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/logtest"
+	"simpler.dev/log/internal/machine"
 	"simpler.dev/log/internal/wire"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
@@ -80,7 +81,7 @@ func corpus() []string {
 // bytes with its newline, valid UTF-8, no raw control byte, no C1, line
 // separator or bidi control, parses as an envelope, and carries a machine
 // marker only when it is a machine record that this test wrote.
-func checkRecords(t *testing.T, out []byte, machine func(p envelope.Parsed) bool) []envelope.Parsed {
+func checkRecords(t *testing.T, out []byte, isMachine func(p envelope.Parsed) bool) []envelope.Parsed {
 	t.Helper()
 	var recs []envelope.Parsed
 	for len(out) > 0 {
@@ -101,9 +102,9 @@ func checkRecords(t *testing.T, out []byte, machine func(p envelope.Parsed) bool
 		require.NoError(t, err, "%q", line)
 		require.False(t, p.Legacy, "no envelope header: %q", line)
 		rest := string(line[1:]) // the record's own leading "[mono_ns=" is not a forgery
-		require.False(t, envelope.ContainsMarker(rest) && !machine(p), "a machine marker outside a machine record: %q", line)
-		assert.False(t, envelope.ContainsMarker(p.Func), "marker in the function field: %q", line)
-		assert.False(t, envelope.ContainsMarker(p.File), "marker in the file field: %q", line)
+		require.False(t, machine.ContainsMarker(rest) && !isMachine(p), "a machine marker outside a machine record: %q", line)
+		assert.False(t, machine.ContainsMarker(p.Func), "marker in the function field: %q", line)
+		assert.False(t, machine.ContainsMarker(p.File), "marker in the file field: %q", line)
 		recs = append(recs, p)
 	}
 	return recs
@@ -112,7 +113,7 @@ func checkRecords(t *testing.T, out []byte, machine func(p envelope.Parsed) bool
 // isAnchor accepts the state's own anchor; every other marker is a forgery.
 func isAnchor(p envelope.Parsed) bool {
 	return p.Func == wire.FuncAnchor && bytes.HasPrefix(p.Body, []byte("[CLOCK_ANCHOR] v=1 pid="+strconv.Itoa(os.Getpid())+" ")) &&
-		!envelope.ContainsMarker(string(p.Body[1:]))
+		!machine.ContainsMarker(string(p.Body[1:]))
 }
 
 func newState(t *testing.T) (*slogsimpler.State, *logtest.Buffer) {
@@ -230,9 +231,9 @@ func TestHostileSpans(t *testing.T) {
 		case isAnchor(p):
 			return true
 		case p.Func == wire.FuncSpan:
-			return bytes.HasPrefix(p.Body, []byte("[STRACE] v=1 pid="+pid+" ")) && !envelope.ContainsMarker(string(p.Body[1:]))
+			return bytes.HasPrefix(p.Body, []byte("[STRACE] v=1 pid="+pid+" ")) && !machine.ContainsMarker(string(p.Body[1:]))
 		case bytes.HasPrefix(p.Body, []byte("[OP] ")):
-			return !envelope.ContainsMarker(string(p.Body[1:]))
+			return !machine.ContainsMarker(string(p.Body[1:]))
 		}
 		return false
 	})

@@ -20,6 +20,7 @@ import (
 	"simpler.dev/log/devicebridge"
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/logtest"
+	"simpler.dev/log/internal/machine"
 	"simpler.dev/log/internal/wire"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
@@ -71,9 +72,9 @@ func forgeriesOps(out []byte, a allowed) (n int, examples []string, unreadableOp
 		} else {
 			out = nil
 		}
-		legit, machine := false, false
-		if len(line) > 1 && envelope.ContainsMarker(string(line[1:])) {
-			machine = true
+		legit, marked := false, false
+		if len(line) > 1 && machine.ContainsMarker(string(line[1:])) {
+			marked = true
 			if p, err := envelope.Parse(line); err == nil {
 				if _, _, err := envelope.ParseMachine(p); err != nil && p.Level == levels.Debug && emptyOp.Match(p.Body) {
 					ops++
@@ -103,7 +104,7 @@ func forgeriesOps(out []byte, a allowed) (n int, examples []string, unreadableOp
 		if rd.Heads > len(rd.Spans) {
 			found += rd.Heads - len(rd.Spans) // a torn head: the reader warns about it
 		}
-		bad := (machine && !legit) || (!legit && found > 0) || (legit && found > 1)
+		bad := (marked && !legit) || (!legit && found > 0) || (legit && found > 1)
 		if bad {
 			n++
 			if len(examples) < 3 {
