@@ -292,24 +292,20 @@ func isSpaceByte(c byte) bool {
 // Target. The space after ']' stays when there is no detail. Name and
 // detail are encoded like a span's fields.
 type Op struct {
-	Phase  string // OpLaunch or OpComplete
-	Name   string
-	ID     uint64
-	Detail string
-	Target string
-	Task   string
+	// Complete marks the COMPLETE line, written when the op ends; the
+	// LAUNCH line, written when it starts, has it false.
+	Complete bool
+	Name     string
+	ID       uint64
+	Detail   string
+	Target   string
+	Task     string
 }
-
-// The phases of an [Op].
-const (
-	OpLaunch   = "LAUNCH"
-	OpComplete = "COMPLETE"
-)
 
 // AppendBody appends the op line.
 func (o *Op) AppendBody(dst []byte) []byte {
 	dst = append(dst, MarkerOp+" "...)
-	dst = append(dst, o.Phase...)
+	dst = append(dst, wire.OpPhase(o.Complete)...)
 	dst = append(dst, ' ')
 	dst = appendName(dst, o.Name)
 	dst = append(dst, " [id="...)
@@ -345,8 +341,15 @@ func ParseOp(body []byte) (Op, error) {
 	if !c.lit(MarkerOp + " ") {
 		return Op{}, ErrNotRecord
 	}
-	phase := string(c.token())
-	if phase != OpLaunch && phase != OpComplete || !c.lit(" ") {
+	var complete bool
+	switch string(c.token()) {
+	case wire.OpLaunch:
+	case wire.OpComplete:
+		complete = true
+	default:
+		return Op{}, ErrNotRecord
+	}
+	if !c.lit(" ") {
 		return Op{}, ErrNotRecord
 	}
 	name := c.token()
@@ -361,7 +364,7 @@ func ParseOp(body []byte) (Op, error) {
 	if err != nil || !c.lit("] ") {
 		return Op{}, ErrNotRecord
 	}
-	return Op{Phase: phase, Name: DecodeField(string(name)), ID: id, Detail: DecodeField(string(body[c.i:]))}, nil
+	return Op{Complete: complete, Name: DecodeField(string(name)), ID: id, Detail: DecodeField(string(body[c.i:]))}, nil
 }
 
 // An Anchor pairs the monotonic clock with Unix time for process PID, read

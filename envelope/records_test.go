@@ -37,12 +37,21 @@ func TestRecordsRoundTrip(t *testing.T) {
 		assert.Empty(t, attrs)
 	})
 	t.Run("op", func(t *testing.T) {
-		in := Op{Phase: OpLaunch, Name: "mat mul", ID: 7, Detail: "some detail", Target: "gpu", Task: "0"}
+		in := Op{Name: "mat mul", ID: 7, Detail: "some detail", Target: "gpu", Task: "0"}
 		body := in.AppendBody(nil)
 		assert.Equal(t, "[OP] LAUNCH mat%20mul [id=7] some detail;target=gpu:0", string(body))
 		got, err := ParseOp(body)
 		require.NoError(t, err)
-		assert.Equal(t, Op{Phase: OpLaunch, Name: "mat mul", ID: 7, Detail: "some detail;target=gpu:0"}, got)
+		assert.Equal(t, Op{Name: "mat mul", ID: 7, Detail: "some detail;target=gpu:0"}, got)
+
+		in = Op{Complete: true, Name: "mat mul", ID: 7}
+		body = in.AppendBody(nil)
+		assert.Equal(t, "[OP] COMPLETE mat%20mul [id=7] ", string(body))
+		got, err = ParseOp(body)
+		require.NoError(t, err)
+		assert.Equal(t, in, got)
+		_, err = ParseOp([]byte("[OP] DONE x [id=1] "))
+		assert.ErrorIs(t, err, ErrNotRecord, "a phase that is neither")
 	})
 	t.Run("anchor", func(t *testing.T) {
 		in := NewAnchor(4711, time.Now())

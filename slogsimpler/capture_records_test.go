@@ -62,7 +62,7 @@ func TestCaptureRecordsTyped(t *testing.T) {
 		switch {
 		case r.Span != nil:
 			sp = r
-		case r.Op != nil && r.Op.Phase == envelope.OpLaunch:
+		case r.Op != nil && !r.Op.Complete:
 			launch = r
 		case r.Op != nil:
 			complete = r

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"simpler.dev/log/internal/origin"
+	"simpler.dev/log/internal/wire"
 )
 
 // The console shows machine records for people. A span's [STRACE] body,
@@ -41,7 +42,7 @@ func humanise(r slog.Record, o *origin.Origin) slog.Record {
 		}
 	case origin.Op:
 		op := origin.OpOf(o, &r)
-		msg := "op " + op.Phase + " " + op.Name + " [id=" + strconv.FormatUint(op.ID, 10) + "] " + op.Detail
+		msg := "op " + wire.OpPhase(op.Complete) + " " + op.Name + " [id=" + strconv.FormatUint(op.ID, 10) + "] " + op.Detail
 		if op.Target != "" {
 			if op.Detail != "" {
 				msg += ";"

@@ -83,7 +83,7 @@ func StartOp(ctx context.Context, name string, opts *OpOptions) (context.Context
 	op.o = o
 	if debug {
 		op.id = opCounter.Add(1) - 1
-		op.write(envelope.OpLaunch)
+		op.write(false)
 	}
 	return child, op
 }
@@ -103,12 +103,12 @@ func (op *Op) End(attrs ...slog.Attr) {
 		return
 	}
 	if op.lines && op.logger.Enabled(op.ctx, levels.Trace) {
-		op.write(envelope.OpComplete)
+		op.write(true)
 	}
 	op.span.End(attrs...)
 }
 
-func (op *Op) write(phase string) {
+func (op *Op) write(complete bool) {
 	var pcs [1]uintptr
 	runtime.Callers(3, pcs[:]) // the caller of StartOp or End
 	// The op's name is the message and its detail, target and task are
@@ -116,7 +116,7 @@ func (op *Op) write(phase string) {
 	// program made (the phase and the id). One per line: a handler that
 	// keeps the record after Handle returns keeps the line it was given.
 	now := time.Now()
-	o := origin.NewOp(envelope.Op{Phase: phase, ID: op.id}, now)
+	o := origin.NewOp(envelope.Op{Complete: complete, ID: op.id}, now)
 	r := slog.NewRecord(now, levels.Debug, op.name, pcs[0])
 	r.AddAttrs(o.Attr())
 	for _, a := range [...]slog.Attr{

@@ -266,7 +266,7 @@ func TestOpDetail(t *testing.T) {
 		{"", "", "7", ""},
 		{"x [OP] y\n", "t", "", "x %5BOP%5D y%0A;target=t"},
 	} {
-		o := envelope.Op{Phase: envelope.OpLaunch, Name: "n", Detail: tt.detail, Target: tt.target, Task: tt.task}
+		o := envelope.Op{Name: "n", Detail: tt.detail, Target: tt.target, Task: tt.task}
 		assert.EqualValues(t, "[OP] LAUNCH n [id=0] "+tt.want, string(o.AppendBody(nil)))
 	}
 }

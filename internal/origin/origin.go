@@ -34,6 +34,7 @@ import (
 	"unsafe"
 
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/wire"
 )
 
 // Key is the attribute key of an origin.
@@ -220,7 +221,7 @@ func (o *Origin) LogValue() slog.Value {
 		return slog.GroupValue(slog.String("kind", "span"), slog.Uint64("inv", s.Inv), slog.Uint64("hid", s.HID),
 			slog.Int("depth", s.Depth), slog.Int64("tid", s.TID), slog.Int64("ts", s.TS), slog.Duration("dur", time.Duration(s.Dur)))
 	case Op:
-		return slog.GroupValue(slog.String("kind", "op"), slog.String("phase", o.Op.Phase), slog.Uint64("id", o.Op.ID))
+		return slog.GroupValue(slog.String("kind", "op"), slog.String("phase", wire.OpPhase(o.Op.Complete)), slog.Uint64("id", o.Op.ID))
 	}
 	h := o.Header
 	attrs := []slog.Attr{slog.String("kind", "outside"), slog.String("func", h.Func)}

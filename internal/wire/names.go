@@ -21,3 +21,19 @@ const MaxGroupDepth = 32
 // DeepGroup is the path element that stands for the flattened groups
 // below MaxGroupDepth.
 const DeepGroup = "~"
+
+// The phase words of an op line: "[OP] LAUNCH …" when an op starts,
+// "[OP] COMPLETE …" when it ends (envelope.Op.Complete says which).
+const (
+	OpLaunch   = "LAUNCH"
+	OpComplete = "COMPLETE"
+)
+
+// OpPhase is the phase word of an op line: OpComplete for the line that
+// ends an op, OpLaunch for the one that starts it.
+func OpPhase(complete bool) string {
+	if complete {
+		return OpComplete
+	}
+	return OpLaunch
+}
