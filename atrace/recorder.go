@@ -371,7 +371,7 @@ func (r *Recorder) RecoverAndDump() {
 
 func panicLine(msg string) []byte {
 	var l envelope.Line
-	l.Start(&envelope.Header{Mono: envelope.MonoNow(), TID: goid.Get(), Level: levels.Error, Func: "atrace"})
+	l.Start(&envelope.Header{Mono: envelope.Mono(time.Time{}), TID: goid.Get(), Level: levels.Error, Func: "atrace"})
 	l.Message(msg)
 	return slices.Clone(l.Finish())
 }

@@ -43,15 +43,14 @@ func calibrate() {
 }
 
 // Mono returns t on the CLOCK_MONOTONIC time line, in nanoseconds. A zero t
-// means now. A t without a monotonic reading (one built from a wall-clock
-// value) is placed by its wall-clock distance from the calibration instant.
+// means now, read from the monotonic clock alone (half of what time.Now
+// reads) and without a system call: Mono(time.Time{}) is the cheapest
+// reading of the clock. A t without a monotonic reading (one built from a
+// wall-clock value) is placed by its wall-clock distance from the
+// calibration instant.
 func Mono(t time.Time) int64 {
 	if t.IsZero() {
-		t = time.Now()
+		return calBase + int64(time.Since(calStart))
 	}
 	return calBase + int64(t.Sub(calStart))
 }
-
-// MonoNow returns the current CLOCK_MONOTONIC time in nanoseconds without a
-// system call.
-func MonoNow() int64 { return calBase + int64(time.Since(calStart)) }

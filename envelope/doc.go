@@ -7,10 +7,10 @@
 //
 //	[mono_ns=183746529384756][T0x1a][WARN] main.serve: [server.go:88] slow request path=/v1/items ms=412
 //
-// The [Header] is the CLOCK_MONOTONIC time in nanoseconds ([Mono],
-// [MonoNow]), the thread or goroutine id in hexadecimal, the level's name
-// on simpler's ladder (package levels), the function and, when there is
-// one, the source position. The body is a message and the attributes as
+// The [Header] is the CLOCK_MONOTONIC time in nanoseconds ([Mono]), the
+// thread or goroutine id in hexadecimal, the level's name on simpler's
+// ladder (package levels), the function and, when there is one, the
+// source position. The body is a message and the attributes as
 // key=value pairs quoted like slog's TextHandler, groups as dotted keys
 // (req.id=7); or one of the machine records the tools read.
 //

@@ -431,7 +431,7 @@ func (o *observer) End(token any, s spanattr.SpanInfo) {
 		}
 		if v := a.Value.Resolve(); v.Kind() == slog.KindString && v.String() == "dev" {
 			ls.device = true
-			ls.endedMono = envelope.MonoNow()
+			ls.endedMono = envelope.Mono(time.Time{})
 		}
 	}
 	offer(&l.admit, l.queue, ls, &l.queued, &l.queueFull, &l.notAdmitted)

@@ -30,17 +30,17 @@ func TestCaptureRecordsTyped(t *testing.T) {
 
 	ctx, inv := spanattr.NewInvocation(context.Background(), 0xabc)
 	slog.Info("hello", "name", "ada", "n", 7, "ok", true, "took", 1500*time.Millisecond)
-	spanattr.Emit(ctx, "chip run", envelope.MonoNow(), 5*time.Millisecond, slog.Int("rank", 3), slog.String("who", "a b"))
+	spanattr.Emit(ctx, "chip run", envelope.Mono(time.Time{}), 5*time.Millisecond, slog.Int("rank", 3), slog.String("who", "a b"))
 	_, op := spanattr.StartOp(ctx, "matmul", &spanattr.OpOptions{Target: "gpu", Task: "0"})
 	op.End()
 	inv.End()
 	// The library's own: a drop report and a report of function
 	// slogsimpler, as the sink and a failing handler write them.
 	var l envelope.Line
-	l.Drops(envelope.MonoNow(), 1, &envelope.Drops{PID: 42, New: 2, Total: 2, QueueFull: 2})
+	l.Drops(envelope.Mono(time.Time{}), 1, &envelope.Drops{PID: 42, New: 2, Total: 2, QueueFull: 2})
 	_, _ = c.Write(l.Finish())
 	var r envelope.Line
-	r.Start(&envelope.Header{Mono: envelope.MonoNow(), TID: 1, Level: levels.Error, Func: "slogsimpler"})
+	r.Start(&envelope.Header{Mono: envelope.Mono(time.Time{}), TID: 1, Level: levels.Error, Func: "slogsimpler"})
 	r.Message("a log handler failed")
 	_, _ = c.Write(r.Finish())
 	require.NoError(t, lg.Close())

@@ -233,7 +233,7 @@ func dropReport(dst []byte, pid int, c sink.Counts, fresh uint64) []byte {
 	d := envelope.Drops{PID: pid, New: fresh, Total: c.Dropped, QueueFull: c.QueueFull,
 		ClaimExhausted: c.ClaimExhausted, OutputFailed: c.OutputFailed, NotAdmitted: c.NotAdmitted}
 	var l envelope.Line
-	l.Drops(envelope.MonoNow(), goid.Get(), &d)
+	l.Drops(envelope.Mono(time.Time{}), goid.Get(), &d)
 	return append(dst, l.Finish()...)
 }
 

@@ -94,7 +94,7 @@ func NewInvocation(ctx context.Context, hid uint64) (context.Context, *Invocatio
 		n.logger = p.logger
 	}
 	if observer.Load() != nil {
-		inv.tid, inv.start = goid.Get(), envelope.MonoNow()
+		inv.tid, inv.start = goid.Get(), envelope.Mono(time.Time{})
 		observe(n, ctx, "", inv.tid, inv.start)
 		inv.node = n
 	}
@@ -114,7 +114,7 @@ func (i *Invocation) End() {
 		i.task.End()
 	}
 	if n := i.node; n != nil {
-		n.ended("", i.tid, i.start, envelope.MonoNow()-i.start, nil)
+		n.ended("", i.tid, i.start, envelope.Mono(time.Time{})-i.start, nil)
 	}
 }
 
@@ -149,7 +149,7 @@ type Span struct {
 	// rec is the record's identity and timing, org its origin, which
 	// points to rec. Start fills rec's identity (its TID the starting
 	// goroutine, its Name the span's name, its TS the start on
-	// envelope.MonoNow's time line); End, the one that wins ended, adds
+	// envelope.Mono's time line); End, the one that wins ended, adds
 	// the rest. They live in the Span so writing the record allocates
 	// nothing more, and the Span holds nothing twice: it is the one
 	// allocation a span makes, and its size is what the collector pays.
@@ -223,7 +223,7 @@ func Start(ctx context.Context, name string, attrs ...slog.Attr) (context.Contex
 	}
 	// Only the monotonic clock: a span's start is never shown as wall
 	// time, and reading it alone costs half of time.Now.
-	sp.rec.TS = envelope.MonoNow()
+	sp.rec.TS = envelope.Mono(time.Time{})
 	observe(&sp.node, ctx, name, sp.rec.TID, sp.rec.TS)
 	return child, sp
 }

@@ -201,10 +201,10 @@ func textPaths() []textPath {
 			return 2, 0
 		}},
 		{name: "span Emit and ExtName", log: func(r *forgeRun, s string) (int, int) {
-			spanattr.Emit(r.ctx, s, envelope.MonoNow(), time.Millisecond, slog.String(s, s))
+			spanattr.Emit(r.ctx, s, envelope.Mono(time.Time{}), time.Millisecond, slog.String(s, s))
 			n := 1
 			if name, err := spanattr.ExtName(s, s); err == nil {
-				spanattr.Emit(r.ctx, name, envelope.MonoNow(), -time.Second, slog.String("clk", "dev"), slog.String(s, s))
+				spanattr.Emit(r.ctx, name, envelope.Mono(time.Time{}), -time.Second, slog.String("clk", "dev"), slog.String(s, s))
 				n++
 			}
 			return n, 0
