@@ -224,7 +224,7 @@ func TestMachineRecords(t *testing.T) {
 	t.Run("anchor", func(t *testing.T) {
 		var l Line
 		now := time.Now()
-		a := NewAnchor(4711, now)
+		a := Anchor{PID: 4711, Mono: Mono(now), Wall: now.UnixNano()}
 		l.Anchor(0x1, &a)
 		mono := Mono(now)
 		want := fmt.Sprintf("[mono_ns=%d][T0x1][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=4711 mono_ns=%d wall_ns=%d\n", mono, mono, now.UnixNano())

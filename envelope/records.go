@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
-	"time"
 
 	"simpler.dev/log/internal/wire"
 	"simpler.dev/log/levels"
@@ -373,16 +372,15 @@ func ParseOp(body []byte) (Op, error) {
 // whose mono_ns is Mono:
 //
 //	[CLOCK_ANCHOR] v=1 pid=<PID> mono_ns=<Mono> wall_ns=<Wall>
+//
+// Both clocks are read from one time.Time t, its monotonic reading and
+// its wall-clock value:
+//
+//	a := envelope.Anchor{PID: os.Getpid(), Mono: envelope.Mono(t), Wall: t.UnixNano()}
 type Anchor struct {
 	PID  int
 	Mono int64
 	Wall int64
-}
-
-// NewAnchor returns the anchor of process pid read from t, on both clocks
-// at once (t's monotonic reading and its wall-clock value).
-func NewAnchor(pid int, t time.Time) Anchor {
-	return Anchor{PID: pid, Mono: Mono(t), Wall: t.UnixNano()}
 }
 
 // AppendBody appends the anchor's body.

@@ -54,7 +54,8 @@ func TestRecordsRoundTrip(t *testing.T) {
 		assert.ErrorIs(t, err, ErrNotRecord, "a phase that is neither")
 	})
 	t.Run("anchor", func(t *testing.T) {
-		in := NewAnchor(4711, time.Now())
+		now := time.Now()
+		in := Anchor{PID: 4711, Mono: Mono(now), Wall: now.UnixNano()}
 		got, err := ParseAnchor(in.AppendBody(nil))
 		require.NoError(t, err)
 		assert.Equal(t, in, got)

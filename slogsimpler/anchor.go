@@ -53,10 +53,16 @@ func (a *anchors) attached(c *int32) {
 	a.claim.Store(c)
 }
 
+// at returns the process's anchor read from t, on both clocks at once
+// (t's monotonic reading and its wall-clock value).
+func (a *anchors) at(t time.Time) envelope.Anchor {
+	return envelope.Anchor{PID: a.pid, Mono: envelope.Mono(t), Wall: t.UnixNano()}
+}
+
 // render renders the anchor read from t into an empty l and makes it the
 // one get returns.
 func (a *anchors) render(l *envelope.Line, t time.Time) {
-	an := envelope.NewAnchor(a.pid, t)
+	an := a.at(t)
 	a.last.Store(&an)
 	l.Anchor(goid.Get(), &an)
 }
@@ -68,7 +74,7 @@ func (a *anchors) get() envelope.Anchor {
 		if p := a.last.Load(); p != nil {
 			return *p
 		}
-		an := envelope.NewAnchor(a.pid, time.Now())
+		an := a.at(time.Now())
 		if a.last.CompareAndSwap(nil, &an) {
 			return an
 		}
@@ -147,7 +153,7 @@ func (a *anchors) ensure(t time.Time, s *State) {
 			if t.IsZero() {
 				t = time.Now()
 			}
-			an := envelope.NewAnchor(a.pid, t)
+			an := a.at(t)
 			a.last.Store(&an)
 			body := string(an.AppendBody(nil))
 			o := origin.NewMachine(envelope.Header{Func: wire.FuncAnchor, Mono: an.Mono}, body)

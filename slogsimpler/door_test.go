@@ -176,7 +176,8 @@ func TestAnchorIsTheStatesOwn(t *testing.T) {
 	assert.Equal(t, written, st.Anchor(), "the anchor the state wrote")
 
 	var other envelope.Line
-	a := envelope.NewAnchor(1, time.Now())
+	now := time.Now()
+	a := envelope.Anchor{PID: 1, Mono: envelope.Mono(now), Wall: now.UnixNano()}
 	other.Anchor(1, &a) // a reader's rendering, or another state's
 	assert.Equal(t, written, st.Anchor(), "rendering an anchor elsewhere changes nothing")
 }
