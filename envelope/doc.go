@@ -27,9 +27,13 @@
 //     time, from which readers place records on the wall clock;
 //   - [Drops], the [HOSTLOG_DROPS] report of records lost on the way.
 //
-// Each has AppendBody, a writer on [Line] for the whole record, and a Parse
-// function ([ParseSpan], [ParseOp], [ParseAnchor], [ParseDrops]) that reads
-// back exactly what is written; [ParseMachine] dispatches on the marker.
+// Each has a writer on [Line] ([Line.Span], [Line.Op], [Line.Anchor],
+// [Line.Drops]) and a Parse function ([ParseSpan], [ParseOp],
+// [ParseAnchor], [ParseDrops]) that reads back exactly the body written;
+// [ParseMachine] reads a whole record, dispatched on its marker. A span's
+// and an anchor's body alone, without the envelope, is also there to be
+// had ([Span.AppendBody], [Anchor.AppendBody]), for a fixture or a record
+// built elsewhere.
 // An ordinary record is a [Record]: a [Header], a message and attributes,
 // written by [Line.Record] (fitted to the bound with every key kept) and
 // read back by [ParseRecord], which names the values that were cut.

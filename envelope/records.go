@@ -301,8 +301,8 @@ type Op struct {
 	Task     string
 }
 
-// AppendBody appends the op line.
-func (o *Op) AppendBody(dst []byte) []byte {
+// appendBody appends the op line.
+func (o *Op) appendBody(dst []byte) []byte {
 	dst = append(dst, MarkerOp+" "...)
 	dst = append(dst, wire.OpPhase(o.Complete)...)
 	dst = append(dst, ' ')
@@ -329,10 +329,10 @@ func (o *Op) AppendBody(dst []byte) []byte {
 // Op writes the op line as the body of a record whose header is written.
 func (l *Line) Op(o *Op) {
 	var buf [MaxRecord]byte
-	l.rawBytes(o.AppendBody(buf[:0])) // printable ASCII, one marker at the start
+	l.rawBytes(o.appendBody(buf[:0])) // printable ASCII, one marker at the start
 }
 
-// ParseOp reads an op line as [Op.AppendBody] writes it. The name is
+// ParseOp reads an op line, the body [Line.Op] writes. The name is
 // decoded; the detail, target and task come back decoded in Detail as the
 // line carries them.
 func ParseOp(body []byte) (Op, error) {
@@ -436,8 +436,8 @@ func (d *Drops) counters() [6]*uint64 {
 	return [6]*uint64{&d.New, &d.Total, &d.QueueFull, &d.ClaimExhausted, &d.OutputFailed, &d.NotAdmitted}
 }
 
-// AppendBody appends the report's body.
-func (d *Drops) AppendBody(dst []byte) []byte {
+// appendBody appends the report's body.
+func (d *Drops) appendBody(dst []byte) []byte {
 	dst = append(dst, MarkerDrops+" "+Version+" pid="...)
 	dst = appendInt(dst, int64(d.PID))
 	for i, p := range d.counters() {
@@ -453,10 +453,10 @@ func (l *Line) Drops(mono, tid int64, d *Drops) {
 	l.headerName(mono, tid, levels.Name(levels.Error))
 	l.raw(wire.FuncDrops + ": ")
 	var buf [256]byte
-	l.rawBytes(d.AppendBody(buf[:0]))
+	l.rawBytes(d.appendBody(buf[:0]))
 }
 
-// ParseDrops reads a report body as [Drops.AppendBody] writes it.
+// ParseDrops reads a report's body as [Line.Drops] writes it.
 func ParseDrops(body []byte) (Drops, error) {
 	c := scanner{b: body}
 	var d Drops

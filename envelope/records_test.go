@@ -38,14 +38,14 @@ func TestRecordsRoundTrip(t *testing.T) {
 	})
 	t.Run("op", func(t *testing.T) {
 		in := Op{Name: "mat mul", ID: 7, Detail: "some detail", Target: "gpu", Task: "0"}
-		body := in.AppendBody(nil)
+		body := in.appendBody(nil)
 		assert.Equal(t, "[OP] LAUNCH mat%20mul [id=7] some detail;target=gpu:0", string(body))
 		got, err := ParseOp(body)
 		require.NoError(t, err)
 		assert.Equal(t, Op{Name: "mat mul", ID: 7, Detail: "some detail;target=gpu:0"}, got)
 
 		in = Op{Complete: true, Name: "mat mul", ID: 7}
-		body = in.AppendBody(nil)
+		body = in.appendBody(nil)
 		assert.Equal(t, "[OP] COMPLETE mat%20mul [id=7] ", string(body))
 		got, err = ParseOp(body)
 		require.NoError(t, err)
@@ -62,7 +62,7 @@ func TestRecordsRoundTrip(t *testing.T) {
 	})
 	t.Run("drops", func(t *testing.T) {
 		in := Drops{PID: 9, New: 1, Total: 3, QueueFull: 1, ClaimExhausted: 0, OutputFailed: 2, NotAdmitted: 0}
-		got, err := ParseDrops(in.AppendBody(nil))
+		got, err := ParseDrops(in.appendBody(nil))
 		require.NoError(t, err)
 		assert.Equal(t, in, got)
 	})

@@ -267,7 +267,9 @@ func TestOpDetail(t *testing.T) {
 		{"x [OP] y\n", "t", "", "x %5BOP%5D y%0A;target=t"},
 	} {
 		o := envelope.Op{Name: "n", Detail: tt.detail, Target: tt.target, Task: tt.task}
-		assert.EqualValues(t, "[OP] LAUNCH n [id=0] "+tt.want, string(o.AppendBody(nil)))
+		var l envelope.Line
+		l.Op(&o)
+		assert.EqualValues(t, "[OP] LAUNCH n [id=0] "+tt.want, string(l.Content()))
 	}
 }
 

@@ -3,6 +3,7 @@ package loose
 import (
 	"bytes"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -41,7 +42,11 @@ func TestScanAnchorAndDrops(t *testing.T) {
 	assert.False(t, ok, "an anchor quoted at INFO")
 
 	d := envelope.Drops{PID: 9, New: 1, Total: 3, QueueFull: 2, NotAdmitted: 1}
-	line := []byte("x " + string(d.AppendBody(nil)) + " y " + string(d.AppendBody(nil)))
+	var dl envelope.Line
+	dl.Drops(1, 1, &d)
+	rec := string(dl.Content())
+	body := rec[strings.Index(rec, envelope.MarkerDrops):]
+	line := []byte("x " + body + " y " + body)
 	var found []envelope.Drops
 	ScanDrops(line, len(line), func(d envelope.Drops) { found = append(found, d) })
 	assert.Equal(t, []envelope.Drops{d, d}, found)
