@@ -17,8 +17,8 @@
 // # Machine records
 //
 // Four typed records carry what simpler's tools read, each behind its
-// marker and version word ([MarkerSpan] and [Version], and so on, defined
-// here and nowhere else):
+// marker ([MarkerSpan] and so on) and, but for an op line, the version
+// word v=1, both defined here and nowhere else:
 //
 //   - [Span], a [STRACE] span at TIMING: invocation, callable hash, depth,
 //     name, start and duration, and its attributes ([SpanAttrs]);

@@ -12,9 +12,9 @@ import (
 )
 
 // The markers that log readers search for, each the first bytes of a
-// machine record's body (or, for MarkerHeader, of every record), and the
-// version word that follows a machine record's marker. They are defined
-// here and nowhere else: writers append them through the typed records
+// machine record's body (or, for MarkerHeader, of every record). They are
+// defined here and nowhere else, with the version word that follows a
+// machine record's marker: writers append them through the typed records
 // below, readers compare against them, and user text that contains one is
 // neutralised ([Line.Message]).
 const (
@@ -23,10 +23,13 @@ const (
 	MarkerAnchor = "[CLOCK_ANCHOR]"
 	MarkerOp     = "[OP]"
 	MarkerHeader = "[mono_ns="
-	// Version is the version word of [STRACE], [HOSTLOG_DROPS] and
-	// [CLOCK_ANCHOR] records; a reader skips a record of another version.
-	Version = "v=1"
 )
+
+// version is the version word of [STRACE], [HOSTLOG_DROPS] and
+// [CLOCK_ANCHOR] records, after the marker. The typed records write it
+// and their Parse functions read only it: a reader skips a record of
+// another version.
+const version = "v=1"
 
 // Field capacities of a [STRACE] record, in encoded bytes (see [Span]).
 const (
@@ -99,7 +102,7 @@ const emptyName = "unnamed"
 // [SpanAttrs] (nil for none).
 func (s *Span) AppendBody(dst, attrs []byte) []byte {
 	dur, depth, ts := max(s.Dur, 0), max(s.Depth, 0), max(s.TS, 0)
-	dst = append(dst, MarkerSpan+" "+Version+" pid="...)
+	dst = append(dst, MarkerSpan+" "+version+" pid="...)
 	dst = appendInt(dst, int64(s.PID))
 	dst = append(dst, " tid="...)
 	dst = appendInt(dst, s.TID)
@@ -143,7 +146,7 @@ func (l *Line) Span(mono, tid int64, s *Span, attrs []byte) {
 // spanBodyMax bounds a span's body without its attributes: the words, the
 // longest of each number (20 digits, a sign, 16 hex digits for hid) and
 // the longest name field.
-const spanBodyMax = len(MarkerSpan+" "+Version+" pid= tid= inv= hid= depth= name= ts= dur= ") +
+const spanBodyMax = len(MarkerSpan+" "+version+" pid= tid= inv= hid= depth= name= ts= dur= ") +
 	11 + 20 + 20 + 16 + 20 + 20 + 20 + nameCap
 
 // SpanAttrs builds the attrs field of a [Span]: space-separated key=value
@@ -225,7 +228,7 @@ func (s *SpanAttrs) Bytes() []byte { return s.buf[:s.n] }
 // [EachSpanAttr] walks. It aliases body.
 func ParseSpan(body []byte) (s Span, attrs []byte, err error) {
 	c := scanner{b: body}
-	if !c.lit(MarkerSpan + " " + Version + " pid=") {
+	if !c.lit(MarkerSpan + " " + version + " pid=") {
 		return s, nil, ErrNotRecord
 	}
 	pid, ok1 := c.int("")
@@ -385,7 +388,7 @@ type Anchor struct {
 
 // AppendBody appends the anchor's body.
 func (a *Anchor) AppendBody(dst []byte) []byte {
-	dst = append(dst, MarkerAnchor+" "+Version+" pid="...)
+	dst = append(dst, MarkerAnchor+" "+version+" pid="...)
 	dst = appendInt(dst, int64(a.PID))
 	dst = append(dst, " mono_ns="...)
 	dst = appendInt(dst, a.Mono)
@@ -404,7 +407,7 @@ func (l *Line) Anchor(tid int64, a *Anchor) {
 // ParseAnchor reads an anchor body as [Anchor.AppendBody] writes it.
 func ParseAnchor(body []byte) (Anchor, error) {
 	c := scanner{b: body}
-	if !c.lit(MarkerAnchor + " " + Version + " pid=") {
+	if !c.lit(MarkerAnchor + " " + version + " pid=") {
 		return Anchor{}, ErrNotRecord
 	}
 	pid, ok1 := c.int("")
@@ -438,7 +441,7 @@ func (d *Drops) counters() [6]*uint64 {
 
 // appendBody appends the report's body.
 func (d *Drops) appendBody(dst []byte) []byte {
-	dst = append(dst, MarkerDrops+" "+Version+" pid="...)
+	dst = append(dst, MarkerDrops+" "+version+" pid="...)
 	dst = appendInt(dst, int64(d.PID))
 	for i, p := range d.counters() {
 		dst = append(dst, dropKeys[i]...)
@@ -460,7 +463,7 @@ func (l *Line) Drops(mono, tid int64, d *Drops) {
 func ParseDrops(body []byte) (Drops, error) {
 	c := scanner{b: body}
 	var d Drops
-	if !c.lit(MarkerDrops + " " + Version + " pid=") {
+	if !c.lit(MarkerDrops + " " + version + " pid=") {
 		return d, ErrNotRecord
 	}
 	pid, ok := c.int("")
