@@ -19,6 +19,7 @@ import (
 // printed 10 477 span lines in 4 s). So, per span name and per second:
 //
 //   - the first rollupShown spans of a name print as they end, as always;
+//
 //   - past that, the name rolls up: its spans are counted, and once a
 //     second one line says how many there were and how long they took,
 //
@@ -27,6 +28,7 @@ import (
 //     and while the name keeps rolling up (it rolled up in the second
 //     before) none of its spans print alone: the console settles on one
 //     line a second for it;
+//
 //   - a span that failed (its goroutine logged an ERROR between its start
 //     and its end) or a slow one (rollupSlow times the name's median of
 //     the second before, and at least rollupSlowFloor) prints at once,
