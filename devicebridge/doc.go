@@ -18,8 +18,9 @@
 // state: envelope lines keep their clock reading, lane, function and
 // position, simpler's older "[LEVEL] func: body" lines are understood, and
 // anything else is forwarded at INFO with function "sim". Its spans stay
-// spans only when [NewForwarder] is given the simulator's pid; [Forward],
-// which knows no pid, writes every line as user text, markers neutralised.
+// spans only when [NewForwarder] is given the simulator's pid
+// ([ForwardOptions].PID); a Forwarder without one writes every line as
+// user text, markers neutralised.
 //
 // # On the device (CANN)
 //

@@ -30,8 +30,9 @@ type Line struct {
 }
 
 // Truncated reports whether the record has reached the bound: content was
-// cut off, or fills maxContent bytes, so [Line.Finish] will cut it (and a
-// record with attributes can be fitted instead, [Line.Fit]).
+// cut off, or fills 511 bytes ([MaxRecord] less the newline), so
+// [Line.Finish] will cut it (and a record with attributes can be fitted
+// instead, [Line.Fit]).
 func (l *Line) Truncated() bool { return l.over || l.n >= maxContent }
 
 // Finish closes the record and returns it, newline included: the content

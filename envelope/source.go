@@ -12,7 +12,7 @@ import (
 // the level and the message.
 type frame struct {
 	PC       uintptr
-	Function string // last path element of the runtime name, e.g. "sink.(*Sink).Submit"
+	Function string // last path element of the runtime name, e.g. "sink.(*Sink).Write"
 	File     string // base name of the source file
 	Line     int
 
@@ -64,7 +64,7 @@ func resolve(pc uintptr) *frame {
 }
 
 // funcName shortens a runtime function name to its last path element
-// ("simpler.dev/log/sink.(*Sink).Submit" becomes "sink.(*Sink).Submit"). An
+// ("simpler.dev/log/sink.(*Sink).Write" becomes "sink.(*Sink).Write"). An
 // empty name, or one that ends in '/', becomes "go". The result is still
 // raw text: escapeFunc escapes and bounds it.
 func funcName(full string) string {

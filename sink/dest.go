@@ -9,8 +9,8 @@ import (
 
 // A Destination is where the writer puts records: standard error or
 // another shared pipe ([Pipe]), a writer of the process's own ([Writer]),
-// a log file in a directory ([dirFile]), or any type of the program's (a
-// rotating file, a socket). The sink calls its methods with its lock held,
+// a log file in a directory ([Sink.BindDir]), or any type of the
+// program's (a rotating file, a socket). The sink calls its methods with its lock held,
 // one at a time, from the writer goroutine or, in synchronous mode, from
 // the logging goroutine; a Destination need not be safe for concurrent
 // use. A Write that stalls stalls only the writer: producers go on

@@ -18,10 +18,10 @@ type Options struct {
 	// PID is the process id in the log file's name; 0 means os.Getpid().
 	PID int
 	// Report renders the record that reports losses in the log itself,
-	// appended to dst (slotSize bytes of room): c is the accounting now
+	// appended to dst (512 bytes of room): c is the accounting now
 	// and fresh how much of c.Dropped is new since the last report. The
 	// sink writes it beside a batch, whenever the drop total has grown
-	// (at most once per reportInterval from the writer, and always at a
+	// (at most about once a second from the writer, and always at a
 	// quiesce and at close); it takes no queue slot and is not counted
 	// as written. It is called with the destination's lock held and must
 	// not log. Nil means no report in the log (Counts still tells).
@@ -120,9 +120,9 @@ var (
 // SubmitFlush is Write for a record that must not be lost if the program
 // exits right after it (an error before os.Exit, log.Fatal): it returns
 // once the record and every record accepted before it have been written or
-// counted as failed, or once timeout has passed (zero means
-// defaultTimeout). On timeout it returns a *TimeoutError and the record
-// stays queued, counted like any other.
+// counted as failed, or once timeout has passed (zero means 1 s). On
+// timeout it returns a *TimeoutError and the record stays queued, counted
+// like any other.
 func (s *Sink) SubmitFlush(rec []byte, timeout time.Duration) error {
 	end, err := s.submit(rec, true)
 	if err != nil || end == 0 {

@@ -151,13 +151,14 @@ func orDefault(d time.Duration) time.Duration {
 }
 
 // Flush waits until every record accepted before the call has been written
-// or counted as failed, or until timeout (zero means defaultTimeout). On
-// timeout it returns a *TimeoutError with the pending and dropped counts.
+// or counted as failed, or until timeout (zero means 1 s). On timeout it
+// returns a *TimeoutError with the pending and dropped counts.
 //
 // Records written synchronously are in the file when their calls return;
-// Flush also has the bound file read its link count (see dirFile.settle),
-// so that they are in a file someone can read, unless out.mu stays taken
-// until the bound.
+// Flush also has the bound file read its link count, so that records
+// written into a file removed under the sink are written again into a new
+// one (or counted as output_failed) before it returns, unless a write
+// stalled on the destination holds it past the bound.
 func (s *Sink) Flush(timeout time.Duration) error {
 	d := orDefault(timeout)
 	if err := s.w.waitWritten(s.q.claimed(), "flush", d); err != nil {
@@ -220,10 +221,10 @@ func backoff(deadline time.Time, done func() bool) bool {
 // synchronously, after every record queued before it, so the drain has at
 // most 4096 records to write however hard producers log. Start resumes
 // asynchronous mode; counts survive. It waits at most timeout (zero means
-// defaultTimeout) and then returns a *TimeoutError: the writer goes on
-// draining if the destination recovers (records submitted meanwhile wait
-// for it, as a synchronous write waits for its destination), and Start
-// cancels the quiesce. Quiesce after Close does nothing.
+// 1 s) and then returns a *TimeoutError: the writer goes on draining if
+// the destination recovers (records submitted meanwhile wait for it, as a
+// synchronous write waits for its destination), and Start cancels the
+// quiesce. Quiesce after Close does nothing.
 func (s *Sink) Quiesce(timeout time.Duration) error { return s.w.quiesce(timeout) }
 
 // quiesce is Quiesce.
@@ -270,7 +271,7 @@ func (w *writer) quiesceLocked(deadline time.Time, timeout time.Duration) error 
 // has begun is refused and counted as not_admitted (the records queued
 // before are written): those refused during the drain are in the final
 // report, those after it only in Counts, the file being closed. It
-// returns within timeout (zero means defaultTimeout) in every mode: when
+// returns within timeout (zero means 1 s) in every mode: when
 // the destination is stalled it returns a *TimeoutError with the records
 // still pending (they are written, and the file closed, by whoever holds
 // the stalled write if it ever returns). Closing twice is safe; the second

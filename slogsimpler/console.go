@@ -77,7 +77,7 @@ const (
 // Spans and op lines read for people ("span chip.run.bind 1.22ms inv=1")
 // while the file keeps the machine format. And clones made from many
 // goroutines at once are safe (tint's WithGroup shares a slice between
-// clones; see cloneMu).
+// clones).
 //
 // Records at DEBUG, INFO, WARN and ERROR take tint's fast path, with no
 // ReplaceAttr; only TIMING and NUL records pay for the one that names

@@ -37,7 +37,7 @@
 //
 // # One data path
 //
-// Every record reaches the file through one door, State.enter, whatever
+// Every record reaches the file through one door, the state's, whatever
 // made it. Each source builds a slog record (its origin, when this module
 // made it, as its first attribute); the door renders it, once:
 //
@@ -46,19 +46,19 @@
 //	State.Emit, devicebridge ──┼─► ReplaceAttr ─► fan-out ────┼─► console ─► terminal      │
 //	hostabi: C modules ────────┘   (Setup's route)            └─► recorder, OTel, yours    │
 //	                                                                                       ▼
-//	the library's own reports (a handler failed) ──────────────────────► State.enter: render
-//	the [CLOCK_ANCHOR] before the first TIMING record ─────────────────►   (envelope.Line)
+//	the library's own reports (a handler failed) ─────────────────► the state's door: render
+//	the [CLOCK_ANCHOR] before the first TIMING record ────────────►        (envelope.Line)
 //	                                                                                       │
 //	                                  sink: Write, or SubmitFlush at the flush level ◄─────┘
 //	                                    │
 //	                                    ▼
 //	         queue (4096 × 512 B) ─► writer goroutine ─► Destination.Write (stderr, or the file)
-//	                                    ├─ beside a batch: [HOSTLOG_DROPS] (dropReport, typed)
-//	                                    └─ at a file's start: its [CLOCK_ANCHOR] (anchors.file)
+//	                                    ├─ beside a batch: [HOSTLOG_DROPS]
+//	                                    └─ at a file's start: its [CLOCK_ANCHOR]
 //
 // Before State.Start, and after Quiesce, the sink writes in the calling
 // goroutine instead of queueing. The drop report and a new file's anchor
-// are the only records the sink writes that do not pass State.enter: the
+// are the only records the sink writes that do not pass the door: the
 // drop report must take no queue slot (the queue may be what is full), and
 // a file's anchor must be its first line; both are rendered from their
 // typed form by the state, like every other.
