@@ -10,16 +10,35 @@ BENCH ?= .
 # select one set of versions for all of them.
 export GOWORK ?= off
 
-.PHONY: test fmt-check tidy-check vet cross race stress allocs otel otel-demo bench bench-compare bench-lib fuzz cover
+.PHONY: test lane-tests lane-builds fmt-check tidy-check vet cross race stress allocs otel otel-demo bench bench-compare bench-lib fuzz cover
 
 # Every platform the library supports: it must build and vet on each
 # (tests run on this machine's).
 TARGETS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 freebsd/amd64 windows/amd64
 
-test: fmt-check tidy-check vet cross race stress allocs otel
+# step NAME CMD... runs CMD under a name: it says when the step starts,
+# every 20 s while it runs (a cold module cache makes some steps long, and
+# a silent step cannot be told from a hung one), and how it ended and how
+# long it took.
+STEP = sh -c 'name=$$1; shift; start=$$(date +%s); echo "==> $$name"; \
+	( while :; do sleep 20 >/dev/null 2>&1; echo "    ... $$name: $$(( $$(date +%s) - start ))s"; done ) & t=$$!; \
+	"$$@"; rc=$$?; kill $$t 2>/dev/null; \
+	if [ $$rc = 0 ]; then r=ok; else r="FAILED ($$rc)"; fi; \
+	echo "<== $$name: $$r in $$(( $$(date +%s) - start ))s"; exit $$rc' step
+
+# make test runs the checks in two lanes at once: the library's tests
+# (race, then the stress and allocation tests) and the build checks
+# (every platform's vet, then the otel module). The tests spend much of
+# their time waiting (children, pipes, timers), which the other lane's
+# compiling fills; -Oline keeps each line whole.
+test: fmt-check tidy-check vet
+	@$(MAKE) --no-print-directory -j2 -Oline lane-tests lane-builds
+
+lane-tests: race stress allocs
+lane-builds: cross otel
 
 fmt-check:
-	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	@echo "==> gofmt"; out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 # go mod tidy must leave every module as committed.
@@ -29,28 +48,27 @@ tidy-check:
 	done
 
 vet:
-	$(GO) vet $(PKGS)
-	cd bench && $(GO) vet ./... && $(GO) test ./cmd/...
+	@$(STEP) "go vet" $(GO) vet $(PKGS)
+	@$(STEP) "bench: go vet, benchtable's tests" sh -c 'cd bench && $(GO) vet ./... && $(GO) test ./cmd/...'
 
 cross:
 	@set -e; for t in $(TARGETS); do \
-		echo "go vet ($$t)"; \
-		GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) vet $(PKGS); \
+		GOOS=$${t%/*} GOARCH=$${t#*/} $(STEP) "go vet ($$t)" $(GO) vet $(PKGS); \
 	done
-	CGO_ENABLED=0 $(GO) build $(PKGS)
+	@CGO_ENABLED=0 $(STEP) "go build, CGO_ENABLED=0" $(GO) build $(PKGS)
 
 race:
-	$(GO) test -race -count=1 $(PKGS)
+	@$(STEP) "go test -race" $(GO) test -race -count=1 $(PKGS)
 
 # The sink's stress tests once more without the race detector, at full
 # speed (they check accounting and integrity, never timing).
 stress:
-	$(GO) test -count=1 -run 'TestStress' ./sink
+	@$(STEP) "sink stress tests" $(GO) test -count=1 -run 'TestStress' ./sink
 
 # The allocation budgets (TestXxxAllocs, ...AllocateNothing...): they
 # skip under -race, which allocates on its own, so they run here without.
 allocs:
-	$(GO) test -count=1 -run 'Alloc' $(PKGS)
+	@$(STEP) "allocation budgets" $(GO) test -count=1 -run 'Alloc' $(PKGS)
 
 # The OpenTelemetry module (otel/, its own module, so the SDK stays out of
 # the library's go.mod): the live exporter and strace-otlp against the
@@ -60,9 +78,10 @@ allocs:
 # module's dependencies, which the root module's `go mod download` does
 # not fetch and the vet above has; README_OTEL=require makes that a failure.
 otel:
-	cd otel && $(GO) vet ./... && $(GO) test -race -count=1 ./...
-	README_OTEL=require $(GO) test -count=1 -run 'TestREADME/otel' ./internal/readme
-	cd otel/demo && $(GO) vet ./... && $(GO) test -count=1 ./...
+	@$(STEP) "otel: go vet" sh -c 'cd otel && $(GO) vet ./...'
+	@$(STEP) "otel: go test -race" sh -c 'cd otel && $(GO) test -race -count=1 ./...'
+	@README_OTEL=require $(STEP) "README's otel blocks" $(GO) test -count=1 -run 'TestREADME/otel' ./internal/readme
+	@$(STEP) "otel/demo: go vet, go test" sh -c 'cd otel/demo && $(GO) vet ./... && $(GO) test -count=1 ./...'
 
 # The quickstart exporting its traces and logs live over OTLP to the
 # Collector's own receiver, and a trace viewer of what arrived (offline).
