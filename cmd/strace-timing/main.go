@@ -14,6 +14,7 @@
 //	--tree                     print a nested tree per callable (medians) instead of tables
 //	--rounds-table             print a per-round Host/Device/Orch/Sched table instead of tables
 //	--stats                    print every span by name (count, total, mean, p50/p90/p99, max) instead of tables
+//	--tables                   print simpler's per-callable tables also on a log without simpler's runtime spans
 //	--stats-json PATH          write those statistics as JSON
 //	--assert-native-overlap    fail unless prepare(N+1) overlaps device(N) (--require-hidden-prepare: finishes inside it)
 //	--trace-out PATH           write Chrome trace JSON, one lane per invocation
@@ -23,6 +24,16 @@
 //	--generation G             follow simpler's anchored or current reader where they differ (default: recognised)
 //	--go-trace FILE            merge a Go execution trace (runtime/trace) into the JSON outputs
 //	--raw                      print span names as decoded even on a terminal
+//
+// A log holds simpler's runtime spans when any of its spans is named
+// chip.*, core.*, node.* or network1.* to network3.*
+// (straceview.SimplerRuntime). A log that holds none, a Go service's
+// (http.request, db.query), is read as any service's: with no view flag
+// it prints the --stats report instead of simpler's tables and says so
+// on stderr (--tables prints the tables); --tree and --rounds-table print
+// after a note that they assume simpler's runtime; and processes are
+// named by pid (with --hosts, by label and pid), since the program's name
+// is not in the log.
 //
 // The tables and the tree print span names and hids as decoded, the
 // reference's bytes, when standard output is not a terminal; on a
@@ -67,7 +78,7 @@ func main() {
 
 type config struct {
 	tree, rounds, overlap, hidden  bool
-	stats                          bool
+	stats, tables                  bool // tables: --tables, simpler's tables on any log
 	traceOut, swimlane, html, goTr string
 	statsJSON                      string
 	inputs                         []string
@@ -92,7 +103,7 @@ func (c *config) show() func(string) string {
 	return nil
 }
 
-const usageLine = "usage: strace-timing [-h] [--assert-native-overlap] [--require-hidden-prepare] [--rounds-table] [--tree] [--stats] [--stats-json PATH] [--trace-out PATH] [--swimlane PATH] [--host-phase-records PATH] [--hosts [--label NAME ...]] [--generation GEN] [--html PATH] [--go-trace FILE] [--raw] LOG [LOG ...]"
+const usageLine = "usage: strace-timing [-h] [--assert-native-overlap] [--require-hidden-prepare] [--rounds-table] [--tree] [--stats] [--tables] [--stats-json PATH] [--trace-out PATH] [--swimlane PATH] [--host-phase-records PATH] [--hosts [--label NAME ...]] [--generation GEN] [--html PATH] [--go-trace FILE] [--raw] LOG [LOG ...]"
 
 // usageError is a command line the tool cannot run: it prints the usage
 // and exits 2, as argparse does.
@@ -110,6 +121,7 @@ func newFlagSet(c *config) *flag.FlagSet {
 	fs.BoolVar(&c.hidden, "require-hidden-prepare", false, "with --assert-native-overlap, also require prepare(N+1) to finish inside device(N) (fully hidden, not merely overlapping — sensitive to host scheduling)")
 	fs.BoolVar(&c.rounds, "rounds-table", false, "print a per-round Host/Device/Orch/Sched table (the format tools/benchmark_rounds.sh parses) instead of the per-callable TPOT table")
 	fs.BoolVar(&c.stats, "stats", false, "print, instead of the per-callable tables, every span by name: count, total, mean, p50, p90, p99 and max in µs (exact nearest-rank percentiles), per process and over all processes; every span counts, whatever its family and invocation")
+	fs.BoolVar(&c.tables, "tables", false, "print simpler's per-callable tables, the default on a log with simpler's runtime spans, also on a log without them, where the default is --stats")
 	fs.StringVar(&c.statsJSON, "stats-json", "", "write the --stats report as JSON here, durations in ns")
 	fs.StringVar(&c.traceOut, "trace-out", "", "write Chrome trace JSON here")
 	fs.StringVar(&c.swimlane, "swimlane", "", "write a real-pid/tid L3/L4 host swimlane JSON here (load in chrome://tracing or perfetto)")
@@ -160,14 +172,29 @@ spans) and the anchored one before it ("bind phase=" lines); see
     after it (the reference holds the whole line);
   - a warning says when a process's rotated files do not start at
     .00000001 or skip numbers (retention removed them);
-  - --hosts, --label, --generation, --stats, --stats-json, --html,
-    --go-trace and --raw are ours; --hosts and --html say how many spans
-    they leave off the timeline, and why;
+  - --hosts, --label, --generation, --stats, --stats-json, --tables,
+    --html, --go-trace and --raw are ours; --hosts and --html say how
+    many spans they leave off the timeline, and why;
   - span names are printed as decoded from their %XX escapes, as the
     reference prints them, only when standard output is not a terminal
     (a name can then hold escape sequences and bidi controls, which a
     terminal obeys); on a terminal the tables and the tree escape them
     (\x1b, \u202e), unless --raw. --stats always escapes them.
+
+Any Go service's log: a log holds simpler's runtime spans when any of its
+spans is named chip.*, core.*, node.* or network1.* to network3.* (the
+level words of simpler's runtime; ext.* does not count). Every simpler log
+does, and is read as above. A log that holds none (a service's
+http.request, db.query) is read as any service's:
+  - with no view flag it prints the --stats report instead of simpler's
+    per-callable tables, and says so once on stderr; --tables prints the
+    tables all the same, --html PATH draws the timeline;
+  - --tree and --rounds-table print as on simpler's logs, after a one-line
+    note on stderr that they assume simpler's runtime;
+  - the program's name is not in the log, so --stats, --stats-json,
+    --trace-out, --swimlane and --html name each process by its pid
+    ("pid N", "process (pid=N)"; with --hosts, by its LOG's --label and
+    pid), not as simpler's chip child or a "decode"/"prefill" callable.
 `)
 				fmt.Fprintln(help, "\npositional arguments:\n  LOG\thost log files, - for standard input, or directories (their host.*.log)")
 				fmt.Fprintln(help, "\noptions:\n  -h, --help\n    \tshow this help and exit")
@@ -223,7 +250,8 @@ func argparseWords(err error, args []string) string {
 // (argparse names the candidates of an ambiguous prefix in that order),
 // then ours: every flag parseArgs defines, and help.
 var optionOrder = []string{"help", "trace-out", "swimlane", "host-phase-records", "rounds-table", "tree",
-	"assert-native-overlap", "require-hidden-prepare", "hosts", "label", "generation", "stats", "stats-json", "html", "go-trace", "raw"}
+	"assert-native-overlap", "require-hidden-prepare", "hosts", "label", "generation", "stats", "stats-json", "html", "go-trace", "raw",
+	"tables"}
 
 // expandPrefixes gives long options argparse's abbreviations: "--rounds"
 // is --rounds-table, "--trace=t.json" is --trace-out=t.json, because the
@@ -373,6 +401,18 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 		anchors = straceview.LastAnchors(&p)
 	}
 	warnGaps(stderr, c.inputs)
+	simpler := straceview.SimplerRuntime(p.Spans)
+	if aligned != nil {
+		logs := make([][]strace.Span, len(hosts))
+		for i, h := range hosts {
+			logs[i] = h.Parser.Spans // the unaligned spans too
+		}
+		simpler = straceview.SimplerRuntime(logs...)
+	}
+	serviceReport := !simpler && !c.overlap && !c.rounds && !c.tree && !c.stats && !c.tables
+	if !simpler {
+		noteService(stderr, &c, serviceReport)
+	}
 	invs := straceview.Group(p.Spans, straceview.InInvocation)
 	keyed := 0
 	for _, iv := range invs {
@@ -402,13 +442,16 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 		straceview.WriteRounds(stdout, buckets)
 	case c.tree:
 		straceview.WriteTree(stdout, buckets, c.show())
-	case c.stats:
+	case c.stats, serviceReport:
 		straceview.WriteStatsText(stdout, stats())
 	default:
 		straceview.WriteTables(stdout, buckets, c.show())
 	}
 	if c.traceOut != "" {
 		doc := straceview.ChromeTraceStream(invs, buckets, anchors)
+		if !simpler {
+			doc = straceview.ChromeTraceStreamByPID(invs, anchors)
+		}
 		hostsDoc(aligned, &doc)
 		if gt != nil {
 			doc.TraceEvents = append(doc.TraceEvents, gt.Events(int64(len(invs)+1), "Go execution trace")...)
@@ -446,6 +489,9 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 		}
 		lane := append(slices.Clip(p.Spans), detail.Spans...)
 		doc := straceview.Swimlane(lane, anchors)
+		if !simpler {
+			doc = straceview.SwimlaneByPID(lane, anchors)
+		}
 		hostsDoc(aligned, &doc)
 		if gt != nil {
 			doc.TraceEvents = append(doc.TraceEvents, gt.Events(0, "Go execution trace")...)
@@ -489,6 +535,30 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 		fmt.Fprintf(stdout, "Wrote HTML timeline: %s\n", c.html)
 	}
 	return 0
+}
+
+// noRuntime opens the note strace-timing prints on a log without
+// simpler's runtime spans (straceview.SimplerRuntime).
+const noRuntime = "note: no span in this log is of simpler's runtime (chip.*, core.*, node.*, network1-3.*)"
+
+// noteService says once, on a log without simpler's runtime spans, what
+// the command does that it would not do on simpler's: report, when the
+// service report replaces the tables, or a note that --tree or
+// --rounds-table assume simpler's runtime.
+func noteService(stderr io.Writer, c *config, report bool) {
+	switch {
+	case report:
+		timeline := ", --html PATH draws its timeline"
+		if c.html != "" {
+			timeline = ""
+		}
+		fmt.Fprintf(stderr, "%s, so it prints every span by name, as --stats does, instead of simpler's per-callable tables; --tables prints those%s\n", noRuntime, timeline)
+	case c.overlap: // it says in its own words that it found no dispatch
+	case c.rounds:
+		fmt.Fprintf(stderr, "%s; --rounds-table assumes simpler's runtime (its columns are chip.run and its device_wall spans, 0 where the log has none); --stats prints every span by name\n", noRuntime)
+	case c.tree:
+		fmt.Fprintf(stderr, "%s; --tree assumes simpler's runtime (callables by hid, the busiest named decode, one seen once prefill); --stats prints every span by name\n", noRuntime)
+	}
 }
 
 // offClock counts the host spans WriteHTML leaves off the timeline

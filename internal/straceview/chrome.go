@@ -128,13 +128,23 @@ func formatWall(ns int64) string {
 // caller adds to TraceEvents: a million-span trace is never a million
 // Events in memory, only the spans it is made from.
 func ChromeTraceStream(invs []*Invocation, buckets []Bucket, anchors map[int64]envelope.Anchor) Document {
-	return Document{DisplayTimeUnit: "ms", ClockAnchors: anchorList(anchors), stream: chromeEvents(invs, buckets)}
+	return Document{DisplayTimeUnit: "ms", ClockAnchors: anchorList(anchors), stream: chromeEvents(invs, buckets, false)}
 }
 
-// chromeEvents yields the per-invocation view's events in order. The
+// ChromeTraceStreamByPID is [ChromeTraceStream] for a log without
+// simpler's runtime spans ([SimplerRuntime]): its lanes are not simpler's
+// callables ("decode", "prefill"), so each is named by its process and
+// invocation, "process inv=<inv> (pid=<pid>)", or "process (pid=<pid>)"
+// for the spans outside any invocation (inv 0).
+func ChromeTraceStreamByPID(invs []*Invocation, anchors map[int64]envelope.Anchor) Document {
+	return Document{DisplayTimeUnit: "ms", ClockAnchors: anchorList(anchors), stream: chromeEvents(invs, nil, true)}
+}
+
+// chromeEvents yields the per-invocation view's events in order, each
+// lane named after its callable, or with byPID after its process. The
 // Event it yields, its args and its times, are reused for the next one:
 // a caller that keeps one copies it.
-func chromeEvents(invs []*Invocation, buckets []Bucket) iter.Seq[*Event] {
+func chromeEvents(invs []*Invocation, buckets []Bucket, byPID bool) iter.Seq[*Event] {
 	return func(yield func(*Event) bool) {
 		var e Event
 		var ts, dur float64
@@ -147,11 +157,20 @@ func chromeEvents(invs []*Invocation, buckets []Bucket) iter.Seq[*Event] {
 		}
 		for lane, iv := range invs {
 			pid := int64(lane + 1)
-			label := iv.HID[:min(8, len(iv.HID))]
-			if len(buckets) > 0 {
-				label = Label(buckets, iv.HID)
+			var name string
+			switch {
+			case byPID && iv.Inv == 0:
+				name = pidName(iv.PID)
+			case byPID:
+				name = fmt.Sprintf("process inv=%d (pid=%d)", iv.Inv, iv.PID)
+			default:
+				label := iv.HID[:min(8, len(iv.HID))]
+				if len(buckets) > 0 {
+					label = Label(buckets, iv.HID)
+				}
+				name = fmt.Sprintf("%s inv=%d (pid=%d)", label, iv.Inv, iv.PID)
 			}
-			if !metaEvent("process_name", pid, 0, fmt.Sprintf("%s inv=%d (pid=%d)", label, iv.Inv, iv.PID)) ||
+			if !metaEvent("process_name", pid, 0, name) ||
 				!metaEvent("thread_name", pid, 0, "host") ||
 				!metaEvent("thread_name", pid, 1, "device (clk=dev)") {
 				return

@@ -211,7 +211,7 @@ func WriteHTML(w io.Writer, title string, spans []strace.Span, relabel func(stri
 	for _, pid := range slices.Sorted(maps.Keys(byProcess)) {
 		ths := byProcess[pid]
 		slices.SortFunc(ths, func(a, b *thread) int { return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.tid, b.tid)) })
-		proc := tlProcess{Label: processLabel(pid, byPID[pid]), PID: pid, Spans: len(byPID[pid]), Start: satmath.Sub(ths[0].start, t0)}
+		proc := tlProcess{Label: serviceProcessLabel(pid, byPID[pid]), PID: pid, Spans: len(byPID[pid]), Start: satmath.Sub(ths[0].start, t0)}
 		if relabel != nil {
 			proc.Label = relabel(proc.Label)
 		}
@@ -333,18 +333,6 @@ func WriteHTML(w io.Writer, title string, spans []strace.Span, relabel func(stri
 	writeSpanTable(bw, "Device spans (device clock, not on the timeline)", spans, dev)
 	bw.WriteString(tail)
 	return bw.Flush()
-}
-
-// processLabel names a process after simpler's families when it ran
-// simpler's spans, and by its pid alone otherwise.
-func processLabel(pid int64, spans []*strace.Span) string {
-	for _, s := range spans {
-		switch Family(s.Name) {
-		case "node", "chip", "core", "external":
-			return ProcessLabel(pid, spans)
-		}
-	}
-	return fmt.Sprintf("process (pid=%d)", pid)
 }
 
 // laneLabel names a lane after its threads: "tid 7", or "tids 7, 9, 12

@@ -312,6 +312,19 @@ func get(attrs map[string]any, k string, def any) any {
 // with wall-clock arguments where the spans were placed on the wall clock
 // and anchors as the clockAnchors list.
 func Swimlane(spans []strace.Span, anchors map[int64]envelope.Anchor) Document {
+	return swimlane(spans, anchors, ProcessLabel)
+}
+
+// SwimlaneByPID is [Swimlane] for a log without simpler's runtime spans
+// ([SimplerRuntime]): a process is named by its pid, "process (pid=N)",
+// or after its producer when it emitted only ext.* spans, never as
+// simpler's chip child.
+func SwimlaneByPID(spans []strace.Span, anchors map[int64]envelope.Anchor) Document {
+	return swimlane(spans, anchors, serviceProcessLabel)
+}
+
+// swimlane is Swimlane with processes named by processName.
+func swimlane(spans []strace.Span, anchors map[int64]envelope.Anchor, processName func(int64, []*strace.Span) string) Document {
 	unaligned := []map[string]any{}
 	doc := Document{DisplayTimeUnit: "ms", TraceEvents: []Event{}, ClockAnchors: anchorList(anchors), Unaligned: &unaligned}
 	var host, device []entry
@@ -337,7 +350,7 @@ func Swimlane(spans []strace.Span, anchors map[int64]envelope.Anchor) Document {
 		}
 	}
 	for _, pid := range pids {
-		doc.TraceEvents = append(doc.TraceEvents, meta("process_name", pid, 0, ProcessLabel(pid, byPID[pid])))
+		doc.TraceEvents = append(doc.TraceEvents, meta("process_name", pid, 0, processName(pid, byPID[pid])))
 	}
 	for _, k := range slices.SortedFunc(maps.Keys(names), func(a, b laneKey) int { return cmp.Or(cmp.Compare(a.pid, b.pid), cmp.Compare(a.tid, b.tid)) }) {
 		doc.TraceEvents = append(doc.TraceEvents, meta("thread_name", k.pid, k.tid, names[k]))

@@ -180,7 +180,9 @@ func readBack(t *testing.T, root, dir string, want journey) {
 	}
 
 	t.Run("tables", func(t *testing.T) {
-		stdout, _ := timing(t, dir)
+		// --tables: simpler's tables also on a service's log, whose
+		// default is the --stats report.
+		stdout, _ := timing(t, dir, "--tables")
 		invocations := 0 // over every callable's table
 		for _, m := range regexp.MustCompile(`— (\d+) invocation\(s\)`).FindAllStringSubmatch(stdout, -1) {
 			n, _ := strconv.Atoi(m[1])
