@@ -29,7 +29,9 @@
 // # Log sets
 //
 // A directory holds a log set: each process's rotated files
-// (host.<pid>.<seq>.log) in order, then its current one (host.<pid>.log).
+// (host.<pid>.<seq>.log, or host.<pid>.<seq>.log.gz once the sink has
+// compressed them, read through gzip) in order, then its current one
+// (host.<pid>.log).
 // Every file starts with its own [CLOCK_ANCHOR], and every span and
 // record is placed on the wall clock by the last anchor of its process
 // before it in its own file ([Span.WallAt]); one that comes before any

@@ -1,25 +1,37 @@
 package strace
 
 import (
+	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 
 	"simpler.dev/log/internal/logname"
 )
 
 // logGlob is the names a directory's log files have: host.<pid>.log, and
-// a rotated set's host.<pid>.<seq>.log.
-const logGlob = "host.*.log"
+// a rotated set's host.<pid>.<seq>.log; gzGlob a rotated file's once
+// compressed (sink.Rotation's Compress), host.<pid>.<seq>.log.gz.
+const (
+	logGlob = "host.*.log"
+	gzGlob  = logGlob + logname.Gz
+)
 
 // Inputs returns the files one strace-timing LOG argument names: for a
-// directory every host.*.log in it, in name order (an error if it holds
-// none), anything else, "-" included, itself.
+// directory every host.*.log and host.*.log.gz in it, in name order (an
+// error if it holds none), anything else, "-" included, itself. A rotated
+// file's compressed name sorts where its plain one does, so a set partly
+// compressed is listed in the order written; of a rotated file found under
+// both names (its compression ending as the directory was read) only the
+// .gz is listed, the one that stays.
 func Inputs(in string) ([]string, error) {
 	if in == "-" {
 		return []string{in}, nil
@@ -38,22 +50,31 @@ func Inputs(in string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var paths []string
+	names := map[string]bool{}
 	for _, e := range entries {
-		if ok, _ := filepath.Match(logGlob, e.Name()); ok {
-			paths = append(paths, filepath.Join(in, e.Name()))
+		plain, _ := filepath.Match(logGlob, e.Name())
+		gz, _ := filepath.Match(gzGlob, e.Name())
+		if plain || gz {
+			names[e.Name()] = true
 		}
 	}
-	if len(paths) == 0 {
+	if len(names) == 0 {
 		return nil, fmt.Errorf("%s is a directory but holds no host.*.log files", in)
+	}
+	var paths []string
+	for n := range names {
+		if _, seq, ok := logname.Parse(n); ok && seq > 0 && names[n+logname.Gz] {
+			continue // compressed as the directory was read: the .gz stays
+		}
+		paths = append(paths, filepath.Join(in, n))
 	}
 	slices.Sort(paths)
 	return paths, nil
 }
 
 // readInput reads one input the way strace-timing takes its LOG
-// arguments into p: "-" is stdin, a directory is every host.*.log in it
-// (in name order), anything else a file.
+// arguments into p: "-" is stdin, a directory is every host.*.log and
+// host.*.log.gz in it (in name order), anything else a file.
 func readInput(p *Parser, in string, stdin io.Reader) error {
 	paths, err := Inputs(in)
 	if err != nil {
@@ -69,17 +90,28 @@ func readInput(p *Parser, in string, stdin io.Reader) error {
 
 // ReadFile reads one file of [Inputs] into p ("-" is stdin), through wrap
 // when it is not nil: strace-timing counts the bytes for its progress
-// line. The records it keeps (Parser.KeepRecords) take the pid of the
-// file's name, host.<pid>.log or host.<pid>.<seq>.log, else the one pid
-// the file's spans carry.
+// line (of the file as stored). A file whose name ends in .gz (a rotated
+// file compressed, host.<pid>.<seq>.log.gz) is read through gzip; a
+// rotated host.<pid>.<seq>.log no longer there is read from its .gz, if
+// compressed since it was listed. The records it keeps (Parser.KeepRecords)
+// take the pid of the file's name, host.<pid>.log or host.<pid>.<seq>.log
+// (.gz or not), else the one pid the file's spans carry.
 func ReadFile(p *Parser, path string, stdin io.Reader, wrap func(io.Reader) io.Reader) error {
 	var r io.Reader = stdin
 	if path != "-" {
 		f, err := os.Open(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			if _, seq, ok := logname.Parse(filepath.Base(path)); ok && seq > 0 && !strings.HasSuffix(path, logname.Gz) {
+				if gz, gzErr := os.Open(path + logname.Gz); gzErr == nil {
+					f, err, path = gz, nil, path+logname.Gz
+				}
+			}
+		}
 		if err != nil {
 			return err
 		}
 		defer f.Close()
+		compressed := strings.HasSuffix(path, logname.Gz)
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 			// A guess from the size (a span record is ~300 bytes),
 			// capped: a sparse or junk file must not reserve memory for
@@ -90,9 +122,22 @@ func ReadFile(p *Parser, path string, stdin io.Reader, wrap func(io.Reader) io.R
 			// bytes of log), so a large log is not copied again and
 			// again as the span list grows.
 			p.Spans = slices.Grow(p.Spans, int(min(fi.Size()/300, 1<<16)))
-			p.size = fi.Size()
+			if !compressed {
+				p.size = fi.Size() // a .gz's size says little of what it holds
+			}
 		}
 		r = f
+		if wrap != nil {
+			r, wrap = wrap(r), nil
+		}
+		if compressed {
+			zr, err := gzip.NewReader(r)
+			if err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			defer zr.Close()
+			r = gzReader{zr}
+		}
 	}
 	if wrap != nil {
 		r = wrap(r)
@@ -101,6 +146,24 @@ func ReadFile(p *Parser, path string, stdin io.Reader, wrap func(io.Reader) io.R
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
+}
+
+// errTruncatedGz is a compressed file's read error where it ends before
+// its gzip trailer: not the end of the file a reader stops at quietly (a
+// plain file's torn last line), as what is missing cannot be told.
+var errTruncatedGz = errors.New("gzip: the compressed file ends before its end-of-stream marker (truncated)")
+
+// gzReader reads a .gz file, its truncation an error of its own
+// (errTruncatedGz): gzip's io.ErrUnexpectedEOF would read as a short
+// read at the end of the file.
+type gzReader struct{ r io.Reader }
+
+func (g gzReader) Read(b []byte) (int, error) {
+	n, err := g.r.Read(b)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		err = errTruncatedGz
+	}
+	return n, err
 }
 
 // attribute gives the records read from path since index records (and
@@ -138,8 +201,9 @@ func (p *Parser) attribute(path string, records, lines, spans int) {
 
 // ReadHost reads one input into p (nil: a new Parser) as the logs of one
 // host, labelled after it. It takes the input the way strace-timing takes
-// its LOG arguments: "-" is stdin, a directory is every host.*.log in it
-// (in name order, as [Inputs] lists them), anything else a file. The
+// its LOG arguments: "-" is stdin, a directory is every host.*.log and
+// host.*.log.gz in it (in name order, as [Inputs] lists them), anything
+// else a file. The
 // label is a directory's name, a file's directory's name, or for a file
 // in the current directory its name; "stdin" for "-".
 func ReadHost(p *Parser, in string, stdin io.Reader) (HostLog, error) {
@@ -175,7 +239,8 @@ type HostLog struct {
 
 // RotationGaps says, one sentence each, which rotated files of a log set
 // are not among paths: a process whose rotated files (host.<pid>.<seq>.log,
-// seq counting up from 1) start past 1 or skip numbers lost those files,
+// seq counting up from 1, compressed as host.<pid>.<seq>.log.gz or not:
+// the same file) start past 1 or skip numbers lost those files,
 // most likely to retention (sink.Rotation's MaxFiles or MaxAge), and a
 // reading of the rest is of part of its log. Names of other shapes are
 // ignored.

@@ -1,7 +1,10 @@
 // Package logname reads the names of the files a sink writes, the one
 // rule the writer's retention and the readers share: host.<pid>.log, the
 // current file, and host.<pid>.<seq>.log, a rotated one, seq eight digits
-// counting up from 1 (so name order is the order written).
+// counting up from 1 (so name order is the order written); a rotated file
+// compressed (sink.Rotation's Compress) is host.<pid>.<seq>.log.gz, the
+// same file of the set under the same seq, and sorts with the rotated
+// names, before host.<pid>.log.
 package logname
 
 import (
@@ -9,14 +12,20 @@ import (
 	"strings"
 )
 
+// Gz is the suffix of a compressed rotated file: host.<pid>.<seq>.log.gz.
+const Gz = ".gz"
+
 // Parse reads name (a base name) as a log file's: its pid's digits and its
-// rotation number, 0 for the current file. ok is false for any other name:
-// host.log, host.x.log, a seq of another width or 0, a suffix after .log.
+// rotation number, 0 for the current file. A rotated name may end in .gz
+// (compressed); the current file's may not. ok is false for any other
+// name: host.log, host.x.log, a seq of another width or 0, another suffix
+// after .log.
 func Parse(name string) (pid string, seq int, ok bool) {
 	mid, ok := strings.CutPrefix(name, "host.")
 	if !ok {
 		return "", 0, false
 	}
+	mid, gz := strings.CutSuffix(mid, Gz)
 	if mid, ok = strings.CutSuffix(mid, ".log"); !ok {
 		return "", 0, false
 	}
@@ -25,6 +34,9 @@ func Parse(name string) (pid string, seq int, ok bool) {
 		return "", 0, false
 	}
 	if !rotated {
+		if gz {
+			return "", 0, false
+		}
 		return pid, 0, true
 	}
 	if len(rot) != 8 || !digits(rot) {

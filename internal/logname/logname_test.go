@@ -2,6 +2,7 @@ package logname
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -26,6 +27,11 @@ func TestParse(t *testing.T) {
 		{"host.12.00000000.log", "", 0, false},
 		{"host.12.log.bak", "", 0, false},
 		{"other.12.log", "", 0, false},
+		{"host.12.00000042.log.gz", "12", 42, true},
+		{"host.12.log.gz", "", 0, false},
+		{"host.12.00000042.gz", "", 0, false},
+		{"host.12.00000042.log.gz.gz", "", 0, false},
+		{"host.12.00000042.log.gz.tmp", "", 0, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			pid, seq, ok := Parse(tt.name)
@@ -39,6 +45,7 @@ func TestParse(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add("host.7.00000001.log")
 	f.Add("host.7.log")
+	f.Add("host.7.00000001.log.gz")
 	f.Fuzz(func(t *testing.T, name string) {
 		pid, seq, ok := Parse(name)
 		if !ok {
@@ -47,6 +54,9 @@ func FuzzParse(f *testing.F) {
 		want := "host." + pid + ".log"
 		if seq > 0 {
 			want = "host." + pid + "." + leftPad(seq) + ".log"
+			if strings.HasSuffix(name, Gz) {
+				want += Gz
+			}
 		}
 		assert.Equal(t, name, want, "a name read is the name written")
 	})
