@@ -56,7 +56,7 @@ func (o *output) bind(dir string) error {
 	// Open outside the lock, and do not take it: a write stalled on the
 	// old destination must not hold up the bind. The file is installed as
 	// the destination by whoever holds the lock next, before its write.
-	f, err := openFile(abs, o.pid, o.header, &o.rotation)
+	f, err := openFile(abs, o.pid, o.header, &o.rotation, &o.compressFailed)
 	if err != nil {
 		return err
 	}

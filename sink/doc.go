@@ -73,8 +73,10 @@
 // with [Options.FileHeader]'s record (the state's [CLOCK_ANCHOR]), and
 // [Sink.Reopen] opens the path again for rotation by another program;
 // [Sink.SetRotation] caps the files itself ([Rotation]: a size per file,
-// how many rotated files are kept, an age past which old runs' files go). A destination of the program's (a rotating file, a socket)
-// is one type with three methods.
+// how many rotated files are kept, an age past which old runs' files go,
+// whether rotated files are gzipped, off the writer's path). A
+// destination of the program's (a rotating file, a socket) is one type
+// with three methods.
 //
 // # Synchronous mode
 //

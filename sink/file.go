@@ -95,12 +95,16 @@ type dirFile struct {
 	// testRename, when set, renames instead of dir.dh.renameNew: tests
 	// make a rename that fails with it.
 	testRename func(from, to string) error
+	// zip compresses rotated files (Rotation.Compress) on a goroutine of
+	// its own; safe for concurrent use. Close's wait for it is the
+	// Sink's (writer.close), outside the output's lock.
+	zip *compressor
 }
 
 // openFile creates dir if needed and opens dir/host.<pid>.log, returning
 // an error that names the path and the cause (wrapping ErrUnsafeFile for
 // a refused file).
-func openFile(dir string, pid int, header *fileHeader, rot *atomic.Pointer[Rotation]) (*dirFile, error) {
+func openFile(dir string, pid int, header *fileHeader, rot *atomic.Pointer[Rotation], compressFailed *atomic.Uint64) (*dirFile, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("sink: bind %q: %w", dir, err)
@@ -114,6 +118,7 @@ func openFile(dir string, pid int, header *fileHeader, rot *atomic.Pointer[Rotat
 	}
 	name := fmt.Sprintf("host.%d.log", pid)
 	f := &dirFile{dir: logDir{abs: abs, name: name, filePath: filepath.Join(abs, name), dh: dh}, heading: heading{hdr: header}, rot: rot}
+	f.zip = &compressor{failed: compressFailed, say: f.say}
 	if err := f.open(); err != nil {
 		dh.close()
 		return nil, fmt.Errorf("sink: bind %s: %w", abs, err)
@@ -121,7 +126,7 @@ func openFile(dir string, pid int, header *fileHeader, rot *atomic.Pointer[Rotat
 	if f.heading.write(&f.cur) != nil {
 		f.cur.close() // a full disk at the bind: the next write heads the file
 	}
-	f.dir.prune(rot.Load()) // old runs' files age out at the bind too
+	f.dir.prune(rot.Load(), f.zip) // old runs' files age out at the bind too
 	return f, nil
 }
 

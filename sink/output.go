@@ -53,6 +53,9 @@ type output struct {
 	// rotation is the bound file's Rotation (nil: none); stored by
 	// SetRotation, loaded by the file at each write and at the bind.
 	rotation atomic.Pointer[Rotation]
+	// compressFailed is Counts.CompressFailed: rotated files the bound
+	// file's compressor left uncompressed after a failure.
+	compressFailed atomic.Uint64
 	// header is Options.FileHeader, for the bound file to write into
 	// each new file; nil without one. Set by New.
 	header *fileHeader
@@ -152,4 +155,12 @@ func (o *output) shutLocked() {
 	o.installLocked()
 	o.shut = true
 	_ = o.dest.Close()
+}
+
+// finishCompress gives the bound file's compressions until deadline and
+// abandons the rest (compressor.finish); Close calls it outside mu.
+func (o *output) finishCompress(deadline time.Time) {
+	if f := o.bound.Load(); f != nil {
+		f.zip.finish(deadline)
+	}
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"simpler.dev/log/internal/logname"
 )
 
 // minRotateSize is the smallest Rotation.MaxSize, 64 KiB: one batch of a
@@ -29,16 +31,37 @@ type Rotation struct {
 	// MaxSize is the most bytes one file holds; 0 means no cap, otherwise
 	// at least 64 KiB (one batch of a file destination).
 	MaxSize int64
-	// MaxFiles is how many rotated files of this process are kept, the
-	// oldest removed first after each rotation; 0 keeps them all.
+	// MaxFiles is how many rotated files of this process are kept,
+	// compressed or not (Compress: host.<pid>.<seq>.log.gz is its seq's
+	// file), the oldest removed first after each rotation; 0 keeps them
+	// all.
 	MaxFiles int
 	// MaxAge removes, at the bind and after each rotation, the rotated
 	// files of this process and any other file the sink could have
-	// written in the directory (host.<pid>.log and host.<pid>.<seq>.log of
-	// old runs and other processes: regular, one link, this user's) last
-	// modified longer ago than this; 0 removes none by age. A process still running whose file was removed
-	// makes it again (this sink does; simpler's C++ writer does not).
+	// written in the directory (host.<pid>.log, host.<pid>.<seq>.log and
+	// host.<pid>.<seq>.log.gz of old runs and other processes: regular,
+	// one link, this user's) last modified longer ago than this (a
+	// compressed file keeps its plain one's time); 0 removes none by age.
+	// A process still running whose file was removed makes it again (this
+	// sink does; simpler's C++ writer does not).
 	MaxAge time.Duration
+	// Compress gzips each rotated file, after its rename, to
+	// host.<pid>.<seq>.log.gz, which sorts where the plain name did, so
+	// package strace (strace-timing, strace-otlp) reads the set as before;
+	// simpler's strace_timing.py does not read .gz files (gunzip them
+	// first). It runs on a goroutine of the sink's, never a producer's or
+	// the writer's: through a temporary name in the same directory (made,
+	// written and renamed relative to the directory the sink holds, like
+	// the log file), fsync'd and renamed into place, before the plain file
+	// is removed. A compression that fails (a full disk, a read-only
+	// directory) leaves the plain file whole and the temporary one
+	// removed, is counted in Counts.CompressFailed and said once on
+	// standard error. A file retention is about to remove is not
+	// compressed. Close waits, within its timeout, for the compressions
+	// still queued or running; those it cannot finish in time stay
+	// uncompressed, their temporary files removed. Files rotated before
+	// Compress was set, or while it failed, are not compressed later.
+	Compress bool
 }
 
 // check says what is wrong with r, or nil.
@@ -109,11 +132,12 @@ func (f *dirFile) writeRotating(b []byte, r *Rotation) (int, error) {
 }
 
 // rotate renames the current file to the next host.<pid>.<seq>.log and
-// closes it (the next write begins a new file), then applies the
-// retention. A rename that fails leaves the file where it is, to be
-// opened again (the same file: no new header) and appended to past the
-// cap, says so once on standard error, and holds rotation off for
-// renameRetry. A path that no longer names the open file (a link, FIFO,
+// closes it (the next write begins a new file), hands it to the
+// compressor with r.Compress (a seq whose .gz name exists is taken), then
+// applies the retention. A rename that fails leaves the file where it
+// is, to be opened again (the same file: no new header) and appended to
+// past the cap, says so once on standard error, and holds rotation off
+// for renameRetry. A path that no longer names the open file (a link, FIFO,
 // socket, directory or another's file planted there since it was opened)
 // is never renamed into the log set: the file is closed as replaced, and
 // the next write opens the path again, refusing what is there.
@@ -126,17 +150,22 @@ func (f *dirFile) rotate(r *Rotation) {
 		return // unlinked and not made again: the next write tries
 	}
 	replaced := f.dir.replaced(f.cur.state)
+	renamed := f.cur.state
 	f.cur.close() // renaming an open file fails on some systems
 	if replaced {
 		return
 	}
 	var err error
+	var to string
 	for range 3 { // a name taken (by a restart with this pid) is skipped
 		f.seq++
-		to := f.dir.rotatedName(f.seq)
-		if f.testRename != nil {
+		to = f.dir.rotatedName(f.seq)
+		switch {
+		case f.dir.dh.exists(f.dir.abs, to+logname.Gz):
+			err = errNameTaken // compressed already: the number is used
+		case f.testRename != nil:
 			err = f.testRename(f.dir.name, to)
-		} else {
+		default:
 			err = f.dir.dh.renameNew(f.dir.abs, f.dir.name, to)
 		}
 		if !errors.Is(err, errNameTaken) {
@@ -155,7 +184,10 @@ func (f *dirFile) rotate(r *Rotation) {
 		return
 	}
 	f.renameAt, f.renameTold = time.Time{}, false
-	f.dir.prune(r)
+	if r.Compress {
+		f.zip.add(f.dir.dh, f.dir.abs, to, renamed)
+	}
+	f.dir.prune(r, f.zip) // after add: a file it removes is forgotten
 }
 
 // errNameTaken is renameNew's error when the new name exists.
@@ -171,13 +203,13 @@ func (d *logDir) rotatedName(seq int) string {
 func (d *logDir) stem() string { return strings.TrimSuffix(d.name, "log") }
 
 // ownSeq returns the sequence number of a rotated file of this process,
-// or 0.
+// compressed or not, or 0.
 func (d *logDir) ownSeq(name string) int {
 	mid, ok := strings.CutPrefix(name, d.stem())
 	if !ok {
 		return 0
 	}
-	mid, ok = strings.CutSuffix(mid, ".log")
+	mid, ok = strings.CutSuffix(strings.TrimSuffix(mid, logname.Gz), ".log")
 	if !ok || mid == "" || strings.Trim(mid, "0123456789") != "" {
 		return 0
 	}

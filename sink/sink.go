@@ -288,10 +288,18 @@ type Counts struct {
 	// is a loss.
 	Waited    uint64
 	WaitedFor time.Duration
+	// CompressFailed counts the rotated files Rotation.Compress could not
+	// compress (a full disk, a read-only directory): each stays in the
+	// directory uncompressed, whole. Not a loss: no record is missing.
+	CompressFailed uint64
 }
 
 // Counts returns the current accounting.
-func (s *Sink) Counts() Counts { return s.q.counts() }
+func (s *Sink) Counts() Counts {
+	c := s.q.counts()
+	c.CompressFailed = s.out.compressFailed.Load()
+	return c
+}
 
 // TimeoutError reports a Flush, Quiesce, Close or flushed submit that did
 // not finish in time, with the accounting at that moment. Nothing pending

@@ -274,8 +274,12 @@ func (w *writer) quiesceLocked(deadline time.Time, timeout time.Duration) error 
 // returns within timeout (zero means 1 s) in every mode: when
 // the destination is stalled it returns a *TimeoutError with the records
 // still pending (they are written, and the file closed, by whoever holds
-// the stalled write if it ever returns). Closing twice is safe; the second
-// call returns nil.
+// the stalled write if it ever returns). With Rotation.Compress, Close
+// then waits, within the same timeout, for the rotated files still being
+// compressed; those it cannot finish in time stay uncompressed (whole),
+// their temporary files removed (by the compression as it stops: one
+// stalled on the disk past the timeout removes its own when the disk
+// returns). Closing twice is safe; the second call returns nil.
 func (s *Sink) Close(timeout time.Duration) error { return s.w.close(timeout) }
 
 // close is Close.
@@ -292,6 +296,9 @@ func (w *writer) close(timeout time.Duration) error {
 	w.q.closeAdmission()
 	timeout = orDefault(timeout)
 	deadline := time.Now().Add(timeout)
+	// Last, outside out.mu: the rotated files still being compressed get
+	// what is left of the timeout (none after a drain that timed out).
+	defer w.out.finishCompress(deadline)
 	err := w.quiesceLocked(deadline, timeout)
 	w.out.closed.Store(true)
 	if err != nil {

@@ -67,8 +67,8 @@ type Options struct {
 	// how many rotated files to keep, an age past which old files go (see
 	// sink.Rotation), for example sink.Rotation{MaxSize: 64 << 20,
 	// MaxFiles: 10, MaxAge: 7 * 24 * time.Hour}. The zero value rotates
-	// nothing; a bad one is an error (MaxFiles without MaxSize too:
-	// nothing would rotate). Under Setup it applies from the
+	// nothing; a bad one is an error (MaxFiles or Compress without
+	// MaxSize too: nothing would rotate). Under Setup it applies from the
 	// State's next write, and before Setup binds Dir, so the bind's
 	// retention pass follows it.
 	Rotation sink.Rotation
@@ -119,7 +119,8 @@ type Options struct {
 // sets, for NewState.
 // check refuses the options that cannot mean what they say, naming the
 // field and the fix: a negative duration, and retention without rotation
-// (MaxFiles counts rotated files, and nothing rotates without MaxSize).
+// (MaxFiles counts rotated files, Compress compresses them, and nothing
+// rotates without MaxSize).
 // MaxAge alone is good: it ages out old runs' files at the bind.
 func (o *Options) check(who string) error {
 	var problem string
@@ -130,6 +131,8 @@ func (o *Options) check(who string) error {
 		problem = fmt.Sprintf("FlushBound %v is negative: 0 means the default (250ms under a new State)", o.FlushBound)
 	case o.Rotation.MaxFiles > 0 && o.Rotation.MaxSize == 0:
 		problem = fmt.Sprintf("Rotation.MaxFiles %d without MaxSize: nothing rotates, so there are no files to keep; set MaxSize (64 KiB at least)", o.Rotation.MaxFiles)
+	case o.Rotation.Compress && o.Rotation.MaxSize == 0:
+		problem = "Rotation.Compress without MaxSize: nothing rotates, so there are no files to compress; set MaxSize (64 KiB at least)"
 	default:
 		return nil
 	}

@@ -24,6 +24,7 @@ func TestBadOptions(t *testing.T) {
 		{"negative backpressure", slogsimpler.Options{Backpressure: -time.Second}, "Backpressure -1s is negative"},
 		{"negative flush bound", slogsimpler.Options{FlushBound: -time.Millisecond}, "FlushBound -1ms is negative"},
 		{"MaxFiles without MaxSize", slogsimpler.Options{Rotation: sink.Rotation{MaxFiles: 3}}, "Rotation.MaxFiles 3 without MaxSize: nothing rotates"},
+		{"Compress without MaxSize", slogsimpler.Options{Rotation: sink.Rotation{Compress: true, MaxAge: time.Hour}}, "Rotation.Compress without MaxSize: nothing rotates"},
 		{"negative MaxAge", slogsimpler.Options{Rotation: sink.Rotation{MaxSize: 1 << 20, MaxAge: -time.Hour}}, "negative"},
 	} {
 		t.Run(tt.name+"/NewState", func(t *testing.T) {

@@ -1,0 +1,325 @@
+package sink
+
+import (
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"simpler.dev/log/internal/logname"
+)
+
+// A compressor gzips a bound directory's rotated files (Rotation.Compress)
+// off the writer's path: a rotation hands it the file it renamed (add,
+// under the output's lock: an append and, when none is running, a go
+// statement), and a goroutine of its own, which lives while there is work,
+// writes host.<pid>.<seq>.log.gz beside it, then removes the plain file.
+// Nothing a producer or the writer does waits for a compression: the
+// writer takes mu briefly (add, and retention's forget), and the goroutine
+// holds it for no more than one rename.
+//
+// Each file goes through a temporary name in the same directory
+// (tempName), made and renamed through a descriptor of the directory of
+// the job's own, taken at the rotation (a Reopen or Close that closes the
+// dirFile's handle leaves the job its own), never by path: it is written,
+// fsync'd, stamped with the plain file's modification time (so MaxAge ages
+// it by its records, not by its compression), renamed into place, never
+// over an existing name, and the directory fsync'd before the plain file
+// is removed. The file compressed is the one the rotation renamed (the
+// same device and inode, looked up without following a link): anything
+// else at the name since is left alone.
+//
+// A failure (a full disk, a read-only directory) leaves the plain file as
+// it was, whole and readable, and removes the temporary one; it is counted
+// (Counts.CompressFailed) and said on standard error, once: again only
+// after a compression has succeeded since. A job retention is about to remove is
+// dropped, or abandoned if it has begun (forget); Close gives what is left
+// its remaining time and abandons the rest (finish).
+type compressor struct {
+	// failed is the sink's Counts.CompressFailed; set by openFile.
+	failed *atomic.Uint64
+	// say writes a report on standard error (dirFile.say: or a test's
+	// warn); set by openFile.
+	say func(msg string)
+	// testWrite, when set, writes the compressed bytes instead of
+	// f.Write: tests make a disk that fills up with it. Set before the
+	// rotations that queue work.
+	testWrite func(f *os.File, b []byte) (int, error)
+
+	mu      sync.Mutex
+	queue   []*zipJob     // waiting, oldest first; under mu
+	current *zipJob       // the job in progress, nil for none; under mu
+	done    chan struct{} // closed as the goroutine exits; nil when none runs; under mu
+	stopped bool          // finish gave up: nothing more is queued; under mu
+	// told says a failure was said and no compression has succeeded
+	// since.
+	told atomic.Bool
+}
+
+// A zipJob is one rotated file to compress.
+type zipJob struct {
+	dir  dirHandle // the directory, a descriptor of the job's own
+	abs  string    // the directory's path, for messages (and, without the POSIX calls, the calls)
+	name string    // host.<pid>.<seq>.log
+	want fileState // the file the rotation renamed to name
+	// abandon stops the job at its next read, and before its rename:
+	// retention is removing the file, or Close ran out of time.
+	abandon atomic.Bool
+}
+
+// errAbandoned ends a job forget or finish abandoned: not a failure.
+var errAbandoned = errors.New("sink: compression abandoned")
+
+// tempName is the temporary name a compression of name writes: hidden,
+// and of no log file's pattern, so no reader and no retention takes it.
+func tempName(name string) string { return "." + name + logname.Gz + ".tmp" }
+
+// add queues the compression of name, just renamed by a rotation from the
+// file whose state was want, in the directory d, starting the goroutine if
+// none runs. After finish, or when the directory cannot be held for the
+// job, the file stays as it is.
+func (z *compressor) add(d dirHandle, abs, name string, want fileState) {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if z.stopped {
+		return
+	}
+	dh, err := d.dup()
+	if err != nil { // out of descriptors: the file stays plain
+		z.fail(filepath.Join(abs, name), err)
+		return
+	}
+	z.queue = append(z.queue, &zipJob{dir: dh, abs: abs, name: name, want: want})
+	if z.done == nil {
+		z.done = make(chan struct{})
+		go z.run(z.done)
+	}
+}
+
+// run compresses the queued files, oldest first, and exits when there are
+// none, closing done.
+func (z *compressor) run(done chan struct{}) {
+	for {
+		z.mu.Lock()
+		if len(z.queue) == 0 {
+			z.done = nil
+			z.mu.Unlock()
+			close(done)
+			return
+		}
+		j := z.queue[0]
+		z.queue[0] = nil
+		z.queue = z.queue[1:]
+		z.current = j
+		z.mu.Unlock()
+
+		err := z.compress(j)
+		j.dir.close()
+		z.mu.Lock()
+		z.current = nil
+		z.mu.Unlock()
+		switch {
+		case err == nil:
+			z.told.Store(false)
+		case !errors.Is(err, errAbandoned):
+			z.fail(filepath.Join(j.abs, j.name), err)
+		}
+	}
+}
+
+// fail counts a compression that failed and says so, unless a failure
+// was said and none has succeeded since.
+func (z *compressor) fail(path string, err error) {
+	z.failed.Add(1)
+	if z.told.CompareAndSwap(false, true) {
+		z.say(fmt.Sprintf("sink: cannot compress %s: %v; it stays uncompressed (counted in CompressFailed), and so do later files that fail until one succeeds\n", path, err))
+	}
+}
+
+// compress writes j's file gzipped to its .gz name and removes it; see
+// compressor. A file no longer at its name, or not the one rotated, is
+// left alone: nil.
+func (z *compressor) compress(j *zipJob) (err error) {
+	src, st, err := j.dir.openRotated(j.abs, j.name)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrUnsafeFile) {
+		return nil // removed (retention) or replaced since: not ours to compress
+	}
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	if !st.same(j.want) {
+		return nil
+	}
+	fi, err := src.Stat()
+	if err != nil {
+		return err
+	}
+	tmp := tempName(j.name)
+	out, fd, err := j.dir.createTemp(j.abs, tmp)
+	if err != nil {
+		return err
+	}
+	placed := false
+	defer func() {
+		if out != nil {
+			out.Close()
+		}
+		if !placed {
+			_ = j.dir.remove(j.abs, tmp)
+		}
+	}()
+	zw, _ := gzip.NewWriterLevel(zipOut{out, z.testWrite}, gzip.BestSpeed) // a valid level: no error
+	zw.Name, zw.ModTime = j.name, fi.ModTime()
+	if _, err = io.Copy(zw, abandonable{src, &j.abandon}); err != nil {
+		return err
+	}
+	if err = zw.Close(); err != nil {
+		return err
+	}
+	stamp(out, fd, fi.ModTime())
+	if err = out.Sync(); err != nil {
+		return err
+	}
+	err, out = out.Close(), nil
+	if err != nil {
+		return err
+	}
+	gz := j.name + logname.Gz
+	// Under mu: forget either abandons the job before the rename, or
+	// comes after it and finds the .gz to remove.
+	z.mu.Lock()
+	if j.abandon.Load() {
+		err = errAbandoned
+	} else {
+		err = j.dir.renameNew(j.abs, tmp, gz)
+	}
+	z.mu.Unlock()
+	if errors.Is(err, errNameTaken) {
+		return fmt.Errorf("%s exists", gz)
+	}
+	if err != nil {
+		return err
+	}
+	placed = true
+	j.dir.sync()
+	if err := j.dir.remove(j.abs, j.name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		// Both would be read as one file twice: keep the plain one.
+		_ = j.dir.remove(j.abs, gz)
+		return err
+	}
+	return nil
+}
+
+// forget drops the compression of name, the plain name of a rotated file
+// retention is about to remove: a queued job is dropped, one in progress
+// abandoned (it removes its temporary file). It returns once the job can
+// no longer rename its .gz into place, so the caller removes whatever is
+// there after.
+func (z *compressor) forget(name string) {
+	if z == nil {
+		return
+	}
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if j := z.current; j != nil && j.name == name {
+		j.abandon.Store(true)
+	}
+	for i, j := range z.queue {
+		if j.name == name {
+			j.dir.close()
+			z.queue = append(z.queue[:i], z.queue[i+1:]...)
+			break
+		}
+	}
+}
+
+// closeGrace is the part of Close's time finish keeps for an abandoned
+// compression to remove its temporary file and exit, at most: a job
+// notices it was abandoned at its next read of 32 KiB.
+const closeGrace = 50 * time.Millisecond
+
+// finish is Close's: it waits, until deadline less a grace of up to
+// closeGrace, for the queued and running compressions, then abandons what
+// is left (those files stay uncompressed, whole) and waits out the grace
+// for the goroutine to remove its temporary file and exit. From then on
+// nothing is queued. A compression stalled on the disk past the deadline
+// removes its temporary file when the stalled call returns.
+func (z *compressor) finish(deadline time.Time) {
+	if z == nil {
+		return
+	}
+	grace := max(min(time.Until(deadline)/10, closeGrace), 0)
+	z.mu.Lock()
+	done := z.done
+	z.mu.Unlock()
+	if done != nil && !waitUntil(done, deadline.Add(-grace)) {
+		z.mu.Lock()
+		if z.current != nil {
+			z.current.abandon.Store(true)
+		}
+		for _, j := range z.queue {
+			j.dir.close()
+		}
+		z.queue = nil
+		z.mu.Unlock()
+		waitUntil(done, deadline)
+	}
+	z.mu.Lock()
+	z.stopped = true
+	for _, j := range z.queue { // queued since by a write Close left stalled
+		j.dir.close()
+	}
+	z.queue = nil
+	if z.current != nil {
+		z.current.abandon.Store(true)
+	}
+	z.mu.Unlock()
+}
+
+// waitUntil waits for done to close, until deadline, and reports whether
+// it did.
+func waitUntil(done <-chan struct{}, deadline time.Time) bool {
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// zipOut is the temporary file as the gzip writer's destination, through
+// a test's stand-in for a disk that fills.
+type zipOut struct {
+	f    *os.File
+	test func(f *os.File, b []byte) (int, error)
+}
+
+func (w zipOut) Write(b []byte) (int, error) {
+	if w.test != nil {
+		return w.test(w.f, b)
+	}
+	return w.f.Write(b)
+}
+
+// abandonable is the plain file as the compression's source, which stops
+// at the next read once the job is abandoned.
+type abandonable struct {
+	r       io.Reader
+	abandon *atomic.Bool
+}
+
+func (a abandonable) Read(b []byte) (int, error) {
+	if a.abandon.Load() {
+		return 0, errAbandoned
+	}
+	return a.r.Read(b)
+}
