@@ -115,13 +115,10 @@ type Options struct {
 	CModuleHandlers bool
 }
 
-// onlySetup returns an error naming the first of Setup's own options o
-// sets, for NewState.
 // check refuses the options that cannot mean what they say, naming the
 // field and the fix: a negative duration, and retention without rotation
-// (MaxFiles counts rotated files, Compress compresses them, and nothing
-// rotates without MaxSize).
-// MaxAge alone is good: it ages out old runs' files at the bind.
+// (MaxFiles counts rotated files, Compress compresses them, MaxAge ages
+// them out, and nothing rotates without MaxSize).
 func (o *Options) check(who string) error {
 	var problem string
 	switch {
@@ -133,12 +130,16 @@ func (o *Options) check(who string) error {
 		problem = fmt.Sprintf("Rotation.MaxFiles %d without MaxSize: nothing rotates, so there are no files to keep; set MaxSize (64 KiB at least)", o.Rotation.MaxFiles)
 	case o.Rotation.Compress && o.Rotation.MaxSize == 0:
 		problem = "Rotation.Compress without MaxSize: nothing rotates, so there are no files to compress; set MaxSize (64 KiB at least)"
+	case o.Rotation.MaxAge > 0 && o.Rotation.MaxSize == 0:
+		problem = fmt.Sprintf("Rotation.MaxAge %v without MaxSize: the file being written never ages out, only old runs' files would; set MaxSize (64 KiB at least)", o.Rotation.MaxAge)
 	default:
 		return nil
 	}
 	return errors.New("slogsimpler: " + who + ": " + problem)
 }
 
+// onlySetup returns an error naming the first of Setup's own options o
+// sets, for NewState.
 func (o *Options) onlySetup() error {
 	var name string
 	switch {
