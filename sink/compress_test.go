@@ -423,6 +423,16 @@ func TestCompressClose(t *testing.T) {
 			}
 			_ = s.Close(timeout) // its error is the records'; none are pending here
 			close(release)
+			// The compressor's goroutine closes done as it exits, after its
+			// job's clean-up: wait for that, not for a goroutine count,
+			// which another test's goroutine ending can bring to base first.
+			zip := s.out.bound.Load().zip
+			zip.mu.Lock()
+			done := zip.done
+			zip.mu.Unlock()
+			if done != nil {
+				<-done
+			}
 			settled(t, base)
 			ls := readLogSet(t, dir, minRotateSize)
 			last := s.out.bound.Load().seq
