@@ -10,7 +10,7 @@ BENCH ?= .
 # select one set of versions for all of them.
 export GOWORK ?= off
 
-.PHONY: test lane-tests lane-builds crosscheck nocgo fmt-check tidy-check vet cross race stress allocs otel otel-demo bench bench-compare bench-lib fuzz cover
+.PHONY: test lane-tests lane-builds crosscheck nocgo vet-all fmt-check tidy-check vet cross race stress allocs otel otel-demo bench bench-compare bench-lib fuzz cover
 
 # Every platform the library supports: it must build and vet on each
 # (tests run on this machine's).
@@ -31,11 +31,11 @@ STEP = sh -c 'name=$$1; shift; start=$$(date +%s); echo "==> $$name"; \
 # platforms type-checked, the build without cgo, the otel module). The tests spend much of
 # their time waiting (children, pipes, timers), which the other lane's
 # compiling fills; -Oline keeps each line whole.
-test: fmt-check tidy-check vet
+test: fmt-check tidy-check
 	@$(MAKE) --no-print-directory -j2 -Oline lane-tests lane-builds
 
 lane-tests: race stress allocs
-lane-builds: crosscheck nocgo otel
+lane-builds: vet crosscheck nocgo otel
 
 # The other platforms, type-checked from source (internal/crosscheck):
 # what a cross build would find, in seconds a platform where go vet for
@@ -62,6 +62,11 @@ vet:
 	@$(STEP) "go vet" $(GO) vet $(PKGS)
 	@$(STEP) "bench: go vet, benchtable's tests" sh -c 'cd bench && $(GO) vet ./... && $(GO) test ./cmd/...'
 
+# Every module's full go vet (the otel module's too, which make test
+# leaves to go test's subset): before a release, with cross.
+vet-all: vet
+	@$(STEP) "otel: go vet" sh -c 'cd otel && $(GO) vet ./...'
+
 # go vet on every platform, each compiled in full: before a release.
 cross: nocgo
 	@set -e; for t in $(TARGETS); do \
@@ -79,7 +84,11 @@ stress:
 # The allocation budgets (TestXxxAllocs, ...AllocateNothing...): they
 # skip under -race, which allocates on its own, so they run here without.
 allocs:
-	@$(STEP) "allocation budgets" $(GO) test -count=1 -run 'Alloc' $(PKGS)
+	@$(STEP) "allocation budgets" $(GO) test -count=1 -run 'Alloc' $(ALLOCPKGS)
+
+# The packages with allocation budgets (a test whose name holds Alloc):
+# only their test binaries are built again without -race.
+ALLOCPKGS ?= $(shell grep -rlE --include='*_test.go' '^func Test[A-Za-z0-9_]*Alloc' . | grep -v '^./\(otel\|bench\)/' | xargs -n1 dirname | sort -u)
 
 # The OpenTelemetry module (otel/, its own module, so the SDK stays out of
 # the library's go.mod): the live exporter and strace-otlp against the
@@ -88,8 +97,11 @@ allocs:
 # race target skips them (saying so) while the module cache lacks the otel
 # module's dependencies, which the root module's `go mod download` does
 # not fetch and the vet above has; README_OTEL=require makes that a failure.
+# go test runs vet's own subset of analyzers on the otel module (atomic,
+# bool, buildtags, errorsas, ifaceassert, nilfunc, printf, ...); its full
+# go vet compiles the OpenTelemetry SDK and the Collector's receiver a
+# second time, without -race, a minute from a cold cache: vet-all runs it.
 otel:
-	@$(STEP) "otel: go vet" sh -c 'cd otel && $(GO) vet ./...'
 	@$(STEP) "otel: go test -race" sh -c 'cd otel && $(GO) test -race -count=1 ./...'
 	@README_OTEL=require $(STEP) "README's otel blocks" $(GO) test -count=1 -run 'TestREADME/otel' ./internal/readme
 	@$(STEP) "otel/demo: go vet, go test" sh -c 'cd otel/demo && $(GO) vet ./... && $(GO) test -count=1 ./...'
