@@ -140,7 +140,12 @@ func TestMatchesReference(t *testing.T) {
 				if g == straceview.GenerationAnchored && len(args) > 1 && !strings.HasPrefix(args[1], "--") {
 					continue // the anchored reader takes one LOG
 				}
-				t.Run(name, func(t *testing.T) { matchReference(t, g, script, args) })
+				t.Run(name, func(t *testing.T) {
+					// Each case waits mostly on python3: the cases run side by
+					// side (the suite's longest test, 12 s one after another).
+					t.Parallel()
+					matchReference(t, g, script, args)
+				})
 			}
 			t.Run("argument errors", func(t *testing.T) {
 				log := "../../strace/testdata/overlap_ok.log"
