@@ -126,6 +126,8 @@ func (o *Options) check(who string) error {
 		problem = fmt.Sprintf("Backpressure %v is negative: 0 drops at a full queue, a positive duration waits at most that long", o.Backpressure)
 	case o.FlushBound < 0:
 		problem = fmt.Sprintf("FlushBound %v is negative: 0 means the default (250ms under a new State)", o.FlushBound)
+	case o.Rotation.MaxSize > 0 && o.Rotation.MaxSize < 64<<10:
+		problem = fmt.Sprintf("Rotation.MaxSize %d is below the minimum, 65536 bytes (64 KiB): one batch of the writer's must fit in a file", o.Rotation.MaxSize)
 	case o.Rotation.MaxFiles > 0 && o.Rotation.MaxSize == 0:
 		problem = fmt.Sprintf("Rotation.MaxFiles %d without MaxSize: nothing rotates, so there are no files to keep; set MaxSize (64 KiB at least)", o.Rotation.MaxFiles)
 	case o.Rotation.Compress && o.Rotation.MaxSize == 0:

@@ -25,6 +25,7 @@ func TestBadOptions(t *testing.T) {
 		{"negative flush bound", slogsimpler.Options{FlushBound: -time.Millisecond}, "FlushBound -1ms is negative"},
 		{"MaxFiles without MaxSize", slogsimpler.Options{Rotation: sink.Rotation{MaxFiles: 3}}, "Rotation.MaxFiles 3 without MaxSize: nothing rotates"},
 		{"Compress without MaxSize", slogsimpler.Options{Rotation: sink.Rotation{Compress: true, MaxAge: time.Hour}}, "Rotation.Compress without MaxSize: nothing rotates"},
+		{"MaxSize below the minimum", slogsimpler.Options{Rotation: sink.Rotation{MaxSize: 1000}}, "Rotation.MaxSize 1000 is below the minimum, 65536 bytes"},
 		{"MaxAge without MaxSize", slogsimpler.Options{Rotation: sink.Rotation{MaxAge: time.Hour}}, "Rotation.MaxAge 1h0m0s without MaxSize"},
 		{"negative MaxAge", slogsimpler.Options{Rotation: sink.Rotation{MaxSize: 1 << 20, MaxAge: -time.Hour}}, "negative"},
 	} {
