@@ -1,6 +1,7 @@
 package levels_test
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -45,8 +46,8 @@ func ExampleReplaceAttr() {
 		},
 	})
 	log := slog.New(h)
-	log.Log(nil, levels.Timing, "step done", "ms", 12)
-	log.Log(nil, levels.Nul, "never filtered by level in slog itself")
+	log.Log(context.Background(), levels.Timing, "step done", "ms", 12)
+	log.Log(context.Background(), levels.Nul, "never filtered by level in slog itself")
 	// Output:
 	// level=TIMING msg="step done" ms=12
 	// level=NUL msg="never filtered by level in slog itself"

@@ -103,7 +103,7 @@ func TestFromLogs(t *testing.T) {
 		require.Len(t, spans, 2)
 		got := map[string]string{}
 		for _, kv := range spans[1].Attributes() {
-			got[string(kv.Key)] = kv.Value.Type().String() + " " + kv.Value.Emit()
+			got[string(kv.Key)] = kv.Value.Type().String() + " " + kv.Value.String()
 		}
 		for k, want := range map[string]string{
 			"zip": "STRING 007", "n": "INT64 -12", "z": "INT64 0", "nz": "FLOAT64 -0", // slog.Float64(math.Copysign(0, -1)) writes -0

@@ -134,7 +134,7 @@ func ExampleConvert_spans() {
 		zip := ""
 		for _, kv := range s.Attributes() {
 			if kv.Key == "zip" {
-				zip = fmt.Sprintf(" zip=%s(%q)", kv.Value.Type(), kv.Value.Emit())
+				zip = fmt.Sprintf(" zip=%s(%q)", kv.Value.Type(), kv.Value.String())
 			}
 		}
 		fmt.Printf("%s parent=%v%s\n", exampleName(s.Name()), s.Parent().IsValid(), zip)

@@ -79,7 +79,7 @@ func benchHandlers(b *testing.B) []struct {
 }
 
 var (
-	benchErr  = errors.New("fail")
+	errBench  = errors.New("fail")
 	benchTime = time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)
 )
 
@@ -106,7 +106,7 @@ func BenchmarkAttrs10(b *testing.B) {
 					slog.Int("status", 200), slog.String("path", "/v1/items"),
 					slog.Float64("ratio", 0.25), slog.Bool("cached", true),
 					slog.Time("at", benchTime), slog.Duration("took", 1500*time.Microsecond),
-					slog.Any("err", benchErr), slog.Int64("bytes", 1<<20),
+					slog.Any("err", errBench), slog.Int64("bytes", 1<<20),
 					slog.Uint64("id", 123456789), slog.String("peer", "10.0.0.1"))
 			}
 		})
@@ -135,8 +135,8 @@ func BenchmarkParallel(b *testing.B) {
 // ReplaceAttr, the usual way to name them.
 func BenchmarkConsole(b *testing.B) {
 	ctx := context.Background()
-	plain := tint.NewHandler(io.Discard, &tint.Options{Level: levels.Debug, NoColor: true})
-	withRep := tint.NewHandler(io.Discard, &tint.Options{Level: levels.Debug, NoColor: true,
+	plain := tint.NewTextHandler(io.Discard, &tint.Options{Level: levels.Debug, NoColor: true})
+	withRep := tint.NewTextHandler(io.Discard, &tint.Options{Level: levels.Debug, NoColor: true,
 		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
 			if len(groups) == 0 && a.Key == slog.LevelKey {
 				return tint.Attr(13, slog.String(slog.LevelKey, levels.Name(a.Value.Any().(slog.Level))))

@@ -183,7 +183,9 @@ func TestDefaultsAndOptionsNotWritten(t *testing.T) {
 	require.NoError(t, err)
 	assert.EqualValues(t, levels.Timing, s.Level(), "default threshold %v, want TIMING", s.Level())
 	assert.EqualValues(t, (Options{}), *opts, "NewState wrote into the caller's options")
-	assert.False(t, Default() != Default() || Default().Level() != levels.Timing, "Default is not one TIMING state")
+	d1, d2 := Default(), Default()
+	assert.Same(t, d1, d2, "Default is not one state")
+	assert.EqualValues(t, levels.Timing, d1.Level(), "Default is not a TIMING state")
 }
 
 func TestAnchorOncePerState(t *testing.T) {
