@@ -246,6 +246,7 @@ type HostLog struct {
 // ignored.
 func RotationGaps(paths []string) []string {
 	seqs := map[string][]int{} // by directory and pid
+	present := map[string]string{} // a present file's name by key and seq: .log or .log.gz
 	for _, p := range paths {
 		pid, seq, ok := logname.Parse(filepath.Base(p))
 		if !ok || seq == 0 {
@@ -253,6 +254,7 @@ func RotationGaps(paths []string) []string {
 		}
 		key := filepath.Join(filepath.Dir(p), "host."+pid)
 		seqs[key] = append(seqs[key], seq)
+		present[fmt.Sprint(key, "/", seq)] = filepath.Base(p)
 	}
 	var out []string
 	for _, key := range slices.Sorted(maps.Keys(seqs)) {
@@ -262,7 +264,7 @@ func RotationGaps(paths []string) []string {
 		name := func(n int) string { return fmt.Sprintf("%s.%08d.log", filepath.Base(key), n) }
 		if ns[0] > 1 {
 			out = append(out, fmt.Sprintf("the log set %s.*.log starts at %s: %d earlier rotated file(s) are not here (removed by retention?), so what follows is read from part of its log",
-				key, name(ns[0]), ns[0]-1))
+				key, present[fmt.Sprint(key, "/", ns[0])], ns[0]-1))
 		}
 		for i := 1; i < len(ns); i++ {
 			if d := ns[i] - ns[i-1]; d > 1 {

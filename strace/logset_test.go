@@ -191,7 +191,7 @@ func TestRotationGaps(t *testing.T) {
 		{"compressed members are the same seq", []string{"d/host.7.00000001.log.gz", "d/host.7.00000002.log", "d/host.7.00000002.log.gz", "d/host.7.00000003.log.gz", "d/host.7.log"}, nil},
 		{"a hole among compressed members", []string{"d/host.7.00000002.log.gz", "d/host.7.00000004.log.gz", "d/host.7.log"},
 			[]string{
-				"the log set d/host.7.*.log starts at host.7.00000002.log: 1 earlier rotated file(s) are not here (removed by retention?), so what follows is read from part of its log",
+				"the log set d/host.7.*.log starts at host.7.00000002.log.gz: 1 earlier rotated file(s) are not here (removed by retention?), so what follows is read from part of its log",
 				"the log set d/host.7.*.log has no host.7.00000003.log to host.7.00000003.log: 1 rotated file(s) are missing, so what follows is read from part of its log",
 			}},
 	} {
