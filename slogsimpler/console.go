@@ -210,14 +210,25 @@ func (h *ConsoleHandler) Enabled(_ context.Context, level slog.Level) bool {
 // Handle prints r on one line.
 func (h *ConsoleHandler) Handle(ctx context.Context, r slog.Record) error {
 	o := origin.Of(&r)
+	failed := false
 	if o != nil && o.Kind == origin.Span {
-		if !h.showSpan(o.Span) || h.roll != nil && !h.roll.show(o.Span) {
+		if !h.showSpan(o.Span) {
 			return nil // the file has it; the console is for people
+		}
+		if h.roll != nil {
+			var shown bool
+			if shown, failed = h.roll.show(o.Span); !shown {
+				return nil // counted for the name's line a second
+			}
 		}
 	} else if h.roll != nil && r.Level >= levels.Error {
 		h.roll.failed(goid.Get(), envelope.Mono(r.Time)) // a span open on this goroutine failed
 	}
-	return h.print(ctx, humanise(r, o)) // a span or op line for people; the origin off others
+	n := humanise(r, o) // a span or op line for people; the origin off others
+	if failed {
+		n.Message += " failed"
+	}
+	return h.print(ctx, n)
 }
 
 // print writes r, made safe and its level named, through tint.

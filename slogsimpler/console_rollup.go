@@ -30,7 +30,7 @@ import (
 //     line a second for it;
 //
 //   - a span that failed (its goroutine logged an ERROR between its start
-//     and its end) or a slow one (rollupSlow times the name's median of
+//     and its end; its line ends its message with "failed") or a slow one (rollupSlow times the name's median of
 //     the second before, and at least rollupSlowFloor) prints at once,
 //     rolled up or not, and counts in the summary too.
 //
@@ -105,9 +105,10 @@ func (u *rollup) failed(tid, mono int64) {
 	u.errs[tid] = mono
 }
 
-// show reports whether the span s prints alone now; it is counted for its
-// name's summary either way.
-func (u *rollup) show(s *envelope.Span) bool {
+// show reports whether the span s prints alone now, and whether it
+// failed (its goroutine logged an ERROR while it was open: the console
+// says so on its line); it is counted for its name's summary either way.
+func (u *rollup) show(s *envelope.Span) (shown, failed bool) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	now := u.now()
@@ -128,19 +129,18 @@ func (u *rollup) show(s *envelope.Span) bool {
 		w.durs = append(w.durs, dur)
 	}
 	median, hot := u.hot[s.Name]
+	failed = u.failedLocked(s)
 	switch {
-	case !hot && w.n <= rollupShown:
-		return true
-	case u.failedLocked(s):
-		return true
+	case failed, !hot && w.n <= rollupShown:
+		return true, failed
 	case hot && dur >= int64(rollupSlowFloor) && dur >= rollupSlow*median:
-		return true
+		return true, false
 	}
 	w.rolled++
 	if u.timer == nil {
 		u.timer = u.after(max(rollupWindow-now.Sub(u.start), 0), u.tick)
 	}
-	return false
+	return false, false
 }
 
 // failedLocked reports whether s's goroutine logged an ERROR while s was

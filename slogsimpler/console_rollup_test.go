@@ -86,7 +86,7 @@ func TestConsoleRollup(t *testing.T) {
 		lines := consoleLines(con)
 		require.Len(t, lines, 2, "%q", lines)
 		assert.Contains(t, lines[0], "ERR upstream failed")
-		assert.Contains(t, lines[1], "TIMING span http.request")
+		assert.Regexp(t, `TIMING span http\.request \S+ failed$`, lines[1], "a failed span says so")
 
 		*clock = clock.Add(time.Second)
 		c.roll.tick()
