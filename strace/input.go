@@ -245,7 +245,7 @@ type HostLog struct {
 // reading of the rest is of part of its log. Names of other shapes are
 // ignored.
 func RotationGaps(paths []string) []string {
-	seqs := map[string][]int{} // by directory and pid
+	seqs := map[string][]int{}     // by directory and pid
 	present := map[string]string{} // a present file's name by key and seq: .log or .log.gz
 	for _, p := range paths {
 		pid, seq, ok := logname.Parse(filepath.Base(p))
