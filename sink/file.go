@@ -37,8 +37,9 @@ const pathCheckInterval = time.Second
 // regular file with one link owned by this user is refused.
 //
 // Records written into a file that has since been unlinked are not
-// counted as written. The bytes written since the open file's link count
-// was last read are held (up to heldMax); the count is read (one fstat)
+// counted as written. The records written one at a time since the open
+// file's link count was last read are held (up to heldMax; a batch of
+// more has its count read at once, not copied); the count is read (one fstat)
 // when they would overflow, at least once a second, before the file is
 // closed for any reason, after each of the writer's batches, and whenever
 // the sink settles (a flushed record, Flush, Close). At 0 links the file
@@ -195,10 +196,14 @@ func (f *dirFile) open() error {
 const heldMax = fileBatch
 
 // writeOnce writes b to the file, opening it first if need be; see Write.
-// b is held until the next settle, which runs first if b would overflow
-// what is held.
+// A write of one record at most (a synchronous record, a report, a batch
+// of one) is held until the next settle, which runs first if b would
+// overflow what is held. A larger batch is not copied: its link count is
+// read at once, as the writer's settle after it would (after a settle of
+// what was held, so that held records go into a new file before it).
 func (f *dirFile) writeOnce(b []byte) (int, error) {
-	if len(f.held)+len(b) > heldMax {
+	hold := len(b) <= slotSize
+	if !hold || len(f.held)+len(b) > heldMax {
 		f.settle()
 	}
 	for attempt := 0; ; attempt++ {
@@ -212,12 +217,10 @@ func (f *dirFile) writeOnce(b []byte) (int, error) {
 			f.closeCur() // the records before b may still need writing again
 			return n, err
 		}
-		if len(f.held)+n <= heldMax {
+		if hold {
 			f.held = append(f.held, b[:n]...)
 			return n, nil
 		}
-		// More than can be held (a batch larger than heldMax): read the
-		// link count now.
 		if !f.cur.unlinked() {
 			return n, nil
 		}
