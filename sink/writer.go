@@ -161,10 +161,11 @@ func orDefault(d time.Duration) time.Duration {
 // stalled on the destination holds it past the bound.
 func (s *Sink) Flush(timeout time.Duration) error {
 	d := orDefault(timeout)
+	deadline := time.Now().Add(d) // one bound for the wait and the settle
 	if err := s.w.waitWritten(s.q.claimed(), "flush", d); err != nil {
 		return err
 	}
-	if s.out.lockBy(time.Now().Add(d)) {
+	if s.out.lockBy(deadline) {
 		s.out.settleLocked()
 		s.out.mu.Unlock()
 	}
