@@ -48,7 +48,8 @@ const (
 	// from the first rollupSamples.
 	rollupSamples = 1 << 16
 	// rollupErrorsKept bounds the goroutines whose last ERROR is kept to
-	// tell failed spans; past it the oldest half is forgotten.
+	// tell failed spans; past it those older than a minute are forgotten,
+	// and others, any, until there is room for one more.
 	rollupErrorsKept = 4096
 )
 
