@@ -1,7 +1,7 @@
 // Package sink moves rendered records to their destination without making
 // the logging goroutine wait for I/O, and accounts for every record it
-// could not deliver. It renders nothing: it takes bytes, one record per
-// call, and writes them.
+// could not deliver. Its public path renders nothing: it takes bytes, one
+// record per call, and writes them.
 //
 // It works behind any handler that writes one record per call:
 //
@@ -25,6 +25,17 @@
 // the writer runs. The writer copies published records into a batch,
 // gives their slots back with one store for the whole batch, and writes
 // the batch to the destination.
+//
+// Package slogsimpler also queues records it has not rendered: a plain
+// record's fields (message, source, level, clock reading, goroutine id and
+// up to eight scalar attributes) go into a second array beside the ring,
+// and the writer renders the record as it copies it into the batch. The
+// producer's call then costs a copy of those fields instead of the
+// envelope. The sink declines such a record once the writer is more than
+// a quarter of the queue behind, before claiming a slot, and its producer
+// renders it: a producer faster than the writer shares the writer's work,
+// and nothing longer than a copy sits between a claim and its publishing
+// store, where a producer that lost its processor would hold up the drain.
 //
 // The writer does not watch the queue continuously. After a drain of a
 // few records it naps (about a millisecond, as the runtime rounds a short

@@ -184,8 +184,10 @@ type queue struct {
 	// cleared (the clearing And publishes it); never replaced. Last, so
 	// that it shares its line with the writer's doorbell, which follows
 	// the queue in a Sink: every push reads both (publish, poke), and one
-	// line holds them.
-	ring *ring
+	// line holds them. records, the plain records of the same slots, is
+	// allocated and published with it.
+	records *plainRecords
+	ring    *ring
 }
 
 // init readies a new queue: closed (synchronous mode until Start) and

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"simpler.dev/log/internal/handoff"
 )
 
 const (
@@ -45,8 +47,11 @@ type writer struct {
 	// moves phaseStop to phaseFinal, by CAS, so the two never both win.
 	phase atomic.Int32
 
-	q   *queue  // the Sink's queue; set by New, never changed
-	out *output // the Sink's output; set by New, never changed
+	q *queue // the Sink's queue; set by New, never changed
+	// tally counts the plain records the writer fitted or cut as it
+	// rendered them: set by handoff.Attach before any is queued.
+	tally handoff.Tally
+	out   *output // the Sink's output; set by New, never changed
 
 	// report is Options.Report, set by New. reported (the drop total in
 	// the last successful report) and lastReport (its time) are read and
@@ -108,6 +113,7 @@ func (w *writer) start() error {
 		}
 	}
 	if w.q.ring == nil {
+		w.q.records = new(plainRecords)
 		w.q.ring = new(ring) // seq 0 everywhere: nothing published
 	}
 	if w.batch == nil {
@@ -462,20 +468,27 @@ func (w *writer) drain(next *uint64, batch []byte, locked bool) int {
 	limit := int(w.out.batchLimit.Load())
 	total, inBatch := 0, 0
 	pos := *next
-	ring := w.q.ring // never replaced once the writer runs
+	ring, recs := w.q.ring, w.q.records // never replaced once the writer runs
 	for {
 		sl := &ring[pos&mask]
 		if sl.seq.Load() != pos+1 {
 			break
 		}
 		n := int(sl.n)
+		if n == 0 {
+			n = slotSize // a plain record, rendered below: at most a slot
+		}
 		if len(batch)+n > limit {
 			w.q.release(pos) // the slots copied so far, for the next lap
 			w.writeBatch(batch, inBatch, pos, locked)
 			batch, inBatch = batch[:0], 0
 			limit = int(w.out.batchLimit.Load())
 		}
-		batch = append(batch, sl.buf[:n]...)
+		if sl.n == 0 {
+			batch = recs[pos&mask].Render(batch, &w.tally)
+		} else {
+			batch = append(batch, sl.buf[:n]...)
+		}
 		pos++
 		inBatch++
 		total++

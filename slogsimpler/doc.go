@@ -56,6 +56,19 @@
 //	                                    ├─ beside a batch: [HOSTLOG_DROPS]
 //	                                    └─ at a file's start: its [CLOCK_ANCHOR]
 //
+// The door renders in the calling goroutine, with one exception: while
+// the writer runs and keeps up, a plain record (a slog call site's, with
+// at most eight attributes, each a string, number, bool, duration or
+// time, below the flush level) is copied into its queue slot as fields,
+// with the caller's goroutine id and clock reading, and the writer
+// renders it, to the same bytes, through the same renderer. Nothing in
+// such a record can change after the call or run the program's code, so
+// rendering it later says what rendering it at once would; every other
+// record (an error, a Stringer, a LogValuer, a group) says what its values
+// said at the call because it is rendered there. Once the writer is more
+// than a quarter of the queue behind, callers render their records again,
+// so that producers faster than the writer share its work.
+//
 // Before State.Start, and after Quiesce, the sink writes in the calling
 // goroutine instead of queueing. The drop report and a new file's anchor
 // are the only records the sink writes that do not pass the door: the
@@ -115,8 +128,9 @@
 // Records go to standard error until [State.BindDir] binds a directory;
 // then they go to <dir>/host.<pid>.log and nowhere else. A new state writes
 // synchronously, in the logging goroutine. [State.Start] starts a writer
-// goroutine: from then on a logging call renders its record, copies it into
-// a lock-free queue of 4096 slots, and returns without I/O. Call
+// goroutine: from then on a logging call renders its record (or, for a
+// plain record, leaves that to the writer: see One data path), copies it
+// into a lock-free queue of 4096 slots, and returns without I/O. Call
 // [State.Close] before exit so queued records are written:
 //
 //	st := slogsimpler.Default()

@@ -4,6 +4,9 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/petermattis/goid"
+
+	"simpler.dev/log/internal/handoff"
 	"simpler.dev/log/internal/origin"
 	"simpler.dev/log/internal/render"
 	"simpler.dev/log/levels"
@@ -69,7 +72,21 @@ func (h *Handler) Handle(_ context.Context, r slog.Record) error {
 	if t == levels.Nul || r.Level < t {
 		return nil
 	}
-	o, err := s.enter(&r, &h.r, false)
+	anchored := false
+	if handoff.Plain(&r) && !s.flush.Load().admits(r.Level) {
+		// Rendered by the writer: the caller copies the record's fields.
+		s.anchorBefore(r.Time)
+		switch e, pos, out := s.handoff.Claim(); out {
+		case handoff.Claimed:
+			e.Fill(&r, &h.r, goid.Get())
+			s.handoff.Publish(pos)
+			return nil
+		case handoff.Counted:
+			return nil
+		}
+		anchored = true // the synchronous way, below
+	}
+	o, err := s.enter(&r, &h.r, anchored)
 	if o != nil && o.Outcome != nil {
 		*o.Outcome = origin.Outcome{Reached: true, Err: err}
 	}

@@ -1,19 +1,19 @@
 package slogsimpler
 
 import (
+	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
-
-	"github.com/petermattis/goid"
-
-	"errors"
-	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/petermattis/goid"
+
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/handoff"
 	"simpler.dev/log/internal/origin"
 	"simpler.dev/log/internal/render"
 	"simpler.dev/log/levels"
@@ -48,6 +48,9 @@ type State struct {
 	// the bound and cut at it (see Counts). Added to by Handle, only for
 	// such records; read by Counts.
 	fitted, cut atomic.Uint64
+	// handoff queues a plain record (package handoff) for the sink's
+	// writer to render. Set by NewState, never changed.
+	handoff handoff.Queue
 }
 
 // routeBox is Setup's route for records made outside slog: the fan-out
@@ -119,6 +122,7 @@ func NewState(opts *Options) (*State, error) {
 			return s.anc.file(dst)
 		},
 		FileStarted: s.anc.fileStarted})
+	s.handoff = handoff.Attach(s.sink, handoff.Tally{Fitted: &s.fitted, Cut: &s.cut})
 	s.setFlush(o.FlushLevel, o.FlushBound)
 	s.thr.set(o.Level, s)
 	s.thr.chosen.Store(o.Level != nil)
@@ -207,8 +211,8 @@ func (s *State) enter(r *slog.Record, rd *render.Renderer, anchor bool) (*origin
 	case fitted:
 		s.fitted.Add(1)
 	}
-	if !anchor && !s.anc.anchored.Load() && s.thr.current() <= levels.Timing {
-		s.anc.ensure(r.Time, s)
+	if !anchor {
+		s.anchorBefore(r.Time)
 	}
 	rec := l.Finish()
 	if p := s.flush.Load(); (o == nil || !o.CModule) && p.admits(r.Level) {
@@ -223,6 +227,14 @@ func (s *State) enter(r *slog.Record, rd *render.Renderer, anchor bool) (*origin
 	}
 	_, err := s.sink.Write(rec)
 	return o, err
+}
+
+// anchorBefore writes the [CLOCK_ANCHOR] before a record at time t,
+// when spans could be written and none is written yet.
+func (s *State) anchorBefore(t time.Time) {
+	if !s.anc.anchored.Load() && s.thr.current() <= levels.Timing {
+		s.anc.ensure(t, s)
+	}
 }
 
 // dropReport renders the [HOSTLOG_DROPS] record of process pid the sink

@@ -137,6 +137,30 @@ func (rd Renderer) Render(r *slog.Record, l *envelope.Line, spend bool) (o *orig
 	return nil, l.Truncated() && rd.fit(r, &h, l, false)
 }
 
+// RenderPlain writes a user record from its fields into an empty l (not
+// finished): header h (a PC's, never an origin's), message msg and
+// attributes attrs after the handler's, fitted as Render fits a user
+// record, and reports whether it fitted it. It is Render for a record
+// taken apart by package handoff, whose attributes hold no origin, and it
+// reads nothing of the calling goroutine, so the sink's writer can run it.
+func (rd Renderer) RenderPlain(h *envelope.Header, msg string, attrs []slog.Attr, l *envelope.Line) (fitted bool) {
+	write := func(w *envelope.Line) {
+		w.Start(h)
+		w.Message(msg)
+		if rd.pre != nil {
+			w.Rendered(rd.pre)
+		}
+		for _, a := range attrs {
+			w.Attr(rd.prefix, rd.depth, a)
+			if w.Truncated() {
+				return // nothing more fits
+			}
+		}
+	}
+	write(l)
+	return l.Truncated() && (rd.pre != nil || len(attrs) > 0) && l.Fit(write)
+}
+
 // fit writes the user record r with header h again so that it fits
 // (envelope.Line.Fit), its first attribute left out when skipFirst (the
 // origin), and reports whether it did.

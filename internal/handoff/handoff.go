@@ -1,0 +1,136 @@
+// Package handoff carries a plain slog record from its caller to the
+// sink's writer goroutine, which renders it: the caller pays for copying
+// the record's fields into its queue slot, not for the envelope.
+//
+// A record is plain when nothing in it can change after the logging call
+// returns and nothing in it runs the program's code when it is rendered:
+// it has a PC (a slog call site), at most MaxAttrs attributes, and each
+// attribute's value is a string, a number, a bool, a duration or a time.
+// Such a record renders to the same bytes on any goroutine at any later
+// moment, given the caller's goroutine id and the time it was made, both
+// taken at the call. Every other record (a value of kind Any, a
+// LogValuer, a group, an origin of this module's, a record without a PC)
+// is rendered by its caller as before: what its values say is what they
+// said when it was logged.
+package handoff
+
+import (
+	"log/slog"
+	"sync/atomic"
+
+	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/render"
+)
+
+// MaxAttrs is the most attributes a plain record has: what a slot holds
+// beside the record's other fields.
+const MaxAttrs = 8
+
+// A Record is a plain record taken apart, as its caller left it in the
+// sink's queue. The producer that claimed its slot writes it (Fill)
+// before its publishing store; the writer reads it (Render) after its
+// load of that store, and never writes it. It keeps the strings it points
+// to alive until the slot's next lap overwrites it.
+//
+// The fields before Attrs fill one cache line, so a record without
+// attributes costs its producer one line here beside its slot's.
+type Record struct {
+	Mono  int64 // the record's time (the call's, if the record had none)
+	Msg   string
+	PC    uintptr
+	Level slog.Level
+	GID   int64 // the caller's goroutine id
+	// R is the handler's renderer (its WithAttrs and WithGroup), which is
+	// immutable once made and lives as long as the handler.
+	R     *render.Renderer
+	N     int
+	Attrs [MaxAttrs]slog.Attr
+	// A Record is whole cache lines (384 bytes), so that two producers
+	// filling neighbouring slots never share a line (TestRecordLayout).
+}
+
+// Plain reports whether r can be handed off: see the package doc.
+func Plain(r *slog.Record) bool {
+	if n := r.NumAttrs(); r.PC == 0 || n > MaxAttrs {
+		return false
+	} else if n == 0 {
+		return true
+	}
+	plain := true
+	r.Attrs(func(a slog.Attr) bool {
+		switch a.Value.Kind() {
+		case slog.KindString, slog.KindInt64, slog.KindUint64, slog.KindFloat64,
+			slog.KindBool, slog.KindDuration, slog.KindTime:
+			return true
+		}
+		plain = false
+		return false
+	})
+	return plain
+}
+
+// Fill copies the plain record r, the handler's renderer rd and the
+// caller's goroutine id gid into e.
+func (e *Record) Fill(r *slog.Record, rd *render.Renderer, gid int64) {
+	// The clock is read now even for a record without a time, which
+	// Mono reads as "now": rendered later, now would be the writer's.
+	e.Mono, e.Msg, e.PC, e.Level, e.GID, e.R = envelope.Mono(r.Time), r.Message, r.PC, r.Level, gid, rd
+	n := 0
+	if r.NumAttrs() > 0 {
+		r.Attrs(func(a slog.Attr) bool {
+			e.Attrs[n] = a
+			n++
+			return n < MaxAttrs
+		})
+	}
+	e.N = n
+}
+
+// Render appends e's record to dst, newline included, counting it in
+// t.Fitted or t.Cut as a handler's door would.
+func (e *Record) Render(dst []byte, t *Tally) []byte {
+	var l envelope.Line
+	h := envelope.Header{Mono: e.Mono, TID: e.GID, Level: e.Level, PC: e.PC}
+	fitted := e.R.RenderPlain(&h, e.Msg, e.Attrs[:e.N], &l)
+	switch {
+	case l.Truncated():
+		t.Cut.Add(1)
+	case fitted:
+		t.Fitted.Add(1)
+	}
+	return append(dst, l.Finish()...)
+}
+
+// A Tally is where a state counts the records its writer fitted to the
+// bound and cut at it.
+type Tally struct{ Fitted, Cut *atomic.Uint64 }
+
+// A Queue is a sink's way in for plain records: Claim claims a slot
+// and returns its position and record, for the caller to Fill, then to
+// Publish; the writer renders it. A record must not be handed over
+// through one call that takes it by pointer: an indirect call makes its
+// argument escape, and every record would cost an allocation.
+type Queue struct {
+	// Claim claims a slot as the sink claims one for bytes, yielding and
+	// waiting as it would. Its outcome is Claimed (e and pos are the
+	// slot's), Counted (the queue was full, the record is counted lost
+	// under its reason) or Declined (the queue admits nothing now, or the
+	// writer is behind: the caller renders the record and writes it as
+	// any other).
+	Claim func() (e *Record, pos uint64, o Outcome)
+	// Publish hands the filled record at pos to the writer.
+	Publish func(pos uint64)
+}
+
+// The outcomes of Queue.Claim.
+type Outcome int
+
+const (
+	Claimed Outcome = iota
+	Counted
+	Declined
+)
+
+// Attach, set by package sink in its init, returns s's (a *sink.Sink)
+// Queue, whose records the writer counts in t.
+var Attach func(s any, t Tally) Queue

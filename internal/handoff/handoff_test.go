@@ -1,0 +1,174 @@
+package handoff
+
+import (
+	"errors"
+	"log/slog"
+	"math"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/render"
+)
+
+// record returns a record from a slog call site (this one).
+func record(msg string, attrs ...slog.Attr) slog.Record {
+	var pcs [1]uintptr
+	runtime.Callers(2, pcs[:])
+	r := slog.NewRecord(time.Now(), slog.LevelInfo, msg, pcs[0])
+	r.AddAttrs(attrs...)
+	return r
+}
+
+// both renders r with rd in the caller, as a State's door does, and
+// through a Record, as the writer does, on this goroutine (so that the
+// goroutine ids agree), and returns the two records and their tallies.
+func both(t *testing.T, rd render.Renderer, r slog.Record) (caller, writer string, cf, wf [2]uint64) {
+	t.Helper()
+	var l envelope.Line
+	_, fitted := rd.Render(&r, &l, true)
+	switch {
+	case l.Truncated():
+		cf[1]++
+	case fitted:
+		cf[0]++
+	}
+	caller = string(l.Finish())
+	require.True(t, Plain(&r), "not plain: %v", r)
+	var e Record
+	e.Fill(&r, &rd, goidOf(t))
+	var fit, cut atomic.Uint64
+	writer = string(e.Render(nil, &Tally{Fitted: &fit, Cut: &cut}))
+	wf = [2]uint64{fit.Load(), cut.Load()}
+	return caller, writer, cf, wf
+}
+
+// goidOf returns this goroutine's id as the envelope writes it, read
+// back from a record rendered here.
+func goidOf(t *testing.T) int64 {
+	var l envelope.Line
+	r := record("id")
+	render.Renderer{}.Render(&r, &l, false)
+	rec, err := envelope.ParseRecord(l.Finish())
+	require.NoError(t, err)
+	return rec.TID
+}
+
+func TestRenderMatchesTheCaller(t *testing.T) {
+	huge := strings.Repeat("x", 1024)
+	at := time.Date(2026, 12, 2, 6, 0, 0, 123456789, time.FixedZone("X", 3600))
+	grouped := render.Renderer{}.WithAttrs([]slog.Attr{slog.String("svc", "api"), slog.Int("pid", 7)}).WithGroup("req")
+	deep := render.Renderer{}
+	for range 40 {
+		deep = deep.WithGroup("g")
+	}
+	for _, tt := range []struct {
+		name string
+		rd   render.Renderer
+		r    slog.Record
+	}{
+		{"static", render.Renderer{}, record("request served")},
+		{"every plain kind", render.Renderer{}, record("m", slog.String("s", "a b"), slog.Int("i", -3),
+			slog.Uint64("u", math.MaxUint64), slog.Float64("f", math.Inf(-1)), slog.Bool("b", true),
+			slog.Duration("d", 1500*time.Microsecond), slog.Time("t", at), slog.Float64("nan", math.NaN()))},
+		{"hostile text", render.Renderer{}, record("a\nb [STRACE] \x1b[31m\u2028",
+			slog.String("k y", "v\n[CLOCK_ANCHOR] x"), slog.String("", "empty key"))},
+		{"a message past the bound", render.Renderer{}, record(huge)},
+		{"attributes past the bound are fitted", render.Renderer{}, record("query failed",
+			slog.String("sql", huge), slog.String("err", "deadlock"), slog.Int("attempt", 3))},
+		{"WithAttrs past the bound", render.Renderer{}.WithAttrs([]slog.Attr{slog.String("sql", huge)}), record("m")},
+		{"WithAttrs and WithGroup", grouped, record("m", slog.Int("id", 9), slog.String("path", "/v1"))},
+		{"groups past the depth", deep, record("m", slog.Int("id", 9))},
+		{"eight attributes", grouped, record("m", slog.Int("a", 1), slog.Int("b", 2), slog.Int("c", 3),
+			slog.Int("d", 4), slog.Int("e", 5), slog.Int("f", 6), slog.Int("g", 7), slog.String("h", huge))},
+		{"a time in the past", render.Renderer{}, slog.NewRecord(at, slog.LevelWarn, "old", record("").PC)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			caller, writer, cf, wf := both(t, tt.rd, tt.r)
+			assert.Equal(t, caller, writer)
+			assert.Equal(t, cf, wf, "fitted/cut tallies")
+		})
+	}
+}
+
+// TestNoTime: a record without a time is stamped when it is filled, not
+// when the writer renders it later.
+func TestNoTime(t *testing.T) {
+	r := record("m")
+	r.Time = time.Time{}
+	before := envelope.Mono(time.Time{})
+	var e Record
+	e.Fill(&r, &render.Renderer{}, 1)
+	after := envelope.Mono(time.Time{})
+	time.Sleep(time.Millisecond)
+	var fit, cut atomic.Uint64
+	rec, err := envelope.ParseRecord(e.Render(nil, &Tally{Fitted: &fit, Cut: &cut}))
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, rec.Mono, before)
+	assert.LessOrEqual(t, rec.Mono, after, "stamped by the writer, not the call")
+}
+
+type stringer struct{}
+
+func (stringer) String() string { return "s" }
+
+type valuer struct{}
+
+func (valuer) LogValue() slog.Value { return slog.StringValue("v") }
+
+func TestPlain(t *testing.T) {
+	nine := make([]slog.Attr, MaxAttrs+1)
+	for i := range nine {
+		nine[i] = slog.Int("k", i)
+	}
+	for _, tt := range []struct {
+		name  string
+		r     slog.Record
+		plain bool
+	}{
+		{"no attributes", record("m"), true},
+		{"scalars", record("m", slog.Int("a", 1), slog.String("b", "x"), slog.Time("t", time.Now())), true},
+		{"MaxAttrs", record("m", nine[:MaxAttrs]...), true},
+		{"more than MaxAttrs", record("m", nine...), false},
+		{"an error", record("m", slog.Any("err", errors.New("x"))), false},
+		{"a Stringer", record("m", slog.Any("s", stringer{})), false},
+		{"a LogValuer", record("m", slog.Any("v", valuer{})), false},
+		{"a group", record("m", slog.Group("g", slog.Int("a", 1))), false},
+		{"the last attribute not plain", record("m", slog.Int("a", 1), slog.Any("b", []int{1})), false},
+		{"no PC", slog.NewRecord(time.Now(), slog.LevelInfo, "m", 0), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.plain, Plain(&tt.r))
+		})
+	}
+}
+
+func TestRecordLayout(t *testing.T) {
+	var e Record
+	assert.Zero(t, unsafeSizeof(e)%64, "a Record is not whole cache lines")
+	assert.LessOrEqual(t, unsafeOffsetofAttrs(), uintptr(64), "the fields before Attrs pass one line")
+}
+
+func FuzzRenderMatchesTheCaller(f *testing.F) {
+	f.Add("msg", "key", "value", int64(-1), 0.5, uint8(3), false)
+	f.Add(strings.Repeat("m", 600), "k\n", strings.Repeat("v", 700), int64(math.MinInt64), math.NaN(), uint8(0), true)
+	f.Fuzz(func(t *testing.T, msg, key, val string, i int64, fl float64, n uint8, group bool) {
+		rd := render.Renderer{}
+		if group {
+			rd = rd.WithAttrs([]slog.Attr{slog.String(key, val)}).WithGroup(key)
+		}
+		attrs := []slog.Attr{slog.String(key, val), slog.Int64(key+"i", i), slog.Float64("f", fl),
+			slog.Duration("d", time.Duration(i)), slog.String("v2", val+val), slog.Bool(key, i%2 == 0),
+			slog.Uint64("u", uint64(i)), slog.Time("t", time.Unix(0, i))}
+		r := record(msg, attrs[:int(n)%(len(attrs)+1)]...)
+		caller, writer, cf, wf := both(t, rd, r)
+		assert.Equal(t, caller, writer)
+		assert.Equal(t, cf, wf)
+	})
+}

@@ -1,0 +1,68 @@
+package sink
+
+import (
+	"simpler.dev/log/internal/handoff"
+)
+
+// plainRecords is the queue's second half: the plain records (package
+// handoff) of the ring's slots, by the same index. A slot whose n is 0
+// holds its record here instead of bytes (a record of bytes is never
+// empty: submit refuses those). Allocated with the ring; apart from it so
+// that the ring, which holds no pointers, is never scanned by the
+// collector, and a slot of bytes stays nine lines.
+type plainRecords [slots]handoff.Record
+
+// renderWater is the queue depth past which a producer renders its plain
+// record itself (see publishRecord): napWater, where producers begin to
+// wake the writer, since records come faster than it takes them.
+const renderWater = napWater
+
+func init() {
+	handoff.Attach = func(s any, t handoff.Tally) handoff.Queue {
+		sk := s.(*Sink)
+		sk.w.tally = t
+		return handoff.Queue{Claim: sk.claimRecord, Publish: sk.publishRecord}
+	}
+}
+
+// claimRecord is submit's claim for a plain record (handoff.Queue.Claim).
+// It declines past renderWater: the writer is behind, and rendering would
+// put it further behind, so the producer renders its record and writes it
+// as any other, and producers that outrun the writer share its work
+// instead of filling the queue. It decides before it claims: the time
+// between a claim and its publishing store is time the writer may have
+// to wait at that slot (a producer preempted there stops the drain), so
+// nothing longer than a copy goes into it.
+func (s *Sink) claimRecord() (*handoff.Record, uint64, handoff.Outcome) {
+	pos := s.q.head.Load()
+	if pos&closedBit != 0 || s.q.deeper(pos, renderWater) {
+		return nil, 0, handoff.Declined
+	}
+	if !s.q.head.CompareAndSwap(pos, pos+1) {
+		// Lost to another producer: the rest of a claim, as submit's.
+		var (
+			c   claimer
+			err error
+		)
+		if pos, err = s.q.claim(s.q.head.Load(), 1, &c, &s.w.bell); err != nil {
+			s.w.bell.poke()
+			return nil, 0, handoff.Counted
+		}
+		if pos&closedBit != 0 {
+			return nil, 0, handoff.Declined
+		}
+	}
+	return &s.q.records[pos&mask], pos, handoff.Claimed
+}
+
+// publishRecord publishes the plain record filled at pos: its slot's n
+// is 0, which tells the writer to render it.
+func (s *Sink) publishRecord(pos uint64) {
+	sl := &s.q.ring[pos&mask]
+	sl.n = 0
+	sl.seq.Store(pos + 1)
+	s.w.bell.poke()
+	if pos%waterEvery == 0 {
+		s.q.water(pos, &s.w.bell)
+	}
+}

@@ -1,0 +1,83 @@
+package slogsimpler
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"simpler.dev/log/levels"
+)
+
+// TestHandoffWritesWhatTheCallerWould: records a running writer renders
+// (plain ones, see internal/handoff) and records their callers render,
+// mixed in one goroutine, come out byte for byte as a synchronous state
+// writes them, in the order they were logged, with the same fitted and
+// cut counts.
+func TestHandoffWritesWhatTheCallerWould(t *testing.T) {
+	huge := strings.Repeat("x", 1024)
+	at := time.Date(2026, 12, 2, 6, 0, 0, 0, time.UTC)
+	var pcs [1]uintptr
+	runtime.Callers(1, pcs[:])
+	rec := func(level slog.Level, msg string, attrs ...slog.Attr) slog.Record {
+		r := slog.NewRecord(at, level, msg, pcs[0])
+		r.AddAttrs(attrs...)
+		at = at.Add(time.Microsecond)
+		return r
+	}
+	type logged struct {
+		with []slog.Attr
+		r    slog.Record
+	}
+	var in []logged
+	for i := range 50 {
+		in = append(in,
+			logged{nil, rec(slog.LevelInfo, "plain", slog.Int("i", i), slog.String("path", "/v1/items"))},
+			logged{nil, rec(slog.LevelWarn, "not plain", slog.Any("err", errors.New("boom")))},
+			logged{[]slog.Attr{slog.String("svc", "api")}, rec(slog.LevelInfo, "with attrs", slog.Bool("ok", true))},
+			logged{nil, rec(slog.LevelInfo, "fitted", slog.String("sql", huge), slog.Int("attempt", 3))},
+			logged{nil, rec(slog.LevelInfo, huge)},                               // cut: no attributes to fit
+			logged{nil, rec(slog.LevelError, "flushed: rendered by its caller")}, // FlushLevel
+		)
+	}
+	write := func(async bool) (string, Counts) {
+		var buf lockedBuffer
+		st, err := NewState(&Options{Level: levels.Info, Output: &buf})
+		require.NoError(t, err)
+		if async {
+			require.NoError(t, st.Start())
+		}
+		h := st.Handler()
+		for _, l := range in {
+			var hh slog.Handler = h
+			if l.with != nil {
+				hh = h.WithAttrs(l.with)
+			}
+			require.NoError(t, hh.Handle(context.Background(), l.r.Clone()))
+		}
+		require.NoError(t, st.Close(10*time.Second))
+		return buf.String(), st.Counts()
+	}
+	sync, sc := write(false)
+	async, ac := write(true)
+	// Each begins with a [CLOCK_ANCHOR] (spans are on at INFO): the
+	// synchronous state's at its first record, the started one's at Start.
+	sl, al := strings.SplitAfter(sync, "\n"), strings.SplitAfter(async, "\n")
+	require.Len(t, sl, len(in)+2, "the synchronous state wrote %.600s", sync)
+	require.Len(t, al, len(sl), "the started state wrote %.600s", async)
+	for i := 1; i < len(sl); i++ {
+		if !assert.Equal(t, sl[i], al[i], "line %d", i) {
+			break
+		}
+	}
+	assert.EqualValues(t, 50, sc.Fitted)
+	assert.EqualValues(t, 50, sc.Cut)
+	assert.Equal(t, [2]uint64{sc.Fitted, sc.Cut}, [2]uint64{ac.Fitted, ac.Cut}, "fitted and cut")
+	assert.Zero(t, ac.Dropped)
+}
