@@ -26,7 +26,7 @@ func plainRecord(msg string) slog.Record {
 func handOff(q handoff.Queue, r slog.Record, rd *render.Renderer) handoff.Outcome {
 	e, pos, out := q.Claim()
 	if out == handoff.Claimed {
-		e.Fill(&r, rd, 7)
+		e.Fill(&r, &handoff.Texts{}, rd, 7)
 		q.Publish(pos)
 	}
 	return out

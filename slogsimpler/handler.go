@@ -59,7 +59,9 @@ func (h *Handler) WithGroup(name string) slog.Handler {
 }
 
 // Handle hands r, in its typed form, to the state's one door, which
-// renders it with the handler's attributes and groups.
+// renders it with the handler's attributes and groups; a plain record
+// (see One data path in the package doc) goes into the queue as fields,
+// for the writer to render to the same bytes.
 // It rechecks the live threshold (a level change between Enabled and
 // Handle wins). It returns an error only when the destination failed in
 // synchronous mode; every other loss is counted by the sink, not returned.
@@ -73,12 +75,13 @@ func (h *Handler) Handle(_ context.Context, r slog.Record) error {
 		return nil
 	}
 	anchored := false
-	if handoff.Plain(&r) && !s.flush.Load().admits(r.Level) {
+	var texts handoff.Texts
+	if !s.flush.Load().admits(r.Level) && handoff.Plain(&r, &texts) {
 		// Rendered by the writer: the caller copies the record's fields.
 		s.anchorBefore(r.Time)
 		switch e, pos, out := s.handoff.Claim(); out {
 		case handoff.Claimed:
-			e.Fill(&r, &h.r, goid.Get())
+			e.Fill(&r, &texts, &h.r, goid.Get())
 			s.handoff.Publish(pos)
 			return nil
 		case handoff.Counted:

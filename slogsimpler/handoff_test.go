@@ -39,7 +39,8 @@ func TestHandoffWritesWhatTheCallerWould(t *testing.T) {
 	for i := range 50 {
 		in = append(in,
 			logged{nil, rec(slog.LevelInfo, "plain", slog.Int("i", i), slog.String("path", "/v1/items"))},
-			logged{nil, rec(slog.LevelWarn, "not plain", slog.Any("err", errors.New("boom")))},
+			logged{nil, rec(slog.LevelWarn, "an error", slog.Any("err", errors.New("boom")))},
+			logged{nil, rec(slog.LevelWarn, "not plain", slog.Any("ids", []int{1, 2}))},
 			logged{[]slog.Attr{slog.String("svc", "api")}, rec(slog.LevelInfo, "with attrs", slog.Bool("ok", true))},
 			logged{nil, rec(slog.LevelInfo, "fitted", slog.String("sql", huge), slog.Int("attempt", 3))},
 			logged{nil, rec(slog.LevelInfo, huge)},                               // cut: no attributes to fit

@@ -5,13 +5,15 @@
 // A record is plain when nothing in it can change after the logging call
 // returns and nothing in it runs the program's code when it is rendered:
 // it has a PC (a slog call site), at most MaxAttrs attributes, and each
-// attribute's value is a string, a number, a bool, a duration or a time.
-// Such a record renders to the same bytes on any goroutine at any later
-// moment, given the caller's goroutine id and the time it was made, both
-// taken at the call. Every other record (a value of kind Any, a
-// LogValuer, a group, an origin of this module's, a record without a PC)
-// is rendered by its caller as before: what its values say is what they
-// said when it was logged.
+// attribute's value is a string, a number, a bool, a duration or a time,
+// or an error (at most MaxErrors of them), whose text is read at the call,
+// in the caller's goroutine, and kept in the record. Such a record renders
+// to the same bytes on any goroutine at any later moment, given the
+// caller's goroutine id and the time it was made, both also taken at the
+// call. Every other record (any other value of kind Any, a LogValuer, a
+// group, an origin of this module's, a record without a PC) is rendered
+// by its caller as before: what its values say is what they said when it
+// was logged.
 package handoff
 
 import (
@@ -22,9 +24,13 @@ import (
 	"simpler.dev/log/internal/render"
 )
 
-// MaxAttrs is the most attributes a plain record has: what a slot holds
-// beside the record's other fields.
-const MaxAttrs = 8
+// MaxAttrs is the most attributes a plain record has, and MaxErrors the
+// most of them that are errors: what a slot holds beside the record's
+// other fields.
+const (
+	MaxAttrs  = 10
+	MaxErrors = 2
+)
 
 // A Record is a plain record taken apart, as its caller left it in the
 // sink's queue. The producer that claimed its slot writes it (Fill)
@@ -45,12 +51,42 @@ type Record struct {
 	R     *render.Renderer
 	N     int
 	Attrs [MaxAttrs]slog.Attr
-	// A Record is whole cache lines (384 bytes), so that two producers
+	// errs are the texts of the record's errors, which its attributes
+	// hold in their place (see Fill).
+	errs [MaxErrors]errorText
+	// A Record is whole cache lines (512 bytes), so that two producers
 	// filling neighbouring slots never share a line (TestRecordLayout).
+	_ [16]byte
 }
 
-// Plain reports whether r can be handed off: see the package doc.
-func Plain(r *slog.Record) bool {
+// An errorText stands for an error in a queued record: its text, read
+// at the call. The envelope writes an error by its text, so the writer
+// writes the same bytes from it.
+type errorText struct{ s string }
+
+func (e *errorText) Error() string { return e.s }
+
+// Texts are the texts of a plain record's errors, in the order of its
+// attributes: Plain reads them, Fill keeps them.
+type Texts struct {
+	s [MaxErrors]string
+	n int
+}
+
+// text returns err's text, or false if reading it panicked: such a
+// record is rendered by its caller, which writes the panic.
+func text(err error) (s string, ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return err.Error(), true
+}
+
+// Plain reports whether r can be handed off (see the package doc), and
+// reads the texts of its errors into t, which must be empty.
+func Plain(r *slog.Record, t *Texts) bool {
 	if n := r.NumAttrs(); r.PC == 0 || n > MaxAttrs {
 		return false
 	} else if n == 0 {
@@ -62,6 +98,13 @@ func Plain(r *slog.Record) bool {
 		case slog.KindString, slog.KindInt64, slog.KindUint64, slog.KindFloat64,
 			slog.KindBool, slog.KindDuration, slog.KindTime:
 			return true
+		case slog.KindAny:
+			if err, ok := a.Value.Any().(error); ok && t.n < MaxErrors {
+				if t.s[t.n], ok = text(err); ok {
+					t.n++
+					return true
+				}
+			}
 		}
 		plain = false
 		return false
@@ -69,15 +112,22 @@ func Plain(r *slog.Record) bool {
 	return plain
 }
 
-// Fill copies the plain record r, the handler's renderer rd and the
-// caller's goroutine id gid into e.
-func (e *Record) Fill(r *slog.Record, rd *render.Renderer, gid int64) {
+// Fill copies the plain record r, the texts of its errors t (from Plain),
+// the handler's renderer rd and the caller's goroutine id gid into e. An
+// error's attribute holds, in e, its text in place of the error.
+func (e *Record) Fill(r *slog.Record, t *Texts, rd *render.Renderer, gid int64) {
 	// The clock is read now even for a record without a time, which
 	// Mono reads as "now": rendered later, now would be the writer's.
 	e.Mono, e.Msg, e.PC, e.Level, e.GID, e.R = envelope.Mono(r.Time), r.Message, r.PC, r.Level, gid, rd
 	n := 0
 	if r.NumAttrs() > 0 {
+		j := 0
 		r.Attrs(func(a slog.Attr) bool {
+			if a.Value.Kind() == slog.KindAny && j < t.n {
+				e.errs[j].s = t.s[j]
+				a.Value = slog.AnyValue(&e.errs[j])
+				j++
+			}
 			e.Attrs[n] = a
 			n++
 			return n < MaxAttrs

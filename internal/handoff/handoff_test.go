@@ -2,6 +2,8 @@ package handoff
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"runtime"
@@ -40,9 +42,10 @@ func both(t *testing.T, rd render.Renderer, r slog.Record) (caller, writer strin
 		cf[0]++
 	}
 	caller = string(l.Finish())
-	require.True(t, Plain(&r), "not plain: %v", r)
+	var texts Texts
+	require.True(t, Plain(&r, &texts), "not plain: %v", r)
 	var e Record
-	e.Fill(&r, &rd, goidOf(t))
+	e.Fill(&r, &texts, &rd, goidOf(t))
 	var fit, cut atomic.Uint64
 	writer = string(e.Render(nil, &Tally{Fitted: &fit, Cut: &cut}))
 	wf = [2]uint64{fit.Load(), cut.Load()}
@@ -87,6 +90,12 @@ func TestRenderMatchesTheCaller(t *testing.T) {
 		{"groups past the depth", deep, record("m", slog.Int("id", 9))},
 		{"eight attributes", grouped, record("m", slog.Int("a", 1), slog.Int("b", 2), slog.Int("c", 3),
 			slog.Int("d", 4), slog.Int("e", 5), slog.Int("f", 6), slog.Int("g", 7), slog.String("h", huge))},
+		{"errors", render.Renderer{}, record("failed", slog.Any("err", errors.New("boom\n[STRACE] forged")),
+			slog.Int("n", 1), slog.Any("cause", fmt.Errorf("read: %w", io.ErrUnexpectedEOF)))},
+		{"an error past the bound", render.Renderer{}, record("failed", slog.Any("err", errors.New(huge)), slog.Int("attempt", 2))},
+		{"ten attributes", render.Renderer{}, record("m", slog.Int("status", 200), slog.String("path", "/v1/items"),
+			slog.Float64("ratio", 0.25), slog.Bool("cached", true), slog.Time("at", at), slog.Duration("took", time.Millisecond),
+			slog.Any("err", io.EOF), slog.Int64("bytes", 1<<20), slog.Uint64("id", 123456789), slog.String("peer", "10.0.0.1"))},
 		{"a time in the past", render.Renderer{}, slog.NewRecord(at, slog.LevelWarn, "old", record("").PC)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -104,7 +113,7 @@ func TestNoTime(t *testing.T) {
 	r.Time = time.Time{}
 	before := envelope.Mono(time.Time{})
 	var e Record
-	e.Fill(&r, &render.Renderer{}, 1)
+	e.Fill(&r, &Texts{}, &render.Renderer{}, 1)
 	after := envelope.Mono(time.Time{})
 	time.Sleep(time.Millisecond)
 	var fit, cut atomic.Uint64
@@ -113,6 +122,10 @@ func TestNoTime(t *testing.T) {
 	assert.GreaterOrEqual(t, rec.Mono, before)
 	assert.LessOrEqual(t, rec.Mono, after, "stamped by the writer, not the call")
 }
+
+type badError struct{ msg string }
+
+func (e *badError) Error() string { return e.msg }
 
 type stringer struct{}
 
@@ -123,9 +136,9 @@ type valuer struct{}
 func (valuer) LogValue() slog.Value { return slog.StringValue("v") }
 
 func TestPlain(t *testing.T) {
-	nine := make([]slog.Attr, MaxAttrs+1)
-	for i := range nine {
-		nine[i] = slog.Int("k", i)
+	over := make([]slog.Attr, MaxAttrs+1)
+	for i := range over {
+		over[i] = slog.Int("k", i)
 	}
 	for _, tt := range []struct {
 		name  string
@@ -134,9 +147,12 @@ func TestPlain(t *testing.T) {
 	}{
 		{"no attributes", record("m"), true},
 		{"scalars", record("m", slog.Int("a", 1), slog.String("b", "x"), slog.Time("t", time.Now())), true},
-		{"MaxAttrs", record("m", nine[:MaxAttrs]...), true},
-		{"more than MaxAttrs", record("m", nine...), false},
-		{"an error", record("m", slog.Any("err", errors.New("x"))), false},
+		{"MaxAttrs", record("m", over[:MaxAttrs]...), true},
+		{"more than MaxAttrs", record("m", over...), false},
+		{"errors", record("m", slog.Any("err", errors.New("x")), slog.Any("cause", fmt.Errorf("w: %w", io.EOF))), true},
+		{"more than MaxErrors errors", record("m", slog.Any("a", io.EOF), slog.Any("b", io.EOF), slog.Any("c", io.EOF)), false},
+		{"an error whose text panics", record("m", slog.Any("err", (*badError)(nil))), false},
+		{"a nil", record("m", slog.Any("err", nil)), false},
 		{"a Stringer", record("m", slog.Any("s", stringer{})), false},
 		{"a LogValuer", record("m", slog.Any("v", valuer{})), false},
 		{"a group", record("m", slog.Group("g", slog.Int("a", 1))), false},
@@ -144,7 +160,7 @@ func TestPlain(t *testing.T) {
 		{"no PC", slog.NewRecord(time.Now(), slog.LevelInfo, "m", 0), false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.plain, Plain(&tt.r))
+			assert.Equal(t, tt.plain, Plain(&tt.r, &Texts{}))
 		})
 	}
 }
@@ -159,13 +175,14 @@ func FuzzRenderMatchesTheCaller(f *testing.F) {
 	f.Add("msg", "key", "value", int64(-1), 0.5, uint8(3), false)
 	f.Add(strings.Repeat("m", 600), "k\n", strings.Repeat("v", 700), int64(math.MinInt64), math.NaN(), uint8(0), true)
 	f.Fuzz(func(t *testing.T, msg, key, val string, i int64, fl float64, n uint8, group bool) {
+		errVal := errors.New(val)
 		rd := render.Renderer{}
 		if group {
 			rd = rd.WithAttrs([]slog.Attr{slog.String(key, val)}).WithGroup(key)
 		}
 		attrs := []slog.Attr{slog.String(key, val), slog.Int64(key+"i", i), slog.Float64("f", fl),
 			slog.Duration("d", time.Duration(i)), slog.String("v2", val+val), slog.Bool(key, i%2 == 0),
-			slog.Uint64("u", uint64(i)), slog.Time("t", time.Unix(0, i))}
+			slog.Uint64("u", uint64(i)), slog.Time("t", time.Unix(0, i)), slog.Any("err", errVal)}
 		r := record(msg, attrs[:int(n)%(len(attrs)+1)]...)
 		caller, writer, cf, wf := both(t, rd, r)
 		assert.Equal(t, caller, writer)
