@@ -64,6 +64,7 @@ func TestHandoffQueue(t *testing.T) {
 		}
 		c := checkIdentity(t, s, 200)
 		assert.EqualValues(t, 200, c.Written)
+		assert.Zero(t, s.q.records[1], "a closed queue keeps a plain record's strings")
 		assert.Equal(t, handoff.Declined, handOff(q, plainRecord("after Close"), &rd), "claimed after Close")
 	})
 

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"simpler.dev/log/envelope"
 	"simpler.dev/log/levels"
 )
 
@@ -21,7 +22,8 @@ import (
 // writes them, in the order they were logged, with the same fitted and
 // cut counts.
 func TestHandoffWritesWhatTheCallerWould(t *testing.T) {
-	huge := strings.Repeat("x", 1024)
+	huge := strings.Repeat("x", 1024)               // past handoff.MaxText: rendered by its caller
+	long := strings.Repeat("y", envelope.MaxRecord) // the longest a plain record holds
 	at := time.Date(2026, 12, 2, 6, 0, 0, 0, time.UTC)
 	var pcs [1]uintptr
 	runtime.Callers(1, pcs[:])
@@ -43,7 +45,9 @@ func TestHandoffWritesWhatTheCallerWould(t *testing.T) {
 			logged{nil, rec(slog.LevelWarn, "not plain", slog.Any("ids", []int{1, 2}))},
 			logged{[]slog.Attr{slog.String("svc", "api")}, rec(slog.LevelInfo, "with attrs", slog.Bool("ok", true))},
 			logged{nil, rec(slog.LevelInfo, "fitted", slog.String("sql", huge), slog.Int("attempt", 3))},
-			logged{nil, rec(slog.LevelInfo, huge)},                               // cut: no attributes to fit
+			logged{nil, rec(slog.LevelInfo, "fitted", slog.String("a", long), slog.String("b", long))},
+			logged{nil, rec(slog.LevelInfo, huge)}, // cut: no attributes to fit
+			logged{nil, rec(slog.LevelInfo, long)},
 			logged{nil, rec(slog.LevelError, "flushed: rendered by its caller")}, // FlushLevel
 		)
 	}
@@ -77,8 +81,8 @@ func TestHandoffWritesWhatTheCallerWould(t *testing.T) {
 			break
 		}
 	}
-	assert.EqualValues(t, 50, sc.Fitted)
-	assert.EqualValues(t, 50, sc.Cut)
+	assert.EqualValues(t, 100, sc.Fitted)
+	assert.EqualValues(t, 100, sc.Cut)
 	assert.Equal(t, [2]uint64{sc.Fitted, sc.Cut}, [2]uint64{ac.Fitted, ac.Cut}, "fitted and cut")
 	assert.Zero(t, ac.Dropped)
 }

@@ -7,7 +7,8 @@
 // it has a PC (a slog call site), at most MaxAttrs attributes, and each
 // attribute's value is a string, a number, a bool, a duration or a time,
 // or an error (at most MaxErrors of them), whose text is read at the call,
-// in the caller's goroutine, and kept in the record. Such a record renders
+// in the caller's goroutine, and kept in the record; and none of its texts
+// is longer than MaxText. Such a record renders
 // to the same bytes on any goroutine at any later moment, given the
 // caller's goroutine id and the time it was made, both also taken at the
 // call. Every other record (any other value of kind Any, a LogValuer, a
@@ -84,23 +85,38 @@ func text(err error) (s string, ok bool) {
 	return err.Error(), true
 }
 
+// MaxText is the longest message, key, string value or error text of a
+// plain record. A queued record keeps its strings alive until its slot's
+// next lap, so a record with a longer one (which the envelope fits or cuts
+// to 512 bytes anyway) is rendered by its caller, and the queue never
+// holds more than a few kilobytes of the program's text a slot.
+const MaxText = envelope.MaxRecord
+
 // Plain reports whether r can be handed off (see the package doc), and
 // reads the texts of its errors into t, which must be empty.
 func Plain(r *slog.Record, t *Texts) bool {
-	if n := r.NumAttrs(); r.PC == 0 || n > MaxAttrs {
+	if n := r.NumAttrs(); r.PC == 0 || n > MaxAttrs || len(r.Message) > MaxText {
 		return false
 	} else if n == 0 {
 		return true
 	}
 	plain := true
 	r.Attrs(func(a slog.Attr) bool {
+		if len(a.Key) > MaxText {
+			plain = false
+			return false
+		}
 		switch a.Value.Kind() {
-		case slog.KindString, slog.KindInt64, slog.KindUint64, slog.KindFloat64,
+		case slog.KindInt64, slog.KindUint64, slog.KindFloat64,
 			slog.KindBool, slog.KindDuration, slog.KindTime:
 			return true
+		case slog.KindString:
+			if len(a.Value.String()) <= MaxText {
+				return true
+			}
 		case slog.KindAny:
 			if err, ok := a.Value.Any().(error); ok && t.n < MaxErrors {
-				if t.s[t.n], ok = text(err); ok {
+				if t.s[t.n], ok = text(err); ok && len(t.s[t.n]) <= MaxText {
 					t.n++
 					return true
 				}

@@ -64,7 +64,9 @@ func goidOf(t *testing.T) int64 {
 }
 
 func TestRenderMatchesTheCaller(t *testing.T) {
-	huge := strings.Repeat("x", 1024)
+	// The longest text a plain record holds: with anything before it, past
+	// the bound.
+	huge := strings.Repeat("x", MaxText)
 	at := time.Date(2026, 12, 2, 6, 0, 0, 123456789, time.FixedZone("X", 3600))
 	grouped := render.Renderer{}.WithAttrs([]slog.Attr{slog.String("svc", "api"), slog.Int("pid", 7)}).WithGroup("req")
 	deep := render.Renderer{}
@@ -83,6 +85,7 @@ func TestRenderMatchesTheCaller(t *testing.T) {
 		{"hostile text", render.Renderer{}, record("a\nb [STRACE] \x1b[31m\u2028",
 			slog.String("k y", "v\n[CLOCK_ANCHOR] x"), slog.String("", "empty key"))},
 		{"a message past the bound", render.Renderer{}, record(huge)},
+		{"two values past the bound", render.Renderer{}, record("m", slog.String("a", huge), slog.String("b", huge), slog.Int("n", 1))},
 		{"attributes past the bound are fitted", render.Renderer{}, record("query failed",
 			slog.String("sql", huge), slog.String("err", "deadlock"), slog.Int("attempt", 3))},
 		{"WithAttrs past the bound", render.Renderer{}.WithAttrs([]slog.Attr{slog.String("sql", huge)}), record("m")},
@@ -153,6 +156,11 @@ func TestPlain(t *testing.T) {
 		{"more than MaxErrors errors", record("m", slog.Any("a", io.EOF), slog.Any("b", io.EOF), slog.Any("c", io.EOF)), false},
 		{"an error whose text panics", record("m", slog.Any("err", (*badError)(nil))), false},
 		{"a nil", record("m", slog.Any("err", nil)), false},
+		{"a message of MaxText", record(strings.Repeat("m", MaxText)), true},
+		{"a message past MaxText", record(strings.Repeat("m", MaxText+1)), false},
+		{"a value past MaxText", record("m", slog.String("v", strings.Repeat("v", MaxText+1))), false},
+		{"a key past MaxText", record("m", slog.Int(strings.Repeat("k", MaxText+1), 1)), false},
+		{"an error text past MaxText", record("m", slog.Any("err", errors.New(strings.Repeat("e", MaxText+1)))), false},
 		{"a Stringer", record("m", slog.Any("s", stringer{})), false},
 		{"a LogValuer", record("m", slog.Any("v", valuer{})), false},
 		{"a group", record("m", slog.Group("g", slog.Int("a", 1))), false},
@@ -173,8 +181,9 @@ func TestRecordLayout(t *testing.T) {
 
 func FuzzRenderMatchesTheCaller(f *testing.F) {
 	f.Add("msg", "key", "value", int64(-1), 0.5, uint8(3), false)
-	f.Add(strings.Repeat("m", 600), "k\n", strings.Repeat("v", 700), int64(math.MinInt64), math.NaN(), uint8(0), true)
+	f.Add(strings.Repeat("m", 600), "k\n", strings.Repeat("v", 500), int64(math.MinInt64), math.NaN(), uint8(0), true)
 	f.Fuzz(func(t *testing.T, msg, key, val string, i int64, fl float64, n uint8, group bool) {
+		msg, key, val = msg[:min(len(msg), MaxText)], key[:min(len(key), MaxText/2)], val[:min(len(val), MaxText/2)]
 		errVal := errors.New(val)
 		rd := render.Renderer{}
 		if group {
