@@ -76,7 +76,7 @@ func (h *Handler) Handle(_ context.Context, r slog.Record) error {
 	}
 	anchored := false
 	var texts handoff.Texts
-	if !s.flush.Load().admits(r.Level) && handoff.Plain(&r, &texts) {
+	if s.running.Load() && !s.flush.Load().admits(r.Level) && handoff.Plain(&r, &texts) {
 		// Rendered by the writer: the caller copies the record's fields.
 		s.anchorBefore(r.Time)
 		switch e, pos, out := s.handoff.Claim(); out {

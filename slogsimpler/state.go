@@ -51,6 +51,11 @@ type State struct {
 	// handoff queues a plain record (package handoff) for the sink's
 	// writer to render. Set by NewState, never changed.
 	handoff handoff.Queue
+	// running says whether a writer may be taking records: a hint, so that
+	// a synchronous state's records skip asking the queue for a slot it
+	// would decline. Set by Start after the sink's, cleared by Quiesce and
+	// Close before theirs; the queue's own admission is what decides.
+	running atomic.Bool
 }
 
 // routeBox is Setup's route for records made outside slog: the fan-out
@@ -326,6 +331,7 @@ func (s *State) Start() error {
 	if err := s.sink.Start(); err != nil {
 		return err
 	}
+	s.running.Store(true)
 	s.c.open()
 	// The anchor now, as simpler writes it when its writer starts, so it
 	// precedes every span that can begin afterwards.
@@ -371,6 +377,7 @@ func (s *State) Flush(timeout time.Duration) error { return s.sink.Flush(timeout
 // resumes the writer. Quiesce after Close does nothing.
 func (s *State) Quiesce(timeout time.Duration) error {
 	s.c.close(timeout) // C modules' admission first, bounded
+	s.running.Store(false)
 	return s.sink.Quiesce(timeout)
 }
 
@@ -379,5 +386,6 @@ func (s *State) Quiesce(timeout time.Duration) error {
 // counted as not_admitted. Closing twice is safe.
 func (s *State) Close(timeout time.Duration) error {
 	s.c.close(timeout) // C modules' admission first, bounded
+	s.running.Store(false)
 	return s.sink.Close(timeout)
 }
