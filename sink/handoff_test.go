@@ -2,7 +2,6 @@ package sink
 
 import (
 	"log/slog"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -12,15 +11,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"simpler.dev/log/internal/handoff"
+	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/internal/render"
 )
 
-// plainRecord returns a plain record (package handoff) from this call site.
-func plainRecord(msg string) slog.Record {
-	var pcs [1]uintptr
-	runtime.Callers(2, pcs[:])
-	return slog.NewRecord(time.Now(), slog.LevelInfo, msg, pcs[0])
-}
+// plainRecord returns a plain record (package handoff) from its caller's
+// call site.
+func plainRecord(msg string) slog.Record { return logtest.CallSite(1, slog.LevelInfo, msg) }
 
 // handOff queues r as package slogsimpler does and reports the outcome.
 func handOff(q handoff.Queue, r slog.Record, rd *render.Renderer) handoff.Outcome {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"math"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,16 +15,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/internal/render"
 )
 
-// record returns a record from a slog call site (this one).
+// record returns a record from a slog call site (record's caller).
 func record(msg string, attrs ...slog.Attr) slog.Record {
-	var pcs [1]uintptr
-	runtime.Callers(2, pcs[:])
-	r := slog.NewRecord(time.Now(), slog.LevelInfo, msg, pcs[0])
-	r.AddAttrs(attrs...)
-	return r
+	return logtest.CallSite(1, slog.LevelInfo, msg, attrs...)
 }
 
 // both renders r with rd in the caller, as a State's door does, and

@@ -2,7 +2,10 @@ package logtest
 
 import (
 	"fmt"
+	"log/slog"
+	"runtime"
 	"strings"
+	"time"
 
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/wire"
@@ -32,4 +35,16 @@ func SpanRecord(pid, tid int64, inv uint64, name string, ts, dur int64, attrs st
 func HostSpanRecord(pid, inv int, name, attrs string, depth int, ts, dur int64) string {
 	return fmt.Sprintf(envelope.MarkerHeader+"%d][T0x%d][TIMING] "+wire.FuncSpan+": %s", 1_000_000+pid, pid,
 		strings.TrimSuffix(SpanRecord(int64(pid), int64(pid), uint64(inv), name, ts, dur, attrs, depth), "\n"))
+}
+
+// CallSite returns a record as slog makes it at a call site: now, at
+// level, with msg and attrs, and the PC of a caller of CallSite, whose
+// function and position it is written with: its direct caller when skip
+// is 0, that one's caller when 1 (for a helper of a test's own).
+func CallSite(skip int, level slog.Level, msg string, attrs ...slog.Attr) slog.Record {
+	var pcs [1]uintptr
+	runtime.Callers(2+skip, pcs[:])
+	r := slog.NewRecord(time.Now(), level, msg, pcs[0])
+	r.AddAttrs(attrs...)
+	return r
 }

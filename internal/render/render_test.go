@@ -3,7 +3,6 @@ package render
 import (
 	"fmt"
 	"log/slog"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -13,17 +12,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/internal/origin"
 	"simpler.dev/log/internal/racedetect"
 )
 
-// record returns a record from a slog call site (this one) with attrs.
+// record returns a record from a slog call site (record's caller) with
+// attrs.
 func record(msg string, attrs ...slog.Attr) slog.Record {
-	var pcs [1]uintptr
-	runtime.Callers(2, pcs[:])
-	r := slog.NewRecord(time.Now(), slog.LevelError, msg, pcs[0])
-	r.AddAttrs(attrs...)
-	return r
+	return logtest.CallSite(1, slog.LevelError, msg, attrs...)
 }
 
 // rendered renders r with rd and reads the finished record back.
