@@ -139,7 +139,7 @@ func (e *Record) Fill(r *slog.Record, t *Texts, rd *render.Renderer, gid int64) 
 	if r.NumAttrs() > 0 {
 		j := 0
 		r.Attrs(func(a slog.Attr) bool {
-			if a.Value.Kind() == slog.KindAny && j < t.n {
+			if j < t.n && a.Value.Kind() == slog.KindAny { // Kind is a type switch: only while errors remain
 				e.errs[j].s = t.s[j]
 				a.Value = slog.AnyValue(&e.errs[j])
 				j++
