@@ -40,8 +40,8 @@
 // The writer does not watch the queue continuously. After a drain of a
 // few records it naps (about a millisecond, as the runtime rounds a short
 // sleep) so records gather into one write, and ordinary pushes never pay
-// to wake it; a flush, a quiesce, or a producer that finds the queue a
-// quarter full wakes it early. Beside one producer it then uses a few per
+// to wake it; a flush, a quiesce, or a producer that finds the queue an
+// eighth full wakes it early. Beside one producer it then uses a few per
 // cent of a CPU instead of a whole core, and its looks no longer pull
 // the cache lines the producer is writing.
 //

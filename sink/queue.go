@@ -34,7 +34,7 @@ const (
 	// goroutines: p99 1.4-2.0 ms, against 1.2-2.0 us with the writer
 	// woken instead). Only every waterEvery-th position looks, so that
 	// the producers past a mark take turns at it.
-	napWater   = slots / 4
+	napWater   = slots / 8 // half of renderWater (sink/handoff.go)
 	highWater  = slots / 2
 	waterEvery = 16
 	// A producer that finds the queue full yields the processor before it

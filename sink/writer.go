@@ -413,7 +413,7 @@ const (
 // nap waits, after a drain of fewer than smallDrain records, for records
 // to accumulate: drainNap, which the runtime may round up (on Linux a
 // short sleep takes about a millisecond), or until nudged by a flush, a
-// quiesce, or a producer that finds the queue a quarter full (napWater).
+// quiesce, or a producer that finds the queue an eighth full (napWater).
 // Producers' ordinary pushes do not wake it, so they never pay for a
 // wake-up, and the next drain takes a batch in one write. It reports
 // whether a producer cut it short with the queue full: then records came
@@ -427,7 +427,7 @@ const (
 // slower beside it (slog's caller lookup took 288 ns a record against 235
 // in synchronous mode). Napping, the writer takes about 7 % of a CPU for
 // the same producer. Under saturating producers it seldom naps: their
-// drains are large, and past a quarter full they wake it.
+// drains are large, and past an eighth full they wake it.
 func (w *writer) nap(timer *time.Timer) (pressed bool) {
 	w.bell.napping.Store(true)
 	// A quiesce stores the phase, then nudges: seeing either suffices
