@@ -46,7 +46,9 @@ func TestHandoffQueue(t *testing.T) {
 		require.NoError(t, s.Start())
 		for i := range 100 {
 			require.NoError(t, put(s, rec("bytes", 20)))
-			require.Equal(t, handoff.Claimed, handOff(q, plainRecord("plain"), &rd), "record %d", i)
+			r := plainRecord("plain")
+			r.AddAttrs(slog.String("k", "v"))
+			require.Equal(t, handoff.Claimed, handOff(q, r, &rd), "record %d", i)
 		}
 		require.NoError(t, s.Close(5*time.Second))
 		lines := w.lines()
@@ -56,12 +58,14 @@ func TestHandoffQueue(t *testing.T) {
 				assert.True(t, strings.HasPrefix(l, "bytes"), "line %d: %q", i, l)
 			} else {
 				assert.Contains(t, l, "][T0x7][INFO] sink.TestHandoffQueue.func1: [handoff_test.go:", "line %d", i)
-				assert.True(t, strings.HasSuffix(l, "] plain"), "line %d: %q", i, l)
+				assert.True(t, strings.HasSuffix(l, "] plain k=v"), "line %d: %q", i, l)
 			}
 		}
 		c := checkIdentity(t, s, 200)
 		assert.EqualValues(t, 200, c.Written)
-		assert.Zero(t, s.q.records[1], "a closed queue keeps a plain record's strings")
+		e := &s.q.records[1]
+		assert.True(t, e.Msg == "" && e.R == nil, "a written plain record keeps its strings: %+v", e)
+		assert.Equal(t, [handoff.MaxAttrs]slog.Attr{}, e.Attrs, "a written plain record keeps its attributes")
 		assert.Equal(t, handoff.Declined, handOff(q, plainRecord("after Close"), &rd), "claimed after Close")
 	})
 

@@ -542,9 +542,6 @@ func (w *writer) final(next *uint64, batch []byte) {
 		}
 	}
 	w.reportLocked(true)
-	// Every claimed slot is written and no claim can be made until Start:
-	// let go of the strings the plain records kept.
-	clear(w.q.records[:])
 	if w.out.closed.Load() {
 		// A Close that timed out left the destination to this writer.
 		w.out.shutLocked()

@@ -36,8 +36,10 @@ const (
 // A Record is a plain record taken apart, as its caller left it in the
 // sink's queue. The producer that claimed its slot writes it (Fill)
 // before its publishing store; the writer reads it (Render) after its
-// load of that store, and never writes it. It keeps the strings it points
-// to alive until the slot's next lap overwrites it.
+// load of that store and then clears its pointers (release), before it
+// gives the slot back to producers (the queue's freed, an atomic store
+// the next lap's producer loads before its claim). It keeps the strings
+// it points to alive only until it is rendered.
 //
 // The fields before Attrs fill one cache line, so a record without
 // attributes costs its producer one line here beside its slot's.
@@ -86,10 +88,11 @@ func text(err error) (s string, ok bool) {
 }
 
 // MaxText is the longest message, key, string value or error text of a
-// plain record. A queued record keeps its strings alive until its slot's
-// next lap, so a record with a longer one (which the envelope fits or cuts
-// to 512 bytes anyway) is rendered by its caller, and the queue never
-// holds more than a few kilobytes of the program's text a slot.
+// plain record. A queued record keeps its strings alive until it is
+// rendered, and a writer behind a slow destination holds up to 4096 of
+// them, so a record with a longer one (which the envelope fits or cuts to
+// 512 bytes anyway) is rendered by its caller, and the queue never holds
+// more than a few kilobytes of the program's text a slot.
 const MaxText = envelope.MaxRecord
 
 // Plain reports whether r can be handed off (see the package doc), and
@@ -164,7 +167,19 @@ func (e *Record) Render(dst []byte, t *Tally) []byte {
 	case fitted:
 		t.Fitted.Add(1)
 	}
+	e.release()
 	return append(dst, l.Finish()...)
+}
+
+// release drops e's pointers once it is rendered, so that what the record
+// pointed to (its strings, the errors' texts) is garbage from then on,
+// not marked by every collection until the slot's next lap: with 10 000
+// records of three attributes queued, a forced collection took 397 us
+// against 145-197 without them.
+func (e *Record) release() {
+	e.Msg, e.R = "", nil
+	clear(e.Attrs[:e.N])
+	e.errs = [MaxErrors]errorText{}
 }
 
 // A Tally is where a state counts the records its writer fitted to the
