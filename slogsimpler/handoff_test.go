@@ -3,9 +3,11 @@ package slogsimpler
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -85,4 +87,61 @@ func TestHandoffWritesWhatTheCallerWould(t *testing.T) {
 	assert.EqualValues(t, 100, sc.Cut)
 	assert.Equal(t, [2]uint64{sc.Fitted, sc.Cut}, [2]uint64{ac.Fitted, ac.Cut}, "fitted and cut")
 	assert.Zero(t, ac.Dropped)
+}
+
+// TestHandoffThroughQuiesce: goroutines logging plain and other records
+// while the state is quiesced, started again and closed keep each
+// goroutine's records in its order, and every record is written or
+// counted.
+func TestHandoffThroughQuiesce(t *testing.T) {
+	const goroutines, each = 8, 1500
+	var buf lockedBuffer
+	st, err := NewState(&Options{Level: levels.Info, Output: &buf})
+	require.NoError(t, err)
+	require.NoError(t, st.Start())
+	l := slog.New(st.Handler())
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Go(func() {
+			for i := range each {
+				if i%10 == 0 {
+					l.Info("r", "g", g, "seq", i, "ids", []int{g, i}) // rendered in the call
+				} else {
+					l.Info("r", "g", g, "seq", i) // by the writer while it runs
+				}
+			}
+		})
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	for switches := 0; ; switches++ {
+		select {
+		case <-done:
+		default:
+			require.NoError(t, st.Quiesce(5*time.Second))
+			require.NoError(t, st.Start())
+			continue
+		}
+		t.Logf("%d quiesces while logging", switches)
+		break
+	}
+	require.NoError(t, st.Close(5*time.Second))
+	c := st.Counts()
+	assert.Zero(t, c.Pending)
+	lines := parseLines(t, []byte(buf.String()))
+	assert.EqualValues(t, len(lines), c.Written, "lines against Counts().Written")
+	next := make([]int, goroutines)
+	seen := 0
+	for _, p := range lines {
+		if p.Msg != "r" {
+			continue // the [CLOCK_ANCHOR]
+		}
+		var g, seq int
+		_, err := fmt.Sscanf(p.Attrs["g"]+" "+p.Attrs["seq"], "%d %d", &g, &seq)
+		require.NoError(t, err, "%q", p.Raw)
+		require.GreaterOrEqual(t, seq, next[g], "goroutine %d: record %d after %d", g, seq, next[g]-1)
+		next[g] = seq + 1
+		seen++
+	}
+	assert.EqualValues(t, goroutines*each, uint64(seen)+c.Dropped, "records written and dropped: %+v", c)
 }
