@@ -362,7 +362,7 @@ func cleanAttr(a slog.Attr, depth, descent int) slog.Attr {
 	v := a.Value.Resolve() // recovers a panicking LogValue
 	switch v.Kind() {
 	case slog.KindString:
-		return slog.String(key, cleanString(v.String()))
+		return slog.String(key, cleanValue(v.String()))
 	case slog.KindGroup:
 		if descent >= maxConsoleDescent {
 			return slog.String(key, "!DEPTH")
@@ -385,13 +385,13 @@ func cleanAttr(a slog.Attr, depth, descent int) slog.Attr {
 	case slog.KindAny:
 		switch x := v.Any().(type) {
 		case error:
-			return slog.Any(key, consoleError(cleanString(fmt.Sprint(x))))
+			return slog.Any(key, consoleError(cleanValue(fmt.Sprint(x))))
 		case encoding.TextMarshaler:
-			return slog.String(key, cleanString(marshalText(x)))
+			return slog.String(key, cleanValue(marshalText(x)))
 		case []byte:
-			return slog.String(key, cleanString(string(x)))
+			return slog.String(key, cleanValue(string(x)))
 		default:
-			return slog.String(key, cleanString(fmt.Sprintf("%+v", x)))
+			return slog.String(key, cleanValue(fmt.Sprintf("%+v", x)))
 		}
 	}
 	return slog.Attr{Key: key, Value: v}
@@ -437,6 +437,48 @@ func cleanString(s string) string {
 		return s
 	}
 	return strings.ReplaceAll(escapeConsole(s), `\x1b`, `\u001b`)
+}
+
+// cleanValue is cleanString for an attribute's value, which tint quotes
+// (strconv.Quote) when it holds a control byte or a non-printing rune:
+// such a value is left to that quoting, so a newline shows as \n
+// once, not as the \\n of an escape quoted again. Only what tint's
+// quoting gets wrong is escaped here first, as cleanString does: ESC and
+// the text `\x1b` (tint's colour mode turns every `\x1b` of quoted text
+// back into ESC), and invalid UTF-8 (its plain mode cuts a value short at
+// the first invalid byte).
+func cleanValue(s string) string {
+	if consoleSafe(s) {
+		return s
+	}
+	if !utf8.ValidString(s) || strings.IndexByte(s, 0x1b) >= 0 || strings.Contains(s, `\x1b`) || !tintQuotes(s) {
+		return cleanString(s)
+	}
+	return s
+}
+
+// tintQuotes reports whether tint is sure to quote s, a valid UTF-8
+// string that is not consoleSafe: it holds a control byte below space or a
+// non-printing rune, which tint's test (slog's) always quotes. DEL alone
+// it does not quote, so a value whose only unprintable byte is DEL is
+// escaped by cleanString.
+func tintQuotes(s string) bool {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 {
+				return true
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !unicode.IsPrint(r) {
+			return true
+		}
+		i += size
+	}
+	return false
 }
 
 // consolePlain reports whether s can be printed as it is: no control

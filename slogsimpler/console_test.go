@@ -186,6 +186,16 @@ func TestConsoleHostileInput(t *testing.T) {
 		slog.New(NewConsoleHandler(&buf, &ConsoleOptions{NoColor: true})).Info("m", "k", "\xff\xfe")
 		assert.Contains(t, buf.String(), `k=\xff\xfe`)
 	})
+	t.Run("a value's control bytes are escaped once", func(t *testing.T) {
+		for _, color := range []bool{false, true} {
+			var buf bytes.Buffer
+			l := slog.New(newConsole(&buf, ConsoleOptions{Level: levels.Info, TimeFormat: "15:04"}, !color))
+			l.Info("m", "k", "v\n[STRACE] x\a", "err", errors.New("bad\tinput"))
+			assert.Contains(t, buf.String(), `"v\n[STRACE] x\a"`, "color=%v", color)
+			assert.Contains(t, buf.String(), `"bad\tinput"`, "color=%v", color)
+			checkConsoleLine(t, buf.String(), color)
+		}
+	})
 	t.Run("readable words stay", func(t *testing.T) {
 		var buf bytes.Buffer
 		slog.New(NewConsoleHandler(&buf, &ConsoleOptions{NoColor: true})).Info("line one\nline two", "v", "a\x1bb")
@@ -466,6 +476,24 @@ func FuzzConsoleEscape(f *testing.F) {
 		out := escapeConsole(msg)
 		require.True(t, consolePlain(out), "escaped %q to %q, still not printable", msg, out)
 		require.False(t, consolePlain(msg) && !strings.ContainsRune(msg, '\\') && out != msg, "plain %q changed to %q", msg, out)
+	})
+}
+
+// FuzzConsoleValue: whatever an attribute's value holds, the console
+// prints one line with no control byte and no escape sequence of its own,
+// in colour and without (a value is left to tint's quoting, see
+// cleanValue).
+func FuzzConsoleValue(f *testing.F) {
+	f.Add("v\n[STRACE] x")
+	f.Add("a\x1bb \\x1b[31m \x1b[2J")
+	f.Add("\u2028\u202e\xff\xc0 \u00a0\x7f")
+	f.Fuzz(func(t *testing.T, v string) {
+		for _, color := range []bool{false, true} {
+			var buf bytes.Buffer
+			l := slog.New(newConsole(&buf, ConsoleOptions{Level: levels.Info, TimeFormat: "15:04"}, !color))
+			l.Info("m", "k", v, "err", errors.New(v))
+			checkConsoleLine(t, buf.String(), color)
+		}
 	})
 }
 
