@@ -69,6 +69,27 @@ func TestHandoffQueue(t *testing.T) {
 		assert.Equal(t, handoff.Declined, handOff(q, plainRecord("after Close"), &rd), "claimed after Close")
 	})
 
+	t.Run("a pipe's writes hold several plain records", func(t *testing.T) {
+		w := &gateWriter{open: make(chan struct{}), entered: make(chan struct{}, 1)}
+		s := New(&Options{Report: testReport, Destination: Pipe(w)})
+		q := handoff.Attach(s, tally)
+		require.NoError(t, s.Start())
+		require.NoError(t, put(s, rec("first", 20)))
+		<-w.entered // the writer holds the first record, stalled
+		const n = 60
+		for range n {
+			require.Equal(t, handoff.Claimed, handOff(q, plainRecord("plain"), &rd))
+		}
+		close(w.open)
+		require.NoError(t, s.Close(5*time.Second))
+		require.Len(t, w.lines(), 1+n)
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		assert.LessOrEqual(t, w.maxWrite, pipeBatch, "a write past PIPE_BUF")
+		// About 90 bytes a record: five to a 512-byte write, not one.
+		assert.Less(t, w.writes, 1+n/3, "%d writes for %d records", w.writes, 1+n)
+	})
+
 	t.Run("declined while the writer is behind", func(t *testing.T) {
 		w := &gateWriter{open: make(chan struct{}), entered: make(chan struct{}, 1)}
 		s := New(&Options{Report: testReport, Destination: Pipe(w)})

@@ -51,7 +51,10 @@ type writer struct {
 	// tally counts the plain records the writer fitted or cut as it
 	// rendered them: set by handoff.Attach before any is queued.
 	tally handoff.Tally
-	out   *output // the Sink's output; set by New, never changed
+	// line is where the writer renders a plain record that may not fit
+	// what is left of its batch (see drain); made by the first Start.
+	line []byte
+	out  *output // the Sink's output; set by New, never changed
 
 	// report is Options.Report, set by New. reported (the drop total in
 	// the last successful report) and lastReport (its time) are read and
@@ -115,6 +118,9 @@ func (w *writer) start() error {
 	if w.q.ring == nil {
 		w.q.records = new(plainRecords)
 		w.q.ring = new(ring) // seq 0 everywhere: nothing published
+	}
+	if w.line == nil {
+		w.line = make([]byte, 0, slotSize)
 	}
 	if w.batch == nil {
 		// The writer allocates nothing itself: a goroutine that allocates
@@ -474,21 +480,29 @@ func (w *writer) drain(next *uint64, batch []byte, locked bool) int {
 		if sl.seq.Load() != pos+1 {
 			break
 		}
-		n := int(sl.n)
-		if n == 0 {
-			n = slotSize // a plain record, rendered below: at most a slot
+		rec := sl.buf[:sl.n]
+		if sl.n == 0 {
+			// A plain record: rendered straight into the batch when a
+			// slot's worth of room is left (a file's 64 KiB batch, nearly
+			// always), else into line first, so that its length, not the
+			// most it could be, decides whether the batch is full (a
+			// pipe's writes hold at most 512 bytes, several records).
+			if limit-len(batch) >= slotSize {
+				batch = recs[pos&mask].Render(batch, &w.tally)
+				pos++
+				inBatch++
+				total++
+				continue
+			}
+			rec = recs[pos&mask].Render(w.line[:0], &w.tally)
 		}
-		if len(batch)+n > limit {
+		if len(batch)+len(rec) > limit {
 			w.q.release(pos) // the slots copied so far, for the next lap
 			w.writeBatch(batch, inBatch, pos, locked)
 			batch, inBatch = batch[:0], 0
 			limit = int(w.out.batchLimit.Load())
 		}
-		if sl.n == 0 {
-			batch = recs[pos&mask].Render(batch, &w.tally)
-		} else {
-			batch = append(batch, sl.buf[:n]...)
-		}
+		batch = append(batch, rec...)
 		pos++
 		inBatch++
 		total++
