@@ -21,9 +21,13 @@ func plainRecord(msg string) slog.Record { return logtest.CallSite(1, slog.Level
 
 // handOff queues r as package slogsimpler does and reports the outcome.
 func handOff(q handoff.Queue, r slog.Record, rd *render.Renderer) handoff.Outcome {
+	var t handoff.Taken
+	if !handoff.Plain(&r, &t) {
+		panic("not a plain record")
+	}
 	e, pos, out := q.Claim()
 	if out == handoff.Claimed {
-		e.Fill(&r, &handoff.Texts{}, rd, 7)
+		e.Fill(&r, &t, rd, 7)
 		q.Publish(pos)
 	}
 	return out

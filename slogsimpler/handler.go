@@ -75,19 +75,24 @@ func (h *Handler) Handle(_ context.Context, r slog.Record) error {
 		return nil
 	}
 	anchored := false
-	var texts handoff.Texts
-	if s.running.Load() && !s.flush.Load().admits(r.Level) && handoff.Plain(&r, &texts) {
-		// Rendered by the writer: the caller copies the record's fields.
-		s.anchorBefore(r.Time)
-		switch e, pos, out := s.handoff.Claim(); out {
-		case handoff.Claimed:
-			e.Fill(&r, &texts, &h.r, goid.Get())
-			s.handoff.Publish(pos)
-			return nil
-		case handoff.Counted:
+	if s.running.Load() && !s.flush.Load().admits(r.Level) {
+		// A plain record is rendered by the writer: the caller copies its
+		// fields. Its attributes are read once, onto the stack, only when
+		// it has some: a record without them pays nothing for the copy.
+		var done bool
+		if r.NumAttrs() == 0 {
+			if handoff.Plain(&r, nil) {
+				done, anchored = s.handOff(&r, nil, &h.r)
+			}
+		} else {
+			var t handoff.Taken
+			if handoff.Plain(&r, &t) {
+				done, anchored = s.handOff(&r, &t, &h.r)
+			}
+		}
+		if done {
 			return nil
 		}
-		anchored = true // the synchronous way, below
 	}
 	o, err := s.enter(&r, &h.r, anchored)
 	if o != nil && o.Outcome != nil {
@@ -97,4 +102,21 @@ func (h *Handler) Handle(_ context.Context, r slog.Record) error {
 		return err
 	}
 	return nil
+}
+
+// handOff queues the plain record r (its attributes t, as handoff.Plain
+// read them) for the writer to render with rd, and reports whether it is
+// done with it (queued, or counted lost); if not, the queue declined it
+// and the caller renders it, the anchor already seen to (anchored).
+func (s *State) handOff(r *slog.Record, t *handoff.Taken, rd *render.Renderer) (done, anchored bool) {
+	s.anchorBefore(r.Time)
+	switch e, pos, out := s.handoff.Claim(); out {
+	case handoff.Claimed:
+		e.Fill(r, t, rd, goid.Get())
+		s.handoff.Publish(pos)
+		return true, true
+	case handoff.Counted:
+		return true, true
+	}
+	return false, true
 }

@@ -68,11 +68,19 @@ type errorText struct{ s string }
 
 func (e *errorText) Error() string { return e.s }
 
-// Texts are the texts of a plain record's errors, in the order of its
-// attributes: Plain reads them, Fill keeps them.
-type Texts struct {
-	s [MaxErrors]string
-	n int
+// Taken is a plain record's attributes as Plain read them, in one walk,
+// and the texts of its errors: the caller keeps it on its stack, Fill
+// copies it into the record's slot. (slog's own walk over a record's
+// attributes cost as much again as what was done with them: reading them
+// once, then copying the array, saved the second walk.)
+type Taken struct {
+	attrs [MaxAttrs]slog.Attr
+	n     int
+	errs  [MaxErrors]struct {
+		at   int // the error's attribute
+		text string
+	}
+	ne int
 }
 
 // text returns err's text, or false if reading it panicked: such a
@@ -95,8 +103,9 @@ func text(err error) (s string, ok bool) {
 const MaxText = envelope.MaxRecord
 
 // Plain reports whether r can be handed off (see the package doc), and
-// reads the texts of its errors into t, which must be empty.
-func Plain(r *slog.Record, t *Texts) bool {
+// reads its attributes and its errors' texts into t, which must be empty;
+// t may be nil when r has no attributes.
+func Plain(r *slog.Record, t *Taken) bool {
 	if n := r.NumAttrs(); r.PC == 0 || n > MaxAttrs || len(r.Message) > MaxText {
 		return false
 	} else if n == 0 {
@@ -111,47 +120,53 @@ func Plain(r *slog.Record, t *Texts) bool {
 		switch a.Value.Kind() {
 		case slog.KindInt64, slog.KindUint64, slog.KindFloat64,
 			slog.KindBool, slog.KindDuration, slog.KindTime:
-			return true
 		case slog.KindString:
-			if len(a.Value.String()) <= MaxText {
-				return true
+			if len(a.Value.String()) > MaxText {
+				plain = false
+				return false
 			}
 		case slog.KindAny:
-			if err, ok := a.Value.Any().(error); ok && t.n < MaxErrors {
-				if t.s[t.n], ok = text(err); ok && len(t.s[t.n]) <= MaxText {
-					t.n++
-					return true
-				}
+			err, ok := a.Value.Any().(error)
+			if !ok || t.ne == MaxErrors {
+				plain = false
+				return false
 			}
+			e := &t.errs[t.ne]
+			if e.text, ok = text(err); !ok || len(e.text) > MaxText {
+				plain = false
+				return false
+			}
+			e.at = t.n
+			t.ne++
+		default:
+			plain = false
+			return false
 		}
-		plain = false
-		return false
+		t.attrs[t.n] = a
+		t.n++
+		return true
 	})
 	return plain
 }
 
-// Fill copies the plain record r, the texts of its errors t (from Plain),
-// the handler's renderer rd and the caller's goroutine id gid into e. An
-// error's attribute holds, in e, its text in place of the error.
-func (e *Record) Fill(r *slog.Record, t *Texts, rd *render.Renderer, gid int64) {
+// Fill copies the plain record r, its attributes t as Plain read them
+// (nil for none), the handler's renderer rd and the caller's goroutine id
+// gid into e. An error's attribute holds, in e, its text in place of the
+// error.
+func (e *Record) Fill(r *slog.Record, t *Taken, rd *render.Renderer, gid int64) {
 	// The clock is read now even for a record without a time, which
 	// Mono reads as "now": rendered later, now would be the writer's.
 	e.Mono, e.Msg, e.PC, e.Level, e.GID, e.R = envelope.Mono(r.Time), r.Message, r.PC, r.Level, gid, rd
-	n := 0
-	if r.NumAttrs() > 0 {
-		j := 0
-		r.Attrs(func(a slog.Attr) bool {
-			if j < t.n && a.Value.Kind() == slog.KindAny { // Kind is a type switch: only while errors remain
-				e.errs[j].s = t.s[j]
-				a.Value = slog.AnyValue(&e.errs[j])
-				j++
-			}
-			e.Attrs[n] = a
-			n++
-			return n < MaxAttrs
-		})
+	if t == nil {
+		e.N = 0
+		return
 	}
-	e.N = n
+	e.N = copy(e.Attrs[:], t.attrs[:t.n])
+	for j := range t.ne {
+		x := &t.errs[j]
+		e.errs[j].s = x.text
+		e.Attrs[x.at].Value = slog.AnyValue(&e.errs[j])
+	}
 }
 
 // Render appends e's record to dst, newline included, counting it in

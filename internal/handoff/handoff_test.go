@@ -38,10 +38,10 @@ func both(t *testing.T, rd render.Renderer, r slog.Record) (caller, writer strin
 		cf[0]++
 	}
 	caller = string(l.Finish())
-	var texts Texts
-	require.True(t, Plain(&r, &texts), "not plain: %v", r)
+	var taken Taken
+	require.True(t, Plain(&r, &taken), "not plain: %v", r)
 	var e Record
-	e.Fill(&r, &texts, &rd, goidOf(t))
+	e.Fill(&r, &taken, &rd, goidOf(t))
 	var fit, cut atomic.Uint64
 	writer = string(e.Render(nil, &Tally{Fitted: &fit, Cut: &cut}))
 	wf = [2]uint64{fit.Load(), cut.Load()}
@@ -112,7 +112,7 @@ func TestNoTime(t *testing.T) {
 	r.Time = time.Time{}
 	before := envelope.Mono(time.Time{})
 	var e Record
-	e.Fill(&r, &Texts{}, &render.Renderer{}, 1)
+	e.Fill(&r, nil, &render.Renderer{}, 1)
 	after := envelope.Mono(time.Time{})
 	time.Sleep(time.Millisecond)
 	var fit, cut atomic.Uint64
@@ -164,7 +164,7 @@ func TestPlain(t *testing.T) {
 		{"no PC", slog.NewRecord(time.Now(), slog.LevelInfo, "m", 0), false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.plain, Plain(&tt.r, &Texts{}))
+			assert.Equal(t, tt.plain, Plain(&tt.r, &Taken{}))
 		})
 	}
 }
