@@ -9,14 +9,15 @@ import (
 )
 
 // The rungs of the ladder as slog levels. Debug, Info, Warn and Error are
-// slog's own; Timing and Nul are the two levels simpler adds.
+// slog's own; Timing and Nul are the two levels simpler adds. (The
+// ladder's one table of them is internal, shared with the parser.)
 const (
-	Debug  = slog.LevelDebug // -4, Python 10
-	Info   = slog.LevelInfo  // 0, Python 20
-	Timing = slog.Level(2)   // Python 25
-	Warn   = slog.LevelWarn  // 4, Python 30
-	Error  = slog.LevelError // 8, Python 40
-	Nul    = slog.Level(16)  // Python 60
+	Debug  = ladder.Debug  // slog.LevelDebug, -4, Python 10
+	Info   = ladder.Info   // slog.LevelInfo, 0, Python 20
+	Timing = ladder.Timing // 2, Python 25
+	Warn   = ladder.Warn   // slog.LevelWarn, 4, Python 30
+	Error  = ladder.Error  // slog.LevelError, 8, Python 40
+	Nul    = ladder.Nul    // 16, Python 60
 )
 
 // Trace is MAX's trace level. On simpler's ladder it is DEBUG with MAX-style
@@ -25,24 +26,11 @@ const (
 // state is Enabled at Trace exactly when op lines would be written, which
 // is how op code asks, at no cost, whether to build them. Records are never
 // written at Trace: op lines are DEBUG records.
-const Trace = slog.Level(-8)
+const Trace = ladder.Trace // -8
 
 // Name returns the envelope name of a record at level l, rounded down:
 // DEBUG, INFO, TIMING, WARN or ERROR.
-func Name(l slog.Level) string {
-	switch ladder.RoundRecord(l) {
-	case Error:
-		return "ERROR"
-	case Warn:
-		return "WARN"
-	case Timing:
-		return "TIMING"
-	case Info:
-		return "INFO"
-	default:
-		return "DEBUG"
-	}
-}
+func Name(l slog.Level) string { return ladder.RecordName(l) }
 
 // Level is a slog level that prints and parses with the ladder's names,
 // for flags ([flag.TextVar]) and configuration files. Its zero value is

@@ -9,8 +9,8 @@ import (
 	"strings"
 )
 
-// The rungs as slog levels, the same values as package levels' (a levels
-// test checks they agree).
+// The rungs as slog levels: the one definition, which package levels
+// exports under the same names.
 const (
 	Debug  = slog.LevelDebug // -4, Python 10
 	Info   = slog.LevelInfo  // 0, Python 20
@@ -77,6 +77,24 @@ func RoundRecord(l slog.Level) slog.Level {
 		return Info
 	default:
 		return Debug
+	}
+}
+
+// RecordName returns the envelope name of a record at level l, rounded
+// down (RoundRecord): DEBUG, INFO, TIMING, WARN or ERROR. A switch, not a
+// walk of the table: every rendered record asks it.
+func RecordName(l slog.Level) string {
+	switch RoundRecord(l) {
+	case Error:
+		return "ERROR"
+	case Warn:
+		return "WARN"
+	case Timing:
+		return "TIMING"
+	case Info:
+		return "INFO"
+	default:
+		return "DEBUG"
 	}
 }
 
