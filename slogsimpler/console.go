@@ -462,32 +462,19 @@ func cleanValue(s string) string {
 // non-printing rune, which tint's test (slog's) always quotes. DEL alone
 // it does not quote, so a value whose only unprintable byte is DEL is
 // escaped by cleanString.
-func tintQuotes(s string) bool {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c < 0x20 {
-				return true
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if !unicode.IsPrint(r) {
-			return true
-		}
-		i += size
-	}
-	return false
-}
+func tintQuotes(s string) bool { return !printableText(s, false) }
 
 // consolePlain reports whether s can be printed as it is: no control
 // bytes (ESC included), no DEL, valid UTF-8 without non-printing runes.
-func consolePlain(s string) bool {
+func consolePlain(s string) bool { return printableText(s, true) }
+
+// printableText reports whether s is valid UTF-8 with no control byte below
+// space and no non-printing rune, and, when del is set, no DEL.
+func printableText(s string, del bool) bool {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c < 0x20 || c == 0x7f {
+			if c < 0x20 || del && c == 0x7f {
 				return false
 			}
 			i++
