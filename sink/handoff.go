@@ -36,17 +36,18 @@ func init() {
 // to wait at that slot (a producer preempted there stops the drain), so
 // nothing longer than a copy goes into it.
 func (s *Sink) claimRecord() (*handoff.Record, uint64, handoff.Outcome) {
-	pos := s.q.head.Load()
-	if pos&closedBit != 0 || s.q.deeper(pos, renderWater) {
+	if h := s.q.head.Load(); h&closedBit != 0 || s.q.deeper(h, renderWater) {
 		return nil, 0, handoff.Declined
 	}
-	if !s.q.head.CompareAndSwap(pos, pos+1) {
+	pos, attempts, won := s.q.tryClaim() // inlined, as in submit
+	if !won {
+		if pos&closedBit != 0 {
+			return nil, 0, handoff.Declined
+		}
 		// Lost to another producer: the rest of a claim, as submit's.
-		var (
-			c   claimer
-			err error
-		)
-		if pos, err = s.q.claim(s.q.head.Load(), 1, &c, &s.w.bell); err != nil {
+		var c claimer
+		var err error
+		if pos, err = s.q.claim(pos, attempts, &c, &s.w.bell); err != nil {
 			s.w.bell.poke()
 			return nil, 0, handoff.Counted
 		}
