@@ -79,20 +79,21 @@ func (h *Handler) Handle(_ context.Context, r slog.Record) error {
 		// A plain record is rendered by the writer: the caller copies its
 		// fields. Its attributes are read once, onto the stack, only when
 		// it has some: a record without them pays nothing for the copy.
-		var done bool
+		var plain, done bool
 		if r.NumAttrs() == 0 {
-			if handoff.Plain(&r, nil) {
-				done, anchored = s.handOff(&r, nil, &h.r)
+			if plain = handoff.Plain(&r, nil); plain {
+				done = s.handOff(&r, nil, &h.r)
 			}
 		} else {
 			var t handoff.Taken
-			if handoff.Plain(&r, &t) {
-				done, anchored = s.handOff(&r, &t, &h.r)
+			if plain = handoff.Plain(&r, &t); plain {
+				done = s.handOff(&r, &t, &h.r)
 			}
 		}
 		if done {
 			return nil
 		}
+		anchored = plain // handOff saw to the anchor before the queue declined
 	}
 	o, err := s.enter(&r, &h.r, anchored)
 	if o != nil && o.Outcome != nil {
@@ -104,19 +105,19 @@ func (h *Handler) Handle(_ context.Context, r slog.Record) error {
 	return nil
 }
 
-// handOff queues the plain record r (its attributes t, as handoff.Plain
-// read them) for the writer to render with rd, and reports whether it is
-// done with it (queued, or counted lost); if not, the queue declined it
-// and the caller renders it, the anchor already seen to (anchored).
-func (s *State) handOff(r *slog.Record, t *handoff.Taken, rd *render.Renderer) (done, anchored bool) {
+// handOff sees to the anchor, then queues the plain record r (its
+// attributes t, as handoff.Plain read them) for the writer to render with
+// rd, and reports whether it is done with it (queued, or counted lost);
+// if not, the queue declined it and the caller renders it.
+func (s *State) handOff(r *slog.Record, t *handoff.Taken, rd *render.Renderer) (done bool) {
 	s.anchorBefore(r.Time)
 	switch e, pos, out := s.handoff.Claim(); out {
 	case handoff.Claimed:
 		e.Fill(r, t, rd, goid.Get())
 		s.handoff.Publish(pos)
-		return true, true
+		return true
 	case handoff.Counted:
-		return true, true
+		return true
 	}
-	return false, true
+	return false
 }
