@@ -30,9 +30,10 @@ import (
 //     line a second for it;
 //
 //   - a span that failed (its goroutine logged an ERROR between its start
-//     and its end; its line ends its message with "failed") or a slow one (rollupSlow times the name's median of
-//     the second before, and at least rollupSlowFloor) prints at once,
-//     rolled up or not, and counts in the summary too.
+//     and its end; its line ends its message with "failed") or a slow one
+//     (rollupSlow times the name's median of the second before, and at
+//     least rollupSlowFloor) prints at once, rolled up or not, and counts
+//     in the summary too.
 //
 // Only spans the console would print count: depth 0 (see topSpans). A
 // Spans filter of the program's (ConsoleOptions.Spans, Options.
