@@ -401,13 +401,15 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 		anchors = straceview.LastAnchors(&p)
 	}
 	warnGaps(stderr, c.inputs)
-	simpler := straceview.SimplerRuntime(p.Spans)
+	var simpler bool
 	if aligned != nil {
 		logs := make([][]strace.Span, len(hosts))
 		for i, h := range hosts {
 			logs[i] = h.Parser.Spans // the unaligned spans too
 		}
 		simpler = straceview.SimplerRuntime(logs...)
+	} else {
+		simpler = straceview.SimplerRuntime(p.Spans)
 	}
 	serviceReport := !simpler && !c.overlap && !c.rounds && !c.tree && !c.stats && !c.tables
 	if !simpler {
