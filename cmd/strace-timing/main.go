@@ -450,8 +450,10 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 		straceview.WriteTables(stdout, buckets, c.show())
 	}
 	if c.traceOut != "" {
-		doc := straceview.ChromeTraceStream(invs, buckets, anchors)
-		if !simpler {
+		var doc straceview.Document
+		if simpler {
+			doc = straceview.ChromeTraceStream(invs, buckets, anchors)
+		} else {
 			doc = straceview.ChromeTraceStreamByPID(invs, anchors)
 		}
 		hostsDoc(aligned, &doc)
@@ -490,8 +492,10 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 			fmt.Fprintf(stderr, "warning: %d phase-record pass(es) had no matching chip.run.bind span in this log and were dropped — is the log from the same run as the artifact?\n", detail.Orphaned)
 		}
 		lane := append(slices.Clip(p.Spans), detail.Spans...)
-		doc := straceview.Swimlane(lane, anchors)
-		if !simpler {
+		var doc straceview.Document
+		if simpler {
+			doc = straceview.Swimlane(lane, anchors)
+		} else {
 			doc = straceview.SwimlaneByPID(lane, anchors)
 		}
 		hostsDoc(aligned, &doc)
