@@ -3,10 +3,13 @@
 package sink
 
 import (
+	"bytes"
+	"cmp"
 	"errors"
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -383,6 +386,39 @@ func TestSubmitFlush(t *testing.T) {
 	})
 }
 
+// TestRenamedFileIsNoticed: a file renamed away keeps its link, so no
+// write fails and no link count says so; the path check, due once a
+// second, finds the path naming no file and makes it again, and later
+// records go there. Written synchronously, as a service with
+// Synchronous writes: only the check can notice.
+func TestRenamedFileIsNoticed(t *testing.T) {
+	dir := t.TempDir()
+	s := New(&Options{Report: testReport})
+	require.NoError(t, s.BindDir(dir))
+	require.NoError(t, put(s, rec("before", 20)))
+	moved := filepath.Join(dir, "moved.log")
+	require.NoError(t, os.Rename(logPath(dir), moved))
+	var failed error
+	require.Eventually(t, func() bool {
+		failed = cmp.Or(failed, put(s, rec("after", 20)))
+		_, err := os.Stat(logPath(dir))
+		return err == nil
+	}, time.Minute, 10*time.Millisecond, "no file made again at the path")
+	require.NoError(t, failed)
+	require.NoError(t, put(s, rec("again", 20)))
+	require.NoError(t, s.Close(time.Second))
+	b, err := os.ReadFile(logPath(dir))
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), "before")
+	assert.Contains(t, string(b), "again")
+	old, err := os.ReadFile(moved)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(old), "before"), "%q", old)
+	c := s.Counts()
+	assert.Zero(t, c.Dropped)
+	assert.Equal(t, c.Written, uint64(bytes.Count(b, []byte("\n"))+bytes.Count(old, []byte("\n"))))
+}
+
 // TestSwappedDirectoryNotFollowed: the bound directory renamed away and a
 // symbolic link planted at its path: a file the sink makes again is made
 // in the directory it bound, never through the link (at c70c1aa the path
@@ -418,7 +454,7 @@ func TestSynchronousLinkReads(t *testing.T) {
 	require.NoError(t, s.BindDir(dir))
 	f := s.out.dest.(*dirFile)
 	// The once-a-second check is what a slow machine adds: out of the way.
-	f.checked = time.Now().Add(time.Hour)
+	holdPathCheck(f)
 	r := rec("r", 64)
 	const records = 4*heldMax/64 - 1 // the fourth heldMax all but one record
 	for range records {
@@ -438,4 +474,15 @@ func TestSynchronousLinkReads(t *testing.T) {
 	assert.Equal(t, uint64(records+1), c.Written)
 	assert.Equal(t, uint64(2), c.OutputFailed)
 	require.NoError(t, s.Close(time.Second))
+}
+
+// holdPathCheck stops f's once-a-second path check for the rest of a
+// test, whenever its timer would have fired.
+func holdPathCheck(f *dirFile) {
+	if !f.checkTimer.Stop() {
+		for !f.checkDue.Load() { // fired: its store is on the way
+			runtime.Gosched()
+		}
+	}
+	f.checkDue.Store(false)
 }
