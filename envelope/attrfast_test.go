@@ -41,6 +41,45 @@ func TestAttrFastPath(t *testing.T) {
 	}
 }
 
+// TestValueInPlace: a float, duration or time written straight into the
+// line (with room for maxValue bytes) or through a copy (near the bound)
+// is the text its append function makes, cut at the bound like any raw
+// text, and what follows it follows it; a value longer than maxValue (a
+// zone offset no real zone has) included.
+func TestValueInPlace(t *testing.T) {
+	far := time.Unix(math.MaxInt64/2, 999999999)
+	vals := []struct {
+		a    slog.Attr
+		text string
+	}{
+		{slog.Float64("f", 0.25), "0.25"},
+		{slog.Float64("f", -math.MaxFloat64), strconv.FormatFloat(-math.MaxFloat64, 'g', -1, 64)},
+		{slog.Float64("f", math.SmallestNonzeroFloat64), strconv.FormatFloat(math.SmallestNonzeroFloat64, 'g', -1, 64)},
+		{slog.Duration("d", math.MinInt64), time.Duration(math.MinInt64).String()},
+		{slog.Duration("d", 1500*time.Microsecond), "1.5ms"},
+		{slog.Time("t", time.Date(2026, 6, 1, 10, 0, 0, 123456789, time.UTC)), "2026-06-01T10:00:00.123Z"},
+		{slog.Time("t", far.In(time.FixedZone("z", -50400))), far.In(time.FixedZone("z", -50400)).Format("2006-01-02T15:04:05.000Z07:00")},
+		{slog.Time("t", far.In(time.FixedZone("z", math.MaxInt32))), far.In(time.FixedZone("z", math.MaxInt32)).Format("2006-01-02T15:04:05.000Z07:00")},
+		{slog.Time("t", far.In(time.FixedZone("z", math.MaxInt64-6))), far.In(time.FixedZone("z", math.MaxInt64-6)).Format("2006-01-02T15:04:05.000Z07:00")},
+	}
+	for _, v := range vals {
+		t.Run(v.a.Key+"="+v.text, func(t *testing.T) {
+			for fill := 0; fill <= maxContent; fill++ {
+				var got, want Line
+				pad := strings.Repeat("x", fill)
+				got.raw(pad)
+				want.raw(pad)
+				got.Attr("", 0, v.a)
+				got.Attr("", 0, slog.Int("z", 1))
+				want.raw(" " + v.a.Key + "=" + v.text + " z=1")
+				if !assert.Equal(t, string(want.Finish()), string(got.Finish()), "fill %d", fill) {
+					return
+				}
+			}
+		})
+	}
+}
+
 // TestAppendDecimal holds every path of appendDecimal to strconv's
 // digits, around each power of ten.
 func TestAppendDecimal(t *testing.T) {

@@ -163,8 +163,12 @@ func (w valueWriter) value(k slog.Kind, v slog.Value) {
 			w.uint64(v.Uint64())
 		}
 	case slog.KindFloat64:
-		var s [32]byte
-		w.rawBytes(appendFloat(s[:0], v.Float64()))
+		if w.n+maxValue <= maxContent {
+			w.appended(appendFloat(w.room(), v.Float64()))
+		} else {
+			var s [32]byte
+			w.rawBytes(appendFloat(s[:0], v.Float64()))
+		}
 	case slog.KindBool:
 		if v.Bool() {
 			w.raw("true")
@@ -172,11 +176,19 @@ func (w valueWriter) value(k slog.Kind, v slog.Value) {
 			w.raw("false")
 		}
 	case slog.KindDuration:
-		var s [40]byte
-		w.rawBytes(appendDuration(s[:0], v.Duration()))
+		if w.n+maxValue <= maxContent {
+			w.appended(appendDuration(w.room(), v.Duration()))
+		} else {
+			var s [maxValue]byte
+			w.rawBytes(appendDuration(s[:0], v.Duration()))
+		}
 	case slog.KindTime:
-		var s [40]byte
-		w.rawBytes(appendTime(s[:0], v.Time()))
+		if w.n+maxValue <= maxContent {
+			w.appended(appendTime(w.room(), v.Time()))
+		} else {
+			var s [maxValue]byte
+			w.rawBytes(appendTime(s[:0], v.Time()))
+		}
 	case slog.KindGroup:
 		// Only reached for a group value written directly; Attr flattens.
 		w.raw("[")
@@ -192,6 +204,27 @@ func (w valueWriter) value(k slog.Kind, v slog.Value) {
 	default:
 		w.anyValue(v.Any())
 	}
+}
+
+// maxValue bounds the text of a number, duration or time value (a time
+// of year 292277026596 and its zone is 38 bytes): a value written where
+// at least this much room is left is appended in place.
+const maxValue = 40
+
+// room is the buffer's free space as a slice to append to, capped at the
+// bound, so that a value longer than promised reallocates instead of
+// passing it.
+func (w valueWriter) room() []byte { return w.buf[w.n:w.n:maxContent] }
+
+// appended takes the bytes r, appended to room: in place, its length is
+// added; moved (longer than the room, never for a value under maxValue),
+// they are copied in as far as they fit.
+func (w valueWriter) appended(r []byte) {
+	if len(r) > 0 && cap(r) == maxContent-w.n && &r[0] == &w.buf[w.n] {
+		w.n += len(r)
+		return
+	}
+	w.rawBytes(r)
 }
 
 func (w valueWriter) anyValue(x any) {
