@@ -192,8 +192,10 @@ func (e *Record) Render(dst []byte, t *Tally) []byte {
 // against 145-197 without them.
 func (e *Record) release() {
 	e.Msg, e.R = "", nil
-	clear(e.Attrs[:e.N])
-	e.errs = [MaxErrors]errorText{}
+	if e.N > 0 { // errs is the record's last line: a record without attributes never touches it
+		clear(e.Attrs[:e.N])
+		e.errs = [MaxErrors]errorText{}
+	}
 }
 
 // A Tally is where a state counts the records its writer fitted to the
