@@ -1,6 +1,7 @@
 package strace
 
 import (
+	"bufio"
 	"compress/gzip"
 	"errors"
 	"fmt"
@@ -91,9 +92,9 @@ func readInput(p *Parser, in string, stdin io.Reader) error {
 // ReadFile reads one file of [Inputs] into p ("-" is stdin), through wrap
 // when it is not nil: strace-timing counts the bytes for its progress
 // line (of the file as stored). A file whose name ends in .gz (a rotated
-// file compressed, host.<pid>.<seq>.log.gz) is read through gzip; a
-// rotated host.<pid>.<seq>.log no longer there is read from its .gz, if
-// compressed since it was listed. The records it keeps (Parser.KeepRecords)
+// file compressed, host.<pid>.<seq>.log.gz), and stdin that begins as
+// gzip does, is read through gzip; a rotated host.<pid>.<seq>.log no
+// longer there is read from its .gz, if compressed since it was listed. The records it keeps (Parser.KeepRecords)
 // take the pid of the file's name, host.<pid>.log or host.<pid>.<seq>.log
 // (.gz or not), else the one pid the file's spans carry.
 func ReadFile(p *Parser, path string, stdin io.Reader, wrap func(io.Reader) io.Reader) error {
@@ -141,6 +142,22 @@ func ReadFile(p *Parser, path string, stdin io.Reader, wrap func(io.Reader) io.R
 	}
 	if wrap != nil {
 		r = wrap(r)
+	}
+	if path == "-" {
+		// Standard input has no name to say it is compressed: its first
+		// bytes do (gzip's magic, which no record begins with), so
+		// "cat host.1.2.log.gz | strace-timing -" reads as the file would.
+		br := bufio.NewReader(r)
+		if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+			zr, err := gzip.NewReader(br)
+			if err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			defer zr.Close()
+			r = gzReader{zr}
+		} else {
+			r = br
+		}
 	}
 	if err := p.readFileWith(path, r, runtime.GOMAXPROCS(0)); err != nil {
 		return fmt.Errorf("%s: %w", path, err)

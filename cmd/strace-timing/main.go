@@ -210,8 +210,15 @@ http.request, db.query) is read as any service's:
 		c.inputs = append(c.inputs, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
-	if len(c.inputs) == 0 {
+	switch {
+	case len(c.inputs) == 0:
 		return c, usageError{"the following arguments are required: log"}
+	case len(c.labels) > 0 && !c.hosts:
+		// Without --hosts the LOGs are one log: a label would name
+		// nothing, and ignoring it would let a forgotten --hosts pass.
+		return c, usageError{"argument --label: only with --hosts"}
+	case len(c.labels) > len(c.inputs):
+		return c, usageError{"more --label than LOG"}
 	}
 	return c, nil
 }
@@ -342,11 +349,6 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 	var anchors map[int64]envelope.Anchor // the clockAnchors list
 	var leftOut []string                  // what the views leave out, and why
 	if c.hosts {
-		if len(c.labels) > len(c.inputs) {
-			fmt.Fprintln(stderr, usageLine)
-			fmt.Fprintln(stderr, "strace-timing: error: more --label than LOG")
-			return 2
-		}
 		for i, in := range c.inputs {
 			h, err := strace.ReadHost(nil, in, stdin)
 			if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"flag"
 	"os"
@@ -89,10 +90,32 @@ func TestUniquePrefixes(t *testing.T) {
 
 func TestStdinAndFlagsAfterInputs(t *testing.T) {
 	b, _ := os.ReadFile(fixture)
-	dir := t.TempDir()
-	tr := filepath.Join(dir, "t.json")
-	code, out, errs := runCmd(t, string(b), "-", "--trace-out", tr)
-	require.False(t, code != 0 || !strings.Contains(out, "Wrote Chrome trace: "+tr+" (6 spans)"), "exit %d, out %q, err %q", code, out, errs)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, err := zw.Write(b)
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	truncated := gz.Bytes()[:gz.Len()-8] // without its trailer
+	for _, tt := range []struct {
+		name, stdin, want string
+		code              int
+	}{
+		{"plain", string(b), " (6 spans)", 0},
+		// A rotated file piped in: its first bytes say it is gzip.
+		{"compressed", gz.String(), " (6 spans)", 0},
+		{"compressed and truncated", string(truncated), "truncated", 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := filepath.Join(t.TempDir(), "t.json")
+			code, out, errs := runCmd(t, tt.stdin, "-", "--trace-out", tr)
+			assert.Equal(t, tt.code, code, "%s", errs)
+			if tt.code == 0 {
+				assert.Contains(t, out, "Wrote Chrome trace: "+tr+tt.want)
+			} else {
+				assert.Contains(t, errs, tt.want)
+			}
+		})
+	}
 }
 
 type traceDoc struct {
@@ -224,6 +247,8 @@ func TestBadInput(t *testing.T) {
 		{"bad go trace", []string{fixture, "--go-trace", fixture}, "go trace", 1, 1},
 		{"ambiguous prefix", []string{"--r", fixture}, "strace-timing: error: ambiguous option: --r could match --rounds-table, --require-hidden-prepare", 2, 2},
 		{"ambiguous prefix with a value", []string{"--host=x", fixture}, "ambiguous option: --host could match --host-phase-records, --hosts", 2, 2},
+		{"a label without --hosts", []string{"--label", "east", fixture}, "strace-timing: error: argument --label: only with --hosts\n", 2, 2},
+		{"more labels than logs", []string{"--hosts", "--label", "a", "--label", "b", fixture}, "strace-timing: error: more --label than LOG\n", 2, 2},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			code, _, errs := runCmd(t, "", tt.args...)
