@@ -296,7 +296,7 @@ func (h *ConsoleHandler) WithGroup(name string) slog.Handler {
 	case h.depth == wire.MaxGroupDepth:
 		name = wire.DeepGroup
 	default:
-		name = cleanString(name)
+		name = cleanQuoted(name)
 	}
 	h.cloneMu.Lock()
 	defer h.cloneMu.Unlock()
@@ -358,11 +358,11 @@ func cleanAttr(a slog.Attr, depth, descent int) slog.Attr {
 	if a.Equal(slog.Attr{}) {
 		return a // the empty Attr, which every handler ignores
 	}
-	key := cleanString(a.Key)
+	key := cleanQuoted(a.Key)
 	v := a.Value.Resolve() // recovers a panicking LogValue
 	switch v.Kind() {
 	case slog.KindString:
-		return slog.String(key, cleanValue(v.String()))
+		return slog.String(key, cleanQuoted(v.String()))
 	case slog.KindGroup:
 		if descent >= maxConsoleDescent {
 			return slog.String(key, "!DEPTH")
@@ -385,13 +385,13 @@ func cleanAttr(a slog.Attr, depth, descent int) slog.Attr {
 	case slog.KindAny:
 		switch x := v.Any().(type) {
 		case error:
-			return slog.Any(key, consoleError(cleanValue(fmt.Sprint(x))))
+			return slog.Any(key, consoleError(cleanQuoted(fmt.Sprint(x))))
 		case encoding.TextMarshaler:
-			return slog.String(key, cleanValue(marshalText(x)))
+			return slog.String(key, cleanQuoted(marshalText(x)))
 		case []byte:
-			return slog.String(key, cleanValue(string(x)))
+			return slog.String(key, cleanQuoted(string(x)))
 		default:
-			return slog.String(key, cleanValue(fmt.Sprintf("%+v", x)))
+			return slog.String(key, cleanQuoted(fmt.Sprintf("%+v", x)))
 		}
 	}
 	return slog.Attr{Key: key, Value: v}
@@ -439,15 +439,16 @@ func cleanString(s string) string {
 	return strings.ReplaceAll(escapeConsole(s), `\x1b`, `\u001b`)
 }
 
-// cleanValue is cleanString for an attribute's value, which tint quotes
-// (strconv.Quote) when it holds a control byte or a non-printing rune:
-// such a value is left to that quoting, so a newline shows as \n
-// once, not as the \\n of an escape quoted again. Only what tint's
+// cleanQuoted is cleanString for the text tint quotes (strconv.Quote)
+// when it holds a control byte or a non-printing rune: an attribute's key
+// and value, and a group name (tint quotes the group path and key as one).
+// Such text is left to that quoting, so a newline shows as \n once, not
+// as the \\n of an escape quoted again. Only what tint's
 // quoting gets wrong is escaped here first, as cleanString does: ESC and
 // the text `\x1b` (tint's colour mode turns every `\x1b` of quoted text
 // back into ESC), and invalid UTF-8 (its plain mode cuts a value short at
 // the first invalid byte).
-func cleanValue(s string) string {
+func cleanQuoted(s string) string {
 	if consoleSafe(s) {
 		return s
 	}

@@ -196,6 +196,23 @@ func TestConsoleHostileInput(t *testing.T) {
 			checkConsoleLine(t, buf.String(), color)
 		}
 	})
+	t.Run("a key's and a group's control bytes are escaped once", func(t *testing.T) {
+		for _, color := range []bool{false, true} {
+			var buf bytes.Buffer
+			l := slog.New(newConsole(&buf, ConsoleOptions{Level: levels.Info, TimeFormat: "15:04"}, !color))
+			l.Info("m", "k y\nz", 1, slog.Group("g\th", "k", 2))
+			l.WithGroup("w\a").Info("m", "k", 3)
+			out := buf.String()
+			assert.Contains(t, out, `"k y\nz"=`, "color=%v", color)
+			assert.Contains(t, out, `"g\th.k"=`, "color=%v", color)
+			assert.Contains(t, out, `"w\a.k"=`, "color=%v", color)
+			lines := strings.SplitAfter(out, "\n")
+			require.Len(t, lines, 3, "%q", out) // two lines and what follows the last
+			for _, line := range lines[:2] {
+				checkConsoleLine(t, line, color)
+			}
+		}
+	})
 	t.Run("readable words stay", func(t *testing.T) {
 		var buf bytes.Buffer
 		slog.New(NewConsoleHandler(&buf, &ConsoleOptions{NoColor: true})).Info("line one\nline two", "v", "a\x1bb")
@@ -479,10 +496,10 @@ func FuzzConsoleEscape(f *testing.F) {
 	})
 }
 
-// FuzzConsoleValue: whatever an attribute's value holds, the console
+// FuzzConsoleValue: whatever an attribute's value, key or group name holds, the console
 // prints one line with no control byte and no escape sequence of its own,
 // in colour and without (a value is left to tint's quoting, see
-// cleanValue).
+// cleanQuoted).
 func FuzzConsoleValue(f *testing.F) {
 	f.Add("v\n[STRACE] x")
 	f.Add("a\x1bb \\x1b[31m \x1b[2J")
@@ -491,7 +508,10 @@ func FuzzConsoleValue(f *testing.F) {
 		for _, color := range []bool{false, true} {
 			var buf bytes.Buffer
 			l := slog.New(newConsole(&buf, ConsoleOptions{Level: levels.Info, TimeFormat: "15:04"}, !color))
-			l.Info("m", "k", v, "err", errors.New(v))
+			l.Info("m", "k", v, "err", errors.New(v), v, 1)
+			checkConsoleLine(t, buf.String(), color)
+			buf.Reset()
+			l.WithGroup(v).Info("m", slog.Group(v, "k", 1))
 			checkConsoleLine(t, buf.String(), color)
 		}
 	})
