@@ -105,6 +105,9 @@ type ConsoleHandler struct {
 	// deeper group): tint copies its group list on every WithGroup, so
 	// 10 000 nested groups would cost it quadratic memory.
 	depth int
+	// noColor is tint's NoColor: in that mode tint cuts a key or value
+	// short at its first U+FFFD (see cleanQuoted).
+	noColor bool
 	// spans is ConsoleOptions.Spans, never nil.
 	spans func(depth int, took time.Duration) bool
 	// roll rolls up the spans that repeat (see rollup); shared by the
@@ -161,6 +164,7 @@ func newConsole(w io.Writer, o ConsoleOptions, noColor bool) *ConsoleHandler {
 		plain:   tint.NewTextHandler(out, &base),
 		named:   tint.NewTextHandler(out, &named),
 		cloneMu: new(sync.Mutex),
+		noColor: noColor,
 		spans:   o.Spans,
 	}
 	if cw, ok := out.(*consoleWriter); ok {
@@ -264,7 +268,7 @@ func (h *ConsoleHandler) showSpan(s *envelope.Span) (show bool) {
 func (h *ConsoleHandler) clean(r slog.Record) slog.Record {
 	n := slog.NewRecord(r.Time, r.Level, escapeConsole(r.Message), r.PC)
 	r.Attrs(func(a slog.Attr) bool {
-		n.AddAttrs(cleanAttr(a, h.depth, 0))
+		n.AddAttrs(cleanAttr(a, h.depth, 0, h.noColor))
 		return true
 	})
 	return n
@@ -277,7 +281,7 @@ func (h *ConsoleHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 	}
 	clean := make([]slog.Attr, len(attrs))
 	for i, a := range attrs {
-		clean[i] = cleanAttr(a, h.depth, 0)
+		clean[i] = cleanAttr(a, h.depth, 0, h.noColor)
 	}
 	h.cloneMu.Lock()
 	defer h.cloneMu.Unlock()
@@ -296,7 +300,7 @@ func (h *ConsoleHandler) WithGroup(name string) slog.Handler {
 	case h.depth == wire.MaxGroupDepth:
 		name = wire.DeepGroup
 	default:
-		name = cleanQuoted(name)
+		name = cleanQuoted(name, h.noColor)
 	}
 	h.cloneMu.Lock()
 	defer h.cloneMu.Unlock()
@@ -354,15 +358,15 @@ func attrPlain(a slog.Attr, depth int) bool {
 // text and group names escaped for a terminal, LogValuers resolved, and
 // groups past the depth bound flattened: the group at the bound is named
 // "~" and deeper ones are inlined.
-func cleanAttr(a slog.Attr, depth, descent int) slog.Attr {
+func cleanAttr(a slog.Attr, depth, descent int, noColor bool) slog.Attr {
 	if a.Equal(slog.Attr{}) {
 		return a // the empty Attr, which every handler ignores
 	}
-	key := cleanQuoted(a.Key)
+	key := cleanQuoted(a.Key, noColor)
 	v := a.Value.Resolve() // recovers a panicking LogValue
 	switch v.Kind() {
 	case slog.KindString:
-		return slog.String(key, cleanQuoted(v.String()))
+		return slog.String(key, cleanQuoted(v.String(), noColor))
 	case slog.KindGroup:
 		if descent >= maxConsoleDescent {
 			return slog.String(key, "!DEPTH")
@@ -379,19 +383,19 @@ func cleanAttr(a slog.Attr, depth, descent int) slog.Attr {
 		g := v.Group()
 		attrs := make([]slog.Attr, len(g))
 		for i, ga := range g {
-			attrs[i] = cleanAttr(ga, depth, descent+1)
+			attrs[i] = cleanAttr(ga, depth, descent+1, noColor)
 		}
 		return slog.Attr{Key: key, Value: slog.GroupValue(attrs...)}
 	case slog.KindAny:
 		switch x := v.Any().(type) {
 		case error:
-			return slog.Any(key, consoleError(cleanQuoted(fmt.Sprint(x))))
+			return slog.Any(key, consoleError(cleanQuoted(fmt.Sprint(x), noColor)))
 		case encoding.TextMarshaler:
-			return slog.String(key, cleanQuoted(marshalText(x)))
+			return slog.String(key, cleanQuoted(marshalText(x), noColor))
 		case []byte:
-			return slog.String(key, cleanQuoted(string(x)))
+			return slog.String(key, cleanQuoted(string(x), noColor))
 		default:
-			return slog.String(key, cleanQuoted(fmt.Sprintf("%+v", x)))
+			return slog.String(key, cleanQuoted(fmt.Sprintf("%+v", x), noColor))
 		}
 	}
 	return slog.Attr{Key: key, Value: v}
@@ -422,12 +426,13 @@ func marshalText(m encoding.TextMarshaler) (s string) {
 	return string(b)
 }
 
-// consoleSafe reports whether s can reach tint unchanged: printable, and
-// free of the text `\x1b`, which tint's colour mode turns back into a raw
-// ESC after quoting a string (it quotes, then replaces every `\x1b` in the
-// quoted text with ESC, so its own colour codes survive).
+// consoleSafe reports whether s can reach tint unchanged: printable, free
+// of the text `\x1b`, which tint's colour mode turns back into a raw ESC
+// after quoting a string (it quotes, then replaces every `\x1b` in the
+// quoted text with ESC, so its own colour codes survive), and of U+FFFD,
+// at which its plain mode stops (cleanQuoted).
 func consoleSafe(s string) bool {
-	return consolePlain(s) && !strings.Contains(s, `\x1b`)
+	return consolePlain(s) && !strings.Contains(s, `\x1b`) && !strings.Contains(s, "\uFFFD")
 }
 
 // cleanString is escapeConsole for strings tint may quote: ESC and any
@@ -443,17 +448,18 @@ func cleanString(s string) string {
 // when it holds a control byte or a non-printing rune: an attribute's key
 // and value, and a group name (tint quotes the group path and key as one).
 // Such text is left to that quoting, so a newline shows as \n once, not
-// as the \\n of an escape quoted again. Only what tint's
-// quoting gets wrong is escaped here first, as cleanString does: ESC and
-// the text `\x1b` (tint's colour mode turns every `\x1b` of quoted text
-// back into ESC), and invalid UTF-8 (its plain mode cuts a value short at
-// the first invalid byte).
-func cleanQuoted(s string) string {
-	if consoleSafe(s) {
-		return s
+// as the \\n of an escape quoted again. Only what tint's quoting gets
+// wrong is escaped here first, as cleanString does: ESC and the text
+// `\x1b` (tint's colour mode turns every `\x1b` of quoted text back into
+// ESC), invalid UTF-8, and, with noColor, U+FFFD, written `\ufffd` (tint's
+// plain mode reads text up to the first rune it decodes as an error, so
+// it printed "a b" of "a b\uFFFDc d" and nothing after).
+func cleanQuoted(s string, noColor bool) string {
+	if !consoleSafe(s) && (!utf8.ValidString(s) || strings.IndexByte(s, 0x1b) >= 0 || strings.Contains(s, `\x1b`) || !tintQuotes(s)) {
+		s = cleanString(s)
 	}
-	if !utf8.ValidString(s) || strings.IndexByte(s, 0x1b) >= 0 || strings.Contains(s, `\x1b`) || !tintQuotes(s) {
-		return cleanString(s)
+	if noColor && strings.Contains(s, "\uFFFD") {
+		s = strings.ReplaceAll(s, "\uFFFD", `\ufffd`)
 	}
 	return s
 }

@@ -213,6 +213,28 @@ func TestConsoleHostileInput(t *testing.T) {
 			}
 		}
 	})
+	t.Run("nothing cut at U+FFFD", func(t *testing.T) {
+		// tint's plain mode stops a key or value at U+FFFD; its colour
+		// mode prints it.
+		for _, color := range []bool{false, true} {
+			var buf bytes.Buffer
+			l := slog.New(newConsole(&buf, ConsoleOptions{Level: levels.Info, TimeFormat: "15:04"}, !color))
+			l.Info("m", "k\uFFFDey", "a\uFFFDb", "v", "a b\uFFFDc\n", slog.Group("g\uFFFD", "k", "x"))
+			l.WithGroup("w\uFFFD").Info("m", "k", 1)
+			out := buf.String()
+			if color {
+				assert.Contains(t, out, "k\uFFFDey")
+				assert.Contains(t, out, "\"a b\uFFFDc\\n\"")
+				assert.Contains(t, out, "g\uFFFD.k")
+				assert.Contains(t, out, "w\uFFFD.k")
+			} else {
+				assert.Contains(t, out, `k\ufffdey=a\ufffdb`)
+				assert.Contains(t, out, `"a b\\ufffdc\n"`, "quoted by tint: escaped again, but whole")
+				assert.Contains(t, out, `g\ufffd.k=x`)
+				assert.Contains(t, out, `w\ufffd.k=1`)
+			}
+		}
+	})
 	t.Run("readable words stay", func(t *testing.T) {
 		var buf bytes.Buffer
 		slog.New(NewConsoleHandler(&buf, &ConsoleOptions{NoColor: true})).Info("line one\nline two", "v", "a\x1bb")
