@@ -259,8 +259,9 @@ type HostLog struct {
 // seq counting up from 1, compressed as host.<pid>.<seq>.log.gz or not:
 // the same file) start past 1 or skip numbers lost those files,
 // most likely to retention (sink.Rotation's MaxFiles or MaxAge), and a
-// reading of the rest is of part of its log. Names of other shapes are
-// ignored.
+// reading of the rest is of part of its log. A missing file that is in the
+// directory after all (one rotated file named on its own) is said to be
+// not given, not lost. Names of other shapes are ignored.
 func RotationGaps(paths []string) []string {
 	seqs := map[string][]int{}     // by directory and pid
 	present := map[string]string{} // a present file's name by key and seq: .log or .log.gz
@@ -280,15 +281,40 @@ func RotationGaps(paths []string) []string {
 		ns = slices.Compact(ns)
 		name := func(n int) string { return fmt.Sprintf("%s.%08d.log", filepath.Base(key), n) }
 		if ns[0] > 1 {
-			out = append(out, fmt.Sprintf("the log set %s.*.log starts at %s: %d earlier rotated file(s) are not here (removed by retention?), so what follows is read from part of its log",
-				key, present[fmt.Sprint(key, "/", ns[0])], ns[0]-1))
+			out = append(out, fmt.Sprintf("the log set %s.*.log starts at %s: %s, so what follows is read from part of its log",
+				key, present[fmt.Sprint(key, "/", ns[0])], notRead(key, 1, ns[0]-1, "earlier rotated file(s)")))
 		}
 		for i := 1; i < len(ns); i++ {
 			if d := ns[i] - ns[i-1]; d > 1 {
-				out = append(out, fmt.Sprintf("the log set %s.*.log has no %s to %s: %d rotated file(s) are missing, so what follows is read from part of its log",
-					key, name(ns[i-1]+1), name(ns[i]-1), d-1))
+				out = append(out, fmt.Sprintf("the log set %s.*.log has no %s to %s: %s, so what follows is read from part of its log",
+					key, name(ns[i-1]+1), name(ns[i]-1), notRead(key, ns[i-1]+1, ns[i]-1, "rotated file(s)")))
 			}
 		}
 	}
 	return out
+}
+
+// notRead says why the rotated files from to to of the set key (its
+// directory and "host.<pid>") were not read: gone from the directory
+// (retention, most likely), or there but not given.
+func notRead(key string, from, to int, what string) string {
+	there := 0
+	for n := from; n <= to; n++ {
+		base := fmt.Sprintf("%s.%08d.log", key, n)
+		if _, err := os.Stat(base); err == nil {
+			there++
+		} else if _, err := os.Stat(base + logname.Gz); err == nil {
+			there++
+		}
+	}
+	gone := to - from + 1 - there
+	switch {
+	case there == 0 && what == "rotated file(s)":
+		return fmt.Sprintf("%d %s are missing", gone, what)
+	case there == 0:
+		return fmt.Sprintf("%d %s are not here (removed by retention?)", gone, what)
+	case gone == 0:
+		return fmt.Sprintf("%d %s in its directory were not given (give the directory to read the whole set)", there, what)
+	}
+	return fmt.Sprintf("%d %s are not here (removed by retention?) and %d in its directory were not given", gone, what, there)
 }

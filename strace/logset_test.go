@@ -201,6 +201,29 @@ func TestRotationGaps(t *testing.T) {
 	}
 }
 
+// TestRotationGapsOnDisk: a rotated file that is in the directory but not
+// among the paths (one file named on its own) was not given, not lost to
+// retention.
+func TestRotationGapsOnDisk(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"host.7.00000001.log.gz", "host.7.00000002.log", "host.7.00000003.log.gz", "host.7.00000006.log.gz"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), nil, 0o600))
+	}
+	key := filepath.Join(dir, "host.7")
+	assert.Equal(t, []string{
+		"the log set " + key + ".*.log starts at host.7.00000003.log.gz: 2 earlier rotated file(s) in its directory were not given (give the directory to read the whole set), so what follows is read from part of its log",
+	}, RotationGaps([]string{filepath.Join(dir, "host.7.00000003.log.gz")}))
+	assert.Equal(t, []string{
+		"the log set " + key + ".*.log has no host.7.00000002.log to host.7.00000002.log: 1 rotated file(s) in its directory were not given (give the directory to read the whole set), so what follows is read from part of its log",
+	}, RotationGaps([]string{filepath.Join(dir, "host.7.00000001.log.gz"), filepath.Join(dir, "host.7.00000003.log.gz")}))
+	assert.Equal(t, []string{
+		"the log set " + key + ".*.log starts at host.7.00000006.log.gz: 2 earlier rotated file(s) are not here (removed by retention?) and 3 in its directory were not given, so what follows is read from part of its log",
+	}, RotationGaps([]string{filepath.Join(dir, "host.7.00000006.log.gz")}))
+	assert.Equal(t, []string{
+		"the log set " + key + ".*.log has no host.7.00000002.log to host.7.00000005.log: 2 rotated file(s) are not here (removed by retention?) and 2 in its directory were not given, so what follows is read from part of its log",
+	}, RotationGaps([]string{filepath.Join(dir, "host.7.00000001.log.gz"), filepath.Join(dir, "host.7.00000006.log.gz")}))
+}
+
 // TestRotatedRecordsKeepTheirPid: a rotated file's records take the pid
 // of its name (host.<pid>.<seq>.log), not only of the spans it holds: one
 // that holds records alone is placed by its own anchor.
