@@ -273,9 +273,12 @@ func errOr(err error) error {
 }
 
 // Counts is a snapshot of the sink's accounting. Dropped is always the sum
-// of the four reasons.
+// of the four reasons. Written counts every record in the destination but
+// the drop reports: a file's header (a state's [CLOCK_ANCHOR] at the start
+// of each file) included, so a program that logged 50 records into two
+// files reads 52.
 type Counts struct {
-	Written        uint64 // records delivered to the destination
+	Written        uint64 // records delivered to the destination (headers included; drop reports not)
 	Pending        uint64 // records accepted and not yet written or failed
 	Dropped        uint64 // records lost, the sum of the reasons below
 	QueueFull      uint64 // no free slot
