@@ -95,6 +95,27 @@ func TestAppendDecimal(t *testing.T) {
 	}
 }
 
+// TestAppendTimeDayCache: times of one day (the cache's hits), of days
+// that alternate (a miss each), across midnight and in zones whose local
+// day differs from UTC's, each as time.Format writes it.
+func TestAppendTimeDayCache(t *testing.T) {
+	base := time.Date(2026, 12, 2, 23, 59, 59, 999_000_000, time.UTC)
+	east, west := time.FixedZone("E", 14*3600), time.FixedZone("W", -12*3600)
+	var times []time.Time
+	for i := range 50 {
+		d := time.Duration(i) * 7 * time.Hour / 3
+		times = append(times, base.Add(d), base.Add(-d).In(east), base.Add(d).In(west), base, base.Add(time.Millisecond))
+	}
+	times = append(times, time.Time{}, time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC),
+		time.Date(-1, 12, 31, 0, 0, 0, 0, time.UTC), time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), base)
+	for _, tm := range times {
+		want := tm.Format("2006-01-02T15:04:05.000Z07:00")
+		if got := string(appendTime(nil, tm)); got != want {
+			t.Fatalf("appendTime(%v) = %q, want %q", tm, got, want)
+		}
+	}
+}
+
 // FuzzAppendTime holds appendTime to time.Format for any instant and any
 // zone offset, years outside 0–9999 and offsets with seconds included.
 func FuzzAppendTime(f *testing.F) {

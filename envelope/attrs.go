@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"sync/atomic"
 	"time"
 
 	"simpler.dev/log/internal/wire"
@@ -345,7 +346,7 @@ func appendTime(b []byte, t time.Time) []byte {
 	// then positive, and the divisions are unsigned.
 	u := uint64(local + (719468+146097)*86400)
 	clock := uint(u % 86400)
-	year, month, day := civil(u / 86400)
+	year, month, day := civilCached(u / 86400)
 	if year < 0 || year > 9999 {
 		return t.AppendFormat(b, "2006-01-02T15:04:05.000Z07:00")
 	}
@@ -379,6 +380,27 @@ const (
 	minYear0    = -62167219200 - 86400
 	maxYear9999 = 253402300799 + 86400
 )
+
+// lastDay is the day civilCached last computed, packed: z+1 in the high
+// 32 bits (0: none yet), then the year (16 bits), month and day (8 each).
+// Logs are full of times from one day, and the calendar arithmetic was
+// 7 % of rendering ten attributes (BenchmarkRender in internal/handoff).
+// One word, so any goroutine reads a whole entry or none: loaded by every
+// render of a time, stored on a miss.
+var lastDay atomic.Uint64
+
+// civilCached is civil, for day z of the range appendTime formats itself
+// (year 0 to 9999, so z+1 and the year fit their fields), through lastDay.
+func civilCached(z uint64) (year int, month, day uint) {
+	if e := lastDay.Load(); e>>32 == z+1 {
+		return int(e >> 16 & 0xffff), uint(e >> 8 & 0xff), uint(e & 0xff)
+	}
+	year, month, day = civil(z)
+	if year >= 0 && year <= 9999 {
+		lastDay.Store((z+1)<<32 | uint64(year)<<16 | uint64(month)<<8 | uint64(day))
+	}
+	return year, month, day
+}
 
 // civil returns the proleptic Gregorian date of day z, counted from
 // 0000-03-01 less 400 years (Howard Hinnant's civil_from_days, unsigned).
