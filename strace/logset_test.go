@@ -209,19 +209,29 @@ func TestRotationGapsOnDisk(t *testing.T) {
 	for _, name := range []string{"host.7.00000001.log.gz", "host.7.00000002.log", "host.7.00000003.log.gz", "host.7.00000006.log.gz"} {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), nil, 0o600))
 	}
-	key := filepath.Join(dir, "host.7")
-	assert.Equal(t, []string{
-		"the log set " + key + ".*.log starts at host.7.00000003.log.gz: 2 earlier rotated file(s) in its directory were not given (give the directory to read the whole set), so what follows is read from part of its log",
-	}, RotationGaps([]string{filepath.Join(dir, "host.7.00000003.log.gz")}))
-	assert.Equal(t, []string{
-		"the log set " + key + ".*.log has no host.7.00000002.log to host.7.00000002.log: 1 rotated file(s) in its directory were not given (give the directory to read the whole set), so what follows is read from part of its log",
-	}, RotationGaps([]string{filepath.Join(dir, "host.7.00000001.log.gz"), filepath.Join(dir, "host.7.00000003.log.gz")}))
-	assert.Equal(t, []string{
-		"the log set " + key + ".*.log starts at host.7.00000006.log.gz: 2 earlier rotated file(s) are not here (removed by retention?) and 3 in its directory were not given, so what follows is read from part of its log",
-	}, RotationGaps([]string{filepath.Join(dir, "host.7.00000006.log.gz")}))
-	assert.Equal(t, []string{
-		"the log set " + key + ".*.log has no host.7.00000002.log to host.7.00000005.log: 2 rotated file(s) are not here (removed by retention?) and 2 in its directory were not given, so what follows is read from part of its log",
-	}, RotationGaps([]string{filepath.Join(dir, "host.7.00000001.log.gz"), filepath.Join(dir, "host.7.00000006.log.gz")}))
+	set := "the log set " + filepath.Join(dir, "host.7") + ".*.log "
+	for _, tt := range []struct {
+		name  string
+		given []string
+		want  string
+	}{
+		{"the earlier files not given", []string{"00000003.log.gz"},
+			"starts at host.7.00000003.log.gz: 2 earlier rotated file(s) in its directory were not given (give the directory to read the whole set)"},
+		{"a hole not given", []string{"00000001.log.gz", "00000003.log.gz"},
+			"has no host.7.00000002.log to host.7.00000002.log: 1 rotated file(s) in its directory were not given (give the directory to read the whole set)"},
+		{"the earlier files gone and not given", []string{"00000006.log.gz"},
+			"starts at host.7.00000006.log.gz: 2 earlier rotated file(s) are not here (removed by retention?) and 3 in its directory were not given"},
+		{"a hole gone and not given", []string{"00000001.log.gz", "00000006.log.gz"},
+			"has no host.7.00000002.log to host.7.00000005.log: 2 rotated file(s) are not here (removed by retention?) and 2 in its directory were not given"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var paths []string
+			for _, g := range tt.given {
+				paths = append(paths, filepath.Join(dir, "host.7."+g))
+			}
+			assert.Equal(t, []string{set + tt.want + ", so what follows is read from part of its log"}, RotationGaps(paths))
+		})
+	}
 }
 
 // TestRotatedRecordsKeepTheirPid: a rotated file's records take the pid
