@@ -196,7 +196,7 @@ var errNameTaken = errors.New("sink: name taken")
 // rotatedName is host.<pid>.<seq>.log: eight digits keep name order the
 // order written up to 10^8 rotations.
 func (d *logDir) rotatedName(seq int) string {
-	return fmt.Sprintf("%s%08d.log", d.stem(), seq)
+	return logname.Rotated(d.stem(), seq)
 }
 
 // stem is "host.<pid>.", the prefix of this process's files.

@@ -279,7 +279,7 @@ func RotationGaps(paths []string) []string {
 		ns := seqs[key]
 		slices.Sort(ns)
 		ns = slices.Compact(ns)
-		name := func(n int) string { return fmt.Sprintf("%s.%08d.log", filepath.Base(key), n) }
+		name := func(n int) string { return logname.Rotated(filepath.Base(key)+".", n) }
 		if ns[0] > 1 {
 			out = append(out, fmt.Sprintf("the log set %s.*.log starts at %s: %s, so what follows is read from part of its log",
 				key, present[fmt.Sprint(key, "/", ns[0])], notRead(key, 1, ns[0]-1, "earlier rotated file(s)")))
@@ -300,7 +300,7 @@ func RotationGaps(paths []string) []string {
 func notRead(key string, from, to int, what string) string {
 	there := 0
 	for n := from; n <= to; n++ {
-		base := fmt.Sprintf("%s.%08d.log", key, n)
+		base := logname.Rotated(key+".", n)
 		if _, err := os.Stat(base); err == nil {
 			there++
 		} else if _, err := os.Stat(base + logname.Gz); err == nil {

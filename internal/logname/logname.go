@@ -8,12 +8,18 @@
 package logname
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
 
 // Gz is the suffix of a compressed rotated file: host.<pid>.<seq>.log.gz.
 const Gz = ".gz"
+
+// Rotated returns the name of rotated file seq of the set whose names
+// begin with stem ("host.<pid>.", a directory before it or not):
+// stem, seq in eight digits, ".log" (Gz after it when compressed).
+func Rotated(stem string, seq int) string { return fmt.Sprintf("%s%08d.log", stem, seq) }
 
 // Parse reads name (a base name) as a log file's: its pid's digits and its
 // rotation number, 0 for the current file. A rotated name may end in .gz

@@ -1,7 +1,6 @@
 package logname
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -53,7 +52,7 @@ func FuzzParse(f *testing.F) {
 		}
 		want := "host." + pid + ".log"
 		if seq > 0 {
-			want = "host." + pid + "." + leftPad(seq) + ".log"
+			want = Rotated("host."+pid+".", seq)
 			if strings.HasSuffix(name, Gz) {
 				want += Gz
 			}
@@ -61,5 +60,3 @@ func FuzzParse(f *testing.F) {
 		assert.Equal(t, name, want, "a name read is the name written")
 	})
 }
-
-func leftPad(n int) string { return fmt.Sprintf("%08d", n) }
