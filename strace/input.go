@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"simpler.dev/log/internal/logname"
 )
@@ -280,39 +281,54 @@ func RotationGaps(paths []string) []string {
 		slices.Sort(ns)
 		ns = slices.Compact(ns)
 		name := func(n int) string { return logname.Rotated(filepath.Base(key)+".", n) }
+		disk := sync.OnceValue(func() map[int]bool { return rotatedOnDisk(key) })
 		if ns[0] > 1 {
 			out = append(out, fmt.Sprintf("the log set %s.*.log starts at %s: %s, so what follows is read from part of its log",
-				key, present[fmt.Sprint(key, "/", ns[0])], notRead(key, 1, ns[0]-1, "earlier rotated file(s)")))
+				key, present[fmt.Sprint(key, "/", ns[0])], notRead(disk(), 1, ns[0]-1, true)))
 		}
 		for i := 1; i < len(ns); i++ {
 			if d := ns[i] - ns[i-1]; d > 1 {
 				out = append(out, fmt.Sprintf("the log set %s.*.log has no %s to %s: %s, so what follows is read from part of its log",
-					key, name(ns[i-1]+1), name(ns[i]-1), notRead(key, ns[i-1]+1, ns[i]-1, "rotated file(s)")))
+					key, name(ns[i-1]+1), name(ns[i]-1), notRead(disk(), ns[i-1]+1, ns[i]-1, false)))
 			}
 		}
 	}
 	return out
 }
 
-// notRead says why the rotated files from to to of the set key (its
-// directory and "host.<pid>") were not read: gone from the directory
-// (retention, most likely), or there but not given.
-func notRead(key string, from, to int, what string) string {
+// rotatedOnDisk returns the rotation numbers of the set key's (its
+// directory and "host.<pid>") rotated files in its directory, compressed
+// or not: one listing, however far apart the numbers given are.
+func rotatedOnDisk(key string) map[int]bool {
+	entries, _ := os.ReadDir(filepath.Dir(key)) // unreadable: nothing there to name
+	seqs := map[int]bool{}
+	for _, e := range entries {
+		if pid, seq, ok := logname.Parse(e.Name()); ok && seq > 0 && "host."+pid == filepath.Base(key) {
+			seqs[seq] = true
+		}
+	}
+	return seqs
+}
+
+// notRead says why the rotated files from to to of a set, whose rotated
+// files on disk are onDisk, were not read: gone from the directory
+// (retention, most likely, when they are the set's earliest), or there
+// but not given.
+func notRead(onDisk map[int]bool, from, to int, earlier bool) string {
 	there := 0
-	for n := from; n <= to; n++ {
-		base := logname.Rotated(key+".", n)
-		if _, err := os.Stat(base); err == nil {
-			there++
-		} else if _, err := os.Stat(base + logname.Gz); err == nil {
+	for seq := range onDisk {
+		if seq >= from && seq <= to {
 			there++
 		}
 	}
 	gone := to - from + 1 - there
+	what, lost := "rotated file(s)", "are missing"
+	if earlier {
+		what, lost = "earlier rotated file(s)", "are not here (removed by retention?)"
+	}
 	switch {
-	case there == 0 && what == "rotated file(s)":
-		return fmt.Sprintf("%d %s are missing", gone, what)
 	case there == 0:
-		return fmt.Sprintf("%d %s are not here (removed by retention?)", gone, what)
+		return fmt.Sprintf("%d %s %s", gone, what, lost)
 	case gone == 0:
 		return fmt.Sprintf("%d %s in its directory were not given (give the directory to read the whole set)", there, what)
 	}
