@@ -95,11 +95,13 @@ func readInput(p *Parser, in string, stdin io.Reader) error {
 // line (of the file as stored). A file whose name ends in .gz (a rotated
 // file compressed, host.<pid>.<seq>.log.gz), and stdin that begins as
 // gzip does, is read through gzip; a rotated host.<pid>.<seq>.log no
-// longer there is read from its .gz, if compressed since it was listed. The records it keeps (Parser.KeepRecords)
-// take the pid of the file's name, host.<pid>.log or host.<pid>.<seq>.log
-// (.gz or not), else the one pid the file's spans carry.
+// longer there is read from its .gz, if compressed since it was listed.
+// The records it keeps (Parser.KeepRecords) take the pid of the file's
+// name, host.<pid>.log or host.<pid>.<seq>.log (.gz or not), else the one
+// pid the file's spans carry.
 func ReadFile(p *Parser, path string, stdin io.Reader, wrap func(io.Reader) io.Reader) error {
 	var r io.Reader = stdin
+	compressed := false
 	if path != "-" {
 		f, err := os.Open(path)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -113,52 +115,38 @@ func ReadFile(p *Parser, path string, stdin io.Reader, wrap func(io.Reader) io.R
 			return err
 		}
 		defer f.Close()
-		compressed := strings.HasSuffix(path, logname.Gz)
+		compressed = strings.HasSuffix(path, logname.Gz)
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-			// A guess from the size (a span record is ~300 bytes),
-			// capped: a sparse or junk file must not reserve memory for
-			// spans it does not hold. Past the cap, memory grows with
-			// the spans actually read, sized from what the file gave
-			// so far per byte (growth).
-			// Room for the spans it holds (a span record is about 200
-			// bytes of log), so a large log is not copied again and
-			// again as the span list grows.
+			// Room for the spans the file holds (a span record is about
+			// 300 bytes of log), so a large log is not copied again and
+			// again as the span list grows; capped, so that a sparse or
+			// junk file reserves no memory for spans it does not hold
+			// (past the cap, memory grows with the spans actually read).
 			p.Spans = slices.Grow(p.Spans, int(min(fi.Size()/300, 1<<16)))
 			if !compressed {
 				p.size = fi.Size() // a .gz's size says little of what it holds
 			}
 		}
 		r = f
-		if wrap != nil {
-			r, wrap = wrap(r), nil
-		}
-		if compressed {
-			zr, err := gzip.NewReader(r)
-			if err != nil {
-				return fmt.Errorf("%s: %w", path, err)
-			}
-			defer zr.Close()
-			r = gzReader{zr}
-		}
 	}
 	if wrap != nil {
-		r = wrap(r)
+		r = wrap(r) // the bytes as stored: before gzip
 	}
 	if path == "-" {
 		// Standard input has no name to say it is compressed: its first
 		// bytes do (gzip's magic, which no record begins with), so
 		// "cat host.1.2.log.gz | strace-timing -" reads as the file would.
 		br := bufio.NewReader(r)
-		if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-			zr, err := gzip.NewReader(br)
-			if err != nil {
-				return fmt.Errorf("%s: %w", path, err)
-			}
-			defer zr.Close()
-			r = gzReader{zr}
-		} else {
-			r = br
+		magic, _ := br.Peek(2)
+		compressed, r = len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b, br
+	}
+	if compressed {
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
 		}
+		defer zr.Close()
+		r = gzReader{zr}
 	}
 	if err := p.readFileWith(path, r, runtime.GOMAXPROCS(0)); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
