@@ -480,29 +480,26 @@ func (w *writer) drain(next *uint64, batch []byte, locked bool) int {
 		if sl.seq.Load() != pos+1 {
 			break
 		}
-		rec := sl.buf[:sl.n]
-		if sl.n == 0 {
-			// A plain record: rendered straight into the batch when a
-			// slot's worth of room is left (a file's 64 KiB batch, nearly
-			// always), else into line first, so that its length, not the
-			// most it could be, decides whether the batch is full (a
-			// pipe's writes hold at most 512 bytes, several records).
-			if limit-len(batch) >= slotSize {
-				batch = recs[pos&mask].Render(batch, &w.tally)
-				pos++
-				inBatch++
-				total++
-				continue
+		// A plain record (n is 0) is rendered straight into the batch
+		// when a slot's worth of room is left (a file's 64 KiB batch,
+		// nearly always), else into line first, so that its length, not
+		// the most it could be, decides whether the batch is full (a
+		// pipe's writes hold at most 512 bytes, several records).
+		if sl.n == 0 && limit-len(batch) >= slotSize {
+			batch = recs[pos&mask].Render(batch, &w.tally)
+		} else {
+			rec := sl.buf[:sl.n]
+			if sl.n == 0 {
+				rec = recs[pos&mask].Render(w.line[:0], &w.tally)
 			}
-			rec = recs[pos&mask].Render(w.line[:0], &w.tally)
+			if len(batch)+len(rec) > limit {
+				w.q.release(pos) // the slots copied so far, for the next lap
+				w.writeBatch(batch, inBatch, pos, locked)
+				batch, inBatch = batch[:0], 0
+				limit = int(w.out.batchLimit.Load())
+			}
+			batch = append(batch, rec...)
 		}
-		if len(batch)+len(rec) > limit {
-			w.q.release(pos) // the slots copied so far, for the next lap
-			w.writeBatch(batch, inBatch, pos, locked)
-			batch, inBatch = batch[:0], 0
-			limit = int(w.out.batchLimit.Load())
-		}
-		batch = append(batch, rec...)
 		pos++
 		inBatch++
 		total++
