@@ -141,18 +141,17 @@ func check(goos, goarch string, pkgs [][2]string) (int, []error) {
 		// the external tests need a test variant of the package and of
 		// everything between it and them, as go test builds; that is left
 		// to go vet on this platform and to make cross.
-		_, e := checkFiles(fset, imp, p[0], bp.Dir, append(bp.GoFiles, bp.TestGoFiles...))
-		errs = append(errs, e...)
+		errs = append(errs, checkFiles(fset, imp, p[0], bp.Dir, append(bp.GoFiles, bp.TestGoFiles...))...)
 		if len(bp.XTestGoFiles) > 0 && len(bp.TestGoFiles) == 0 {
-			_, e := checkFiles(fset, imp, p[0]+"_test", bp.Dir, bp.XTestGoFiles)
-			errs = append(errs, e...)
+			errs = append(errs, checkFiles(fset, imp, p[0]+"_test", bp.Dir, bp.XTestGoFiles)...)
 		}
 	}
 	return n, errs
 }
 
-// checkFiles parses and type-checks one package's files.
-func checkFiles(fset *token.FileSet, imp types.Importer, path, dir string, names []string) (*types.Package, []error) {
+// checkFiles parses and type-checks one package's files, returning the
+// errors found.
+func checkFiles(fset *token.FileSet, imp types.Importer, path, dir string, names []string) []error {
 	var errs []error
 	var files []*ast.File
 	for _, name := range names {
@@ -164,6 +163,6 @@ func checkFiles(fset *token.FileSet, imp types.Importer, path, dir string, names
 		files = append(files, f)
 	}
 	conf := types.Config{Importer: imp, Error: func(err error) { errs = append(errs, err) }}
-	pkg, _ := conf.Check(path, fset, files, nil)
-	return pkg, errs
+	conf.Check(path, fset, files, nil) // its errors are in errs
+	return errs
 }

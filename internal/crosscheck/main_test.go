@@ -37,7 +37,7 @@ func TestCheckFiles(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "x.go"), []byte("package x\n\nvar s string = 1\n"), 0o644))
 	fset := token.NewFileSet()
-	_, errs := checkFiles(fset, importer.ForCompiler(fset, "source", nil), "x", dir, []string{"x.go"})
+	errs := checkFiles(fset, importer.ForCompiler(fset, "source", nil), "x", dir, []string{"x.go"})
 	require.Len(t, errs, 1)
 	assert.Contains(t, errs[0].Error(), "x.go:3:")
 }
