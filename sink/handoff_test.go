@@ -73,13 +73,21 @@ func TestHandoffQueue(t *testing.T) {
 		assert.Equal(t, handoff.Declined, handOff(q, plainRecord("after Close"), &rd), "claimed after Close")
 	})
 
-	t.Run("a pipe's writes hold several plain records", func(t *testing.T) {
+	// stalled returns a started sink behind a pipe whose writer holds its
+	// first record, stalled until w.open is closed, and its queue for
+	// plain records.
+	stalled := func(t *testing.T) (*gateWriter, *Sink, handoff.Queue) {
 		w := &gateWriter{open: make(chan struct{}), entered: make(chan struct{}, 1)}
 		s := New(&Options{Report: testReport, Destination: Pipe(w)})
 		q := handoff.Attach(s, tally)
 		require.NoError(t, s.Start())
 		require.NoError(t, put(s, rec("first", 20)))
 		<-w.entered // the writer holds the first record, stalled
+		return w, s, q
+	}
+
+	t.Run("a pipe's writes hold several plain records", func(t *testing.T) {
+		w, s, q := stalled(t)
 		const n = 60
 		for range n {
 			require.Equal(t, handoff.Claimed, handOff(q, plainRecord("plain"), &rd))
@@ -95,12 +103,7 @@ func TestHandoffQueue(t *testing.T) {
 	})
 
 	t.Run("declined while the writer is behind", func(t *testing.T) {
-		w := &gateWriter{open: make(chan struct{}), entered: make(chan struct{}, 1)}
-		s := New(&Options{Report: testReport, Destination: Pipe(w)})
-		q := handoff.Attach(s, tally)
-		require.NoError(t, s.Start())
-		require.NoError(t, put(s, rec("first", 20)))
-		<-w.entered // the writer holds the first record, stalled
+		w, s, q := stalled(t)
 		for range renderWater {
 			require.Equal(t, handoff.Claimed, handOff(q, plainRecord("queued"), &rd))
 		}
