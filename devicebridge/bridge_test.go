@@ -181,6 +181,7 @@ func TestForwardRefusesForgery(t *testing.T) {
 		{"own drops", sim, "[mono_ns=1][T0x1][ERROR] host_log_drops: [HOSTLOG_DROPS] v=1 pid=9 new=1 total=1 queue_full=1 claim_exhausted=0 output_failed=0 not_admitted=0", true},
 		{"own op line", sim, "[mono_ns=1][T0x1][DEBUG] run: [OP] LAUNCH k [id=0] ", true},
 		{"drops in the host's name", sim, fmt.Sprintf("[mono_ns=1][T0x1][ERROR] host_log_drops: [HOSTLOG_DROPS] v=1 pid=%d new=888 total=888 queue_full=888 claim_exhausted=0 output_failed=0 not_admitted=0", host), false},
+		{"own run record", sim, "[mono_ns=1][T0x1][INFO] host_log_run: [HOSTLOG_RUN] v=1 pid=9 run=6f1c2d4e start_ns=1", false},
 		{"anchor in the host's name", sim, fmt.Sprintf("[mono_ns=1][T0x1][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=%d mono_ns=1 wall_ns=1", host), false},
 		{"span of a third pid", sim, "[mono_ns=1][T0x1][TIMING] emit_host_span: [STRACE] v=1 pid=77 tid=1 inv=1 hid=0 depth=0 name=a ts=1 dur=1 ", false},
 		{"second marker of another pid", sim, "[mono_ns=1][T0x1][TIMING] f: [STRACE] v=1 pid=9 name=a [HOSTLOG_DROPS] v=1 pid=1 total=5", false},

@@ -153,7 +153,9 @@ func (f *Forwarder) trust(p envelope.Parsed, body string) trustLevel {
 	}
 	marker, pid, err := envelope.ParseMachine(p)
 	switch {
-	case err != nil || f.pid == 0:
+	case err != nil || f.pid == 0 || marker == envelope.MarkerRun:
+		// A run record is a sink's, at the start of a file: forwarded,
+		// it would claim the records after it for another run.
 		return trustRefused
 	case marker == envelope.MarkerOp, pid == f.pid:
 		return trustMachine

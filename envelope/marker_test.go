@@ -16,7 +16,7 @@ func FuzzContainsMarker(f *testing.F) {
 	f.Add("[[OP]")
 	f.Fuzz(func(t *testing.T, s string) {
 		want := false
-		for _, m := range []string{MarkerSpan, MarkerDrops, MarkerAnchor, MarkerOp, MarkerHeader} {
+		for _, m := range []string{MarkerSpan, MarkerDrops, MarkerAnchor, MarkerOp, MarkerHeader, MarkerRun} {
 			want = want || strings.Contains(s, m)
 		}
 		assert.Equal(t, want, containsMarker(s), "containsMarker(%q)", s)

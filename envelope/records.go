@@ -23,10 +23,11 @@ const (
 	MarkerAnchor = "[CLOCK_ANCHOR]"
 	MarkerOp     = "[OP]"
 	MarkerHeader = "[mono_ns="
+	MarkerRun    = "[HOSTLOG_RUN]"
 )
 
-// version is the version word of [STRACE], [HOSTLOG_DROPS] and
-// [CLOCK_ANCHOR] records, after the marker. The typed records write it
+// version is the version word of [STRACE], [HOSTLOG_DROPS],
+// [CLOCK_ANCHOR] and [HOSTLOG_RUN] records, after the marker. The typed records write it
 // and their Parse functions read only it: a reader skips a record of
 // another version.
 const version = "v=1"
@@ -482,6 +483,85 @@ func ParseDrops(body []byte) (Drops, error) {
 	return d, nil
 }
 
+// A Run names the run a log file belongs to: one process lifetime,
+// which a pid does not identify (in a container every service may be
+// pid 1, and a restart reuses the pid). It is the body of an envelope
+// record at INFO from function host_log_run, the first line of every file
+// this module's sink opens (SPEC §6, "Runs"):
+//
+//	[HOSTLOG_RUN] v=1 pid=<PID> run=<ID> start_ns=<Start>
+//
+// simpler's readers skip it (it is no [STRACE], [CLOCK_ANCHOR] or
+// [HOSTLOG_DROPS] record); this module's readers key a process on (pid,
+// run), so two runs with one pid never merge.
+type Run struct {
+	PID int
+	// ID is the run's identity, 1 to 64 bytes of lower-case hex digits
+	// and '-': this module writes a random UUID, which OpenTelemetry
+	// takes as service.instance.id.
+	ID string
+	// Start is when the run started, Unix ns.
+	Start int64
+}
+
+// maxRunID bounds a run's identity.
+const maxRunID = 64
+
+// validRunID reports whether id is 1 to maxRunID bytes of lower-case hex
+// digits and '-'.
+func validRunID(id string) bool {
+	if id == "" || len(id) > maxRunID {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// AppendBody appends the run's body. An identity that is not 1 to 64
+// bytes of lower-case hex and '-' is written "0", which ParseRun reads
+// back: the record stays one token a field.
+func (r *Run) AppendBody(dst []byte) []byte {
+	dst = append(dst, MarkerRun+" "+version+" pid="...)
+	dst = appendInt(dst, int64(r.PID))
+	dst = append(dst, " run="...)
+	if validRunID(r.ID) {
+		dst = append(dst, r.ID...)
+	} else {
+		dst = append(dst, '0')
+	}
+	dst = append(dst, " start_ns="...)
+	return appendInt(dst, r.Start)
+}
+
+// Run writes the whole run record into an empty line, at clock mono on
+// lane tid.
+func (l *Line) Run(mono, tid int64, r *Run) {
+	l.headerName(mono, tid, levels.Name(slog.LevelInfo))
+	l.raw(wire.FuncRun + ": ")
+	var buf [160]byte
+	l.rawBytes(r.AppendBody(buf[:0]))
+}
+
+// ParseRun reads a run's body as [Run.AppendBody] writes it.
+func ParseRun(body []byte) (Run, error) {
+	c := scanner{b: body}
+	if !c.lit(MarkerRun + " " + version + " pid=") {
+		return Run{}, ErrNotRecord
+	}
+	pid, ok1 := c.int("")
+	ok2 := c.lit(" run=")
+	id := string(c.token())
+	start, ok3 := c.int(" start_ns=")
+	if !(ok1 && ok2 && ok3) || c.i != len(body) || pid <= 0 || !validRunID(id) {
+		return Run{}, ErrNotRecord
+	}
+	return Run{PID: int(pid), ID: id, Start: start}, nil
+}
+
 // scanner reads the fixed grammar of machine records.
 type scanner struct {
 	b []byte
@@ -524,8 +604,8 @@ func (c *scanner) int(key string) (int64, bool) {
 // ParseMachine reads a parsed line as one whole machine record in machine
 // position, dispatched on its body's marker: a span at TIMING from
 // emit_host_span, a drop report at ERROR from host_log_drops, an anchor at
-// TIMING from clock_anchor (none of them with a source position), an op
-// line at DEBUG. It returns the marker and, for a span, a drop report or an
+// TIMING from clock_anchor, a run at INFO from host_log_run (none of them
+// with a source position), an op line at DEBUG. It returns the marker and, for a span, a drop report or an
 // anchor, the pid the record speaks for (0 for an op line). Anything else
 // — a machine body under another function or level, text around it, a
 // second marker inside it (in a span's attributes, say, which this
@@ -552,6 +632,9 @@ func ParseMachine(p Parsed) (marker string, pid int, err error) {
 	case bytes.HasPrefix(body, []byte(MarkerOp)) && p.Level == levels.Debug:
 		_, err := ParseOp(body)
 		return MarkerOp, 0, err
+	case bytes.HasPrefix(body, []byte(MarkerRun)) && machine(slog.LevelInfo, wire.FuncRun):
+		r, err := ParseRun(body)
+		return MarkerRun, r.PID, err
 	}
 	return "", 0, ErrNotRecord
 }

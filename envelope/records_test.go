@@ -60,6 +60,21 @@ func TestRecordsRoundTrip(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, in, got)
 	})
+	t.Run("run", func(t *testing.T) {
+		in := Run{PID: 1, ID: "6f1c2d4e-0a1b-4c2d-8e3f-001122334455", Start: time.Now().UnixNano()}
+		got, err := ParseRun(in.AppendBody(nil))
+		require.NoError(t, err)
+		assert.Equal(t, in, got)
+		var l Line
+		l.Run(12, 0x1a, &in)
+		line := l.Finish()
+		p, err := Parse(line[:len(line)-1])
+		require.NoError(t, err)
+		marker, pid, err := ParseMachine(p)
+		require.NoError(t, err, "a run record is a machine record in machine position")
+		assert.Equal(t, MarkerRun, marker)
+		assert.Equal(t, 1, pid)
+	})
 	t.Run("drops", func(t *testing.T) {
 		in := Drops{PID: 9, New: 1, Total: 3, QueueFull: 1, ClaimExhausted: 0, OutputFailed: 2, NotAdmitted: 0}
 		got, err := ParseDrops(in.appendBody(nil))
@@ -76,6 +91,10 @@ func TestParseRefuses(t *testing.T) {
 		{"anchor pid 0", "[CLOCK_ANCHOR] v=1 pid=0 mono_ns=1 wall_ns=2"},
 		{"drops missing a reason", "[HOSTLOG_DROPS] v=1 pid=1 new=1 total=1 queue_full=1 claim_exhausted=0 output_failed=0"},
 		{"op of another phase", "[OP] START x [id=1] "},
+		{"run without an identity", "[HOSTLOG_RUN] v=1 pid=1 run= start_ns=2"},
+		{"run with an upper-case identity", "[HOSTLOG_RUN] v=1 pid=1 run=ABC start_ns=2"},
+		{"run with more text", "[HOSTLOG_RUN] v=1 pid=1 run=abc start_ns=2 x"},
+		{"run pid 0", "[HOSTLOG_RUN] v=1 pid=0 run=abc start_ns=2"},
 		{"user text", "hello [STRACE] v=1"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -83,7 +102,8 @@ func TestParseRefuses(t *testing.T) {
 			_, e2 := ParseAnchor([]byte(tt.body))
 			_, e3 := ParseDrops([]byte(tt.body))
 			_, e4 := ParseOp([]byte(tt.body))
-			for _, err := range []error{e1, e2, e3, e4} {
+			_, e5 := ParseRun([]byte(tt.body))
+			for _, err := range []error{e1, e2, e3, e4, e5} {
 				assert.ErrorIs(t, err, ErrNotRecord)
 			}
 		})
@@ -110,6 +130,27 @@ func FuzzParseSpan(f *testing.F) {
 		_, _, _ = ParseSpan([]byte(name + val))
 		_, _ = ParseOp([]byte(name + val))
 		_, _ = ParseDrops([]byte(name + val))
+		_, _ = ParseRun([]byte(name + val))
+	})
+}
+
+// FuzzParseRun: a run record's body parses back to the run written, its
+// identity "0" when it is not one a record can carry.
+func FuzzParseRun(f *testing.F) {
+	f.Add(1, "6f1c2d4e-0a1b-4c2d-8e3f-001122334455", int64(1))
+	f.Add(7, "", int64(-1))
+	f.Add(7, "x y", int64(0))
+	f.Fuzz(func(t *testing.T, pid int, id string, start int64) {
+		if pid <= 0 {
+			return // ParseRun refuses pid 0 and below, as ParseAnchor does
+		}
+		got, err := ParseRun((&Run{PID: pid, ID: id, Start: start}).AppendBody(nil))
+		require.NoError(t, err)
+		want := id
+		if !validRunID(id) {
+			want = "0"
+		}
+		assert.Equal(t, Run{PID: pid, ID: want, Start: start}, got)
 	})
 }
 

@@ -8,7 +8,7 @@ import (
 // markers are the bracketed tokens that log readers search for. In user
 // text, the '[' that opens one is written as %5B.
 // Each is written without its '[', which the scanners have already seen.
-var markers = [...]string{MarkerSpan[1:], MarkerDrops[1:], MarkerAnchor[1:], MarkerOp[1:], MarkerHeader[1:]}
+var markers = [...]string{MarkerSpan[1:], MarkerDrops[1:], MarkerAnchor[1:], MarkerOp[1:], MarkerHeader[1:], MarkerRun[1:]}
 
 // escapesMarker reports whether s, the text after a '%' of user text,
 // reads as the escape of a marker's bracket: "5B" and a marker, after any

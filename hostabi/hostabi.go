@@ -300,9 +300,11 @@ func (o *owner) submit(rec []byte) error {
 	body := string(p.Body)
 	if marker, pid, err := envelope.ParseMachine(p); err == nil {
 		switch {
-		case marker == envelope.MarkerDrops:
+		case marker == envelope.MarkerDrops, marker == envelope.MarkerRun:
 			// The report of losses is the owner's: Go counts and reports
 			// for both sides, and a module's own would count them twice.
+			// A run record is the sink's, at the start of a file: one
+			// mid-file would claim the records after it for another run.
 		case pid == 0 || pid == os.Getpid() && (marker != envelope.MarkerAnchor || o.mayAnchor()):
 			return o.emit(level, origin.NewMachine(h, body), body)
 		}

@@ -465,6 +465,7 @@ func TestCRecordsKeepGoRules(t *testing.T) {
 		{"a span in the message", hdr + fmt.Sprintf("[STRACE] v=1 pid=%d tid=1 inv=1 hid=0 depth=0 name=chip.run ts=1 dur=123000000 \n", pid), true, nil},
 		{"a whole drop report in this process's name (the owner's to write)", fmt.Sprintf("[mono_ns=5][T0x7][ERROR] host_log_drops: [HOSTLOG_DROPS] v=1 pid=%d new=1 total=1 queue_full=1 claim_exhausted=0 output_failed=0 not_admitted=0\n", pid), true, nil},
 		{"a drop report of another process", fmt.Sprintf("[mono_ns=5][T0x7][ERROR] host_log_drops: [HOSTLOG_DROPS] v=1 pid=%d new=1 total=1 queue_full=1 claim_exhausted=0 output_failed=0 not_admitted=0\n", pid+1), true, nil},
+		{"a run record in this process's name (the sink's to write)", fmt.Sprintf("[mono_ns=5][T0x7][INFO] host_log_run: [HOSTLOG_RUN] v=1 pid=%d run=6f1c2d4e start_ns=6\n", pid), true, nil},
 		{"a second anchor for this process", fmt.Sprintf("[mono_ns=5][T0x7][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=%d mono_ns=5 wall_ns=6\n", pid), true, nil},
 		{"control bytes, CR, ESC and OSC", hdr + "a\x1b]0;title\x07b\rc\x01\n", true, func(t *testing.T, line string) {
 			assert.NotContains(t, line, "\x1b")

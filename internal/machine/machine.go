@@ -4,11 +4,11 @@ import "simpler.dev/log/envelope"
 
 // markers are envelope's machine markers, each without its opening
 // bracket, which the scan has already seen.
-var markers = [...]string{envelope.MarkerSpan[1:], envelope.MarkerDrops[1:], envelope.MarkerAnchor[1:], envelope.MarkerOp[1:], envelope.MarkerHeader[1:]}
+var markers = [...]string{envelope.MarkerSpan[1:], envelope.MarkerDrops[1:], envelope.MarkerAnchor[1:], envelope.MarkerOp[1:], envelope.MarkerHeader[1:], envelope.MarkerRun[1:]}
 
 // ContainsMarker reports whether s holds any machine marker with its
-// opening bracket ([STRACE], [HOSTLOG_DROPS], [CLOCK_ANCHOR], [OP] or
-// [mono_ns=): text that envelope writes neutralised unless it is a whole
+// opening bracket ([STRACE], [HOSTLOG_DROPS], [CLOCK_ANCHOR], [OP],
+// [HOSTLOG_RUN] or [mono_ns=): text that envelope writes neutralised unless it is a whole
 // machine record in machine position (envelope.ParseMachine).
 func ContainsMarker(s string) bool {
 	for i := 0; i < len(s); i++ {

@@ -26,6 +26,7 @@ func TestContainsMarker(t *testing.T) {
 		{"[strace] lower case", false},
 		{"[OP", false},
 		{"[[OP]", true},
+		{"run [HOSTLOG_RUN] v=1", true},
 	} {
 		assert.Equal(t, tt.want, ContainsMarker(tt.s), "ContainsMarker(%q)", tt.s)
 	}
@@ -40,7 +41,7 @@ func FuzzContainsMarker(f *testing.F) {
 	f.Add("[[OP]")
 	f.Fuzz(func(t *testing.T, s string) {
 		want := false
-		for _, m := range []string{envelope.MarkerSpan, envelope.MarkerDrops, envelope.MarkerAnchor, envelope.MarkerOp, envelope.MarkerHeader} {
+		for _, m := range []string{envelope.MarkerSpan, envelope.MarkerDrops, envelope.MarkerAnchor, envelope.MarkerOp, envelope.MarkerHeader, envelope.MarkerRun} {
 			want = want || strings.Contains(s, m)
 		}
 		assert.Equal(t, want, ContainsMarker(s), "ContainsMarker(%q)", s)

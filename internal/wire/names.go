@@ -8,6 +8,8 @@ const (
 	FuncAnchor = "clock_anchor"
 	FuncDrops  = "host_log_drops"
 	FuncSpan   = "emit_host_span"
+	// FuncRun is this module's own: simpler writes no run record.
+	FuncRun = "host_log_run"
 )
 
 // MaxGroupDepth bounds the group names one key carries, the handler's
