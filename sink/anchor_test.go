@@ -51,7 +51,7 @@ func headedSink(t *testing.T, dir string, r Rotation) *Sink {
 func checkFiles(t *testing.T, dir string, recs map[string]bool) (records, lines int) {
 	t.Helper()
 	for _, name := range logFiles(t, dir) {
-		b, err := os.ReadFile(filepath.Join(dir, name))
+		b, err := readLog(filepath.Join(dir, name))
 		require.NoError(t, err)
 		if len(b) == 0 {
 			continue // a file begun on a full disk, nothing in it yet
@@ -158,7 +158,7 @@ func TestRenameRefused(t *testing.T) {
 		submit(2100) // ~10 caps' worth, all in the one file
 		assert.Equal(t, 1, renames, "one rename tried, not one per record")
 		assert.Len(t, said, 1, "said once: %q", said)
-		b, err := os.ReadFile(cur)
+		b, err := readLog(cur)
 		require.NoError(t, err)
 		assert.Equal(t, 1, strings.Count(string(b), "HEADER"), "one header in the one file")
 		assert.Equal(t, 2101, strings.Count(string(b), "\n"), "the header and every record")
@@ -176,7 +176,7 @@ func TestRenameRefused(t *testing.T) {
 		files := logFiles(t, dir)
 		require.Len(t, files, 2, "rotated once the rename worked: %v", files)
 		for _, name := range files {
-			b, err := os.ReadFile(filepath.Join(dir, name))
+			b, err := readLog(filepath.Join(dir, name))
 			require.NoError(t, err)
 			assert.Equal(t, 1, strings.Count(string(b), "HEADER"), "%s: one header", name)
 			assert.True(t, strings.HasPrefix(string(b), "HEADER "), "%s starts with its header", name)
@@ -209,7 +209,7 @@ func TestReopenSameFile(t *testing.T) {
 			s.Reopen()
 			require.NoError(t, put(s, rec("three", 20)))
 			require.NoError(t, s.Close(0))
-			b, err := os.ReadFile(s.Path())
+			b, err := readLog(s.Path())
 			require.NoError(t, err)
 			want := "HEADER 1\none" + strings.Repeat(".", 16) + "\ntwo" + strings.Repeat(".", 16) + "\nthree" + strings.Repeat(".", 14) + "\n"
 			if tt.rotated {

@@ -25,8 +25,25 @@ var ErrAlreadyBound = errors.New("sink: a different directory is already bound")
 // counted as output_failed when that cannot be made, never as written; the
 // path is compared with the open file at least once a second and reopened
 // when it was replaced or renamed away. Every file opened at the path
-// starts with the record Options.FileHeader renders (the state's
-// [CLOCK_ANCHOR]). BindDir never waits for a write in progress: records
+// starts with the run's [HOSTLOG_RUN] record, then the record
+// Options.FileHeader renders (the state's [CLOCK_ANCHOR]).
+//
+// A run (one process lifetime) never writes into another run's file,
+// whatever their pids (SPEC §6, "Runs"): in a container every service may
+// be pid 1, a restart reuses the pid, and containers may share a volume.
+// The file at the path is this run's when this sink created it, or when
+// its first line is this run's [HOSTLOG_RUN] (another sink of the same
+// process wrote it). Any other file there, even an empty one (another
+// process may have just created it), is another run's: the sink says so
+// once on standard error and writes host.<pid>-<tag>.log instead, tag the
+// first hex digits of the run's identity, and rotates that name as it
+// would host.<pid>.log (Path returns it). It decides so at the bind, and
+// at every later open (a file removed or renamed away, Reopen), so a
+// process whose path was taken meanwhile moves to its own name too. A
+// live writer holds a shared advisory lock (flock) on its file, which
+// retention respects (Rotation.MaxAge).
+//
+// BindDir never waits for a write in progress: records
 // go to the new file from the next write on. The binding is committed
 // only once the file is open: if the
 // directory cannot be made or the file cannot be opened (or is refused,
@@ -56,7 +73,7 @@ func (o *output) bind(dir string) error {
 	// Open outside the lock, and do not take it: a write stalled on the
 	// old destination must not hold up the bind. The file is installed as
 	// the destination by whoever holds the lock next, before its write.
-	f, err := openFile(abs, o.pid, o.header, &o.rotation, &o.compressFailed)
+	f, err := openFile(abs, o.pid, o.header, &o.rotation, &o.compressFailed, o.testWarn)
 	if err != nil {
 		return err
 	}
@@ -140,7 +157,7 @@ func (s *Sink) Path() string { return s.out.path() }
 // path is Path.
 func (o *output) path() string {
 	if f := o.bound.Load(); f != nil {
-		return f.dir.filePath
+		return *f.dir.path.Load()
 	}
 	return ""
 }

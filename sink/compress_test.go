@@ -81,7 +81,7 @@ func readLogSet(t *testing.T, dir string, maxSize int) logSet {
 			ls.others = append(ls.others, name)
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(dir, name))
+		b, err := readLog(filepath.Join(dir, name))
 		require.NoError(t, err)
 		if strings.HasSuffix(name, logname.Gz) {
 			ls.gz = append(ls.gz, seq)
@@ -93,6 +93,7 @@ func readLogSet(t *testing.T, dir string, maxSize int) logSet {
 			assert.Equal(t, zr.ModTime.Unix(), fi.ModTime().Unix(), "%s keeps the plain file's modification time", name)
 			b, err = io.ReadAll(zr)
 			require.NoError(t, err, name)
+			b = withoutRuns(b)
 		} else if seq > 0 {
 			ls.plain = append(ls.plain, seq)
 		}
@@ -303,6 +304,7 @@ func TestCompressRetention(t *testing.T) {
 		name  string
 		rot   Rotation
 		files map[string]time.Time // made before the bind, with these times
+		own   []string             // of those, the run's own rotated files (plain names, oldest first)
 		left  []string             // what the bind leaves, the current file apart
 	}{
 		{
@@ -313,7 +315,18 @@ func TestCompressRetention(t *testing.T) {
 				name(rotPID, 2, true):  old,
 				name(rotPID, 3, false): old, name(rotPID, 3, true): old,
 			},
+			own:  []string{name(rotPID, 1, false), name(rotPID, 2, false), name(rotPID, 3, false)},
 			left: []string{name(rotPID, 2, true), name(rotPID, 3, false), name(rotPID, 3, true)},
+		},
+		{
+			name: "MaxFiles: another run's files with this pid are not counted",
+			rot:  Rotation{MaxFiles: 1},
+			files: map[string]time.Time{
+				name(rotPID, 1, true): old,
+				name(rotPID, 2, true): old,
+				name(rotPID, 3, true): old,
+			},
+			left: []string{name(rotPID, 1, true), name(rotPID, 2, true), name(rotPID, 3, true)},
 		},
 		{
 			name: "MaxAge: old .gz of any run go, fresh ones and other names stay",
@@ -338,13 +351,16 @@ func TestCompressRetention(t *testing.T) {
 				require.NoError(t, os.Chtimes(p, mt, mt))
 			}
 			s, _ := compressingSink(t, dir, tt.rot, false, nil) // the bind applies retention
+			if tt.own != nil {
+				pruneAsRotated(s, tt.rot, tt.own...)
+			}
 			require.NoError(t, s.Close(time.Minute))
 			entries, err := os.ReadDir(dir)
 			require.NoError(t, err)
 			var names []string
 			for _, e := range entries {
-				if e.Name() != fmt.Sprintf("host.%d.log", rotPID) {
-					names = append(names, e.Name())
+				if _, seq, ok := logname.Parse(e.Name()); !ok || seq > 0 {
+					names = append(names, e.Name()) // the current file (this run's own) apart
 				}
 			}
 			assert.ElementsMatch(t, tt.left, names)

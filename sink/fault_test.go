@@ -90,7 +90,7 @@ func TestBindRefusesSpecialFiles(t *testing.T) {
 			require.NoError(t, os.WriteFile(target, nil, 0o600))
 			require.NoError(t, os.Symlink(target, path))
 			return func(t *testing.T) {
-				b, _ := os.ReadFile(target)
+				b, _ := readLog(target)
 				assert.Empty(t, b)
 			}
 		}},
@@ -99,7 +99,7 @@ func TestBindRefusesSpecialFiles(t *testing.T) {
 			require.NoError(t, os.WriteFile(target, nil, 0o600))
 			require.NoError(t, os.Link(target, path))
 			return func(t *testing.T) {
-				b, _ := os.ReadFile(target)
+				b, _ := readLog(target)
 				assert.Empty(t, b)
 			}
 		}},
@@ -114,7 +114,7 @@ func TestBindRefusesSpecialFiles(t *testing.T) {
 			require.NoError(t, os.WriteFile(path, nil, 0o666))
 			require.NoError(t, os.Chown(path, 4242, 4242))
 			return func(t *testing.T) {
-				b, _ := os.ReadFile(path)
+				b, _ := readLog(path)
 				assert.Empty(t, b)
 			}
 		}},
@@ -139,7 +139,7 @@ func TestBindRefusesSpecialFiles(t *testing.T) {
 			require.NoError(t, s.BindDir(other))
 			require.NoError(t, put(s, rec("y", 10)))
 			require.NoError(t, s.Close(time.Second))
-			b, err := os.ReadFile(logPath(other))
+			b, err := readLog(logPath(other))
 			require.NoError(t, err)
 			assert.Equal(t, "y", strings.TrimRight(string(b), ".\n"))
 			if check != nil {
@@ -181,7 +181,7 @@ func TestRemovedDirectory(t *testing.T) {
 	s.Reopen()
 	require.NoError(t, put(s, rec("again", 20)))
 	require.NoError(t, s.Close(time.Second))
-	b, err := os.ReadFile(logPath(dir))
+	b, err := readLog(logPath(dir))
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(b), "again"), "%q", b)
 	assert.Contains(t, string(b), "output_failed=8")
@@ -198,7 +198,7 @@ func TestRemovedFileIsRecreated(t *testing.T) {
 	require.NoError(t, os.Remove(logPath(dir)))
 	require.NoError(t, put(s, rec("two", 20)))
 	require.NoError(t, s.Close(time.Second))
-	b, err := os.ReadFile(logPath(dir))
+	b, err := readLog(logPath(dir))
 	require.NoError(t, err)
 	assert.Equal(t, "one................\ntwo", strings.TrimRight(string(b), ".\n"))
 	c := s.Counts()
@@ -407,11 +407,11 @@ func TestRenamedFileIsNoticed(t *testing.T) {
 	require.NoError(t, failed)
 	require.NoError(t, put(s, rec("again", 20)))
 	require.NoError(t, s.Close(time.Second))
-	b, err := os.ReadFile(logPath(dir))
+	b, err := readLog(logPath(dir))
 	require.NoError(t, err)
 	assert.NotContains(t, string(b), "before")
 	assert.Contains(t, string(b), "again")
-	old, err := os.ReadFile(moved)
+	old, err := readLog(moved)
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(old), "before"), "%q", old)
 	c := s.Counts()
@@ -439,7 +439,7 @@ func TestSwappedDirectoryNotFollowed(t *testing.T) {
 	require.NoError(t, s.Close(time.Second))
 	planted, _ := os.ReadDir(target)
 	assert.Empty(t, planted, "a file was made through the planted link")
-	b, err := os.ReadFile(logPath(moved))
+	b, err := readLog(logPath(moved))
 	require.NoError(t, err)
 	assert.Contains(t, string(b), "after", "the file was made again in the bound directory")
 }

@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
-	"simpler.dev/log/internal/stdio"
-
+	"simpler.dev/log/internal/logname"
+	"simpler.dev/log/internal/runid"
 	"simpler.dev/log/internal/safedir"
+	"simpler.dev/log/internal/stdio"
 )
 
 // ErrUnsafeFile is wrapped by the error for a log path that is not a
@@ -65,8 +68,13 @@ type dirFile struct {
 	dir     logDir  // the directory and the file's name in it
 	cur     logFile // the file open at the path; cur.f == nil: none
 	heading heading // the header the open file is owed, if any
+	pid     int     // the pid in the file's name
 	closed  bool    // Close was called: nothing reopens the file
 	told    bool    // tell said the file cannot be made again
+	// movedFrom is the path ownName first found another run's; moved
+	// says open has said so.
+	movedFrom string
+	moved     bool
 	// checkDue is set by checkTimer once pathCheckInterval has passed
 	// since the path was last checked against cur (or cur was opened);
 	// Write checks the path when it finds it set. A timer, not a clock
@@ -102,16 +110,20 @@ type dirFile struct {
 	// testRename, when set, renames instead of dir.dh.renameNew: tests
 	// make a rename that fails with it.
 	testRename func(from, to string) error
+	// own is the names of the files this run rotated its file to, oldest
+	// first, for retention's MaxFiles (see prune).
+	own []string
 	// zip compresses rotated files (Rotation.Compress) on a goroutine of
 	// its own; safe for concurrent use. Close's wait for it is the
 	// Sink's (writer.close), outside the output's lock.
 	zip *compressor
 }
 
-// openFile creates dir if needed and opens dir/host.<pid>.log, returning
+// openFile creates dir if needed and opens dir/host.<pid>.log (or this
+// run's own name, see BindDir), returning
 // an error that names the path and the cause (wrapping ErrUnsafeFile for
 // a refused file).
-func openFile(dir string, pid int, header *fileHeader, rot *atomic.Pointer[Rotation], compressFailed *atomic.Uint64) (*dirFile, error) {
+func openFile(dir string, pid int, header *fileHeader, rot *atomic.Pointer[Rotation], compressFailed *atomic.Uint64, warn func(string)) (*dirFile, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("sink: bind %q: %w", dir, err)
@@ -123,8 +135,8 @@ func openFile(dir string, pid int, header *fileHeader, rot *atomic.Pointer[Rotat
 	if err != nil {
 		return nil, fmt.Errorf("sink: bind %s: %w", abs, err)
 	}
-	name := fmt.Sprintf("host.%d.log", pid)
-	f := &dirFile{dir: logDir{abs: abs, name: name, filePath: filepath.Join(abs, name), dh: dh}, heading: heading{hdr: header}, rot: rot}
+	f := &dirFile{dir: logDir{abs: abs, dh: dh}, heading: heading{hdr: header}, rot: rot, pid: pid, warn: warn}
+	f.dir.setName(logname.Current(strconv.Itoa(pid)))
 	f.zip = &compressor{failed: compressFailed, say: f.say}
 	if err := f.open(); err != nil {
 		dh.close()
@@ -133,7 +145,7 @@ func openFile(dir string, pid int, header *fileHeader, rot *atomic.Pointer[Rotat
 	if f.heading.write(&f.cur) != nil {
 		f.cur.close() // a full disk at the bind: the next write heads the file
 	}
-	f.dir.prune(rot.Load(), f.zip) // old runs' files age out at the bind too
+	f.prune(rot.Load()) // old runs' files age out at the bind too
 	return f, nil
 }
 
@@ -184,16 +196,57 @@ func (f *dirFile) begin() error {
 
 // open opens the file at the path (see logDir.open) and notes what it
 // opened: its size, and whether it is a new file, owed a header (see
-// heading.fileOpened).
+// heading.fileOpened). A file at the path that is another run's is
+// closed, never written: the run moves to a name of its own (ownName)
+// and opens that.
 func (f *dirFile) open() error {
-	fh, st, err := f.dir.open()
-	if err != nil {
-		return err
+	for {
+		fh, st, created, err := f.dir.open()
+		if err != nil {
+			return err
+		}
+		was := f.cur.state
+		same := f.heading.opened && st.same(was)
+		if created || same || f.dir.heads(fh, st, &f.heading.hdr.run) {
+			f.cur.use(fh, st)
+			f.armCheck()
+			f.heading.fileOpened(same, f.cur.size)
+			if f.movedFrom != "" && !f.moved {
+				f.moved = true
+				f.say(fmt.Sprintf("sink: %s is another run's (pid %d reused: a restart, or another container's process on this volume); this run (%s) writes %s instead\n", f.movedFrom, f.pid, f.heading.hdr.run.ID, f.dir.filePath))
+			}
+			return nil
+		}
+		fh.Close()
+		if err := f.ownName(); err != nil {
+			return err
+		}
 	}
-	was := f.cur.state
-	f.cur.use(fh, st)
-	f.armCheck()
-	f.heading.fileOpened(f.cur.state.same(was), f.cur.size)
+}
+
+// ownName moves the run to a name of its own after the file at its path
+// turned out another run's (see BindDir): host.<pid>-<tag>.log, tag the
+// run identity's first 8 hex digits, or more when that name is another
+// run's too (open says so on standard error, once, naming both files);
+// ErrUnsafeFile's error when every tag is taken.
+func (f *dirFile) ownName() error {
+	taken := f.dir.filePath
+	id := f.heading.hdr.run.ID
+	n := 8
+	if set, _, ok := logname.Parse(f.dir.name); ok {
+		if _, tag, tagged := strings.Cut(set, "-"); tagged {
+			n = len(tag) + 4
+		}
+	}
+	tag := runid.Tag(id, n)
+	if len(tag) < n {
+		return fmt.Errorf("%w %s: every name of this run's is another run's", ErrUnsafeFile, taken)
+	}
+	f.dir.setName(logname.Current(strconv.Itoa(f.pid) + "-" + tag))
+	f.seq = 0 // the new name's rotated files are numbered afresh
+	if f.movedFrom == "" {
+		f.movedFrom = taken
+	}
 	return nil
 }
 

@@ -3,9 +3,14 @@
 package sink
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+
+	"simpler.dev/log/envelope"
 )
 
 // fileState is what a logFile keeps about the file it has open.
@@ -23,24 +28,50 @@ func (dirHandle) close() {}
 
 // open opens the log file append-only with mode 0640, refusing a
 // symbolic link or anything but a regular file at the path, and returns
-// the file and its state. Without the POSIX calls, link counts and owners
-// are not checked, and a file replaced between the check and the open is
-// not noticed until the next path check.
-func (d *logDir) open() (*os.File, fileState, error) {
+// the file, its state and whether this call created it. Without the POSIX
+// calls, link counts and owners are not checked, a file replaced between
+// the check and the open is not noticed until the next path check, and
+// no advisory lock is held.
+func (d *logDir) open() (*os.File, fileState, bool, error) {
 	if fi, err := os.Lstat(d.filePath); err == nil && !fi.Mode().IsRegular() {
-		return nil, fileState{}, fmt.Errorf("%w %s: it is not a regular file (%v)", ErrUnsafeFile, d.filePath, fi.Mode().Type())
+		return nil, fileState{}, false, fmt.Errorf("%w %s: it is not a regular file (%v)", ErrUnsafeFile, d.filePath, fi.Mode().Type())
 	}
-	fh, err := os.OpenFile(d.filePath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o640)
+	created := true
+	fh, err := os.OpenFile(d.filePath, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o640)
+	if errors.Is(err, fs.ErrExist) {
+		created = false
+		fh, err = os.OpenFile(d.filePath, os.O_WRONLY|os.O_APPEND, 0)
+	}
 	if err != nil {
-		return nil, fileState{}, err
+		return nil, fileState{}, false, err
 	}
 	fi, err := fh.Stat()
 	if err != nil {
 		fh.Close()
-		return nil, fileState{}, err
+		return nil, fileState{}, false, err
 	}
-	return fh, fileState{fi: fi}, nil
+	return fh, fileState{fi: fi}, created, nil
 }
+
+// heads reports whether the file at the path, open as st, starts with
+// run's [HOSTLOG_RUN] record (see the unix version).
+func (d *logDir) heads(_ *os.File, st fileState, run *envelope.Run) bool {
+	r, err := os.Open(d.filePath)
+	if err != nil {
+		return false
+	}
+	defer r.Close()
+	if fi, err := r.Stat(); err != nil || !os.SameFile(fi, st.fi) {
+		return false
+	}
+	var buf [slotSize]byte
+	n, _ := io.ReadFull(r, buf[:])
+	return runHeads(buf[:n], run)
+}
+
+// live cannot tell here: no advisory lock is taken. Retention removes
+// another run's current file by age as it would a dead one's.
+func (dirHandle) live(string, string) bool { return false }
 
 // same reports whether s and o are the same file.
 func (s fileState) same(o fileState) bool {

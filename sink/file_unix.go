@@ -8,6 +8,8 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"simpler.dev/log/envelope"
 )
 
 // fileState is what a logFile keeps about the file it has open.
@@ -43,8 +45,11 @@ func (d dirHandle) close() {
 // symbolic link at the last component; then it checks what it opened and
 // refuses anything but a regular file with one link owned by this user. A
 // file this call creates gets mode 0640 whatever the umask; an existing
-// file keeps its mode. It returns the file and its state.
-func (d *logDir) open() (*os.File, fileState, error) {
+// file keeps its mode. It returns the file, its state, and whether this
+// call created it. The file is share-locked (flock) while open, so that
+// another run's retention can tell it is live; a lock that cannot be had
+// changes nothing else.
+func (d *logDir) open() (*os.File, fileState, bool, error) {
 	const flags = unix.O_WRONLY | unix.O_APPEND | unix.O_CLOEXEC | unix.O_NOFOLLOW | unix.O_NONBLOCK
 	fd, err := unix.Openat(d.dh.fd, d.name, flags|unix.O_CREAT|unix.O_EXCL, 0o640)
 	created := err == nil
@@ -53,25 +58,58 @@ func (d *logDir) open() (*os.File, fileState, error) {
 	}
 	switch {
 	case errors.Is(err, unix.ELOOP):
-		return nil, fileState{}, fmt.Errorf("%w %s: it is a symbolic link", ErrUnsafeFile, d.filePath)
+		return nil, fileState{}, false, fmt.Errorf("%w %s: it is a symbolic link", ErrUnsafeFile, d.filePath)
 	case errors.Is(err, unix.ENXIO):
-		return nil, fileState{}, fmt.Errorf("%w %s: it is a FIFO or socket", ErrUnsafeFile, d.filePath)
+		return nil, fileState{}, false, fmt.Errorf("%w %s: it is a FIFO or socket", ErrUnsafeFile, d.filePath)
 	case err != nil:
-		return nil, fileState{}, &os.PathError{Op: "open", Path: d.filePath, Err: err}
+		return nil, fileState{}, false, &os.PathError{Op: "open", Path: d.filePath, Err: err}
 	}
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
 		unix.Close(fd)
-		return nil, fileState{}, &os.PathError{Op: "fstat", Path: d.filePath, Err: err}
+		return nil, fileState{}, false, &os.PathError{Op: "fstat", Path: d.filePath, Err: err}
 	}
 	if why := unsafeFile(&st); why != "" {
 		unix.Close(fd)
-		return nil, fileState{}, fmt.Errorf("%w %s: %s", ErrUnsafeFile, d.filePath, why)
+		return nil, fileState{}, false, fmt.Errorf("%w %s: %s", ErrUnsafeFile, d.filePath, why)
 	}
 	if created {
 		_ = unix.Fchmod(fd, 0o640)
 	}
-	return os.NewFile(uintptr(fd), d.filePath), fileState{fd: fd, id: fileIdentity{uint64(st.Dev), st.Ino}}, nil
+	_ = unix.Flock(fd, unix.LOCK_SH|unix.LOCK_NB)
+	return os.NewFile(uintptr(fd), d.filePath), fileState{fd: fd, id: fileIdentity{uint64(st.Dev), st.Ino}}, created, nil
+}
+
+// heads reports whether the file open at the path (fh, state st) starts
+// with run's [HOSTLOG_RUN] record: it was written by this run (another
+// sink of this process). Its first line is read through a descriptor of
+// its own (fh is write-only), opened as fh was, and only if that is the
+// same file.
+func (d *logDir) heads(_ *os.File, st fileState, run *envelope.Run) bool {
+	fd, err := unix.Openat(d.dh.fd, d.name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	var fs unix.Stat_t
+	if unix.Fstat(fd, &fs) != nil || (fileIdentity{uint64(fs.Dev), fs.Ino}) != st.id {
+		return false
+	}
+	var buf [slotSize]byte
+	n, _ := unix.Pread(fd, buf[:], 0)
+	return runHeads(buf[:max(n, 0)], run)
+}
+
+// live reports whether a writer holds name (a regular file in the
+// directory) open: a lock of its own cannot be had. A file that cannot be
+// opened is not live.
+func (d dirHandle) live(_ string, name string) bool {
+	fd, err := unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	return errors.Is(unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB), unix.EWOULDBLOCK)
 }
 
 // same reports whether s and o are the same file.

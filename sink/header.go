@@ -1,26 +1,36 @@
 package sink
 
 import (
+	"bytes"
 	"cmp"
 	"io"
 	"sync/atomic"
+	"time"
+
+	"simpler.dev/log/envelope"
 )
 
-// A fileHeader is Options.FileHeader with what goes with it: a header is
-// a record written (counted so), and the owner is told when a new file
-// got one. One per Sink, made by New, shared by every file it opens.
+// A fileHeader is what every file the sink opens at a bound directory
+// starts with: the run's [HOSTLOG_RUN] record (SPEC §6, "Runs": it tells
+// this run's files from another's with the same pid, and the readers key
+// a process on it), then Options.FileHeader's record with what goes with
+// it: that header is a record written (counted so), and the owner is told
+// when a new file got one. The run record is the sink's, like a drop
+// report: not counted as written. One per Sink, made by New, shared by
+// every file it opens.
 type fileHeader struct {
-	render  func(dst []byte) []byte // Options.FileHeader
+	run     envelope.Run            // this run; ID never empty
+	render  func(dst []byte) []byte // Options.FileHeader; nil for none
 	started func(written bool)      // Options.FileStarted; nil for none
 	written *atomic.Uint64          // the sink's count of records written
 }
 
-// A heading is the header (Options.FileHeader: the state's
-// [CLOCK_ANCHOR]) owed to the file a dirFile has open: whether it has
-// been written, and what writing it takes. It belongs to one dirFile and,
-// like it, is not safe for concurrent use.
+// A heading is the header (the run record, then Options.FileHeader: the
+// state's [CLOCK_ANCHOR]) owed to the file a dirFile has open: whether it
+// has been written, and what writing it takes. It belongs to one dirFile
+// and, like it, is not safe for concurrent use.
 type heading struct {
-	// hdr renders the record a new file starts with; nil for none.
+	// hdr renders the records a new file starts with.
 	hdr *fileHeader
 	// headed says the open file (or, closed, the last one opened) has its
 	// header, or needs none. Invariant: an open file implies headed, so no
@@ -37,8 +47,9 @@ type heading struct {
 	// size is the open file's size once headed (0 for a file that had
 	// records before it was opened: it rotates at its cap).
 	size int64
-	// buf is where the header is rendered: no allocation per file.
-	buf [slotSize]byte
+	// buf is where the header is rendered, the run record and the
+	// owner's, each at most slotSize: no allocation per file.
+	buf [2 * slotSize]byte
 }
 
 // fileOpened notes a file just opened, of size bytes: same says it is the
@@ -48,32 +59,42 @@ type heading struct {
 // it had.
 func (h *heading) fileOpened(same bool, size int64) {
 	if !h.opened || !same || size == 0 {
-		h.headed = h.hdr == nil
+		h.headed = false
 		h.size = 0
 	}
 	h.opened = true
 }
 
 // write writes the header the open file lf is owed, if any, through put
-// like any record (cut back if the disk takes part of it), and tells the
-// owner once it is written, or that there is none (FileHeader rendered
-// nothing). A header that fails is not counted anywhere: it stays owed,
-// and the records that cannot be written behind it are counted.
+// like any record, in one write (cut back if the disk takes part of it),
+// and tells the owner once it is written whether it held FileHeader's
+// record (it may render nothing). A header that fails is not counted
+// anywhere: it stays owed, and the records that cannot be written behind
+// it are counted.
 func (h *heading) write(lf *logFile) error {
 	if h.headed {
 		return nil
 	}
-	rec := h.hdr.render(h.buf[:0])
-	if len(rec) > slotSize || (len(rec) > 0 && rec[len(rec)-1] != '\n') {
-		rec = nil // not one record: the file goes without
+	// A clock read before the calibration instant (a test's fake clock)
+	// would be negative, which the record grammar does not carry.
+	var run envelope.Line
+	run.Run(max(envelope.Mono(time.Time{}), 0), 0, &h.hdr.run)
+	b := append(h.buf[:0], run.Finish()...)
+	var rec []byte
+	if h.hdr.render != nil {
+		rec = h.hdr.render(b[len(b) : len(b) : slotSize+len(b)])
+		if len(rec) > slotSize || (len(rec) > 0 && rec[len(rec)-1] != '\n') {
+			rec = nil // not one record: the file goes without
+		}
+		b = append(b, rec...)
+	}
+	if n, err := lf.put(b); n < len(b) {
+		if n > 0 { // torn, and the cut failed: end the fragment
+			_, _ = lf.put(tornEnd)
+		}
+		return cmp.Or(err, io.ErrShortWrite)
 	}
 	if len(rec) > 0 {
-		if n, err := lf.put(rec); n < len(rec) {
-			if n > 0 { // torn, and the cut failed: end the fragment
-				_, _ = lf.put(tornEnd)
-			}
-			return cmp.Or(err, io.ErrShortWrite)
-		}
 		h.hdr.written.Add(1)
 	}
 	h.headed, h.size = true, lf.size
@@ -81,4 +102,22 @@ func (h *heading) write(lf *logFile) error {
 		h.hdr.started(len(rec) > 0)
 	}
 	return nil
+}
+
+// runHeads reports whether b, a file's first bytes, starts with run's
+// [HOSTLOG_RUN] record, whole, in machine position.
+func runHeads(b []byte, run *envelope.Run) bool {
+	line, _, ok := bytes.Cut(b, []byte{'\n'})
+	if !ok {
+		return false
+	}
+	p, err := envelope.Parse(line)
+	if err != nil {
+		return false
+	}
+	if marker, _, err := envelope.ParseMachine(p); err != nil || marker != envelope.MarkerRun {
+		return false
+	}
+	got, err := envelope.ParseRun(p.Body)
+	return err == nil && got == *run
 }

@@ -60,6 +60,9 @@ type output struct {
 	// each new file; nil without one. Set by New.
 	header *fileHeader
 	pid    int // the pid in the file's name; set by New
+	// testWarn, when set (by a test, before BindDir), is the bound
+	// file's warn from its open on.
+	testWarn func(msg string)
 	// lost takes back from written the records the bound file found, at a
 	// settle, written into an unlinked file it could not make again; set
 	// by New, called under mu.

@@ -88,11 +88,11 @@ func TestReopenFollowsNoPlantedLink(t *testing.T) {
 
 			planted, err := os.ReadDir(target)
 			require.NoError(t, err)
-			kept, err := os.ReadFile(logPath(moved))
+			kept, err := readLog(logPath(moved))
 			require.NoError(t, err)
 			if tt.followed {
 				require.Len(t, planted, 1)
-				b, err := os.ReadFile(logPath(target))
+				b, err := readLog(logPath(target))
 				require.NoError(t, err)
 				assert.True(t, strings.HasPrefix(string(b), "after"), "%q", b)
 				assert.Empty(t, said)

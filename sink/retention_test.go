@@ -82,7 +82,7 @@ func TestRetentionRemovesOnlyItsOwn(t *testing.T) {
 }
 
 // TestRetentionMaxFilesSkipsUnsafe: MaxFiles removes the oldest rotated
-// files of this process, but never one the writer would refuse (here a
+// files of this run, but never one the writer would refuse (here a
 // hard-linked one): that file is neither removed nor counted as kept.
 func TestRetentionMaxFilesSkipsUnsafe(t *testing.T) {
 	dir := t.TempDir()
@@ -91,7 +91,8 @@ func TestRetentionMaxFilesSkipsUnsafe(t *testing.T) {
 		require.NoError(t, os.WriteFile(name(seq), []byte("old\n"), 0o640))
 	}
 	require.NoError(t, os.Link(name(1), filepath.Join(dir, "keep-1")))
-	s := rotatingSink(t, dir, Rotation{MaxFiles: 1}) // the bind applies MaxFiles
+	s := rotatingSink(t, dir, Rotation{})
+	pruneAsRotated(s, Rotation{MaxFiles: 1}, filepath.Base(name(1)), filepath.Base(name(2)), filepath.Base(name(3)))
 	require.NoError(t, s.Close(time.Second))
 	assert.FileExists(t, name(1), "a hard-linked file is not removed")
 	assert.NoFileExists(t, name(2), "the oldest removable file beyond MaxFiles is removed")

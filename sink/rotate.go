@@ -16,34 +16,42 @@ import (
 const minRotateSize = fileBatch
 
 // Rotation caps the log files of a bound directory, for a service that
-// runs for weeks. The file being written is always host.<pid>.log; when a
-// write would take it past MaxSize it is renamed host.<pid>.<seq>.log
-// (seq counting up from 1, eight digits) and a new host.<pid>.log begins,
-// starting with Options.FileHeader's record (the state's [CLOCK_ANCHOR])
-// like every file the sink opens. Names sort in the order written, the
-// rotated before the current, so simpler's strace_timing.py and package
-// strace, which read a directory's host.*.log in name order, read a
-// rotated set as one log. Records are never split between files and the
-// sink's accounting counts each once, whichever file it went to.
+// runs for weeks. The file being written is host.<pid>.log (or the run's
+// own host.<pid>-<tag>.log, see Sink.BindDir); when a write would take it
+// past MaxSize it is renamed host.<pid>.<seq>.log (host.<pid>-<tag>.<seq>.log;
+// seq counting up from 1, eight digits) and a new file begins at the
+// name, starting with the run's [HOSTLOG_RUN] and Options.FileHeader's
+// record (the state's [CLOCK_ANCHOR]) like every file the sink opens.
+// Names sort in the order written, the rotated before the current, so
+// simpler's strace_timing.py and package strace, which read a directory's
+// host.*.log in name order, read a rotated set as one log. Records are
+// never split between files and the sink's accounting counts each once,
+// whichever file it went to. Rotation and retention act on this run's
+// files only; another run's, with the same pid or not, are left to it,
+// but for MaxAge.
 //
 // The zero Rotation rotates nothing and removes nothing.
 type Rotation struct {
 	// MaxSize is the most bytes one file holds; 0 means no cap, otherwise
 	// at least 64 KiB (one batch of a file destination).
 	MaxSize int64
-	// MaxFiles is how many rotated files of this process are kept,
+	// MaxFiles is how many rotated files of this run are kept,
 	// compressed or not (Compress: host.<pid>.<seq>.log.gz is its seq's
 	// file), the oldest removed first after each rotation; 0 keeps them
-	// all.
+	// all. Another run's files (a restart's predecessor with the same
+	// pid, another container's) never count.
 	MaxFiles int
 	// MaxAge removes, at the bind and after each rotation, the rotated
-	// files of this process and any other file the sink could have
-	// written in the directory (host.<pid>.log, host.<pid>.<seq>.log and
-	// host.<pid>.<seq>.log.gz of old runs and other processes: regular,
-	// one link, this user's) last modified longer ago than this (a
-	// compressed file keeps its plain one's time); 0 removes none by age.
-	// A process still running whose file was removed makes it again (this
-	// sink does; simpler's C++ writer does not).
+	// files of this run and any other file the sink could have written
+	// in the directory (host.<pid>.log, host.<pid>.<seq>.log and
+	// host.<pid>.<seq>.log.gz, and their host.<pid>-<tag> forms, of old
+	// runs and other processes: regular, one link, this user's) last
+	// modified longer ago than this (a compressed file keeps its plain
+	// one's time); 0 removes none by age. It never removes a file a live
+	// writer of this package holds (its advisory lock), however idle: a
+	// process still running keeps its file. A process whose file was
+	// removed all the same makes it again (this sink does; simpler's C++
+	// writer does not).
 	MaxAge time.Duration
 	// Compress gzips each rotated file, after its rename, to
 	// host.<pid>.<seq>.log.gz, which sorts where the plain name did, so
@@ -157,7 +165,7 @@ func (f *dirFile) rotate(r *Rotation) {
 	}
 	var err error
 	var to string
-	for range 3 { // a name taken (by a restart with this pid) is skipped
+	for range 3 { // a name taken (by another run with this name) is skipped
 		f.seq++
 		to = f.dir.rotatedName(f.seq)
 		switch {
@@ -184,10 +192,11 @@ func (f *dirFile) rotate(r *Rotation) {
 		return
 	}
 	f.renameAt, f.renameTold = time.Time{}, false
+	f.rotated(to, r)
 	if r.Compress {
 		f.zip.add(f.dir.dh, f.dir.abs, to, renamed)
 	}
-	f.dir.prune(r, f.zip) // after add: a file it removes is forgotten
+	f.prune(r) // after add: a file it removes is forgotten
 }
 
 // errNameTaken is renameNew's error when the new name exists.

@@ -67,7 +67,7 @@ func TestRotation(t *testing.T) {
 	}
 	var got []string
 	for _, name := range files {
-		b, err := os.ReadFile(filepath.Join(dir, name))
+		b, err := readLog(filepath.Join(dir, name))
 		require.NoError(t, err)
 		assert.LessOrEqual(t, len(b), maxSize, name)
 		require.True(t, strings.HasSuffix(string(b), "\n"), "%s ends inside a record", name)
@@ -143,7 +143,7 @@ func TestRetention(t *testing.T) {
 			require.NoError(t, put(s, rec(fmt.Sprintf("r%06d ", i), 300)))
 		}
 		require.NoError(t, s.Close(time.Minute))
-		b, err := os.ReadFile(taken)
+		b, err := readLog(taken)
 		require.NoError(t, err)
 		assert.Equal(t, "keep me\n", string(b))
 		assert.FileExists(t, filepath.Join(dir, fmt.Sprintf("host.%d.00000006.log", rotPID)), "numbering goes on after the highest")
@@ -227,7 +227,7 @@ func TestRotationWorstDays(t *testing.T) {
 				fi, err := os.Lstat(filepath.Join(dir, name))
 				require.NoError(t, err)
 				assert.True(t, fi.Mode().IsRegular(), "%s, renamed into the log set, is %v", name, fi.Mode())
-				b, err := os.ReadFile(filepath.Join(dir, name))
+				b, err := readLog(filepath.Join(dir, name))
 				require.NoError(t, err)
 				assert.NotContains(t, string(b), "not ours", "another's file renamed into the set")
 			}
@@ -247,7 +247,7 @@ func TestRotationWorstDays(t *testing.T) {
 		require.NoError(t, s.Close(time.Minute))
 		c := s.Counts()
 		assert.Zero(t, c.Dropped, "%+v", c)
-		b, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("host.%d.log", rotPID)))
+		b, err := readLog(filepath.Join(dir, fmt.Sprintf("host.%d.log", rotPID)))
 		require.NoError(t, err)
 		assert.Equal(t, 501, strings.Count(string(b), "\n"), "the header and every record, in the one file")
 	})

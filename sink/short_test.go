@@ -137,7 +137,7 @@ func TestShortWriteToTheFile(t *testing.T) {
 				require.NoError(t, put(s, r))
 			}
 			require.NoError(t, s.Close(0))
-			out, err := os.ReadFile(s.Path())
+			out, err := readLog(s.Path())
 			require.NoError(t, err)
 			whole := wholeLines(t, string(out), recs)
 			assert.NotContains(t, string(out), "~", "a file is cut back, not left torn")

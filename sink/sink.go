@@ -7,6 +7,9 @@ import (
 	"runtime"
 	"sync/atomic"
 	"time"
+
+	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/runid"
 )
 
 // Options configure a Sink. The zero value and nil mean defaults.
@@ -31,7 +34,8 @@ type Options struct {
 	// the old was removed or replaced), appended to dst: the state's
 	// [CLOCK_ANCHOR], so each file can be placed on the wall clock alone.
 	// It may return nothing. It is written before any other record of
-	// that file and counted as written.
+	// that file but the sink's own [HOSTLOG_RUN] (see BindDir), and
+	// counted as written.
 	FileHeader func(dst []byte) []byte
 	// FileStarted, if not nil, is told once per new file whether
 	// FileHeader's record was written (false when there was none): the
@@ -88,10 +92,6 @@ func New(opts *Options) *Sink {
 	s.q.init(o.External, o.Backpressure)
 	s.w.q, s.w.out, s.w.report = &s.q, &s.out, o.Report
 	s.w.bell.wake = make(chan struct{}, 1)
-	var header *fileHeader
-	if o.FileHeader != nil {
-		header = &fileHeader{render: o.FileHeader, started: o.FileStarted, written: &s.q.written}
-	}
 	dest := o.Destination
 	if dest == nil {
 		dest = Pipe(nil)
@@ -100,6 +100,8 @@ func New(opts *Options) *Sink {
 	if pid == 0 {
 		pid = os.Getpid()
 	}
+	header := &fileHeader{run: envelope.Run{PID: pid, ID: runid.ID(), Start: runid.Start()},
+		render: o.FileHeader, started: o.FileStarted, written: &s.q.written}
 	s.out.init(dest, pid, header)
 	s.out.lost = func(n uint64) {
 		s.q.written.Add(-n)

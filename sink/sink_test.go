@@ -230,7 +230,7 @@ func TestStressFile(t *testing.T) {
 	wg.Wait()
 	require.NoError(t, s.Close(5*time.Second))
 	c := checkIdentity(t, s, producers*each)
-	b, err := os.ReadFile(s.Path())
+	b, err := readLog(s.Path())
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 	records, reports := 0, 0
@@ -364,7 +364,7 @@ func TestBoundDirectoryFaults(t *testing.T) {
 			assert.Equal(t, os.FileMode(0o750), fi.Mode().Perm(), d)
 		}
 		require.NoError(t, put(s, rec("kept", 20)))
-		b, _ := os.ReadFile(s.Path())
+		b, _ := readLog(s.Path())
 		assert.True(t, strings.HasPrefix(string(b), "kept"), "%q", b)
 	})
 	t.Run("a directory that cannot be made leaves the sink unbound", func(t *testing.T) {
@@ -400,7 +400,7 @@ func TestBoundDirectoryFaults(t *testing.T) {
 		os.Mkdir(dir, 0o750)
 		s.Reopen()
 		require.NoError(t, s.Close(time.Second))
-		b, _ := os.ReadFile(s.Path())
+		b, _ := readLog(s.Path())
 		assert.False(t, !strings.Contains(string(b), "[HOSTLOG_DROPS]") || !strings.Contains(string(b), "output_failed=5"), "report missing from recreated file: %q", b)
 	})
 	t.Run("symlink refused", func(t *testing.T) {

@@ -182,9 +182,10 @@ func (p *Parser) attribute(path string, records, lines, spans int) {
 	}
 	var pid int64
 	if path != "" {
-		// host.<pid>.log, or a rotated host.<pid>.<seq>.log of a set.
-		if digits, _, ok := logname.Parse(filepath.Base(path)); ok {
-			pid, _ = strconv.ParseInt(digits, 10, 64)
+		// host.<pid>.log, or a rotated host.<pid>.<seq>.log of a set
+		// (host.<pid>-<tag>… for a run's own set).
+		if set, _, ok := logname.Parse(filepath.Base(path)); ok {
+			pid, _ = strconv.ParseInt(logname.PID(set), 10, 64)
 		}
 	}
 	if pid <= 0 {

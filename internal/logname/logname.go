@@ -5,6 +5,13 @@
 // compressed (sink.Rotation's Compress) is host.<pid>.<seq>.log.gz, the
 // same file of the set under the same seq, and sorts with the rotated
 // names, before host.<pid>.log.
+//
+// A run that finds host.<pid>.log another run's (a restart with the same
+// pid, another container's pid 1 on a shared volume: SPEC §6, "Runs")
+// writes a set of its own, host.<pid>-<tag>.log and its rotated
+// host.<pid>-<tag>.<seq>.log, tag the first 8 to 32 hex digits of its run
+// identity. A set is named by what stands between "host." and the rest:
+// the pid, or pid-tag.
 package logname
 
 import (
@@ -21,12 +28,13 @@ const Gz = ".gz"
 // stem, seq in eight digits, ".log" (Gz after it when compressed).
 func Rotated(stem string, seq int) string { return fmt.Sprintf("%s%08d.log", stem, seq) }
 
-// Parse reads name (a base name) as a log file's: its pid's digits and its
-// rotation number, 0 for the current file. A rotated name may end in .gz
-// (compressed); the current file's may not. ok is false for any other
-// name: host.log, host.x.log, a seq of another width or 0, another suffix
-// after .log.
-func Parse(name string) (pid string, seq int, ok bool) {
+// Parse reads name (a base name) as a log file's: its set (the pid's
+// digits, or pid-tag) and its rotation number, 0 for the current file. A
+// rotated name may end in .gz (compressed); the current file's may not.
+// ok is false for any other name: host.log, host.x.log, a tag that is not
+// 8 to 32 lower-case hex digits, a seq of another width or 0, another
+// suffix after .log.
+func Parse(name string) (set string, seq int, ok bool) {
 	mid, ok := strings.CutPrefix(name, "host.")
 	if !ok {
 		return "", 0, false
@@ -35,15 +43,16 @@ func Parse(name string) (pid string, seq int, ok bool) {
 	if mid, ok = strings.CutSuffix(mid, ".log"); !ok {
 		return "", 0, false
 	}
-	pid, rot, rotated := strings.Cut(mid, ".")
-	if !digits(pid) {
+	set, rot, rotated := strings.Cut(mid, ".")
+	pid, tag, tagged := strings.Cut(set, "-")
+	if !digits(pid) || tagged && !hexTag(tag) {
 		return "", 0, false
 	}
 	if !rotated {
 		if gz {
 			return "", 0, false
 		}
-		return pid, 0, true
+		return set, 0, true
 	}
 	if len(rot) != 8 || !digits(rot) {
 		return "", 0, false
@@ -52,7 +61,21 @@ func Parse(name string) (pid string, seq int, ok bool) {
 	if err != nil || seq == 0 {
 		return "", 0, false
 	}
-	return pid, seq, true
+	return set, seq, true
+}
+
+// PID returns the pid of a set Parse returned.
+func PID(set string) string {
+	pid, _, _ := strings.Cut(set, "-")
+	return pid
+}
+
+// Current returns the name of the current file of a set: host.<set>.log.
+func Current(set string) string { return "host." + set + ".log" }
+
+// hexTag reports whether s is 8 to 32 lower-case hex digits.
+func hexTag(s string) bool {
+	return len(s) >= 8 && len(s) <= 32 && strings.Trim(s, "0123456789abcdef") == ""
 }
 
 // digits reports whether s is one or more ASCII digits.

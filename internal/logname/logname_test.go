@@ -31,6 +31,14 @@ func TestParse(t *testing.T) {
 		{"host.12.00000042.gz", "", 0, false},
 		{"host.12.00000042.log.gz.gz", "", 0, false},
 		{"host.12.00000042.log.gz.tmp", "", 0, false},
+		{"host.1-6f1c2d4e.log", "1-6f1c2d4e", 0, true},
+		{"host.1-6f1c2d4e.00000003.log", "1-6f1c2d4e", 3, true},
+		{"host.1-6f1c2d4e0a1b4c2d8e3f001122334455.00000003.log.gz", "1-6f1c2d4e0a1b4c2d8e3f001122334455", 3, true},
+		{"host.1-6f1c2d4.log", "", 0, false},
+		{"host.1-6F1C2D4E.log", "", 0, false},
+		{"host.1-6f1c2d4e0a1b4c2d8e3f0011223344556.log", "", 0, false},
+		{"host.-6f1c2d4e.log", "", 0, false},
+		{"host.1-6f1c2d4e.log.gz", "", 0, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			pid, seq, ok := Parse(tt.name)
@@ -45,12 +53,14 @@ func FuzzParse(f *testing.F) {
 	f.Add("host.7.00000001.log")
 	f.Add("host.7.log")
 	f.Add("host.7.00000001.log.gz")
+	f.Add("host.1-6f1c2d4e.00000001.log")
 	f.Fuzz(func(t *testing.T, name string) {
 		pid, seq, ok := Parse(name)
 		if !ok {
 			return
 		}
-		want := "host." + pid + ".log"
+		want := Current(pid)
+		assert.Equal(t, strings.Split(pid, "-")[0], PID(pid))
 		if seq > 0 {
 			want = Rotated("host."+pid+".", seq)
 			if strings.HasSuffix(name, Gz) {
