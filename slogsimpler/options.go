@@ -61,16 +61,19 @@ type Options struct {
 	// package sink) the record is dropped and counted; a negative one is
 	// an error. Counts reports the
 	// waits (Waited, WaitedFor). It takes effect at once, for every
-	// handler bound to the State.
+	// handler bound to the State. Under Setup, zero keeps the State's (a
+	// State made with a wait keeps it; make the State without one for
+	// none), and a positive one replaces it.
 	Backpressure time.Duration
 	// Rotation caps the files of the bound directory: a size per file,
 	// how many rotated files to keep, an age past which old files go (see
 	// sink.Rotation), for example sink.Rotation{MaxSize: 64 << 20,
 	// MaxFiles: 10, MaxAge: 7 * 24 * time.Hour}. The zero value rotates
 	// nothing; a bad one is an error (MaxFiles or Compress without
-	// MaxSize too: nothing would rotate). Under Setup it applies from the
-	// State's next write, and before Setup binds Dir, so the bind's
-	// retention pass follows it.
+	// MaxSize too: nothing would rotate). Under Setup the zero value keeps
+	// the State's rotation, and any other replaces it whole (a field of it
+	// left zero is zero, not the State's), from the State's next write and
+	// before Setup binds Dir, so the bind's retention pass follows it.
 	Rotation sink.Rotation
 	// Synchronous is the writer's mode: with it, no writer goroutine runs
 	// and every record is written in its own logging call, under a lock,

@@ -20,6 +20,7 @@ import (
 	"simpler.dev/log/internal/origin"
 	"simpler.dev/log/internal/render"
 	"simpler.dev/log/levels"
+	"simpler.dev/log/sink"
 )
 
 // Environment variables read by Setup. They override the options, so an
@@ -248,13 +249,19 @@ func Setup(opts *Options) (*Logging, error) {
 		st.thr.set(level, st) // Setup's choice, not the state's: a later Setup defaults again
 	}
 	st.setFlush(flushLevel, flushBound)
-	if err := st.sink.SetRotation(o.Rotation); err != nil {
-		return nil, fmt.Errorf("slogsimpler: %w", err)
+	// Rotation and Backpressure: zero is "not given" and keeps the State's
+	// (its maker's, or an earlier Setup's); anything else replaces it.
+	if o.Rotation != (sink.Rotation{}) {
+		if err := st.sink.SetRotation(o.Rotation); err != nil {
+			return nil, fmt.Errorf("slogsimpler: %w", err)
+		}
 	}
 	if err := st.BindDir(o.Dir); err != nil {
 		return nil, err
 	}
-	st.sink.SetBackpressure(o.Backpressure)
+	if o.Backpressure > 0 {
+		st.sink.SetBackpressure(o.Backpressure)
+	}
 	if !o.Synchronous {
 		if err := st.Start(); err != nil {
 			return nil, err
