@@ -29,7 +29,10 @@ type Options struct {
 	Level slog.Leveler
 	// Dir is the directory for host.<pid>.log, bound at creation (see
 	// State.BindDir). Empty means none: records go to standard error (or
-	// Output), and Setup makes no separate console.
+	// Output), and Setup makes no separate console. Under Setup, empty
+	// keeps the State's directory (and Setup makes the console for it);
+	// Setup's binds a State not yet bound, and one other than the State's
+	// is an error wrapping sink.ErrAlreadyBound.
 	Dir string
 	// Output replaces standard error as a new State's destination until a
 	// directory is bound (tests, or a program that wants its records on a

@@ -256,7 +256,7 @@ func Setup(opts *Options) (*Logging, error) {
 			return nil, fmt.Errorf("slogsimpler: %w", err)
 		}
 	}
-	if err := st.BindDir(o.Dir); err != nil {
+	if err := st.BindDir(o.Dir); err != nil { // "" keeps the State's binding
 		return nil, err
 	}
 	if o.Backpressure > 0 {
@@ -269,7 +269,9 @@ func Setup(opts *Options) (*Logging, error) {
 	}
 	lg := &Logging{State: st}
 	children := []slog.Handler{st.Handler()}
-	if o.Dir != "" && !o.NoConsole {
+	// The console goes with a bound directory, Setup's or the State's own:
+	// the records are in the file, not on standard error.
+	if st.dir() != "" && !o.NoConsole {
 		w := o.Console
 		if w == nil {
 			w = os.Stderr

@@ -1,6 +1,7 @@
 package slogsimpler
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"log/slog"
@@ -28,12 +29,14 @@ const (
 // NewState consumes) survives Setup(&Options{State: st, ...}) when Setup
 // is not given it (its zero value), and Setup's own value, when given,
 // replaces the State's or is refused, as Options.State says. Before the
-// fix Setup reset the State's Rotation and Backpressure to none.
+// fix Setup reset the State's Rotation and Backpressure to none, and
+// never made a console for a State bound by NewState.
 func TestSetupKeepsStateOptions(t *testing.T) {
 	for _, env := range []string{envLevel, envMAXLevel, envFlushLevel, envConsoleLevel} {
 		t.Setenv(env, "") // blank reads as unset: the options alone decide
 	}
 	const minSize int64 = 64 << 10 // the smallest Rotation.MaxSize
+	var console bytes.Buffer       // the Dir row's
 	gates := map[string]chan struct{}{}
 	gated := func(name string) sink.Destination {
 		gates[name] = make(chan struct{})
@@ -115,6 +118,33 @@ func TestSetupKeepsStateOptions(t *testing.T) {
 				assert.NotZero(t, c.Waited, "a call waited for room: %+v", c)
 				assert.Zero(t, c.Dropped, "none dropped within Setup's hour, as after the State's nanosecond: %+v", c)
 			},
+		},
+		{
+			// A State bound by NewState keeps its file, and gets Setup's
+			// console as a State bound by Setup does.
+			name:   "Dir kept",
+			state:  Options{Dir: tmpDir},
+			setup:  Options{Console: &console},
+			during: func(*testing.T, string, *State) { slog.Info("to file and console") },
+			check: func(t *testing.T, st *State, dir string) {
+				assert.Equal(t, dir, filepath.Dir(st.Path()))
+				b, err := os.ReadFile(st.Path())
+				require.NoError(t, err)
+				assert.Contains(t, string(b), "to file and console")
+				assert.Contains(t, console.String(), "to file and console", "Setup made the console")
+			},
+		},
+		{
+			name:  "Dir given, the same",
+			state: Options{Dir: tmpDir}, setup: Options{Dir: tmpDir},
+			check: func(t *testing.T, st *State, dir string) { assert.Equal(t, dir, filepath.Dir(st.Path())) },
+		},
+		{
+			name:    "Dir given, another: refused",
+			state:   Options{Dir: tmpDir},
+			setup:   Options{Dir: otherDir},
+			wantErr: sink.ErrAlreadyBound.Error(),
+			check:   func(t *testing.T, st *State, dir string) { assert.Equal(t, dir, filepath.Dir(st.Path())) },
 		},
 		{
 			name:    "Output given: refused",
