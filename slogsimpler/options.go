@@ -84,7 +84,9 @@ type Options struct {
 	// Without it Setup starts the writer: a logging call queues its
 	// record and returns (a full queue drops it, counted, unless
 	// Backpressure). A new State is synchronous until State.Start, and a
-	// State the program started keeps its writer.
+	// State the program started keeps its writer. Given to NewState, it
+	// holds under Setup too: Setup does not start that State's writer
+	// (the program may, with State.Start).
 	Synchronous bool
 
 	// Setup's own: NewState refuses them.

@@ -262,7 +262,7 @@ func Setup(opts *Options) (*Logging, error) {
 	if o.Backpressure > 0 {
 		st.sink.SetBackpressure(o.Backpressure)
 	}
-	if !o.Synchronous {
+	if !o.Synchronous && !st.synchronous {
 		if err := st.Start(); err != nil {
 			return nil, err
 		}

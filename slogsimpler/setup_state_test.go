@@ -29,8 +29,9 @@ const (
 // NewState consumes) survives Setup(&Options{State: st, ...}) when Setup
 // is not given it (its zero value), and Setup's own value, when given,
 // replaces the State's or is refused, as Options.State says. Before the
-// fix Setup reset the State's Rotation and Backpressure to none, and
-// never made a console for a State bound by NewState.
+// fix Setup reset the State's Rotation and Backpressure to none, never
+// made a console for a State bound by NewState, and started the writer of
+// a State made Synchronous.
 func TestSetupKeepsStateOptions(t *testing.T) {
 	for _, env := range []string{envLevel, envMAXLevel, envFlushLevel, envConsoleLevel} {
 		t.Setenv(env, "") // blank reads as unset: the options alone decide
@@ -145,6 +146,24 @@ func TestSetupKeepsStateOptions(t *testing.T) {
 			setup:   Options{Dir: otherDir},
 			wantErr: sink.ErrAlreadyBound.Error(),
 			check:   func(t *testing.T, st *State, dir string) { assert.Equal(t, dir, filepath.Dir(st.Path())) },
+		},
+		{
+			name:  "Synchronous kept",
+			state: Options{Synchronous: true},
+			during: func(t *testing.T, _ string, st *State) {
+				assert.False(t, st.running.Load(), "Setup started the writer")
+			},
+		},
+		{
+			name:  "Synchronous given",
+			setup: Options{Synchronous: true},
+			during: func(t *testing.T, _ string, st *State) {
+				assert.False(t, st.running.Load(), "Setup started the writer")
+			},
+		},
+		{
+			name:   "Synchronous in neither: Setup starts the writer",
+			during: func(t *testing.T, _ string, st *State) { assert.True(t, st.running.Load()) },
 		},
 		{
 			name:    "Output given: refused",

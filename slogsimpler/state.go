@@ -56,6 +56,9 @@ type State struct {
 	// would decline. Set by Start after the sink's, cleared by Quiesce and
 	// Close before theirs; the queue's own admission is what decides.
 	running atomic.Bool
+	// synchronous is the maker's Options.Synchronous: Setup does not
+	// start the writer of such a state. Set by NewState, never changed.
+	synchronous bool
 }
 
 // routeBox is Setup's route for records made outside slog: the fan-out
@@ -108,7 +111,7 @@ func NewState(opts *Options) (*State, error) {
 	if err := o.check("NewState"); err != nil {
 		return nil, err
 	}
-	s := &State{}
+	s := &State{synchronous: o.Synchronous}
 	s.anc.init(os.Getpid())
 	s.thr.c = &s.c
 	dest := o.Destination
