@@ -12,10 +12,12 @@ import (
 
 // Options configure a State ([NewState]) and a program's logging
 // ([Setup]): one set of names, each documented once, here. The zero value
-// and nil mean defaults. The first group is the State's, which Setup
-// applies to the State it uses (Output and Destination excepted: they
-// make a State, so Setup refuses them); the second is Setup's alone, and
-// NewState refuses it.
+// and nil mean defaults. The first group is the State's, and the State
+// keeps what it was given; Setup applies the ones it is given to the
+// State it uses, field by field: a field Setup is given (not zero or nil)
+// replaces the State's, and one it is not keeps the State's (see State
+// for each). Output and Destination make a State, so Setup refuses them.
+// The second group is Setup's alone, and NewState refuses it.
 type Options struct {
 	// Level is the threshold of the file (the state's live threshold),
 	// read live on every record: a slog.LevelVar moves it whenever it is
@@ -47,14 +49,15 @@ type Options struct {
 	// logging call returns only once it and every record queued before it
 	// are written (or counted as failed), or FlushBound has passed, so an
 	// error logged right before os.Exit is in the file. Read live on every
-	// record; nil means ERROR (under Setup: SIMPLER_LOG_FLUSH_LEVEL, then
-	// FlushLevel, then the State's own). levels.Nul+1 switches it off.
+	// record; nil means ERROR (under Setup the first that is set wins:
+	// SIMPLER_LOG_FLUSH_LEVEL, then FlushLevel, then the State's own).
+	// levels.Nul+1 switches it off.
 	// Records from the standard log package routed by Setup are always
 	// written before their call returns.
 	FlushLevel slog.Leveler
 	// FlushBound bounds that wait; zero means 250 ms (under Setup, the
-	// State's own), and a negative one is an error. On timeout the record stays queued and counts like
-	// any other.
+	// State's own), and a negative one is an error. On timeout the record
+	// stays queued and counts like any other.
 	FlushBound time.Duration
 	// Backpressure, if positive, makes a logging call that finds the
 	// queue full wait up to this long for room (the writer catching up)
@@ -91,10 +94,27 @@ type Options struct {
 
 	// Setup's own: NewState refuses them.
 
-	// State is the state Setup uses; nil means Default().
+	// State is the state Setup uses; nil means Default(). Every option
+	// the State carries survives Setup unless Setup is given it:
+	//   - Level: SIMPLER_LOG_LEVEL, then LOGGING_LEVEL=trace, then Level,
+	//     then the State's own when the program chose it, then INFO.
+	//   - FlushLevel: SIMPLER_LOG_FLUSH_LEVEL, then FlushLevel, then the
+	//     State's.
+	//   - FlushBound, Backpressure, Rotation: Setup's when not zero,
+	//     replacing the State's from then on; else the State's.
+	//   - Dir: the State's binding stays; Setup's binds a State not yet
+	//     bound, is a no-op for the same directory, and for another is an
+	//     error wrapping sink.ErrAlreadyBound. Setup makes its console
+	//     (unless NoConsole) whenever the State ends up bound, by Setup's
+	//     Dir or by its own.
+	//   - Synchronous: Setup starts the writer unless it is given
+	//     Synchronous or the State was made Synchronous; it never stops a
+	//     writer the program started.
+	//   - Output, Destination: Setup refuses them (they make a State).
 	State *State
 	// Console is where Setup's coloured console goes; nil means standard
-	// error. It is only used with a Dir.
+	// error. It is only used with a directory bound (Setup's Dir or the
+	// State's own).
 	Console io.Writer
 	// ConsoleLevel is the console's level; nil means INFO.
 	// SIMPLER_LOG_CONSOLE_LEVEL overrides it.

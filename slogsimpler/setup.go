@@ -184,6 +184,18 @@ func (l *Logging) restoreDefaults() {
 // SIMPLER_LOG_CONSOLE_LEVEL, SIMPLER_LOG_FLUSH_LEVEL and NO_COLOR override
 // the options, which override the State's own levels; an unparsable level
 // is an error.
+//
+// Whatever the State was made with (NewState's options) it keeps, field
+// by field, unless Setup is given that field: Setup's Level, FlushLevel,
+// FlushBound, Backpressure and Rotation, when not zero, replace the
+// State's (a Rotation whole); left zero they keep it. So
+//
+//	st, _ := slogsimpler.NewState(&slogsimpler.Options{Rotation: sink.Rotation{MaxSize: 64 << 20}})
+//	lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, Dir: "logs"})
+//
+// rotates logs/host.<pid>.log at 64 MiB. The State's directory stays
+// bound, and another Dir is an error; a State made Synchronous stays so.
+// Options.State lists each field.
 func Setup(opts *Options) (*Logging, error) {
 	var o Options
 	if opts != nil {

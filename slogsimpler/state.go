@@ -100,6 +100,8 @@ const (
 // State). When the directory cannot be bound (see [State.BindDir]) the
 // error comes with a State that is usable and unbound (records go to
 // Options.Destination, or Output), and BindDir can be tried again.
+// Setup keeps every option given here unless it is given another (see
+// Options.State).
 func NewState(opts *Options) (*State, error) {
 	var o Options
 	if opts != nil {
