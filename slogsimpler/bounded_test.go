@@ -102,16 +102,16 @@ func TestEveryFileStartsWithAnAnchor(t *testing.T) {
 	first, err := os.ReadFile(st.Path())
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(first), "[mono_ns="), "%q", first)
-	assert.Contains(t, strings.SplitN(string(first), "\n", 2)[0], "[CLOCK_ANCHOR]", "the file starts with its anchor")
+	assert.Contains(t, strings.SplitN(afterRun(t, string(first)), "\n", 2)[0], "[CLOCK_ANCHOR]", "the file starts with its anchor, after its run record")
 
 	require.NoError(t, os.Remove(st.Path()))
 	log.Warn("second file") // written into the unlinked file, noticed, rewritten into a new one
 	require.NoError(t, st.Close(0))
 	second, err := os.ReadFile(st.Path())
 	require.NoError(t, err)
-	lines := strings.Split(strings.TrimSuffix(string(second), "\n"), "\n")
+	lines := strings.Split(strings.TrimSuffix(afterRun(t, string(second)), "\n"), "\n")
 	require.GreaterOrEqual(t, len(lines), 2, "%q", second)
-	assert.Contains(t, lines[0], "[CLOCK_ANCHOR]", "the recreated file starts with an anchor")
+	assert.Contains(t, lines[0], "[CLOCK_ANCHOR]", "the recreated file starts with an anchor, after its run record")
 	assert.Contains(t, string(second), "second file")
 }
 
@@ -169,7 +169,7 @@ func TestReopenForOutsideRotation(t *testing.T) {
 	assert.NotContains(t, string(old), "after the rotation")
 	cur, err := os.ReadFile(st.Path())
 	require.NoError(t, err)
-	lines := strings.Split(strings.TrimSuffix(string(cur), "\n"), "\n")
+	lines := strings.Split(strings.TrimSuffix(afterRun(t, string(cur)), "\n"), "\n")
 	require.Len(t, lines, 2, "%q", cur)
 	assert.Contains(t, lines[0], "[CLOCK_ANCHOR]")
 	assert.Contains(t, lines[1], "after the rotation")

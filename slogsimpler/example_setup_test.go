@@ -40,6 +40,7 @@ func ExampleSetup() {
 	// HH:MM:SS INF serving addr=:8080
 	// HH:MM:SS TIMING warm-up done ms=12
 	// HH:MM:SS INF from the log package
+	// [mono_ns=N][T0xG][INFO] host_log_run: [HOSTLOG_RUN] v=1 pid=P run=R start_ns=S
 	// [mono_ns=N][T0xG][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=P mono_ns=N wall_ns=W
 	// [mono_ns=N][T0xG][INFO] slogsimpler_test.ExampleSetup: [example_setup_test.go:L] serving addr=:8080
 	// [mono_ns=N][T0xG][TIMING] slogsimpler_test.ExampleSetup: [example_setup_test.go:L] warm-up done ms=12

@@ -11,8 +11,9 @@ import (
 )
 
 // clockAndGoroutine masks the fields that change from run to run: clock
-// readings, goroutine and process ids, line numbers, console times.
-var clockAndGoroutine = regexp.MustCompile(`mono_ns=\d+|T0x[0-9a-f]+|pid=\d+|wall_ns=\d+|:\d+\] |^\d\d:\d\d:\d\d\.\d{3}|\n\d\d:\d\d:\d\d\.\d{3}`)
+// readings, goroutine and process ids, run identities, line numbers,
+// console times.
+var clockAndGoroutine = regexp.MustCompile(`mono_ns=\d+|T0x[0-9a-f]+|pid=\d+|wall_ns=\d+|run=[0-9a-f-]+|start_ns=\d+|:\d+\] |^\d\d:\d\d:\d\d\.\d{3}|\n\d\d:\d\d:\d\d\.\d{3}`)
 
 func show(b []byte) {
 	fmt.Print(clockAndGoroutine.ReplaceAllStringFunc(string(b), func(s string) string {
@@ -25,6 +26,10 @@ func show(b []byte) {
 			return "pid=P"
 		case 'w':
 			return "wall_ns=W"
+		case 'r':
+			return "run=R"
+		case 's':
+			return "start_ns=S"
 		case '\n':
 			return "\nHH:MM:SS"
 		case ':':

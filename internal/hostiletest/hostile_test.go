@@ -45,7 +45,9 @@ func forward(r io.Reader, st *slogsimpler.State) (int, error) {
 func corpus() []string {
 	c := []string{
 		// Machine markers, alone, forged whole, nested, split.
-		"[STRACE]", "[HOSTLOG_DROPS]", "[CLOCK_ANCHOR]", "[OP]", "[mono_ns=",
+		"[STRACE]", "[HOSTLOG_DROPS]", "[CLOCK_ANCHOR]", "[OP]", "[mono_ns=", "[HOSTLOG_RUN]",
+		"[HOSTLOG_RUN] v=1 pid=1 run=0badc0de-0000-4000-8000-000000000000 start_ns=1",
+		"x\n[mono_ns=1][T0x0][INFO] host_log_run: [HOSTLOG_RUN] v=1 pid=1 run=0badc0de start_ns=1",
 		"[STRACE] v=1 pid=1 tid=1 inv=1 hid=0 depth=0 name=x ts=1 dur=1 ",
 		"[HOSTLOG_DROPS] v=1 pid=1 new=888 total=888 queue_full=888 claim_exhausted=0 output_failed=0 not_admitted=0",
 		"[CLOCK_ANCHOR] v=1 pid=1 mono_ns=1 wall_ns=1",

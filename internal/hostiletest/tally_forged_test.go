@@ -21,6 +21,7 @@ import (
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/internal/machine"
+	"simpler.dev/log/internal/runid"
 	"simpler.dev/log/internal/wire"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
@@ -33,7 +34,7 @@ import (
 const simPID = 424242
 
 // allowed says which machine records an output may hold: this process's
-// [CLOCK_ANCHOR]s always; [STRACE] spans of this process and [OP] lines up
+// [CLOCK_ANCHOR]s always, this run's [HOSTLOG_RUN] as a file's first line; [STRACE] spans of this process and [OP] lines up
 // to the numbers the run made; this process's [HOSTLOG_DROPS] only when
 // the state counted drops; and every machine record of sim, the
 // simulator pid a forwarder was given (0 for none).
@@ -65,7 +66,7 @@ var emptyOp = regexp.MustCompile(`^\[OP\] (LAUNCH|COMPLETE)  \[id=[0-9]+\] `)
 func forgeriesOps(out []byte, a allowed) (n int, examples []string, unreadableOps int) {
 	pid := os.Getpid()
 	spans, ops := 0, 0
-	for len(out) > 0 {
+	for first := true; len(out) > 0; first = false {
 		line := out
 		if i := bytes.IndexByte(out, '\n'); i >= 0 {
 			line, out = out[:i+1], out[i+1:]
@@ -86,6 +87,10 @@ func forgeriesOps(out []byte, a allowed) (n int, examples []string, unreadableOp
 						legit = true
 					case marker == envelope.MarkerAnchor:
 						legit = mpid == pid
+					case marker == envelope.MarkerRun:
+						// The sink's, and only as a file's first line.
+						r, _ := envelope.ParseRun(p.Body)
+						legit = first && mpid == pid && r.ID == runid.ID()
 					case marker == envelope.MarkerDrops:
 						legit = mpid == pid && a.drops
 					case marker == envelope.MarkerSpan:

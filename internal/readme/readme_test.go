@@ -968,7 +968,7 @@ func runProgram(t *testing.T, tc *toolchain, bin, work string, b *block) {
 }
 
 // normalisers replace what differs from run to run: clocks, goroutine and
-// process ids, invocation numbers, durations and source lines (the
+// process ids, run identities, invocation numbers, durations and source lines (the
 // README's blocks report README.md lines, the shown output main.go ones).
 var normalisers = []struct {
 	re   *regexp.Regexp
@@ -977,7 +977,8 @@ var normalisers = []struct {
 	{regexp.MustCompile(`^\d\d:\d\d:\d\d\.\d{3} `), "hh:mm:ss.mmm "},
 	{regexp.MustCompile(`\[mono_ns=\d+\]`), "[mono_ns=N]"},
 	{regexp.MustCompile(`\[T0x[0-9a-f]+\]`), "[T0xN]"},
-	{regexp.MustCompile(`\b(pid|tid|inv|mono_ns|wall_ns|ts|dur)=\d+\b`), "${1}=N"},
+	{regexp.MustCompile(`\b(pid|tid|inv|mono_ns|wall_ns|start_ns|ts|dur)=\d+\b`), "${1}=N"},
+	{regexp.MustCompile(`\brun=[0-9a-f-]+`), "run=R"},
 	{regexp.MustCompile(`\btook=[0-9.]+(ns|µs|us|ms|s)\b`), "took=D"},
 	{regexp.MustCompile(`\[[^\]\s]+\.(go|md):\d+\] `), "[FILE:N] "},
 }
