@@ -31,7 +31,20 @@
 // A directory holds a log set: each process's rotated files
 // (host.<pid>.<seq>.log, or host.<pid>.<seq>.log.gz once the sink has
 // compressed them, read through gzip) in order, then its current one
-// (host.<pid>.log).
+// (host.<pid>.log; host.<pid>-<tag>.… for a run that found its pid's
+// name another run's).
+//
+// # Runs
+//
+// A pid does not name a process for long: in a container every service
+// may be pid 1, a restart reuses the pid, and containers share a log
+// volume. This module's sink starts every file with its run's
+// [HOSTLOG_RUN] record, and the reader gives every span, record and
+// anchor its [Run]: two runs with one pid are two processes, in whatever
+// files they are. A log written before runs were marked has one run a
+// pid, as it always read; a file of it in which one process has two
+// anchors held two runs the reader cannot tell apart, and
+// [Parser.MergedRuns] says so.
 // Every file starts with its own [CLOCK_ANCHOR], and every span and
 // record is placed on the wall clock by the last anchor of its process
 // before it in its own file ([Span.WallAt]); one that comes before any

@@ -199,10 +199,22 @@ func (p *Parser) attribute(path string, records, lines, spans int) {
 		}
 	}
 	for i := records; i < len(p.Records); i++ {
-		p.Records[i].PID = pid
+		r := &p.Records[i]
+		r.PID = pid
+		if r.Run == nil && pid > 0 {
+			r.Run = p.run(pid, "", 0) // no run record before it: the unmarked run
+		} else if r.Run != nil {
+			r.PID = r.Run.PID // the run record heading the file says whose
+		}
 	}
 	for i := lines; i < len(p.RecordLines); i++ {
-		p.RecordLines[i].PID = pid
+		l := &p.RecordLines[i]
+		l.PID = pid
+		if l.Run == nil && pid > 0 {
+			l.Run = p.run(pid, "", 0)
+		} else if l.Run != nil {
+			l.PID = l.Run.PID
+		}
 	}
 }
 

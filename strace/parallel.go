@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"maps"
 	"runtime"
 	"slices"
 	"sync"
@@ -40,6 +41,14 @@ func (p *Parser) readFileWith(path string, r io.Reader, workers int) error {
 	p.attribute(path, records, lines, spans)
 	p.placeRecords(records, lines)
 	p.placeRest()
+	if !p.file.marked {
+		for _, pid := range slices.Sorted(maps.Keys(p.file.anchors)) {
+			if n := p.file.anchors[pid]; n > 1 {
+				p.MergedRuns = append(p.MergedRuns, MergedRun{Path: path, PID: pid, Anchors: n})
+			}
+		}
+	}
+	p.numberRuns()
 	return err
 }
 
@@ -208,6 +217,40 @@ func (p *Parser) absorb(q *Parser, g *growth) {
 	p.Heads += q.Heads
 	p.BindPhases = append(p.BindPhases, q.BindPhases...)
 	base, anchors := len(p.Spans), len(p.Anchors)
+	// q's runs are p's as p's file stands before q's block (an unmarked
+	// run of q's is the run p's file names for its pid), and p's file
+	// goes on with q's run records.
+	runs := p.remapRuns(q)
+	for i := range q.Spans {
+		q.Spans[i].Run = runs[q.Spans[i].Run]
+	}
+	// A record that followed no run record in q's block follows the
+	// file's last before it.
+	recRun := func(r *Run) *Run {
+		if r == nil {
+			return p.file.lastRun
+		}
+		return runs[r]
+	}
+	for i := range q.Records {
+		q.Records[i].Run = recRun(q.Records[i].Run)
+	}
+	for i := range q.RecordLines {
+		q.RecordLines[i].Run = recRun(q.RecordLines[i].Run)
+	}
+	for i := range q.AnchorRuns {
+		q.AnchorRuns[i] = runs[q.AnchorRuns[i]]
+	}
+	for pid, r := range q.file.run {
+		if p.file.run == nil {
+			p.file.run = map[int64]*Run{}
+		}
+		p.file.run[pid] = runs[r]
+	}
+	if q.file.lastRun != nil {
+		p.file.lastRun = runs[q.file.lastRun]
+	}
+	p.file.marked = p.file.marked || q.file.marked
 	// Each block interned its own names and hids; a name repeated across
 	// blocks keeps one copy per block (a few hundred for a million spans),
 	// which is cheaper than two map lookups per span here.
@@ -240,6 +283,7 @@ func (p *Parser) absorb(q *Parser, g *growth) {
 	p.RecordLines = append(grow(p.RecordLines, len(q.RecordLines), g.lines, g), q.RecordLines...)
 	for i := range q.Anchors {
 		p.Anchors = append(p.Anchors, q.Anchors[i])
+		p.AnchorRuns = append(p.AnchorRuns, q.AnchorRuns[i])
 		p.noteAnchor(anchors + i)
 	}
 	for pid, d := range q.Drops {

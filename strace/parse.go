@@ -28,6 +28,9 @@ type Span struct {
 	TS    int64  // ns; host CLOCK_MONOTONIC, or the device clock with clk=dev
 	Dur   int64  // ns
 	Attrs string // raw, trimmed
+	// Run is the run of process PID the span belongs to (see [Run]):
+	// never nil for a span a Parser read.
+	Run *Run
 	clock
 }
 
@@ -39,6 +42,10 @@ type Record struct {
 	// PID is the process whose file the record was read from (a record
 	// does not carry it): see ReadFile. 0 when it is not known.
 	PID int64
+	// Run is the run the record belongs to: the run whose record heads
+	// its file (see [Run]), or PID's unmarked run; nil when PID is not
+	// known.
+	Run *Run
 	clock
 	anchor int // 1 + the index in Parser.Anchors of the last anchor before it in its file, 0 if none
 }
@@ -52,6 +59,7 @@ type RecordLine struct {
 	TID   int64      // as [envelope.Header.TID]
 	Level slog.Level // as [envelope.Header.Level]
 	PID   int64      // as [Record.PID]
+	Run   *Run       // as [Record.Run]
 	clock
 	anchor int32 // as Record's
 	// headed: text is what followed an envelope header
@@ -87,7 +95,7 @@ func (l *RecordLine) Record() Record {
 		// was kept. What its header gave stands.
 		r = envelope.Record{Header: envelope.Header{Mono: l.Mono, TID: l.TID, Level: l.Level}}
 	}
-	return Record{Record: r, PID: l.PID, clock: l.clock, anchor: int(l.anchor)}
+	return Record{Record: r, PID: l.PID, Run: l.Run, clock: l.clock, anchor: int(l.anchor)}
 }
 
 // IsDevice reports whether the span is on the device clock (clk=dev).
@@ -103,6 +111,16 @@ type Parser struct {
 	// Anchors holds every [CLOCK_ANCHOR] read, in the order read: one per
 	// file of a rotated set.
 	Anchors []envelope.Anchor
+	// AnchorRuns holds the run of each of Anchors, at the same index.
+	AnchorRuns []*Run
+	// Runs holds every run read (see [Run]), in the order first seen.
+	Runs []*Run
+	// MergedRuns names the files that hold two runs of one process
+	// unmarked: a process restarted with its pid before runs were marked
+	// appended to its predecessor's file, and its records, with no run
+	// record to tell them apart, read as the predecessor's.
+	// strace-timing warns about each.
+	MergedRuns []MergedRun
 	// Drops holds, per pid, the [HOSTLOG_DROPS] with the largest total.
 	Drops map[int64]envelope.Drops
 	// Lines counts the lines read.
@@ -141,6 +159,16 @@ type Parser struct {
 	// intern keeps one copy of each hid and name: a log repeats a few of
 	// them many times.
 	intern interner
+	// runs indexes Runs.
+	runs map[runKey]*Run
+}
+
+// A MergedRun is a file in which a process's anchors say two runs were
+// written without the run records that tell them apart.
+type MergedRun struct {
+	Path    string // the file ("" for a reader given to Read)
+	PID     int64
+	Anchors int // the process's [CLOCK_ANCHOR]s in the file (one per run)
 }
 
 // An interner keeps one copy of each string it is given, up to 2^16 of
@@ -165,6 +193,7 @@ var (
 	markStrace = []byte(envelope.MarkerSpan)
 	markAnchor = []byte(envelope.MarkerAnchor)
 	markDrops  = []byte(envelope.MarkerDrops)
+	markRun    = []byte(envelope.MarkerRun)
 	// markBindPhase finds a host prepare path's timing lines.
 	markBindPhase = []byte("bind phase=")
 )
@@ -269,6 +298,9 @@ func (p *Parser) line(line []byte) {
 	if end > 0 && line[end-1] == '\r' {
 		end--
 	}
+	if bytes.Contains(line, markRun) {
+		p.runRecord(line[:end])
+	}
 	if i := bytes.Index(line, markStrace); i >= 0 {
 		p.spans(line, i, len(line), end)
 	}
@@ -297,7 +329,7 @@ func (p *Parser) record(line []byte) {
 		return
 	}
 	r.Func, r.File = p.intern.bytes([]byte(r.Func)), p.intern.bytes([]byte(r.File))
-	p.Records = append(p.Records, Record{Record: r, anchor: p.file.last})
+	p.Records = append(p.Records, Record{Record: r, Run: p.file.lastRun, anchor: p.file.last})
 }
 
 // recordLine keeps line unparsed if it is an ordinary record: what
@@ -316,7 +348,7 @@ func (p *Parser) recordLine(line []byte) {
 		// The header's fields hold no "] ": it ends at the first.
 		text = line[bytes.Index(line, []byte("] "))+2:]
 	}
-	p.RecordLines = append(p.RecordLines, RecordLine{Mono: h.Mono, TID: h.TID, Level: h.Level,
+	p.RecordLines = append(p.RecordLines, RecordLine{Mono: h.Mono, TID: h.TID, Level: h.Level, Run: p.file.lastRun,
 		anchor: int32(p.file.last), headed: headed, text: string(text)})
 }
 
@@ -336,7 +368,7 @@ func (p *Parser) spans(line []byte, i, limit, end int) int {
 		} else {
 			name = p.intern.bytes(f.Name)
 		}
-		s := Span{PID: f.PID, TID: f.TID, Inv: f.Inv, HID: p.intern.bytes(f.HID), Depth: f.Depth, Name: name, TS: f.TS, Dur: f.Dur}
+		s := Span{PID: f.PID, TID: f.TID, Inv: f.Inv, HID: p.intern.bytes(f.HID), Depth: f.Depth, Name: name, TS: f.TS, Dur: f.Dur, Run: p.runOf(f.PID)}
 		if len(f.Attrs) > 0 {
 			s.Attrs = string(f.Attrs)
 		}
@@ -350,6 +382,7 @@ func (p *Parser) spans(line []byte, i, limit, end int) int {
 func (p *Parser) anchors(line []byte) {
 	if a, ok := loose.ScanAnchor(line); ok {
 		p.Anchors = append(p.Anchors, a)
+		p.AnchorRuns = append(p.AnchorRuns, p.runOf(int64(a.PID)))
 		p.noteAnchor(len(p.Anchors) - 1)
 	}
 }

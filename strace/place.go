@@ -17,12 +17,13 @@ import (
 // process before it in its own file. A record that comes before any such
 // anchor (a file whose anchor write failed, a C++ writer that anchors on
 // its first TIMING record, a span that began before the state was bound)
-// takes the anchor of its process nearest to it on the monotonic clock,
-// from any file of the set: mono_ns is one clock within a boot, so any of
-// a process's anchors places it, and the nearest one is the right one
-// should the wall clock have been stepped in between. A record of a
-// process without any anchor, and a span on a device's clock (clk=dev),
-// is not placed.
+// takes the anchor of its run (its process, see [Run]) nearest to it on
+// the monotonic clock, from any file of the set: mono_ns is one clock
+// within a boot, so any of a run's anchors places it, and the nearest one
+// is the right one should the wall clock have been stepped in between;
+// another run with the same pid may be of another boot, and never places
+// it. A record of a run without any anchor, and a span on a device's
+// clock (clk=dev), is not placed.
 
 // clock is a span's or a record's place on the wall clock: the offset from
 // its process's monotonic clock to Unix time, from the anchor that placed
@@ -62,6 +63,15 @@ type fileState struct {
 	// file, 0 before the first: a record does not carry its pid, which
 	// the file's name gives once the file is read (attribute).
 	last int
+	// run maps a pid to its run as the file's last run record of that
+	// pid named it; lastRun is the last run record's, of any pid (a
+	// record's, which carries no pid). marked says the file held one.
+	run     map[int64]*Run
+	lastRun *Run
+	marked  bool
+	// anchors counts each process's anchors in the file: an unmarked
+	// file with two of one process holds two of its runs (MergedRuns).
+	anchors map[int64]int
 }
 
 func (f *fileState) reset() { *f = fileState{} }
@@ -71,8 +81,13 @@ func (p *Parser) noteAnchor(i int) {
 	if p.file.cur == nil {
 		p.file.cur = map[int64]int{}
 	}
-	p.file.cur[int64(p.Anchors[i].PID)] = i
-	p.file.last, p.file.lastPID = i+1, int64(p.Anchors[i].PID)
+	pid := int64(p.Anchors[i].PID)
+	p.file.cur[pid] = i
+	p.file.last, p.file.lastPID = i+1, pid
+	if p.file.anchors == nil {
+		p.file.anchors = map[int64]int{}
+	}
+	p.file.anchors[pid]++
 }
 
 // placeSpan places span i by its file's anchor if there is one, else
@@ -100,22 +115,22 @@ func (p *Parser) placeSpan(i int) {
 func (p *Parser) placeRecords(from, fromLines int) {
 	for i := from; i < len(p.Records); i++ {
 		r := &p.Records[i]
-		if !p.placeByFile(&r.clock, r.anchor, r.PID) {
+		if !p.placeByFile(&r.clock, r.anchor, r.Run) {
 			p.pendRecs = append(p.pendRecs, i)
 		}
 	}
 	for i := fromLines; i < len(p.RecordLines); i++ {
 		l := &p.RecordLines[i]
-		if !p.placeByFile(&l.clock, int(l.anchor), l.PID) {
+		if !p.placeByFile(&l.clock, int(l.anchor), l.Run) {
 			p.pendLines = append(p.pendLines, i)
 		}
 	}
 }
 
 // placeByFile places c by anchor (1 + its index, 0 for none) when it is
-// of process pid, and reports whether it did.
-func (p *Parser) placeByFile(c *clock, anchor int, pid int64) bool {
-	if a := anchor - 1; a >= 0 && int64(p.Anchors[a].PID) == pid {
+// of run r, and reports whether it did.
+func (p *Parser) placeByFile(c *clock, anchor int, r *Run) bool {
+	if a := anchor - 1; a >= 0 && r != nil && p.AnchorRuns[a] == r {
 		c.Place(p.Anchors[a])
 		return true
 	}
@@ -131,15 +146,15 @@ func (p *Parser) placeRest() {
 	if len(p.pendSpans) == 0 && len(p.pendRecs) == 0 && len(p.pendLines) == 0 {
 		return
 	}
-	byPID := map[int64][]envelope.Anchor{}
-	for _, a := range p.Anchors {
-		byPID[int64(a.PID)] = append(byPID[int64(a.PID)], a)
+	byRun := map[*Run][]envelope.Anchor{}
+	for i, a := range p.Anchors {
+		byRun[p.AnchorRuns[i]] = append(byRun[p.AnchorRuns[i]], a)
 	}
-	for _, as := range byPID {
+	for _, as := range byRun {
 		slices.SortFunc(as, func(a, b envelope.Anchor) int { return cmp.Compare(a.Mono, b.Mono) })
 	}
-	nearest := func(pid, mono int64) (envelope.Anchor, bool) {
-		as := byPID[pid]
+	nearest := func(r *Run, mono int64) (envelope.Anchor, bool) {
+		as := byRun[r]
 		if len(as) == 0 {
 			return envelope.Anchor{}, false
 		}
@@ -156,19 +171,19 @@ func (p *Parser) placeRest() {
 	}
 	for _, i := range p.pendSpans {
 		s := &p.Spans[i]
-		if a, ok := nearest(s.PID, s.TS); ok {
+		if a, ok := nearest(s.Run, s.TS); ok {
 			s.Place(a)
 		}
 	}
 	for _, i := range p.pendRecs {
 		r := &p.Records[i]
-		if a, ok := nearest(r.PID, r.Mono); ok {
+		if a, ok := nearest(r.Run, r.Mono); ok {
 			r.Place(a)
 		}
 	}
 	for _, i := range p.pendLines {
 		l := &p.RecordLines[i]
-		if a, ok := nearest(l.PID, l.Mono); ok {
+		if a, ok := nearest(l.Run, l.Mono); ok {
 			l.Place(a)
 		}
 	}

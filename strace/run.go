@@ -1,0 +1,146 @@
+package strace
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"simpler.dev/log/envelope"
+)
+
+// A Run is one run of a process: one process lifetime. A pid does not
+// tell runs apart (in a container every service may be pid 1, a restart
+// reuses the pid, containers share a log volume), so this module's sink
+// starts every file with the run's [HOSTLOG_RUN] record (SPEC §6, "Runs")
+// and the reader keys a process on its Run: every span and record read
+// points at the one it belongs to, and two runs with one pid are two
+// processes in every view. A log written before runs were marked has one
+// Run per pid, with no ID: it reads as it did.
+type Run struct {
+	PID int64
+	// ID is the run's identity (a UUID, OpenTelemetry's
+	// service.instance.id), "" for what no run record claims.
+	ID string
+	// Start is when the run started, Unix ns (0 when not known).
+	Start int64
+	// N and Of place the run among its pid's runs, by start: run N of
+	// Of. Of is 1 for a pid's only run. They are set as each file ends
+	// (Parser.Read, ReadFile), from the runs read so far.
+	N, Of int
+}
+
+// Label names the process: "pid 1", or, for a pid that had more than one
+// run in the log, "pid 1 (run 2 of 3, started 13:02:11)" (the start in UTC,
+// to the second; "unmarked" for what was written before runs were
+// marked).
+func (r *Run) Label() string {
+	return fmt.Sprintf("pid %d%s", r.PID, r.Suffix())
+}
+
+// Suffix is what Label adds to "pid N": "" for a pid's only run, else
+// " (run 2 of 3, started 13:02:11)".
+func (r *Run) Suffix() string {
+	switch {
+	case r == nil || r.Of <= 1:
+		return ""
+	case r.ID == "" || r.Start == 0:
+		return fmt.Sprintf(" (run %d of %d, unmarked)", r.N, r.Of)
+	}
+	return fmt.Sprintf(" (run %d of %d, started %s)", r.N, r.Of, time.Unix(0, r.Start).UTC().Format(time.TimeOnly))
+}
+
+// runKey identifies a run within a Parser.
+type runKey struct {
+	pid int64
+	id  string
+}
+
+// run returns the Parser's Run for pid and id, made on first sight.
+func (p *Parser) run(pid int64, id string, start int64) *Run {
+	k := runKey{pid, id}
+	if r, ok := p.runs[k]; ok {
+		return r
+	}
+	if p.runs == nil {
+		p.runs = map[runKey]*Run{}
+	}
+	r := &Run{PID: pid, ID: id, Start: start}
+	p.runs[k] = r
+	p.Runs = append(p.Runs, r)
+	return r
+}
+
+// runOf returns the run a record of pid belongs to at this point of the
+// file being read: the last run record of pid before it in the file, or,
+// without one, the pid's unmarked run.
+func (p *Parser) runOf(pid int64) *Run {
+	if r := p.file.lastRun; r != nil && r.PID == pid {
+		return r
+	}
+	if r, ok := p.file.run[pid]; ok {
+		return r
+	}
+	return p.run(pid, "", 0)
+}
+
+// runRecord reads the [HOSTLOG_RUN] record line holds, if it is one in
+// machine position: from here on in this file, pid's records are that
+// run's.
+func (p *Parser) runRecord(line []byte) {
+	h, err := envelope.Parse(line)
+	if err != nil {
+		return
+	}
+	if marker, _, err := envelope.ParseMachine(h); err != nil || marker != envelope.MarkerRun {
+		return
+	}
+	rr, err := envelope.ParseRun(h.Body)
+	if err != nil {
+		return
+	}
+	r := p.run(int64(rr.PID), rr.ID, rr.Start)
+	if p.file.run == nil {
+		p.file.run = map[int64]*Run{}
+	}
+	p.file.run[r.PID] = r
+	p.file.lastRun = r
+	p.file.marked = true
+}
+
+// numberRuns sets every run's N and Of: a pid's runs in order of start,
+// the unmarked first (older than marking).
+func (p *Parser) numberRuns() {
+	if len(p.Runs) < 2 {
+		for _, r := range p.Runs {
+			r.N, r.Of = 1, 1
+		}
+		return
+	}
+	byPID := map[int64][]*Run{}
+	for _, r := range p.Runs {
+		byPID[r.PID] = append(byPID[r.PID], r)
+	}
+	for _, rs := range byPID {
+		slices.SortFunc(rs, func(a, b *Run) int { return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.ID, b.ID)) })
+		for i, r := range rs {
+			r.N, r.Of = i+1, len(rs)
+		}
+	}
+}
+
+// remapRuns returns, for each run q holds (q parsed a block of the file
+// after p's), the run of p it is: a marked run by its pid and identity;
+// an unmarked one (q's block held no run record of its pid before its
+// records) as p's file has it at the end of the blocks before.
+func (p *Parser) remapRuns(q *Parser) map[*Run]*Run {
+	m := make(map[*Run]*Run, len(q.Runs))
+	for _, r := range q.Runs {
+		if r.ID == "" {
+			m[r] = p.runOf(r.PID)
+		} else {
+			m[r] = p.run(r.PID, r.ID, r.Start)
+		}
+	}
+	return m
+}
