@@ -98,7 +98,7 @@ func TestRotatedSetReadsAsOneLog(t *testing.T) {
 				}
 			}
 			assert.Equal(t, len(names), anchors, "one anchor per file")
-			assert.Empty(t, straceview.AnchorSpread(p.Anchors), "the files' anchors agree")
+			assert.Empty(t, straceview.AnchorSpread(p), "the files' anchors agree")
 			got, warned := 0, 0
 			for _, s := range p.Spans {
 				if s.Name == "step" {

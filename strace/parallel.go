@@ -42,13 +42,14 @@ func (p *Parser) readFileWith(path string, r io.Reader, workers int) error {
 	p.placeRecords(records, lines)
 	p.placeRest()
 	if !p.file.marked {
-		for _, pid := range slices.Sorted(maps.Keys(p.file.anchors)) {
-			if n := p.file.anchors[pid]; n > 1 {
-				p.MergedRuns = append(p.MergedRuns, MergedRun{Path: path, PID: pid, Anchors: n})
+		for _, pid := range slices.Sorted(maps.Keys(p.file.rerun)) {
+			if n := p.file.rerun[pid]; n > 0 {
+				p.MergedRuns = append(p.MergedRuns, MergedRun{Path: path, PID: pid, Runs: n + 1})
 			}
 		}
 	}
 	p.numberRuns()
+	p.file.spannedPID = 0 // a cache, whichever order the blocks noted their spans in
 	return err
 }
 
@@ -281,10 +282,24 @@ func (p *Parser) absorb(q *Parser, g *growth) {
 		q.RecordLines[i].anchor = int32(anchor(int(q.RecordLines[i].anchor)))
 	}
 	p.RecordLines = append(grow(p.RecordLines, len(q.RecordLines), g.lines, g), q.RecordLines...)
+	// An anchor of q's follows spans of its process since its previous
+	// anchor if q saw them before it, or, for q's first anchor of the
+	// process, if the blocks before did.
+	first := map[int64]bool{}
 	for i := range q.Anchors {
 		p.Anchors = append(p.Anchors, q.Anchors[i])
 		p.AnchorRuns = append(p.AnchorRuns, q.AnchorRuns[i])
 		p.noteAnchor(anchors + i)
+		pid := int64(q.Anchors[i].PID)
+		spanned := q.file.anchorSpanned[i]
+		if !first[pid] {
+			first[pid] = true
+			spanned = spanned || p.file.spanned[pid]
+		}
+		p.file.noteRun(pid, spanned)
+	}
+	for pid := range q.file.spanned {
+		p.file.noteSpan(pid)
 	}
 	for pid, d := range q.Drops {
 		if p.Drops == nil {
@@ -292,6 +307,11 @@ func (p *Parser) absorb(q *Parser, g *growth) {
 		}
 		if prev, ok := p.Drops[pid]; !ok || d.Total >= prev.Total {
 			p.Drops[pid] = d
+		}
+	}
+	for _, r := range q.Runs {
+		if r.Drops != nil {
+			runs[r].drops(*r.Drops)
 		}
 	}
 }

@@ -163,12 +163,13 @@ type Parser struct {
 	runs map[runKey]*Run
 }
 
-// A MergedRun is a file in which a process's anchors say two runs were
-// written without the run records that tell them apart.
+// A MergedRun is a file in which a process's anchors say two runs or more
+// were written without the run records that tell them apart: an anchor
+// after spans that followed an earlier anchor of the process.
 type MergedRun struct {
-	Path    string // the file ("" for a reader given to Read)
-	PID     int64
-	Anchors int // the process's [CLOCK_ANCHOR]s in the file (one per run)
+	Path string // the file ("" for a reader given to Read)
+	PID  int64
+	Runs int // how many runs the anchors say
 }
 
 // An interner keeps one copy of each string it is given, up to 2^16 of
@@ -374,6 +375,7 @@ func (p *Parser) spans(line []byte, i, limit, end int) int {
 		}
 		p.Spans = append(p.Spans, s)
 		p.placeSpan(len(p.Spans) - 1)
+		p.file.noteSpan(s.PID)
 		i = next
 	}
 }
@@ -384,6 +386,7 @@ func (p *Parser) anchors(line []byte) {
 		p.Anchors = append(p.Anchors, a)
 		p.AnchorRuns = append(p.AnchorRuns, p.runOf(int64(a.PID)))
 		p.noteAnchor(len(p.Anchors) - 1)
+		p.file.noteRun(int64(a.PID), p.file.spanned[int64(a.PID)])
 	}
 }
 
@@ -398,5 +401,14 @@ func (p *Parser) drops(line []byte, limit int) {
 		if prev, seen := p.Drops[int64(d.PID)]; !seen || d.Total >= prev.Total {
 			p.Drops[int64(d.PID)] = d
 		}
+		p.runOf(int64(d.PID)).drops(d)
 	})
+}
+
+// drops keeps d as r's report if its total is the largest yet (the last
+// of equal ones).
+func (r *Run) drops(d envelope.Drops) {
+	if r.Drops == nil || d.Total >= r.Drops.Total {
+		r.Drops = &d
+	}
 }

@@ -42,7 +42,9 @@ func TestParseFixture(t *testing.T) {
 		_, placed := got.WallAt(got.TS)
 		got.clock = clock{}
 		require.NotNil(t, got.Run, "span %d has its run", i)
-		assert.Equal(t, Run{PID: want[i].PID, N: 1, Of: 1}, *got.Run, "span %d: an unmarked log's one run of its pid", i)
+		r := *got.Run
+		r.Drops = nil
+		assert.Equal(t, Run{PID: want[i].PID, N: 1, Of: 1}, r, "span %d: an unmarked log's one run of its pid", i)
 		got.Run = nil
 		assert.EqualValues(t, want[i], got, "span %d:\ngot  %+v\nwant %+v", i, got, want[i])
 		// pid 100 has an anchor, pid 200 none; a device span is never

@@ -69,9 +69,47 @@ type fileState struct {
 	run     map[int64]*Run
 	lastRun *Run
 	marked  bool
-	// anchors counts each process's anchors in the file: an unmarked
-	// file with two of one process holds two of its runs (MergedRuns).
-	anchors map[int64]int
+	// Two runs in an unmarked file (MergedRuns): an anchor of a process
+	// that follows spans of that process which followed its earlier
+	// anchor. anchors counts each process's anchors in the file; spanned
+	// says spans of the process came since its last anchor (or since the
+	// file began), spannedPID caches the last pid so noted; rerun counts
+	// the anchors that began a run.
+	anchors    map[int64]int
+	spanned    map[int64]bool
+	spannedPID int64
+	rerun      map[int64]int
+	// anchorSpanned says, for each anchor of the block a Parser read in
+	// parallel (Parser.absorb), whether spans of its process came before
+	// it in the block since its previous anchor there.
+	anchorSpanned []bool
+}
+
+// noteSpan notes a span of pid in the file, for MergedRuns.
+func (f *fileState) noteSpan(pid int64) {
+	if pid == f.spannedPID && pid != 0 {
+		return
+	}
+	if f.spanned == nil {
+		f.spanned = map[int64]bool{}
+	}
+	f.spanned[pid], f.spannedPID = true, pid
+}
+
+// noteRun counts an anchor of pid, spanned saying spans of pid came since
+// its previous anchor in the file: one after an earlier anchor began
+// another run.
+func (f *fileState) noteRun(pid int64, spanned bool) {
+	if f.anchors == nil {
+		f.anchors, f.rerun = map[int64]int{}, map[int64]int{}
+	}
+	if f.anchors[pid] > 0 && spanned {
+		f.rerun[pid]++
+	}
+	f.anchors[pid]++
+	f.anchorSpanned = append(f.anchorSpanned, spanned)
+	delete(f.spanned, pid)
+	f.spannedPID = 0
 }
 
 func (f *fileState) reset() { *f = fileState{} }
@@ -84,10 +122,6 @@ func (p *Parser) noteAnchor(i int) {
 	pid := int64(p.Anchors[i].PID)
 	p.file.cur[pid] = i
 	p.file.last, p.file.lastPID = i+1, pid
-	if p.file.anchors == nil {
-		p.file.anchors = map[int64]int{}
-	}
-	p.file.anchors[pid]++
 }
 
 // placeSpan places span i by its file's anchor if there is one, else

@@ -28,6 +28,10 @@ type Run struct {
 	// Of. Of is 1 for a pid's only run. They are set as each file ends
 	// (Parser.Read, ReadFile), from the runs read so far.
 	N, Of int
+	// Drops is the run's [HOSTLOG_DROPS] with the largest total, nil for
+	// none: two runs with one pid count their losses each for itself
+	// (Parser.Drops holds the largest per pid).
+	Drops *envelope.Drops
 }
 
 // Label names the process: "pid 1", or, for a pid that had more than one

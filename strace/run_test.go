@@ -132,7 +132,18 @@ func TestRunsAcrossBlocks(t *testing.T) {
 func TestMergedRunsSaid(t *testing.T) {
 	var p Parser
 	require.NoError(t, p.Read(strings.NewReader(runFile(1, "", 1e18, 2)+runFile(1, "", 2e18, 2))))
-	assert.Equal(t, []MergedRun{{PID: 1, Anchors: 2}}, p.MergedRuns)
+	assert.Equal(t, []MergedRun{{PID: 1, Runs: 2}}, p.MergedRuns)
+	var r Parser
+	require.NoError(t, r.Read(strings.NewReader(runFile(1, "", 1e18, 0)+runFile(1, "", 2e18, 2))))
+	assert.Empty(t, r.MergedRuns, "two anchors with no span between them are one run's")
+
+	// Across the blocks of a parallel read, as in one goroutine.
+	big := runFile(1, "", 1e18, 30000) + runFile(1, "", 2e18, 30000)
+	var seq, par Parser
+	require.NoError(t, seq.readFileWith("big.log", strings.NewReader(big), 1))
+	require.NoError(t, par.readFileWith("big.log", iotest.HalfReader(strings.NewReader(big)), 2))
+	assert.Equal(t, []MergedRun{{Path: "big.log", PID: 1, Runs: 2}}, seq.MergedRuns)
+	assert.Equal(t, seq.MergedRuns, par.MergedRuns)
 	var q Parser
 	require.NoError(t, q.Read(strings.NewReader(runFile(1, runA, 1e18, 2)+runFile(1, runB, 2e18, 2))))
 	assert.Empty(t, q.MergedRuns, "marked runs are told apart")

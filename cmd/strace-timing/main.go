@@ -47,6 +47,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -363,7 +364,7 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 		}
 		a := straceview.AlignHosts(hosts)
 		for _, hp := range a.Unanchored {
-			fmt.Fprintf(stderr, "warning: host %s pid %d has no [CLOCK_ANCHOR]; its spans are listed under unalignedSpans, not placed on the timeline\n", hp.Label, hp.PID)
+			fmt.Fprintf(stderr, "warning: host %s pid %d%s has no [CLOCK_ANCHOR]; its spans are listed under unalignedSpans, not placed on the timeline\n", hp.Label, hp.PID, hp.Run.Suffix())
 		}
 		if note := unalignedNote(a.Unaligned, len(a.Spans)); note != "" {
 			fmt.Fprintf(stderr, "warning: %s\n", note)
@@ -401,6 +402,7 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 	if aligned == nil {
 		warn(stderr, &p)
 		anchors = straceview.LastAnchors(&p)
+		straceview.SplitRuns(p.Spans) // two runs with one pid: two processes in every view
 	}
 	warnGaps(stderr, c.inputs)
 	var simpler bool
@@ -675,20 +677,48 @@ func pyRepr(s string) string {
 // ours: anchors of one process that disagree (a rotated set's anchors,
 // one per file, agree and say nothing) and the drop reports.
 func warn(w io.Writer, p *strace.Parser) {
-	spread := straceview.AnchorSpread(p.Anchors)
-	for _, pid := range slices.Sorted(maps.Keys(spread)) {
-		fmt.Fprintf(w, "warning: the [CLOCK_ANCHOR] records of pid %d disagree by up to %s (its wall clock was stepped while it ran); each file's records are placed by that file's own anchor\n",
-			pid, time.Duration(spread[pid]))
+	spread := straceview.AnchorSpread(p)
+	for _, r := range slices.SortedFunc(maps.Keys(spread), compareRuns) {
+		fmt.Fprintf(w, "warning: the [CLOCK_ANCHOR] records of %s disagree by up to %s (its wall clock was stepped while it ran); each file's records are placed by that file's own anchor\n",
+			r.Label(), time.Duration(spread[r]))
+	}
+	for _, m := range p.MergedRuns {
+		fmt.Fprintf(w, "warning: %s holds %d runs of pid %d (a clock anchor after the spans of an earlier one: a restart appended to its file before runs were marked); they are read as one process\n",
+			cmp.Or(m.Path, "the input"), m.Runs, m.PID)
 	}
 	if k := p.Heads - len(p.Spans); k > 0 {
 		fmt.Fprintf(w, "warning: %d of %d [STRACE] records are incomplete and are excluded from the timing below\n", k, p.Heads)
 	}
 	for _, pid := range slices.Sorted(maps.Keys(p.Drops)) {
-		d := p.Drops[pid]
-		fmt.Fprintf(w, "warning: pid %d dropped %d host-log record(s) before they reached the destination "+
-			"(queue_full=%d claim_exhausted=%d output_failed=%d not_admitted=%d); the timing below is computed from an incomplete log\n",
-			pid, d.Total, d.QueueFull, d.ClaimExhausted, d.OutputFailed, d.NotAdmitted)
+		// One warning a pid, as simpler's reader gives; one a run when
+		// the pid had several.
+		var runs []*strace.Run
+		for _, r := range p.Runs {
+			if r.PID == pid && r.Drops != nil && r.Of > 1 {
+				runs = append(runs, r)
+			}
+		}
+		if len(runs) == 0 {
+			warnDrops(w, fmt.Sprintf("pid %d", pid), p.Drops[pid])
+			continue
+		}
+		slices.SortFunc(runs, compareRuns)
+		for _, r := range runs {
+			warnDrops(w, r.Label(), *r.Drops)
+		}
 	}
+}
+
+// warnDrops warns that who (a process) dropped d's records.
+func warnDrops(w io.Writer, who string, d envelope.Drops) {
+	fmt.Fprintf(w, "warning: %s dropped %d host-log record(s) before they reached the destination "+
+		"(queue_full=%d claim_exhausted=%d output_failed=%d not_admitted=%d); the timing below is computed from an incomplete log\n",
+		who, d.Total, d.QueueFull, d.ClaimExhausted, d.OutputFailed, d.NotAdmitted)
+}
+
+// compareRuns orders runs by pid, then a pid's by start.
+func compareRuns(a, b *strace.Run) int {
+	return cmp.Or(cmp.Compare(a.PID, b.PID), cmp.Compare(a.N, b.N))
 }
 
 // warnGaps warns about the rotated files missing from each LOG's set.

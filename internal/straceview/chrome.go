@@ -160,15 +160,15 @@ func chromeEvents(invs []*Invocation, buckets []Bucket, byPID bool) iter.Seq[*Ev
 			var name string
 			switch {
 			case byPID && iv.Inv == 0:
-				name = pidName(iv.PID)
+				name = pidName(iv.PID, iv.Run)
 			case byPID:
-				name = fmt.Sprintf("process inv=%d (pid=%d)", iv.Inv, iv.PID)
+				name = fmt.Sprintf("process inv=%d (%s)", iv.Inv, pidTag(iv.PID, iv.Run))
 			default:
 				label := iv.HID[:min(8, len(iv.HID))]
 				if len(buckets) > 0 {
 					label = Label(buckets, iv.HID)
 				}
-				name = fmt.Sprintf("%s inv=%d (pid=%d)", label, iv.Inv, iv.PID)
+				name = fmt.Sprintf("%s inv=%d (%s)", label, iv.Inv, pidTag(iv.PID, iv.Run))
 			}
 			if !metaEvent("process_name", pid, 0, name) ||
 				!metaEvent("thread_name", pid, 0, "host") ||

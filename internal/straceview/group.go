@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/satmath"
 	"simpler.dev/log/strace"
 )
@@ -36,9 +35,11 @@ func InInvocation(s *strace.Span) bool {
 	return f != "node" && f != "external"
 }
 
-// An Invocation is every span of one (pid, inv).
+// An Invocation is every span of one (pid, run, inv): a run's inv
+// counts from 1, so two runs with one pid repeat each other's.
 type Invocation struct {
 	PID   int64
+	Run   *strace.Run // see proc
 	Inv   uint64
 	HID   string         // of its first span
 	Spans []*strace.Span // into the slice given to Group, in its order
@@ -56,10 +57,10 @@ func (iv *Invocation) Root() *strace.Span {
 
 // Group groups the spans that keep accepts (all when keep is nil; the
 // invocation views pass InInvocation) into invocations ordered by (pid,
-// inv). Invocations point into spans, which must outlive them.
+// run, inv). Invocations point into spans, which must outlive them.
 func Group(spans []strace.Span, keep func(*strace.Span) bool) []*Invocation {
 	type key struct {
-		pid int64
+		proc
 		inv uint64
 	}
 	index := map[key]int{}
@@ -69,12 +70,12 @@ func Group(spans []strace.Span, keep func(*strace.Span) bool) []*Invocation {
 		if keep != nil && !keep(&spans[i]) {
 			continue
 		}
-		k := key{spans[i].PID, spans[i].Inv}
+		k := key{procOf(&spans[i]), spans[i].Inv}
 		n, ok := index[k]
 		if !ok {
 			n = len(out)
 			index[k] = n
-			out = append(out, &Invocation{PID: k.pid, Inv: k.inv, HID: spans[i].HID})
+			out = append(out, &Invocation{PID: k.pid, Run: k.run, Inv: k.inv, HID: spans[i].HID})
 			counts = append(counts, 0)
 		}
 		counts[n]++
@@ -86,39 +87,41 @@ func Group(spans []strace.Span, keep func(*strace.Span) bool) []*Invocation {
 		if keep != nil && !keep(&spans[i]) {
 			continue
 		}
-		iv := out[index[key{spans[i].PID, spans[i].Inv}]]
+		iv := out[index[key{procOf(&spans[i]), spans[i].Inv}]]
 		iv.Spans = append(iv.Spans, &spans[i])
 	}
 	slices.SortFunc(out, func(a, b *Invocation) int {
-		return cmp.Or(cmp.Compare(a.PID, b.PID), cmp.Compare(a.Inv, b.Inv))
+		return cmp.Or(compareProcs(proc{a.PID, a.Run}, proc{b.PID, b.Run}), cmp.Compare(a.Inv, b.Inv))
 	})
 	return out
 }
 
-// AnchorSpread returns, for each process whose anchors disagree by more
-// than a millisecond (the wall clock was stepped while it ran), by how
-// many ns its anchors' wall − mono differ at most. Anchors that agree,
-// one per file of a rotated set (strace.Parser.Anchors), are the normal
-// case and are not listed.
-func AnchorSpread(anchors []envelope.Anchor) map[int64]int64 {
-	lo, hi := map[int64]int64{}, map[int64]int64{}
-	for _, a := range anchors {
+// AnchorSpread returns, for each run (process: see strace.Run) whose
+// anchors disagree by more than a millisecond (the wall clock was stepped
+// while it ran), by how many ns its anchors' wall − mono differ at most.
+// Anchors that agree, one per file of a rotated set (strace.Parser's
+// Anchors, with their AnchorRuns), are the normal case and are not
+// listed; two runs with one pid, which may be of two boots, are never
+// compared.
+func AnchorSpread(p *strace.Parser) map[*strace.Run]int64 {
+	lo, hi := map[*strace.Run]int64{}, map[*strace.Run]int64{}
+	for i, a := range p.Anchors {
 		off := satmath.Sub(a.Wall, a.Mono)
-		pid := int64(a.PID)
-		if l, ok := lo[pid]; !ok || off < l {
-			lo[pid] = off
+		r := p.AnchorRuns[i]
+		if l, ok := lo[r]; !ok || off < l {
+			lo[r] = off
 		}
-		if h, ok := hi[pid]; !ok || off > h {
-			hi[pid] = off
+		if h, ok := hi[r]; !ok || off > h {
+			hi[r] = off
 		}
 	}
-	var out map[int64]int64
-	for pid, l := range lo {
-		if d := satmath.Sub(hi[pid], l); d > anchorOffsetTolerance {
+	var out map[*strace.Run]int64
+	for r, l := range lo {
+		if d := satmath.Sub(hi[r], l); d > anchorOffsetTolerance {
 			if out == nil {
-				out = map[int64]int64{}
+				out = map[*strace.Run]int64{}
 			}
-			out[pid] = d
+			out[r] = d
 		}
 	}
 	return out

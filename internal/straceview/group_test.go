@@ -114,10 +114,15 @@ func TestAnchorSpread(t *testing.T) {
 			}
 			h, err := strace.ReadHost(nil, dir, nil)
 			require.NoError(t, err)
+			got := AnchorSpread(h.Parser)
 			if tt.spread == 0 {
-				assert.Empty(t, AnchorSpread(h.Parser.Anchors))
+				assert.Empty(t, got)
 			} else {
-				assert.Equal(t, map[int64]int64{7: tt.spread}, AnchorSpread(h.Parser.Anchors))
+				require.Len(t, got, 1)
+				for r, d := range got {
+					assert.Equal(t, int64(7), r.PID)
+					assert.Equal(t, tt.spread, d)
+				}
 			}
 		})
 	}

@@ -20,10 +20,13 @@ import (
 // keyed by (host, pid) since pids collide across machines, and lists what
 // it cannot place instead of placing it at a wrong time.
 
-// A HostPID is the host and original pid behind a pid AlignHosts assigned.
+// A HostPID is the host and original pid behind a pid AlignHosts
+// assigned, and its run (strace.Run: two runs with one pid on one host
+// are two processes).
 type HostPID struct {
 	Label string
 	PID   int64
+	Run   *strace.Run
 }
 
 // An UnalignedSpan is a span AlignHosts could not place: its process has
@@ -54,7 +57,7 @@ type Aligned struct {
 func AlignHosts(hosts []strace.HostLog) Aligned {
 	type key struct {
 		host int
-		pid  int64
+		proc
 	}
 	out := Aligned{Anchors: map[int64]envelope.Anchor{}, Hosts: map[int64]HostPID{}}
 	ids := map[key]int64{}
@@ -74,7 +77,8 @@ func AlignHosts(hosts []strace.HostLog) Aligned {
 	for hi, h := range hosts {
 		for i := range h.Parser.Spans {
 			s := h.Parser.Spans[i]
-			k := key{hi, s.PID}
+			pid := realPID(&s)
+			k := key{hi, proc{pid, s.Run}}
 			wall, anchored := s.WallAt(s.TS)
 			reason := ""
 			switch {
@@ -84,23 +88,23 @@ func AlignHosts(hosts []strace.HostLog) Aligned {
 				reason = "no [CLOCK_ANCHOR] for its process"
 				if !unanchored[k] {
 					unanchored[k] = true
-					out.Unanchored = append(out.Unanchored, HostPID{h.Label, s.PID})
+					out.Unanchored = append(out.Unanchored, HostPID{h.Label, pid, s.Run})
 				}
 			}
 			if reason != "" {
-				out.Unaligned = append(out.Unaligned, UnalignedSpan{Host: h.Label, PID: s.PID, Name: s.Name, TSNS: s.TS, DurNS: s.Dur, Reason: reason})
+				out.Unaligned = append(out.Unaligned, UnalignedSpan{Host: h.Label, PID: pid, Name: s.Name, TSNS: s.TS, DurNS: s.Dur, Reason: reason})
 				continue
 			}
 			id, ok := ids[k]
 			if !ok {
 				id = int64(len(ids) + 1)
 				ids[k] = id
-				out.Hosts[id] = HostPID{h.Label, s.PID}
+				out.Hosts[id] = HostPID{h.Label, pid, s.Run}
 				// Times below are ns since origin; this anchor maps them
 				// back to wall time for the wall_ts_ns arguments.
 				out.Anchors[id] = envelope.Anchor{PID: int(id), Mono: 0, Wall: origin}
 			}
-			s.PID = id
+			s.PID, s.Run = id, nil // the pid says the host and run: see Relabel
 			s.TS = satmath.Sub(wall, origin)
 			s.Place(out.Anchors[id])
 			out.Spans = append(out.Spans, s)
@@ -143,6 +147,9 @@ func (a *Aligned) Relabel(name string) string {
 	return pidLabel.ReplaceAllStringFunc(name, func(m string) string {
 		n, _ := strconv.ParseInt(m[len("(pid="):len(m)-1], 10, 64)
 		if hp, ok := a.Hosts[n]; ok {
+			if run := runText(hp.Run); run != "" {
+				return fmt.Sprintf("(host=%s pid=%d, %s)", hp.Label, hp.PID, run)
+			}
 			return fmt.Sprintf("(host=%s pid=%d)", hp.Label, hp.PID)
 		}
 		return m

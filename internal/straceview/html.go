@@ -211,7 +211,7 @@ func WriteHTML(w io.Writer, title string, spans []strace.Span, relabel func(stri
 	for _, pid := range slices.Sorted(maps.Keys(byProcess)) {
 		ths := byProcess[pid]
 		slices.SortFunc(ths, func(a, b *thread) int { return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.tid, b.tid)) })
-		proc := tlProcess{Label: serviceProcessLabel(pid, byPID[pid]), PID: pid, Spans: len(byPID[pid]), Start: satmath.Sub(ths[0].start, t0)}
+		proc := tlProcess{Label: serviceProcessLabel(pid, byPID[pid]), PID: realPID(byPID[pid][0]), Spans: len(byPID[pid]), Start: satmath.Sub(ths[0].start, t0)}
 		if relabel != nil {
 			proc.Label = relabel(proc.Label)
 		}
@@ -375,7 +375,7 @@ func writeSpanTable(w *bufio.Writer, heading string, spans []strace.Span, dev []
 	for _, i := range dev[:min(len(dev), htmlDeviceRows)] {
 		s := &spans[i]
 		fmt.Fprintf(w, "<tr><td>%d</td><td>%d</td><td>%s</td><td>%d</td><td>%.1f</td><td>%s</td></tr>\n",
-			s.PID, s.Inv, html.EscapeString(strings.ToValidUTF8(s.Name, "\uFFFD")), s.TS, float64(s.Dur)/1000, html.EscapeString(strings.ToValidUTF8(s.Attrs, "\uFFFD")))
+			realPID(s), s.Inv, html.EscapeString(strings.ToValidUTF8(s.Name, "\uFFFD")), s.TS, float64(s.Dur)/1000, html.EscapeString(strings.ToValidUTF8(s.Attrs, "\uFFFD")))
 	}
 	w.WriteString("</table>\n")
 }

@@ -65,9 +65,17 @@ func serviceProcessLabel(pid int64, spans []*strace.Span) string {
 	if onlyExternal {
 		return ProcessLabel(pid, spans)
 	}
-	return pidName(pid)
+	return pidName(pid, runOf(spans))
 }
 
-// pidName names a process by its pid alone. The "(pid=N)" is what
-// --hosts rewrites to the host and original pid ([Aligned.Relabel]).
-func pidName(pid int64) string { return fmt.Sprintf("process (pid=%d)", pid) }
+// pidName names a process by its pid (and run) alone. The "(pid=N)" is
+// what --hosts rewrites to the host and original pid ([Aligned.Relabel]).
+func pidName(pid int64, r *strace.Run) string { return fmt.Sprintf("process (%s)", pidTag(pid, r)) }
+
+// runOf is the run of a process's spans: the first's (all have it).
+func runOf(spans []*strace.Span) *strace.Run {
+	if len(spans) == 0 {
+		return nil
+	}
+	return spans[0].Run
+}

@@ -41,10 +41,15 @@ type NameStats struct {
 
 // ProcessStats are one process's spans by name, most total time first.
 type ProcessStats struct {
-	Host  string      `json:"host,omitempty"` // with --hosts: the LOG's label
-	PID   int64       `json:"pid"`
-	Spans int         `json:"spans"`
-	Names []NameStats `json:"names"`
+	Host string `json:"host,omitempty"` // with --hosts: the LOG's label
+	PID  int64  `json:"pid"`
+	// Run and RunPlace tell apart the runs of a pid that had several
+	// (strace.Run): the run's identity, and "run 2 of 3, started
+	// 13:02:11". A pid's only run has neither.
+	Run      string      `json:"run,omitempty"`
+	RunPlace string      `json:"run_place,omitempty"`
+	Spans    int         `json:"spans"`
+	Names    []NameStats `json:"names"`
 }
 
 // SpanStats is the --stats report: per process, and over all of them.
@@ -57,36 +62,42 @@ type SpanStats struct {
 // (one, labelled "", without --hosts). Alignment plays no part: a
 // duration needs no wall clock, so a host without an anchor counts too.
 func Statistics(hosts []strace.HostLog) SpanStats {
-	type key struct {
+	type hostProc struct {
 		host int
-		pid  int64
+		proc
+	}
+	type key struct {
+		hostProc
 		name string
 	}
 	durs := map[key][]int64{}
 	device := map[string]bool{}
 	all := map[string][]int64{}
-	perProc := map[[2]int64]int{}
+	perProc := map[hostProc]int{}
 	var out SpanStats
 	for h, hl := range hosts {
 		for i := range hl.Parser.Spans {
 			s := &hl.Parser.Spans[i]
-			durs[key{h, s.PID, s.Name}] = append(durs[key{h, s.PID, s.Name}], s.Dur)
-			perProc[[2]int64{int64(h), s.PID}]++
+			hp := hostProc{h, proc{realPID(s), s.Run}}
+			durs[key{hp, s.Name}] = append(durs[key{hp, s.Name}], s.Dur)
+			perProc[hp]++
 			if s.IsDevice() {
 				device[s.Name] = true
 			}
 		}
 		out.Overall.Spans += len(hl.Parser.Spans)
 	}
-	byProc := map[[2]int64][]NameStats{}
+	byProc := map[hostProc][]NameStats{}
 	for k, d := range durs {
-		pk := [2]int64{int64(k.host), k.pid}
-		byProc[pk] = append(byProc[pk], nameStats(k.name, d, device[k.name]))
+		byProc[k.hostProc] = append(byProc[k.hostProc], nameStats(k.name, d, device[k.name]))
 		all[k.name] = append(all[k.name], d...)
 	}
-	procs := slices.SortedFunc(maps.Keys(byProc), func(a, b [2]int64) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
+	procs := slices.SortedFunc(maps.Keys(byProc), func(a, b hostProc) int { return cmp.Or(cmp.Compare(a.host, b.host), compareProcs(a.proc, b.proc)) })
 	for _, pk := range procs {
-		p := ProcessStats{Host: hosts[pk[0]].Label, PID: pk[1], Spans: perProc[pk], Names: byProc[pk]}
+		p := ProcessStats{Host: hosts[pk.host].Label, PID: pk.pid, Spans: perProc[pk], Names: byProc[pk]}
+		if place := runText(pk.run); place != "" {
+			p.Run, p.RunPlace = pk.run.ID, place
+		}
 		sortNames(p.Names)
 		out.Processes = append(out.Processes, p)
 	}
@@ -148,9 +159,9 @@ func WriteStatsText(w io.Writer, st SpanStats) {
 	}
 	if len(st.Processes) > 1 {
 		for _, p := range st.Processes {
-			title := fmt.Sprintf("pid %d", p.PID)
+			title := fmt.Sprintf("pid %d%s", p.PID, p.runSuffix())
 			if p.Host != "" {
-				title = fmt.Sprintf("host %s pid %d", Escape(p.Host), p.PID)
+				title = fmt.Sprintf("host %s pid %d%s", Escape(p.Host), p.PID, p.runSuffix())
 			}
 			writeStatsTable(w, fmt.Sprintf("%s — %d span(s)", title, p.Spans), p.Names)
 			fmt.Fprintln(w)
@@ -159,11 +170,20 @@ func WriteStatsText(w io.Writer, st SpanStats) {
 		return
 	}
 	p := st.Processes[0]
-	title := fmt.Sprintf("pid %d — %d span(s)", p.PID, p.Spans)
+	title := fmt.Sprintf("pid %d%s — %d span(s)", p.PID, p.runSuffix(), p.Spans)
 	if p.Host != "" {
-		title = fmt.Sprintf("host %s pid %d — %d span(s)", Escape(p.Host), p.PID, p.Spans)
+		title = fmt.Sprintf("host %s pid %d%s — %d span(s)", Escape(p.Host), p.PID, p.runSuffix(), p.Spans)
 	}
 	writeStatsTable(w, title, p.Names)
+}
+
+// runSuffix is " (run 2 of 3, started 13:02:11)" for one of a pid's
+// runs, "" for its only one.
+func (p *ProcessStats) runSuffix() string {
+	if p.RunPlace == "" {
+		return ""
+	}
+	return " (" + p.RunPlace + ")"
 }
 
 func writeStatsTable(w io.Writer, title string, names []NameStats) {

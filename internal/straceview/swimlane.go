@@ -271,17 +271,18 @@ func ProcessLabel(pid int64, spans []*strace.Span) string {
 			producers[p] = true
 		}
 	}
+	tag := pidTag(pid, runOf(spans))
 	switch {
 	case fams["node"]:
-		return fmt.Sprintf("simpler node (pid=%d)", pid)
+		return fmt.Sprintf("simpler node (%s)", tag)
 	case len(fams) == 1 && fams["external"]:
 		named := strings.Join(slices.Sorted(maps.Keys(producers)), "/")
 		if named == "" {
 			named = "unattributed"
 		}
-		return fmt.Sprintf("external producer %s (pid=%d)", named, pid)
+		return fmt.Sprintf("external producer %s (%s)", named, tag)
 	}
-	return fmt.Sprintf("simpler chip child (pid=%d)", pid)
+	return fmt.Sprintf("simpler chip child (%s)", tag)
 }
 
 // flowKey is what pairs a submit with the dispatch it caused: (pid, run_id,
@@ -375,7 +376,7 @@ func swimlane(spans []strace.Span, anchors map[int64]envelope.Anchor, processNam
 		attrs := map[string]any{"raw": s.Attrs}
 		maps.Copy(attrs, e.attrs)
 		unaligned = append(unaligned, map[string]any{
-			"name": s.Name, "ts_ns": s.TS, "dur_ns": s.Dur, "pid": s.PID, "tid": s.TID,
+			"name": s.Name, "ts_ns": s.TS, "dur_ns": s.Dur, "pid": realPID(s), "tid": s.TID,
 			"inv": s.Inv, "hid": s.HID, "depth": s.Depth, "attrs": attrs,
 		})
 	}
