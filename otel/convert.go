@@ -101,7 +101,7 @@ type Converted struct {
 // spans, ready for any sdktrace.SpanExporter, shaped as live export
 // shapes the same run:
 //
-//   - one trace per invocation, keyed by (host, pid, inv): a root span
+//   - one trace per invocation, keyed by (host, pid, run, inv): a root span
 //     named "invocation <inv>" covers its spans and carries simpler.inv
 //     and simpler.hid; outside any invocation (inv 0) a span with no
 //     parent is the root of a trace of its own;
@@ -120,9 +120,12 @@ type Converted struct {
 //     written, and an ERROR record sets that span's status to error, as
 //     live export does;
 //   - a resource per process: service.name, host.name (the host's label)
-//     and process.pid.
+//     and process.pid, and service.instance.id, the run's identity, for a
+//     log that marks runs (strace.Run): two runs with one pid (a restart,
+//     two containers' pid 1) are two processes, and an invocation's
+//     trace never holds spans of both.
 //
-// Trace and span ids are derived from the host label, pid, inv and the
+// Trace and span ids are derived from the host label, pid, run, inv and the
 // span's position among its invocation's spans in the log, so sending the
 // same log twice yields the same ids and a store that deduplicates by id
 // keeps one copy.
@@ -209,7 +212,11 @@ type hostConv struct {
 	want      signals
 	out       *parts
 	scope     instrumentation.Scope
-	resources map[int64]*resource.Resource // by pid
+	resources map[int64]*resource.Resource // by lane pid (see lane)
+	// runs maps a lane pid to its run: two runs with one pid (a restart,
+	// two containers' pid 1) are two processes, each with a resource and
+	// traces of its own.
+	runs map[int64]*strace.Run
 
 	// Invocation g, keyed invs[g], has the spans
 	// order[bounds[g]:bounds[g+1]] (indices into spans), in log order;
@@ -238,10 +245,44 @@ type hostConv struct {
 	stack   []int32
 }
 
-// invKey is an invocation: every span of one (pid, inv).
+// invKey is an invocation: every span of one (pid, run, inv), pid the
+// lane pid of the run (see lane).
 type invKey struct {
 	pid int64
 	inv uint64
+}
+
+// lane is the pid a span or record of pid and run r is keyed by: its own,
+// or for a later run of a pid that had several, one of the run's own
+// (strace.LanePID). It notes which run the lane pid stands for.
+func (hc *hostConv) lane(pid int64, r *strace.Run) int64 {
+	k := strace.LanePID(pid, r)
+	if r != nil {
+		if _, ok := hc.runs[k]; !ok {
+			if hc.runs == nil {
+				hc.runs = map[int64]*strace.Run{}
+			}
+			hc.runs[k] = r
+		}
+	}
+	return k
+}
+
+// realPID is the pid lane pid k stands for.
+func (hc *hostConv) realPID(k int64) int64 {
+	if r := hc.runs[k]; r != nil {
+		return r.PID
+	}
+	return k
+}
+
+// runID is the identity of the run lane pid k stands for; "" for a log
+// from before runs were marked.
+func (hc *hostConv) runID(k int64) string {
+	if r := hc.runs[k]; r != nil {
+		return r.ID
+	}
+	return ""
 }
 
 // spanRecord is a record written in a span, by their indices.
@@ -274,6 +315,10 @@ type spanEvents struct {
 // spans in log order), and the log records last, once every span that
 // holds one has its ids.
 func (hc *hostConv) run(c *Converted) {
+	for i := range int32(hc.recs.len()) {
+		pid, r := hc.recs.process(i)
+		hc.lane(pid, r) // a run that logged records and no span has a resource too
+	}
 	hc.group()
 	hc.attach()
 	for g := range hc.invs {
@@ -288,12 +333,18 @@ func (hc *hostConv) run(c *Converted) {
 	}
 }
 
-func (hc *hostConv) res(pid int64) *resource.Resource {
-	r := hc.resources[pid]
+// res is the resource of the process of lane pid k: service.name,
+// host.name, process.pid, and the run's identity as service.instance.id
+// when the log marks runs.
+func (hc *hostConv) res(k int64) *resource.Resource {
+	r := hc.resources[k]
 	if r == nil {
-		r = resource.NewWithAttributes(semconv.SchemaURL,
-			semconv.ServiceName(valid(hc.o.ServiceName)), semconv.HostName(valid(hc.h.Label)), semconv.ProcessPID(int(pid)))
-		hc.resources[pid] = r
+		kv := []attribute.KeyValue{semconv.ServiceName(valid(hc.o.ServiceName)), semconv.HostName(valid(hc.h.Label)), semconv.ProcessPID(int(hc.realPID(k)))}
+		if id := hc.runID(k); id != "" {
+			kv = append(kv, semconv.ServiceInstanceID(id))
+		}
+		r = resource.NewWithAttributes(semconv.SchemaURL, kv...)
+		hc.resources[k] = r
 	}
 	return r
 }
@@ -321,7 +372,7 @@ func (hc *hostConv) group() {
 	var count []int32
 	last, lastN := invKey{}, int32(-1)
 	invOf := func(s *strace.Span) int32 {
-		k := invKey{s.PID, s.Inv}
+		k := invKey{hc.lane(s.PID, s.Run), s.Inv}
 		if lastN >= 0 && k == last { // an invocation's spans mostly follow one another
 			return lastN
 		}
@@ -383,8 +434,8 @@ func (hc *hostConv) attach() {
 	slices.SortFunc(byThread, func(a, b int32) int {
 		x, y := &spans[hc.order[a]], &spans[hc.order[b]]
 		switch {
-		case x.PID != y.PID:
-			return cmp.Compare(x.PID, y.PID)
+		case hc.lane(x.PID, x.Run) != hc.lane(y.PID, y.Run):
+			return cmp.Compare(hc.lane(x.PID, x.Run), hc.lane(y.PID, y.Run))
 		case x.TID != y.TID:
 			return cmp.Compare(x.TID, y.TID)
 		case x.TS != y.TS:
@@ -407,6 +458,7 @@ func (hc *hostConv) attach() {
 		hc.in[i] = -1
 	}
 	spanAt := func(k int) *strace.Span { return &spans[hc.order[byThread[k]]] }
+	lanePID := func(k int) int64 { s := spanAt(k); return hc.lane(s.PID, s.Run) }
 	var open []int32 // spans open at the record's time, innermost last
 	for r, t := 0, 0; r < len(byTime); {
 		th := hc.recs.head(byTime[r])
@@ -417,11 +469,11 @@ func (hc *hostConv) attach() {
 			}
 			re++
 		}
-		for t < len(byThread) && cmp.Or(cmp.Compare(spanAt(t).PID, th.pid), cmp.Compare(spanAt(t).TID, th.tid)) < 0 {
+		for t < len(byThread) && cmp.Or(cmp.Compare(lanePID(t), th.pid), cmp.Compare(spanAt(t).TID, th.tid)) < 0 {
 			t++
 		}
 		next := t
-		for t < len(byThread) && spanAt(t).PID == th.pid && spanAt(t).TID == th.tid {
+		for t < len(byThread) && lanePID(t) == th.pid && spanAt(t).TID == th.tid {
 			t++
 		}
 		open = open[:0]
@@ -473,24 +525,25 @@ func (hc *hostConv) attach() {
 func (hc *hostConv) placeInvocation(g int, c *Converted) {
 	k := hc.invs[g]
 	host := hc.h.Label
-	traceID := trace.TraceID(digest(host, k.pid, k.inv, -1))
-	rootID := spanID(host, k.pid, k.inv, -1)
+	pid, run := hc.realPID(k.pid), hc.runID(k.pid)
+	traceID := trace.TraceID(digest(host, pid, run, k.inv, -1))
+	rootID := spanID(host, pid, run, k.inv, -1)
 	ps := hc.ps[:0]
 	for pos, i := range hc.order[hc.bounds[g]:hc.bounds[g+1]] {
 		s := &hc.spans[i]
 		start, why := hc.wallOf(s, s.TS, s.IsDevice())
 		if why != "" {
 			if hc.want&traces != 0 {
-				c.SkippedSpans = append(c.SkippedSpans, Skipped{Host: host, Name: s.Name, PID: k.pid, Reason: why})
+				c.SkippedSpans = append(c.SkippedSpans, Skipped{Host: host, Name: s.Name, PID: pid, Reason: why})
 			}
 			continue
 		}
 		p := placedSpan{i: i, start: start, end: satAdd(start, max(s.Dur, 0)), traceID: traceID}
 		if k.inv == 0 { // a root, unless a parent is found: its own trace
-			d := digest(host, k.pid, k.inv, pos)
+			d := digest(host, pid, run, k.inv, pos)
 			p.traceID, p.id = d, idOf(d)
 		} else {
-			p.id = spanID(host, k.pid, k.inv, pos)
+			p.id = spanID(host, pid, run, k.inv, pos)
 		}
 		ps = append(ps, p)
 	}
@@ -544,7 +597,7 @@ func (hc *hostConv) placeInvocation(g int, c *Converted) {
 			StartTime:            time.Unix(0, p.start),
 			EndTime:              time.Unix(0, p.end),
 			Attributes:           spanAttributes(s),
-			Resource:             hc.res(s.PID),
+			Resource:             hc.res(k.pid),
 			InstrumentationScope: hc.scope,
 		}
 		if p.parent.IsValid() {
@@ -668,7 +721,7 @@ func (hc *hostConv) appendLogRecords(skipped []Skipped) []Skipped {
 		r := hc.recs.record(i)
 		t, why := hc.wallOf(hc.recs.clock(i), h.mono, false)
 		if why != "" {
-			skipped = append(skipped, Skipped{Host: hc.h.Label, Name: "record: " + valid(r.Message), PID: h.pid, Reason: why})
+			skipped = append(skipped, Skipped{Host: hc.h.Label, Name: "record: " + valid(r.Message), PID: hc.realPID(h.pid), Reason: why})
 			continue
 		}
 		lg := loggers[h.pid]
@@ -700,7 +753,8 @@ type recordSet struct {
 	read   strace.Record // the line record returned last
 }
 
-// recHead is what attaching and filtering a record read.
+// recHead is what attaching and filtering a record read; pid is the lane
+// pid of its run (strace.LanePID), as its spans are keyed.
 type recHead struct {
 	pid, tid, mono int64
 	level          slog.Level
@@ -711,10 +765,18 @@ func (rs *recordSet) len() int { return len(rs.parsed) + len(rs.lines) }
 func (rs *recordSet) head(i int32) recHead {
 	if n := int32(len(rs.parsed)); i >= n {
 		l := &rs.lines[i-n]
-		return recHead{l.PID, l.TID, l.Mono, l.Level}
+		return recHead{strace.LanePID(l.PID, l.Run), l.TID, l.Mono, l.Level}
 	}
 	r := &rs.parsed[i]
-	return recHead{r.PID, r.TID, r.Mono, r.Level}
+	return recHead{strace.LanePID(r.PID, r.Run), r.TID, r.Mono, r.Level}
+}
+
+// process returns record i's pid and run.
+func (rs *recordSet) process(i int32) (int64, *strace.Run) {
+	if n := int32(len(rs.parsed)); i >= n {
+		return rs.lines[i-n].PID, rs.lines[i-n].Run
+	}
+	return rs.parsed[i].PID, rs.parsed[i].Run
 }
 
 func (rs *recordSet) clock(i int32) wallClock {
@@ -906,23 +968,26 @@ func typed(k, v string) attribute.KeyValue {
 	return attribute.String(k, valid(v))
 }
 
-// digest is the 16-byte id of (host, pid, inv, position): SHA-256, first
-// half, of len(host) in decimal, ':', host, then pid, inv and position as
-// 8 big-endian bytes each. Position -1 is the invocation itself.
-func digest(host string, pid int64, inv uint64, pos int) [16]byte {
-	var buf [128]byte // no allocation for a host label of up to 100 bytes
+// digest is the 16-byte id of (host, pid, run, inv, position): SHA-256,
+// first half, of len(host) in decimal, ':', host, then pid, inv and
+// position as 8 big-endian bytes each, then the run's identity when the
+// log marks runs (a log from before keeps the ids it had). Position -1 is
+// the invocation itself.
+func digest(host string, pid int64, run string, inv uint64, pos int) [16]byte {
+	var buf [192]byte // no allocation for a host label of up to 100 bytes
 	b := strconv.AppendInt(buf[:0], int64(len(host)), 10)
 	b = append(b, ':')
 	b = append(b, host...)
 	b = binary.BigEndian.AppendUint64(b, uint64(pid))
 	b = binary.BigEndian.AppendUint64(b, inv)
 	b = binary.BigEndian.AppendUint64(b, uint64(int64(pos)))
+	b = append(b, run...)
 	sum := sha256.Sum256(b)
 	return [16]byte(sum[:16])
 }
 
-func spanID(host string, pid int64, inv uint64, pos int) trace.SpanID {
-	return idOf(digest(host, pid, inv, pos))
+func spanID(host string, pid int64, run string, inv uint64, pos int) trace.SpanID {
+	return idOf(digest(host, pid, run, inv, pos))
 }
 
 // idOf is the span id of digest d: its second half.

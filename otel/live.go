@@ -282,7 +282,8 @@ func NewLive(exp sdktrace.SpanExporter, opts *LiveOptions) (*Live, error) {
 		exp:   &counting{SpanExporter: exp},
 		state: o.State,
 		res: resource.NewWithAttributes(semconv.SchemaURL,
-			semconv.ServiceName(valid(o.ServiceName)), semconv.HostName(valid(host)), semconv.ProcessPID(os.Getpid())),
+			semconv.ServiceName(valid(o.ServiceName)), semconv.HostName(valid(host)), semconv.ProcessPID(os.Getpid()),
+			semconv.ServiceInstanceID(o.State.Run().ID)), // the run's: a restart or another container's pid 1 is another instance
 		queue: make(chan *liveSpan, o.QueueSize),
 		quit:  make(chan struct{}),
 		done:  make(chan struct{}),

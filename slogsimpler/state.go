@@ -16,6 +16,7 @@ import (
 	"simpler.dev/log/internal/handoff"
 	"simpler.dev/log/internal/origin"
 	"simpler.dev/log/internal/render"
+	"simpler.dev/log/internal/runid"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/sink"
 )
@@ -297,6 +298,15 @@ func (s *State) BindDir(dir string) error {
 // live export) puts a moment where a reader of the log puts it, to the
 // nanosecond, however far the wall clock has been stepped or slewed since.
 func (s *State) Anchor() envelope.Anchor { return s.anc.get() }
+
+// Run returns the run s writes as: this process's lifetime, which its
+// pid does not name for long (in a container every service may be pid 1,
+// a restart reuses the pid). Every file s opens starts with it as a
+// [HOSTLOG_RUN] record, the readers key a process on it, and
+// OpenTelemetry's service.instance.id is its ID (SPEC §6, "Runs").
+func (s *State) Run() envelope.Run {
+	return envelope.Run{PID: s.anc.pid, ID: runid.ID(), Start: runid.Start()}
+}
 
 // Reopen closes the log file and opens its path again before the next
 // record, as rotation by another program needs: once logrotate (or a

@@ -54,6 +54,22 @@ func (r *Run) Suffix() string {
 	return fmt.Sprintf(" (run %d of %d, started %s)", r.N, r.Of, time.Unix(0, r.Start).UTC().Format(time.TimeOnly))
 }
 
+// laneShift places the lanes of a pid's later runs: Linux pids are below
+// 2^22 (pid_max's ceiling), so pid + (N−1)·2^22 is no other pid.
+const laneShift = 22
+
+// LanePID is the number a view that keys processes by a single integer
+// (a Chrome trace's pid, a map of a log's processes) gives run r of pid:
+// pid itself for a pid's only run or its first, pid + (N−1)·2^22 for its
+// N-th, so that two runs with one pid are two processes there too. A nil
+// r is pid.
+func LanePID(pid int64, r *Run) int64 {
+	if r == nil || r.Of <= 1 || r.N <= 1 {
+		return pid
+	}
+	return r.PID + int64(r.N-1)<<laneShift
+}
+
 // runKey identifies a run within a Parser.
 type runKey struct {
 	pid int64

@@ -164,3 +164,18 @@ func TestRunLabel(t *testing.T) {
 		t.Run(tt.want, func(t *testing.T) { assert.Equal(t, tt.want, tt.run.Label()) })
 	}
 }
+
+func TestLanePID(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		run  *Run
+		want int64
+	}{
+		{"no run", nil, 7},
+		{"a pid's only run", &Run{PID: 7, N: 1, Of: 1}, 7},
+		{"a pid's first run", &Run{PID: 7, N: 1, Of: 3}, 7},
+		{"a pid's third run", &Run{PID: 7, N: 3, Of: 3}, 7 + 2<<22},
+	} {
+		t.Run(tt.name, func(t *testing.T) { assert.Equal(t, tt.want, LanePID(7, tt.run)) })
+	}
+}

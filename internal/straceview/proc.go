@@ -49,21 +49,15 @@ func realPID(s *strace.Span) int64 {
 	return s.PID
 }
 
-// runLaneShift places the lanes of a pid's later runs: Linux pids are
-// below 2^22 (pid_max's ceiling), so pid + (N-1)<<22 is no other pid.
-const runLaneShift = 22
-
 // SplitRuns gives the spans of every run but the first of a pid that had
-// several (see strace.Run) a pid of its own, pid + (N−1)·2^22, so that
+// several (see strace.Run) a pid of its own (strace.LanePID), so that
 // every view keyed by pid (a Chrome trace's process lanes, the swimlane,
 // the HTML timeline) shows two runs as two processes. The views name
 // each by its real pid and run ("pid=1, run 2 of 3, started 13:02:11");
 // a log with one run a pid is left as it is.
 func SplitRuns(spans []strace.Span) {
 	for i := range spans {
-		if r := spans[i].Run; r != nil && r.Of > 1 && r.N > 1 {
-			spans[i].PID = r.PID + int64(r.N-1)<<runLaneShift
-		}
+		spans[i].PID = strace.LanePID(spans[i].PID, spans[i].Run)
 	}
 }
 
