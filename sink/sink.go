@@ -3,7 +3,6 @@ package sink
 import (
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -98,7 +97,7 @@ func New(opts *Options) *Sink {
 	}
 	pid := o.PID
 	if pid == 0 {
-		pid = os.Getpid()
+		pid = runid.PID() // os.Getpid(), or a test's (runid.SetPID)
 	}
 	header := &fileHeader{run: envelope.Run{PID: pid, ID: runid.ID(), Start: runid.Start()},
 		render: o.FileHeader, started: o.FileStarted, written: &s.q.written}

@@ -85,6 +85,7 @@ func must(err error) {
 
 func TestMain(m *testing.M) {
 	exitChild()
+	runsChild()
 	os.Exit(m.Run())
 }
 

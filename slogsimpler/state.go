@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -115,7 +114,7 @@ func NewState(opts *Options) (*State, error) {
 		return nil, err
 	}
 	s := &State{synchronous: o.Synchronous}
-	s.anc.init(os.Getpid())
+	s.anc.init(runid.PID()) // os.Getpid(), or a test's (runid.SetPID)
 	s.thr.c = &s.c
 	dest := o.Destination
 	if dest == nil {

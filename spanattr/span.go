@@ -5,7 +5,6 @@ import (
 
 	"context"
 	"log/slog"
-	"os"
 	"runtime"
 	"runtime/trace"
 	"sync/atomic"
@@ -13,14 +12,13 @@ import (
 
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/origin"
+	"simpler.dev/log/internal/runid"
 	"simpler.dev/log/levels"
 )
 
 // invCounter numbers invocations process-wide; the first is 1 (0 means
 // outside any invocation).
 var invCounter atomic.Uint64
-
-var pid = os.Getpid()
 
 // node is what a context carries: the innermost invocation or span.
 // Immutable once it is in a context.
@@ -314,7 +312,7 @@ func newSpan(ctx context.Context, name string, attrs []slog.Attr) *Span {
 		sp.node.depth = parent.depth + 1
 		sp.node.obs, sp.node.token = nil, nil // observe sets the span's own
 	}
-	sp.rec = envelope.Span{PID: pid, TID: goid.Get(), Inv: sp.node.inv, HID: sp.node.hid, Depth: sp.node.depth, Name: name}
+	sp.rec = envelope.Span{PID: runid.PID(), TID: goid.Get(), Inv: sp.node.inv, HID: sp.node.hid, Depth: sp.node.depth, Name: name}
 	sp.ctx = spanCtx{Context: ctx, n: &sp.node}
 	for _, a := range attrs {
 		if a.Value.Kind() == slog.KindLogValuer {

@@ -15,11 +15,13 @@ import (
 	"time"
 )
 
-// id and start are set once, at package initialisation, and only read
-// after: no synchronisation is needed.
+// id, start and pid are set once, at package initialisation (pid, for a
+// test, by SetPID before anything logs), and only read after: no
+// synchronisation is needed.
 var (
 	id    string
 	start int64
+	pid   = os.Getpid()
 )
 
 func init() {
@@ -80,3 +82,13 @@ func Tag(id string, n int) string {
 	}
 	return string(out)
 }
+
+// PID returns the pid this process's records and files carry: its own.
+func PID() int { return pid }
+
+// SetPID makes the records and files of this process carry pid p instead
+// of its own: a test seam, for a test that stands two processes with one
+// pid side by side on one directory, as two containers' pid 1 would be,
+// without the pid namespaces that need root. It must be called before
+// anything logs (in TestMain), and never by a program.
+func SetPID(p int) { pid = p }
