@@ -32,6 +32,8 @@ import (
 
 const (
 	journeyChild = "SLOGSIMPLER_JOURNEY_CHILD"
+	journeyInv   = "SLOGSIMPLER_JOURNEY_INV" // invocations, when not journeySpans
+	journeyTag   = "SLOGSIMPLER_JOURNEY_TAG" // the tag= its spans and records carry
 	journeySpans = 2000
 	journeySpan  = "svc.handle"
 )
@@ -54,13 +56,18 @@ func service(dir string) int {
 		return 1
 	}
 	defer lg.Close()
+	n := journeySpans
+	if v, err := strconv.Atoi(os.Getenv(journeyInv)); err == nil {
+		n = v
+	}
+	tag := os.Getenv(journeyTag)
 	var wg sync.WaitGroup
 	for g := range 4 {
 		wg.Go(func() {
-			for i := range journeySpans / 4 {
+			for i := range n / 4 {
 				ctx, inv := spanattr.NewInvocation(context.Background(), uint64(0xfeed))
-				ctx, sp := spanattr.Start(ctx, journeySpan, slog.Int("g", g))
-				slog.InfoContext(ctx, "request", "i", i, "body", strings.Repeat("x", 300))
+				ctx, sp := spanattr.Start(ctx, journeySpan, slog.Int("g", g), slog.String("tag", tag))
+				slog.InfoContext(ctx, "request", "i", i, "tag", tag, "body", strings.Repeat("x", 300))
 				sp.End()
 				inv.End()
 			}

@@ -65,6 +65,7 @@ type Span struct {
 	Attrs         map[string]any
 	Host, Service string
 	PID           int64
+	Instance      string // service.instance.id
 	Events        []Event
 	Error         bool
 	StatusMessage string
@@ -88,6 +89,7 @@ func Spans(sink *consumertest.TracesSink) []Span {
 			host, _ := res.Get("host.name")
 			svc, _ := res.Get("service.name")
 			pid, _ := res.Get("process.pid")
+			inst, _ := res.Get("service.instance.id")
 			for j := 0; j < rs.ScopeSpans().Len(); j++ {
 				ss := rs.ScopeSpans().At(j).Spans()
 				for k := 0; k < ss.Len(); k++ {
@@ -95,7 +97,7 @@ func Spans(sink *consumertest.TracesSink) []Span {
 					got := Span{
 						Name: s.Name(), Start: int64(s.StartTimestamp()), End: int64(s.EndTimestamp()),
 						TraceID: s.TraceID(), ID: s.SpanID(), Parent: s.ParentSpanID(),
-						Attrs: s.Attributes().AsRaw(), Host: host.Str(), Service: svc.Str(), PID: pid.Int(),
+						Attrs: s.Attributes().AsRaw(), Host: host.Str(), Service: svc.Str(), PID: pid.Int(), Instance: inst.Str(),
 						Error: s.Status().Code() == ptrace.StatusCodeError, StatusMessage: s.Status().Message(),
 						DroppedEvents: s.DroppedEventsCount(),
 					}
@@ -130,6 +132,7 @@ type Log struct {
 	Host         string
 	Service      string
 	PID          int64
+	Instance     string // service.instance.id
 }
 
 // Logs returns every log record the sink holds, in arrival order.
@@ -142,13 +145,14 @@ func Logs(sink *consumertest.LogsSink) []Log {
 			host, _ := res.Get("host.name")
 			svc, _ := res.Get("service.name")
 			pid, _ := res.Get("process.pid")
+			inst, _ := res.Get("service.instance.id")
 			for j := 0; j < rl.ScopeLogs().Len(); j++ {
 				lrs := rl.ScopeLogs().At(j).LogRecords()
 				for k := 0; k < lrs.Len(); k++ {
 					r := lrs.At(k)
 					out = append(out, Log{Body: r.Body().AsString(), Severity: int32(r.SeverityNumber()), SeverityText: r.SeverityText(),
 						Time: int64(r.Timestamp()), TraceID: r.TraceID(), SpanID: r.SpanID(), Attrs: r.Attributes().AsRaw(),
-						Host: host.Str(), Service: svc.Str(), PID: pid.Int()})
+						Host: host.Str(), Service: svc.Str(), PID: pid.Int(), Instance: inst.Str()})
 				}
 			}
 		}
