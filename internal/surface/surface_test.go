@@ -171,8 +171,14 @@ func receiverExported(e ast.Expr) bool {
 //     devicebridge's Forward, PID and environment name; spanattr's IsOp
 //     (SpanInfo.Op) and Category; Fanout's own WithAttrs and WithGroup:
 //     130 and 94.
+//   - Every run its own (issue 46, SPEC §6 "Runs"): envelope's run record
+//     (MarkerRun, Run, ParseRun; Run.AppendBody, Line.Run) as the other
+//     machine records have theirs; strace's Run (Label, Suffix),
+//     MergedRun and LanePID, for readers that key a process on (pid,
+//     run); State.Run, the identity the otel module's live export gives
+//     as service.instance.id: 136 and 99.
 func TestExportedSurface(t *testing.T) {
-	const budgetTop, budgetMethods = 130, 94
+	const budgetTop, budgetMethods = 136, 99
 	top, methods := exported(t, root)
 	t.Logf("exported: %d names, %d methods", top, methods)
 	assert.LessOrEqual(t, top, budgetTop, "the public packages export more names than the budget")
