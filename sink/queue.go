@@ -209,6 +209,7 @@ func (q *queue) init(ext *atomic.Pointer[[4]uint64], backpressure time.Duration)
 type claimer struct {
 	gw        giveWay   // this record's yields at a full queue
 	waitStart time.Time // set by the first wait under backpressure
+	noWait    bool      // never waits under backpressure (Sink.WriteNoWait)
 }
 
 // tryClaim is a claim's first attempt: it claims the head and reports
@@ -259,7 +260,7 @@ func (q *queue) claim(pos uint64, attempt int, c *claimer, bell *doorbell) (uint
 				pos, attempt = q.head.Load(), 0 // yielding is not contention
 				continue
 			}
-			if q.waitForSlot(pos, &c.waitStart, bell) {
+			if !c.noWait && q.waitForSlot(pos, &c.waitStart, bell) {
 				pos, attempt = q.head.Load(), 0 // a wait is not contention
 				continue
 			}

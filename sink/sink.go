@@ -125,7 +125,7 @@ var (
 // timeout it returns a *TimeoutError and the record stays queued, counted
 // like any other.
 func (s *Sink) SubmitFlush(rec []byte, timeout time.Duration) error {
-	end, err := s.submit(rec, true)
+	end, err := s.submit(rec, true, false)
 	if err != nil || end == 0 {
 		return err
 	}
@@ -138,13 +138,15 @@ func (s *Sink) SubmitFlush(rec []byte, timeout time.Duration) error {
 // when admission is closed, write the record synchronously. Every record
 // it refuses has been counted, and the writer poked (a drop may be owed a
 // report), when it returns.
-func (s *Sink) submit(rec []byte, flush bool) (end uint64, err error) {
+// With noWait it never waits for room under backpressure: a full queue
+// drops the record, counted, after the yields every producer makes.
+func (s *Sink) submit(rec []byte, flush, noWait bool) (end uint64, err error) {
 	if len(rec) == 0 || len(rec) > slotSize {
 		s.q.notAdmitted.Add(1)
 		s.w.bell.poke()
 		return 0, ErrNotAdmitted
 	}
-	var c claimer
+	c := claimer{noWait: noWait}
 	pos, attempts, won := s.q.tryClaim() // inlined: no call on the common path
 	for !won {
 		if pos&closedBit == 0 {
@@ -356,7 +358,19 @@ func lockTimeoutErr(op string, d time.Duration, c Counts) error {
 // exactly one drop reason and the error names it: a record that is empty
 // or longer than 512 bytes is not admitted.
 func (s *Sink) Write(p []byte) (int, error) {
-	if _, err := s.submit(p, false); err != nil {
+	if _, err := s.submit(p, false, false); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// WriteNoWait is Write for a producer that must never be held by this
+// sink, whatever its Backpressure: a record that finds the queue full is
+// dropped and counted queue_full, as without backpressure. A C module's
+// thread (package hostabi) writes so: it is simpler's runtime, where a
+// blocked thread costs more than a lost line.
+func (s *Sink) WriteNoWait(p []byte) (int, error) {
+	if _, err := s.submit(p, false, true); err != nil {
 		return 0, err
 	}
 	return len(p), nil

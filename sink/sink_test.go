@@ -746,6 +746,34 @@ func TestBackpressureSetLive(t *testing.T) {
 	require.NoError(t, s.Close(time.Minute))
 }
 
+// TestWriteNoWait: under backpressure, WriteNoWait (a C module's thread)
+// never waits for room: at a full queue its record is dropped and counted,
+// while Write, under the same bound, waits.
+func TestWriteNoWait(t *testing.T) {
+	w := &gateWriter{open: make(chan struct{})}
+	s := New(&Options{Destination: Writer(w), Backpressure: time.Hour})
+	require.NoError(t, s.Start())
+	full := false
+	for i := 0; i < 3*slots && !full; i++ { // until the queue is full, the writer held in a write
+		_, err := s.WriteNoWait(rec(strconv.Itoa(i)+" ", 32))
+		full = errors.Is(err, ErrQueueFull)
+	}
+	require.True(t, full, "the queue filled")
+	_, err := s.WriteNoWait(rec("c module ", 32))
+	require.ErrorIs(t, err, ErrQueueFull, "dropped at once, not held for the hour")
+	c := s.Counts()
+	assert.Zero(t, c.Waited, "nothing waited: %+v", c)
+	assert.NotZero(t, c.QueueFull)
+	done := make(chan error)
+	go func() { done <- put(s, rec("go caller ", 32)) }()
+	for s.Counts().Waited == 0 { // Write waits under the same bound
+		time.Sleep(time.Millisecond)
+	}
+	close(w.open)
+	require.NoError(t, <-done, "the waiting record got its slot once the writer went on")
+	require.NoError(t, s.Close(time.Minute))
+}
+
 // TestFullWindow: a producer that finds the queue full yields to a writer
 // that comes back within the full window, and its record goes in; once
 // the window has passed with the writer still stuck, records are dropped

@@ -59,17 +59,22 @@ type Options struct {
 	// State's own), and a negative one is an error. On timeout the record
 	// stays queued and counts like any other.
 	FlushBound time.Duration
-	// Backpressure, if positive, makes a logging call that finds the
-	// queue full wait up to this long for room (the writer catching up)
-	// before its record is dropped and counted as queue_full: a service
-	// that would rather slow down than lose records sets it. Zero, the
-	// default, never sleeps: after the yields every producer makes (see
-	// package sink) the record is dropped and counted; a negative one is
-	// an error. Counts reports the
-	// waits (Waited, WaitedFor). It takes effect at once, for every
-	// handler bound to the State. Under Setup, zero keeps the State's (a
-	// State made with a wait keeps it; make the State without one for
-	// none), and a positive one replaces it.
+	// Backpressure is what a logging call does when it finds the queue
+	// full (the writer behind: a burst, a slow disk, a writer that lost
+	// its processor to busy neighbours). A positive duration makes it
+	// wait up to that long for room, then drop its record (counted as
+	// queue_full, reported in the log); it waits no longer than the
+	// writer needs to free a slot. DropWhenFull makes it drop at once,
+	// after the yields every producer makes (see package sink): simpler's
+	// own contract, for a program that would rather lose a line than a
+	// millisecond. Zero means the default: under Setup (a service), wait
+	// up to DefaultBackpressure, as zap's and phuslu's asynchronous
+	// writers make their callers wait; for a bare State (NewState), drop,
+	// as simpler's runtime does. Counts reports the waits (Waited,
+	// WaitedFor) and the drops. It takes effect at once, for every
+	// handler bound to the State. Under Setup, zero keeps the State's
+	// own choice when its maker made one (any non-zero Backpressure given
+	// to NewState), and anything else replaces it.
 	Backpressure time.Duration
 	// Rotation caps the files of the bound directory: a size per file,
 	// how many rotated files to keep, an age past which old files go (see
@@ -143,6 +148,19 @@ type Options struct {
 	CModuleHandlers bool
 }
 
+// DropWhenFull, as Options.Backpressure, makes a logging call that finds
+// the queue full drop its record at once (counted queue_full and
+// reported in the log) instead of waiting for room.
+const DropWhenFull time.Duration = -1
+
+// DefaultBackpressure is how long, under Setup, a logging call that finds
+// the queue full waits for room before it drops its record (when neither
+// Setup nor its State was given a Backpressure). The writer frees room
+// within microseconds when it runs; this bounds the wait when it cannot
+// (a destination stalled), so that a service slows down rather than
+// stops.
+const DefaultBackpressure = 250 * time.Millisecond
+
 // check refuses the options that cannot mean what they say, naming the
 // field and the fix: a negative duration, and retention without rotation
 // (MaxFiles counts rotated files, Compress compresses them, MaxAge ages
@@ -150,8 +168,8 @@ type Options struct {
 func (o *Options) check(who string) error {
 	var problem string
 	switch {
-	case o.Backpressure < 0:
-		problem = fmt.Sprintf("Backpressure %v is negative: 0 drops at a full queue, a positive duration waits at most that long", o.Backpressure)
+	case o.Backpressure < 0 && o.Backpressure != DropWhenFull:
+		problem = fmt.Sprintf("Backpressure %v is negative: DropWhenFull drops at a full queue, a positive duration waits at most that long, 0 is the default", o.Backpressure)
 	case o.FlushBound < 0:
 		problem = fmt.Sprintf("FlushBound %v is negative: 0 means the default (250ms under a new State)", o.FlushBound)
 	case o.Rotation.MaxSize > 0 && o.Rotation.MaxSize < 64<<10:

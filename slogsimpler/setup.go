@@ -188,7 +188,10 @@ func (l *Logging) restoreDefaults() {
 // Whatever the State was made with (NewState's options) it keeps, field
 // by field, unless Setup is given that field: Setup's Level, FlushLevel,
 // FlushBound, Backpressure and Rotation, when not zero, replace the
-// State's (a Rotation whole); left zero they keep it. So
+// State's (a Rotation whole); left zero they keep it. A logging call that
+// finds the queue full waits for room (DefaultBackpressure at most)
+// unless Setup or the State's maker chose otherwise (DropWhenFull drops
+// at once, simpler's contract). So
 //
 //	st, _ := slogsimpler.NewState(&slogsimpler.Options{Rotation: sink.Rotation{MaxSize: 64 << 20}})
 //	lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, Dir: "logs"})
@@ -271,8 +274,13 @@ func Setup(opts *Options) (*Logging, error) {
 	if err := st.BindDir(o.Dir); err != nil { // "" keeps the State's binding
 		return nil, err
 	}
-	if o.Backpressure > 0 {
-		st.sink.SetBackpressure(o.Backpressure)
+	// A full queue: Setup's choice, else the State's maker's, else a
+	// service's default, a bounded wait (DefaultBackpressure).
+	switch {
+	case o.Backpressure != 0:
+		st.sink.SetBackpressure(max(o.Backpressure, 0)) // DropWhenFull: no wait
+	case !st.bpChosen:
+		st.sink.SetBackpressure(DefaultBackpressure)
 	}
 	if !o.Synchronous && !st.synchronous {
 		if err := st.Start(); err != nil {

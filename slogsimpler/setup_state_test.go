@@ -121,6 +121,37 @@ func TestSetupKeepsStateOptions(t *testing.T) {
 			},
 		},
 		{
+			// A service's default: a call that finds the queue full
+			// waits for room (DefaultBackpressure) rather than drop.
+			name:   "Backpressure in neither: Setup waits",
+			state:  Options{Destination: gated("Backpressure in neither: Setup waits")},
+			during: fillQueue(gates),
+			check: func(t *testing.T, st *State, _ string) {
+				assert.NotZero(t, st.Counts().Waited, "a call waited for room: %+v", st.Counts())
+			},
+		},
+		{
+			name:   "Backpressure kept: DropWhenFull",
+			state:  Options{Destination: gated("Backpressure kept: DropWhenFull"), Backpressure: DropWhenFull},
+			during: fillQueue(gates),
+			check: func(t *testing.T, st *State, _ string) {
+				c := st.Counts()
+				assert.Zero(t, c.Waited, "no call waited: %+v", c)
+				assert.NotZero(t, c.QueueFull, "records dropped at the full queue, counted: %+v", c)
+			},
+		},
+		{
+			name:   "Backpressure given: DropWhenFull",
+			state:  Options{Destination: gated("Backpressure given: DropWhenFull"), Backpressure: time.Hour},
+			setup:  Options{Backpressure: DropWhenFull},
+			during: fillQueue(gates),
+			check: func(t *testing.T, st *State, _ string) {
+				c := st.Counts()
+				assert.Zero(t, c.Waited, "no call waited: %+v", c)
+				assert.NotZero(t, c.QueueFull, "records dropped at the full queue, counted: %+v", c)
+			},
+		},
+		{
 			// A State bound by NewState keeps its file, and gets Setup's
 			// console as a State bound by Setup does.
 			name:   "Dir kept",

@@ -56,6 +56,10 @@ type State struct {
 	// would decline. Set by Start after the sink's, cleared by Quiesce and
 	// Close before theirs; the queue's own admission is what decides.
 	running atomic.Bool
+	// bpChosen says the maker gave NewState a Backpressure (a wait, or
+	// DropWhenFull): Setup keeps it rather than apply its default. Set
+	// once by NewState, read by Setup.
+	bpChosen bool
 	// synchronous is the maker's Options.Synchronous: Setup does not
 	// start the writer of such a state. Set by NewState, never changed.
 	synchronous bool
@@ -113,14 +117,14 @@ func NewState(opts *Options) (*State, error) {
 	if err := o.check("NewState"); err != nil {
 		return nil, err
 	}
-	s := &State{synchronous: o.Synchronous}
+	s := &State{synchronous: o.Synchronous, bpChosen: o.Backpressure != 0}
 	s.anc.init(runid.PID()) // os.Getpid(), or a test's (runid.SetPID)
 	s.thr.c = &s.c
 	dest := o.Destination
 	if dest == nil {
 		dest = sink.Pipe(o.Output)
 	}
-	s.sink = sink.New(&sink.Options{Destination: dest, External: &s.c.drops, Backpressure: o.Backpressure,
+	s.sink = sink.New(&sink.Options{Destination: dest, External: &s.c.drops, Backpressure: max(o.Backpressure, 0),
 		// The drop report and each file's anchor are the state's records,
 		// made from their typed form; the sink writes them beside a batch
 		// and at a file's start, where they take no queue slot.
@@ -210,7 +214,8 @@ func (s *State) setFlush(level slog.Leveler, bound time.Duration) {
 // before the anchor gets the anchor first (unless it is the anchor), read
 // at the record's time (so never later than the record); a record at or
 // above the flush level waits until it and everything queued before it
-// is written, unless it is a C module's. It returns the origin the record
+// is written, unless it is a C module's, which never waits for room
+// either. It returns the origin the record
 // was written under (nil for user text) and what the sink made of it.
 func (s *State) enter(r *slog.Record, rd *render.Renderer, anchor bool) (*origin.Origin, error) {
 	var l envelope.Line
@@ -234,6 +239,12 @@ func (s *State) enter(r *slog.Record, rd *render.Renderer, anchor bool) (*origin
 			return o, err
 		}
 		return o, nil
+	}
+	if o != nil && o.CModule {
+		// A C module's thread is simpler's runtime: it never waits for
+		// room, whatever the backpressure Go's callers have.
+		_, err := s.sink.WriteNoWait(rec)
+		return o, err
 	}
 	_, err := s.sink.Write(rec)
 	return o, err

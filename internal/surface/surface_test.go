@@ -177,8 +177,12 @@ func receiverExported(e ast.Expr) bool {
 //     MergedRun and LanePID, for readers that key a process on (pid,
 //     run); State.Run, the identity the otel module's live export gives
 //     as service.instance.id: 136 and 99.
+//   - Nothing lost at saturation by default (issue 47): DropWhenFull and
+//     DefaultBackpressure, the two ends of Options.Backpressure under
+//     Setup; Sink.WriteNoWait, the path of a C module's thread, which
+//     never waits for room: 138 and 100.
 func TestExportedSurface(t *testing.T) {
-	const budgetTop, budgetMethods = 136, 99
+	const budgetTop, budgetMethods = 138, 100
 	top, methods := exported(t, root)
 	t.Logf("exported: %d names, %d methods", top, methods)
 	assert.LessOrEqual(t, top, budgetTop, "the public packages export more names than the budget")
