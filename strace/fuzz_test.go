@@ -5,7 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"simpler.dev/log/envelope"
 )
 
 // headRE is simpler's record grammar up to the attributes.
@@ -44,5 +47,20 @@ func FuzzParser(f *testing.F) {
 			i++
 		}
 		require.False(t, len(p.Spans) > n, "%d spans but only %d grammatical records in %q", len(p.Spans), n, line)
+	})
+}
+
+// FuzzFindMarkers: the one pass over a line's '[' finds what a search for
+// each marker finds.
+func FuzzFindMarkers(f *testing.F) {
+	f.Add("[mono_ns=1][T0x1][TIMING] emit_host_span: [STRACE] v=1 pid=1")
+	f.Add("[[STRACE][CLOCK_ANCHOR] [HOSTLOG_RUN][HOSTLOG_DROPS]")
+	f.Add("[")
+	f.Fuzz(func(t *testing.T, line string) {
+		m := findMarkers([]byte(line))
+		assert.Equal(t, strings.Index(line, envelope.MarkerSpan), m.span)
+		assert.Equal(t, strings.Contains(line, envelope.MarkerAnchor), m.anchor)
+		assert.Equal(t, strings.Contains(line, envelope.MarkerDrops), m.drops)
+		assert.Equal(t, strings.Contains(line, envelope.MarkerRun), m.run)
 	})
 }

@@ -74,12 +74,22 @@ func (p *Parser) readBlocks(r io.Reader, workers int, size int64) error {
 	done := make(chan parsed, workers)
 	var wg sync.WaitGroup
 	pool := sync.Pool{New: func() any { b := make([]byte, 0, blockSize+4096); return &b }}
+	// With EachSpan the merge hands a block's spans on and lets them go:
+	// their slice goes back for another block, so a long log is read
+	// with a few blocks' spans allocated, not a block's a block.
+	var spanBufs sync.Pool
 	for range workers {
 		wg.Go(func() {
 			for j := range jobs {
 				// Sized once from a count of record heads in the block
 				// (a vectorised search), instead of growing as it parses.
-				q := &Parser{Spans: make([]Span, 0, bytes.Count(j.buf, markStrace)), KeepRecords: p.KeepRecords, KeepUnparsed: p.KeepUnparsed}
+				var spans []Span
+				if b, ok := spanBufs.Get().(*[]Span); ok {
+					spans = (*b)[:0]
+				} else {
+					spans = make([]Span, 0, bytes.Count(j.buf, markStrace))
+				}
+				q := &Parser{Spans: spans, KeepRecords: p.KeepRecords, KeepUnparsed: p.KeepUnparsed}
 				q.readSerial(bytes.NewReader(j.buf)) // a bytes.Reader cannot fail
 				n := len(j.buf)
 				b := j.buf[:0]
@@ -108,6 +118,10 @@ func (p *Parser) readBlocks(r io.Reader, workers int, size int64) error {
 				next++
 				g.read += int64(d.bytes)
 				p.absorb(d.q, &g)
+				if p.EachSpan != nil {
+					b := d.q.Spans[:0]
+					spanBufs.Put(&b)
+				}
 			}
 		}
 	}()
@@ -252,6 +266,14 @@ func (p *Parser) absorb(q *Parser, g *growth) {
 		p.file.lastRun = runs[q.file.lastRun]
 	}
 	p.file.marked = p.file.marked || q.file.marked
+	if p.EachSpan != nil {
+		// Handed on and let go: the block's spans are all p holds of them.
+		for i := range q.Spans {
+			p.EachSpan(&q.Spans[i])
+			q.Spans[i] = Span{} // its strings and run let go until the slice is used again
+		}
+		q.Spans, q.pendSpans = q.Spans[:0], nil
+	}
 	// Each block interned its own names and hids; a name repeated across
 	// blocks keeps one copy per block (a few hundred for a million spans),
 	// which is cheaper than two map lookups per span here.

@@ -106,6 +106,13 @@ func (s *Span) IsDevice() bool { return strings.Contains(s.Attrs, "clk=dev") }
 // [ReadFile] reads) is one file of a log set: see the package's notes.
 type Parser struct {
 	Spans []Span
+	// EachSpan, set before reading, is given every span read, in log
+	// order, with its Run, and the Parser keeps none (Spans stays empty):
+	// a reader that folds spans into a summary (strace-timing --stats)
+	// then holds what it keeps, not the log. The span is not placed on
+	// the wall clock (its WallAt reports none), and is valid only during
+	// the call.
+	EachSpan func(*Span)
 	// Heads counts record heads ("[STRACE] v=N"), torn records included.
 	Heads int
 	// Anchors holds every [CLOCK_ANCHOR] read, in the order read: one per
@@ -161,6 +168,8 @@ type Parser struct {
 	intern interner
 	// runs indexes Runs.
 	runs map[runKey]*Run
+	// one is the span given to EachSpan.
+	one Span
 }
 
 // A MergedRun is a file in which a process's anchors say two runs or more
@@ -299,16 +308,17 @@ func (p *Parser) line(line []byte) {
 	if end > 0 && line[end-1] == '\r' {
 		end--
 	}
-	if bytes.Contains(line, markRun) {
+	m := findMarkers(line)
+	if m.run {
 		p.runRecord(line[:end])
 	}
-	if i := bytes.Index(line, markStrace); i >= 0 {
-		p.spans(line, i, len(line), end)
+	if m.span >= 0 {
+		p.spans(line, m.span, len(line), end)
 	}
-	if bytes.Contains(line, markAnchor) {
+	if m.anchor {
 		p.anchors(line)
 	}
-	if bytes.Contains(line, markDrops) {
+	if m.drops {
 		p.drops(line, len(line))
 	}
 	if bytes.Contains(line, markBindPhase) {
@@ -316,6 +326,38 @@ func (p *Parser) line(line []byte) {
 	}
 	if p.KeepRecords != nil {
 		p.record(line[:end])
+	}
+}
+
+// markers is what findMarkers found in a line.
+type markers struct {
+	span               int // where the first [STRACE] starts, -1 for none
+	anchor, drops, run bool
+}
+
+// findMarkers looks for the machine markers in line in one pass over its
+// '[' bytes, where a search for each marker would pass over the line once
+// a marker (most of a reader's time went to those passes).
+func findMarkers(line []byte) markers {
+	m := markers{span: -1}
+	for i := 0; ; {
+		j := bytes.IndexByte(line[i:], '[')
+		if j < 0 || i+j+1 >= len(line) {
+			return m
+		}
+		i += j
+		switch rest := line[i:]; rest[1] {
+		case 'S':
+			if m.span < 0 && bytes.HasPrefix(rest, markStrace) {
+				m.span = i
+			}
+		case 'C':
+			m.anchor = m.anchor || bytes.HasPrefix(rest, markAnchor)
+		case 'H':
+			m.drops = m.drops || bytes.HasPrefix(rest, markDrops)
+			m.run = m.run || bytes.HasPrefix(rest, markRun)
+		}
+		i++
 	}
 }
 
@@ -373,9 +415,14 @@ func (p *Parser) spans(line []byte, i, limit, end int) int {
 		if len(f.Attrs) > 0 {
 			s.Attrs = string(f.Attrs)
 		}
-		p.Spans = append(p.Spans, s)
-		p.placeSpan(len(p.Spans) - 1)
 		p.file.noteSpan(s.PID)
+		if p.EachSpan != nil {
+			p.one = s // handed on from a field: a local would escape, one allocation a span
+			p.EachSpan(&p.one)
+		} else {
+			p.Spans = append(p.Spans, s)
+			p.placeSpan(len(p.Spans) - 1)
+		}
 		i = next
 	}
 }

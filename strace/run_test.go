@@ -179,3 +179,30 @@ func TestLanePID(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) { assert.Equal(t, tt.want, LanePID(7, tt.run)) })
 	}
 }
+
+// TestEachSpan: a Parser with EachSpan gives every span it would have
+// kept, in the same order, with the same run, and keeps none, reading in
+// one goroutine or in parallel blocks.
+func TestEachSpan(t *testing.T) {
+	in := runFile(1, runA, 1e18, 30000) + runFile(1, runB, 2e18, 30000) + runFile(2, "", 3e18, 100)
+	for _, workers := range []int{1, 2} {
+		t.Run(fmt.Sprintf("%d workers", workers), func(t *testing.T) {
+			var kept Parser
+			require.NoError(t, kept.readFileWith("", strings.NewReader(in), workers))
+			var given []Span
+			streamed := Parser{EachSpan: func(s *Span) { c := *s; given = append(given, c) }}
+			require.NoError(t, streamed.readFileWith("", iotest.HalfReader(strings.NewReader(in)), workers))
+			assert.Empty(t, streamed.Spans, "none kept")
+			require.Len(t, given, len(kept.Spans))
+			for i := range given {
+				want := kept.Spans[i]
+				got := given[i]
+				require.Equal(t, want.Run.Label(), got.Run.Label(), "span %d", i)
+				want.clock, got.clock, want.Run, got.Run = clock{}, clock{}, nil, nil
+				require.Equal(t, want, got, "span %d", i)
+			}
+			assert.Equal(t, kept.Heads, streamed.Heads)
+			assert.Len(t, streamed.Runs, len(kept.Runs))
+		})
+	}
+}

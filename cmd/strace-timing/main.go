@@ -359,7 +359,7 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 			if i < len(c.labels) && c.labels[i] != "" {
 				h.Label = c.labels[i]
 			}
-			warn(stderr, h.Parser)
+			warn(stderr, h.Parser, len(h.Parser.Spans))
 			hosts = append(hosts, h)
 		}
 		a := straceview.AlignHosts(hosts)
@@ -379,7 +379,34 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 		// the heap triple). The swimlane and the HTML timeline hold much
 		// more per span; under that limit they would spend their time
 		// collecting, so they go without.
-		softLimit := c.swimlane == "" && c.html == "" && os.Getenv("GOMEMLIMIT") == ""
+		softLimit := 0.0
+		if c.swimlane == "" && c.html == "" && os.Getenv("GOMEMLIMIT") == "" {
+			softLimit = 2
+		}
+		if c.statsOnly() {
+			// The report alone: the spans are folded into it as they are
+			// read, never held. A log of simpler's runtime with no view
+			// asked for prints its tables, which need every span: it is
+			// read again for them (statsOnly holds a LOG of stdin out).
+			sb := straceview.NewStatsBuilder()
+			p.EachSpan = func(s *strace.Span) { sb.Add(0, s) }
+			// What is held is 8 bytes a span (a line is well over 64
+			// bytes): an eighth of the input bounds the heap, and keeps
+			// the collector from letting it grow with what the blocks
+			// allocate and drop.
+			limit := 0.0
+			if os.Getenv("GOMEMLIMIT") == "" {
+				limit = 1.0 / 8
+			}
+			if err := readInputs(&p, c.inputs, stdin, stderr, limit); err != nil {
+				fmt.Fprintln(stderr, inputError(err))
+				return 1
+			}
+			if c.stats || !sb.SimplerRuntime() {
+				return statsReport(&c, &p, sb, stdout, stderr)
+			}
+			p = strace.Parser{}
+		}
 		if err := readInputs(&p, c.inputs, stdin, stderr, softLimit); err != nil {
 			fmt.Fprintln(stderr, inputError(err))
 			return 1
@@ -400,7 +427,7 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 	}
 
 	if aligned == nil {
-		warn(stderr, &p)
+		warn(stderr, &p, len(p.Spans))
 		anchors = straceview.LastAnchors(&p)
 		straceview.SplitRuns(p.Spans) // two runs with one pid: two processes in every view
 	}
@@ -571,6 +598,40 @@ func noteService(stderr io.Writer, c *config, report bool) {
 	}
 }
 
+// statsOnly reports whether c asks for the --stats report and nothing
+// that needs the spans themselves: a reader can then fold them into it as
+// it reads (straceview.StatsBuilder), never holding them. With no view
+// asked for, a log of simpler's runtime prints its tables instead, read
+// again for them, which standard input cannot be.
+func (c *config) statsOnly() bool {
+	if c.hosts || c.goTr != "" || c.traceOut != "" || c.swimlane != "" || c.html != "" ||
+		c.overlap || c.rounds || c.tree || c.tables {
+		return false
+	}
+	return c.stats || !slices.Contains(c.inputs, "-")
+}
+
+// statsReport ends a run that read p for the --stats report alone,
+// folded into sb as it was read: the warnings, the note on a log without
+// simpler's runtime, the report and its JSON.
+func statsReport(c *config, p *strace.Parser, sb *straceview.StatsBuilder, stdout, stderr io.Writer) int {
+	warn(stderr, p, sb.Spans())
+	warnGaps(stderr, c.inputs)
+	if !sb.SimplerRuntime() {
+		noteService(stderr, c, !c.stats)
+	}
+	st := sb.Stats()
+	straceview.WriteStatsText(stdout, st)
+	if c.statsJSON != "" {
+		if err := writeFile(c.statsJSON, stderr, func(w io.Writer) error { return straceview.WriteStatsJSON(w, st) }); err != nil {
+			fmt.Fprintln(stderr, "strace-timing:", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "Wrote span statistics: %s (%d spans)\n", c.statsJSON, st.Overall.Spans)
+	}
+	return 0
+}
+
 // offClock counts the host spans WriteHTML leaves off the timeline
 // because they start or end at an end of the clock range, and the host
 // spans.
@@ -591,9 +652,9 @@ func offClock(spans []strace.Span) (far, host int) {
 var setMemoryLimit = debug.SetMemoryLimit
 
 // readInputs reads every LOG into p, with a progress line on a terminal,
-// and with softLimit sets the process's soft memory limit to twice the
-// size of the files (at least 64 MiB) first.
-func readInputs(p *strace.Parser, inputs []string, stdin io.Reader, stderr io.Writer, softLimit bool) error {
+// and with softLimit sets the process's soft memory limit to that many
+// times the size of the files (at least 64 MiB) first.
+func readInputs(p *strace.Parser, inputs []string, stdin io.Reader, stderr io.Writer, softLimit float64) error {
 	var paths []string
 	var total int64
 	for _, in := range inputs {
@@ -608,8 +669,8 @@ func readInputs(p *strace.Parser, inputs []string, stdin io.Reader, stderr io.Wr
 		}
 		paths = append(paths, ps...)
 	}
-	if softLimit {
-		setMemoryLimit(max(2*total, 64<<20))
+	if softLimit > 0 {
+		setMemoryLimit(max(int64(softLimit*float64(total)), 64<<20))
 	}
 	progress := cli.StartProgress(stderr, "reading", total)
 	defer progress.Done()
@@ -676,7 +737,7 @@ func pyRepr(s string) string {
 // reference's order and words where it has them (torn records), then
 // ours: anchors of one process that disagree (a rotated set's anchors,
 // one per file, agree and say nothing) and the drop reports.
-func warn(w io.Writer, p *strace.Parser) {
+func warn(w io.Writer, p *strace.Parser, spans int) {
 	spread := straceview.AnchorSpread(p)
 	for _, r := range slices.SortedFunc(maps.Keys(spread), compareRuns) {
 		fmt.Fprintf(w, "warning: the [CLOCK_ANCHOR] records of %s disagree by up to %s (its wall clock was stepped while it ran); each file's records are placed by that file's own anchor\n",
@@ -686,7 +747,7 @@ func warn(w io.Writer, p *strace.Parser) {
 		fmt.Fprintf(w, "warning: %s holds %d runs of pid %d (a clock anchor after the spans of an earlier one: a restart appended to its file before runs were marked); they are read as one process\n",
 			cmp.Or(m.Path, "the input"), m.Runs, m.PID)
 	}
-	if k := p.Heads - len(p.Spans); k > 0 {
+	if k := p.Heads - spans; k > 0 {
 		fmt.Fprintf(w, "warning: %d of %d [STRACE] records are incomplete and are excluded from the timing below\n", k, p.Heads)
 	}
 	for _, pid := range slices.Sorted(maps.Keys(p.Drops)) {

@@ -9,9 +9,11 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"simpler.dev/log/strace"
@@ -62,47 +64,182 @@ type SpanStats struct {
 // (one, labelled "", without --hosts). Alignment plays no part: a
 // duration needs no wall clock, so a host without an anchor counts too.
 func Statistics(hosts []strace.HostLog) SpanStats {
+	labels := make([]string, len(hosts))
+	for i, h := range hosts {
+		labels[i] = h.Label
+	}
+	b := NewStatsBuilder(labels...)
+	for h, hl := range hosts {
+		for i := range hl.Parser.Spans {
+			b.Add(h, &hl.Parser.Spans[i])
+		}
+	}
+	return b.Stats()
+}
+
+// A StatsBuilder makes the --stats report from spans given one at a
+// time, as a reader streams them (strace.Parser.EachSpan): it keeps each
+// span's duration, 8 bytes, and nothing else of it, so the report of a
+// log of any length takes memory that grows with its spans' count times
+// 8 and its names and processes, never with the log (the percentiles are
+// exact: nearest rank over every duration). It also notes whether the
+// spans are of simpler's runtime (SimplerRuntime). The zero StatsBuilder
+// is not ready: use NewStatsBuilder.
+type StatsBuilder struct {
+	labels []string // the hosts', by index
+	durs   map[statKey]*durations
+	device map[string]bool
+	spans  int
+	// recent caches the lists of the last few keys: a log's spans come
+	// from a few names and processes at a time, and a look here is
+	// cheaper than the map's hash of a name. next is the entry replaced
+	// next.
+	recent  [8]recentKey
+	next    int
+	simpler bool
+}
+
+type recentKey struct {
+	k statKey
+	d *durations
+}
+
+// durations holds one key's durations in chunks of a fixed size, not one
+// slice grown by doubling: a long log's durations take 8 bytes a span and
+// a chunk's slack, never the copy of a slice being grown beside it.
+type durations struct {
+	full [][]int64 // chunks of durationChunk
+	cur  []int64   // the chunk being filled
+	n    int
+}
+
+const durationChunk = 1 << 14
+
+func (d *durations) add(v int64) {
+	if len(d.cur) == cap(d.cur) {
+		if d.cur != nil {
+			d.full = append(d.full, d.cur)
+		}
+		d.cur = make([]int64, 0, min(durationChunk, max(16, 2*d.n))) // small keys stay small
+	}
+	d.cur = append(d.cur, v)
+	d.n++
+}
+
+// slice returns the durations in one slice, letting the chunks go as it
+// copies them: at most one chunk more than the slice is held meanwhile.
+func (d *durations) slice() []int64 {
+	if len(d.full) == 0 {
+		return d.cur
+	}
+	out := make([]int64, 0, d.n)
+	for i, c := range d.full {
+		out = append(out, c...)
+		d.full[i] = nil
+	}
+	out = append(out, d.cur...)
+	d.full, d.cur = nil, out
+	return out
+}
+
+type statKey struct {
+	host int
+	proc
+	name string
+}
+
+// NewStatsBuilder returns a builder for the hosts labelled labels (one,
+// "", without --hosts).
+func NewStatsBuilder(labels ...string) *StatsBuilder {
+	if len(labels) == 0 {
+		labels = []string{""}
+	}
+	return &StatsBuilder{labels: labels, durs: map[statKey]*durations{}, device: map[string]bool{}}
+}
+
+// Add counts span s of host h (an index of the labels).
+func (b *StatsBuilder) Add(h int, s *strace.Span) {
+	b.spans++
+	k := statKey{h, proc{realPID(s), s.Run}, s.Name}
+	var d *durations
+	for i := range b.recent {
+		if r := &b.recent[i]; r.d != nil && r.k == k {
+			d = r.d
+			break
+		}
+	}
+	if d == nil {
+		if d = b.durs[k]; d == nil {
+			d = new(durations)
+			b.durs[k] = d
+			switch Family(s.Name) {
+			case "chip", "core", "node":
+				b.simpler = true
+			}
+		}
+		b.recent[b.next] = recentKey{k, d}
+		b.next = (b.next + 1) % len(b.recent)
+	}
+	d.add(s.Dur)
+	if s.IsDevice() {
+		b.device[s.Name] = true
+	}
+}
+
+// Spans is how many spans were added.
+func (b *StatsBuilder) Spans() int { return b.spans }
+
+// SimplerRuntime reports what SimplerRuntime would of the spans added:
+// whether any is of simpler's runtime, or none was added.
+func (b *StatsBuilder) SimplerRuntime() bool { return b.simpler || b.spans == 0 }
+
+// Stats makes the report. It sorts the durations kept in place; adding
+// more after it is not supported.
+func (b *StatsBuilder) Stats() SpanStats {
 	type hostProc struct {
 		host int
 		proc
 	}
-	type key struct {
-		hostProc
-		name string
-	}
-	durs := map[key][]int64{}
-	device := map[string]bool{}
-	all := map[string][]int64{}
-	perProc := map[hostProc]int{}
-	var out SpanStats
-	for h, hl := range hosts {
-		for i := range hl.Parser.Spans {
-			s := &hl.Parser.Spans[i]
-			hp := hostProc{h, proc{realPID(s), s.Run}}
-			durs[key{hp, s.Name}] = append(durs[key{hp, s.Name}], s.Dur)
-			perProc[hp]++
-			if s.IsDevice() {
-				device[s.Name] = true
+	out := SpanStats{Overall: ProcessStats{Spans: b.spans}}
+	// The sorts, most of the work on a long log, on every core.
+	work := make(chan *durations)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for d := range work {
+				slices.Sort(d.slice())
 			}
-		}
-		out.Overall.Spans += len(hl.Parser.Spans)
+		})
 	}
+	for _, d := range b.durs {
+		work <- d
+	}
+	close(work)
+	wg.Wait()
 	byProc := map[hostProc][]NameStats{}
-	for k, d := range durs {
-		byProc[k.hostProc] = append(byProc[k.hostProc], nameStats(k.name, d, device[k.name]))
-		all[k.name] = append(all[k.name], d...)
+	perProc := map[hostProc]int{}
+	all := map[string][][]int64{}
+	for k, d := range b.durs {
+		hp := hostProc{k.host, k.proc}
+		byProc[hp] = append(byProc[hp], nameStats(k.name, d.cur, b.device[k.name]))
+		perProc[hp] += len(d.cur)
+		all[k.name] = append(all[k.name], d.cur)
 	}
 	procs := slices.SortedFunc(maps.Keys(byProc), func(a, b hostProc) int { return cmp.Or(cmp.Compare(a.host, b.host), compareProcs(a.proc, b.proc)) })
 	for _, pk := range procs {
-		p := ProcessStats{Host: hosts[pk.host].Label, PID: pk.pid, Spans: perProc[pk], Names: byProc[pk]}
+		p := ProcessStats{Host: b.labels[pk.host], PID: pk.pid, Spans: perProc[pk], Names: byProc[pk]}
 		if place := runText(pk.run); place != "" {
 			p.Run, p.RunPlace = pk.run.ID, place
 		}
 		sortNames(p.Names)
 		out.Processes = append(out.Processes, p)
 	}
-	for name, d := range all {
-		out.Overall.Names = append(out.Overall.Names, nameStats(name, d, device[name]))
+	for name, ds := range all {
+		d := ds[0]
+		if len(ds) > 1 {
+			d = slices.Concat(ds...) // a name of one process only is its process's, sorted already
+		}
+		out.Overall.Names = append(out.Overall.Names, nameStats(name, d, b.device[name]))
 	}
 	sortNames(out.Overall.Names)
 	return out
