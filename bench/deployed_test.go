@@ -75,7 +75,10 @@ func deployedLoggers() []deployedLogger {
 	info := &slog.HandlerOptions{Level: levels.Info, AddSource: true}
 	state := func(sync bool) func(b *testing.B, dir string) (*slog.Logger, func()) {
 		return func(b *testing.B, dir string) (*slog.Logger, func()) {
-			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: dir})
+			// As Setup deploys it: a call that finds the queue full
+			// waits for room (bounded), as the buffered peers' callers
+			// wait; NewState alone would drop (simpler's contract).
+			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: dir, Backpressure: slogsimpler.DefaultBackpressure})
 			if err != nil {
 				b.Fatal(err)
 			}
