@@ -70,7 +70,7 @@ func flatOut(s *Sink, producers int) (stop func() uint64) {
 func lastDrops(t *testing.T, text string) (last map[string]uint64, records uint64) {
 	t.Helper()
 	last = map[string]uint64{}
-	prev := map[int]int{}
+	prev := map[int64]int64{}
 	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
 		if l == "" {
 			continue

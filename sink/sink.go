@@ -46,7 +46,11 @@ type Options struct {
 	// outside the sink, by reason (queue_full, claim_exhausted,
 	// output_failed, not_admitted), in memory that never moves, updated
 	// atomically: C modules that could not submit records here count them
-	// in their own state. Counts and every report add them.
+	// in their own state. Counts and every report add them. The array
+	// must be 8-byte aligned, as 64-bit atomics need on 32-bit platforms:
+	// Go aligns the first word of an array it allocates so, and the C
+	// state's counters (package hostabi) are 8-byte fields of the seed's
+	// layout.
 	External *atomic.Pointer[[4]uint64]
 	// Backpressure, if positive, is how long a producer that finds the
 	// queue full waits for a free slot (sleeping, after the yields every

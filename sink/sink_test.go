@@ -138,7 +138,7 @@ func (w *countWriter) Write(p []byte) (int, error) {
 			return n, nil
 		}
 		if w.seen != nil {
-			if k, ok := recordIndex(p[:i], w.each); ok && k < len(w.seen) {
+			if k, ok := recordIndex(p[:i], int64(w.each)); ok && k < int64(len(w.seen)) {
 				if w.seen[k] {
 					w.dup++
 				}
@@ -151,20 +151,22 @@ func (w *countWriter) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// recordIndex reads "p<P>-<I> " as P*each+I.
-func recordIndex(b []byte, each int) (int, bool) {
+// recordIndex reads "p<P>-<I> " as P*each+I (in 64 bits on any platform:
+// a test keys producers 2^40 apart).
+func recordIndex(b []byte, each int64) (int64, bool) {
 	if len(b) < 4 || b[0] != 'p' {
 		return 0, false
 	}
-	var pr, i, j int
-	for j = 1; j < len(b) && b[j] >= '0' && b[j] <= '9'; j++ {
-		pr = pr*10 + int(b[j]-'0')
+	var pr, i int64
+	j := 1
+	for ; j < len(b) && b[j] >= '0' && b[j] <= '9'; j++ {
+		pr = pr*10 + int64(b[j]-'0')
 	}
 	if j >= len(b) || b[j] != '-' {
 		return 0, false
 	}
 	for j++; j < len(b) && b[j] >= '0' && b[j] <= '9'; j++ {
-		i = i*10 + int(b[j]-'0')
+		i = i*10 + int64(b[j]-'0')
 	}
 	return pr*each + i, true
 }

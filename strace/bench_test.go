@@ -14,11 +14,12 @@ import (
 func benchLog(lines int) []byte {
 	var b bytes.Buffer
 	for i := range lines {
+		const mono = int64(183746529384756)
 		if i%2 == 0 {
 			fmt.Fprintf(&b, "[mono_ns=%d][T0x%x][TIMING] emit_host_span: [STRACE] v=1 pid=4711 tid=%d inv=%d hid=9868ba6096912ce7 depth=%d name=chip.run.runner_run.step ts=%d dur=%d step=%d rank=0\n",
-				183746529384756+i*1000, i%64, i%64, i/100+1, i%3, 183746529384756+i*1000-5000, 1000+i%997, i%5)
+				mono+int64(i)*1000, i%64, i%64, i/100+1, i%3, mono+int64(i)*1000-5000, 1000+i%997, i%5)
 		} else {
-			fmt.Fprintf(&b, "[mono_ns=%d][T0x%x][INFO] main.job.run: [main.go:85] job done job=encode attempt=1 seq=%d\n", 183746529384756+i*1000, i%64, i)
+			fmt.Fprintf(&b, "[mono_ns=%d][T0x%x][INFO] main.job.run: [main.go:85] job done job=encode attempt=1 seq=%d\n", mono+int64(i)*1000, i%64, i)
 		}
 	}
 	return b.Bytes()

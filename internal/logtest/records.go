@@ -32,9 +32,9 @@ func SpanRecord(pid, tid int64, inv uint64, name string, ts, dur int64, attrs st
 // HostSpanRecord is one host-log [STRACE] record in the shape simpler's
 // HostLogger::emit writes it (the reference tests' _record), without its
 // newline: tid is the pid, hid "abc", the envelope's mono 1e6+pid.
-func HostSpanRecord(pid, inv int, name, attrs string, depth int, ts, dur int64) string {
+func HostSpanRecord(pid int, inv uint64, name, attrs string, depth int, ts, dur int64) string {
 	return fmt.Sprintf(envelope.MarkerHeader+"%d][T0x%d][TIMING] "+wire.FuncSpan+": %s", 1_000_000+pid, pid,
-		strings.TrimSuffix(SpanRecord(int64(pid), int64(pid), uint64(inv), name, ts, dur, attrs, depth), "\n"))
+		strings.TrimSuffix(SpanRecord(int64(pid), int64(pid), inv, name, ts, dur, attrs, depth), "\n"))
 }
 
 // CallSite returns a record as slog makes it at a call site: now, at

@@ -24,10 +24,10 @@ type run struct {
 func runRecords(r run) []string {
 	id := fmt.Sprintf("run_id=%d dispatch_id=%d slot_id=%d generation=1 run_epoch=%d", r.runID, r.dispatchID, r.slot, r.epoch)
 	return []string{
-		logtest.HostSpanRecord(7, r.epoch, "chip.run.bind", "", 1, r.prepare.ts, r.prepare.dur),
-		logtest.HostSpanRecord(7, r.epoch, "chip.run.runner_run", "", 1, r.device.ts, r.device.dur),
-		logtest.HostSpanRecord(7, r.epoch, "chip.run.claim_release", "", 1, r.release, 5),
-		logtest.HostSpanRecord(7, r.epoch, "chip.run", id, 0, r.prepare.ts, r.release+10-r.prepare.ts),
+		logtest.HostSpanRecord(7, uint64(r.epoch), "chip.run.bind", "", 1, r.prepare.ts, r.prepare.dur),
+		logtest.HostSpanRecord(7, uint64(r.epoch), "chip.run.runner_run", "", 1, r.device.ts, r.device.dur),
+		logtest.HostSpanRecord(7, uint64(r.epoch), "chip.run.claim_release", "", 1, r.release, 5),
+		logtest.HostSpanRecord(7, uint64(r.epoch), "chip.run", id, 0, r.prepare.ts, r.release+10-r.prepare.ts),
 	}
 }
 

@@ -232,8 +232,8 @@ func TestReferenceRoundsHostAndDeviceOnly(t *testing.T) {
 		inv       int
 		host, dev int64
 	}{{1, 100_000, 20_000}, {2, 120_000, 24_000}} {
-		lines = append(lines, logtest.HostSpanRecord(1, r.inv, "chip.run", "", 0, 0, r.host)+
-			logtest.HostSpanRecord(1, r.inv, "chip.run.runner_run.device_wall", "clk=dev", 2, 0, r.dev))
+		lines = append(lines, logtest.HostSpanRecord(1, uint64(r.inv), "chip.run", "", 0, 0, r.host)+
+			logtest.HostSpanRecord(1, uint64(r.inv), "chip.run.runner_run.device_wall", "clk=dev", 2, 0, r.dev))
 	}
 	invs := Group(parseLines(t, lines), InInvocation)
 	var b bytes.Buffer
