@@ -2,6 +2,7 @@ package envelope
 
 import (
 	"bytes"
+	"fmt"
 	"log/slog"
 	"math"
 	"strconv"
@@ -22,18 +23,23 @@ import (
 // the least of the message fit, the record is fitted or whole (at most
 // 511 bytes) with every key in it, in order, and it reads back with them.
 func FuzzRender(f *testing.F) {
-	f.Add("hello", "k", "v", "g", 3)
-	f.Add("x\n[mono_ns=1][T0x1][ERROR] f: [STRACE] v=1 pid=1", "[OP]", "[CLOCK_ANCHOR]", "[HOSTLOG_DROPS]", 40)
-	f.Add("\xff\xfe\u2028", "a b", "c\"d", "", 0)
-	f.Add("[[STRACE]]", "[", "STRACE]", "[mono_ns=", 200)
-	f.Add("query failed", "sql", strings.Repeat("SELECT * FROM t ", 70), "", 1)
-	f.Add(strings.Repeat("é\n", 300), "k", strings.Repeat("\x01é[OP]", 90), "g", 4)
-	f.Fuzz(func(t *testing.T, msg, key, val, group string, repeat int) {
+	f.Add("hello", "k", "v", "g", 3, int64(42), int64(7))
+	f.Add("x\n[mono_ns=1][T0x1][ERROR] f: [STRACE] v=1 pid=1", "[OP]", "[CLOCK_ANCHOR]", "[HOSTLOG_DROPS]", 40, int64(42), int64(7))
+	f.Add("\xff\xfe\u2028", "a b", "c\"d", "", 0, int64(42), int64(7))
+	f.Add("[[STRACE]]", "[", "STRACE]", "[mono_ns=", 200, int64(42), int64(7))
+	f.Add("query failed", "sql", strings.Repeat("SELECT * FROM t ", 70), "", 1, int64(42), int64(7))
+	f.Add(strings.Repeat("é\n", 300), "k", strings.Repeat("\x01é[OP]", 90), "g", 4, int64(42), int64(7))
+	// Clocks and lanes at their extremes: a negative clock is written 0.
+	f.Add("clock", "k", "v", "", 1, int64(-1), int64(-1))
+	f.Add("clock", "k", "v", "", 1, int64(math.MinInt64), int64(math.MinInt64))
+	f.Add("clock", "k", "v", "", 1, int64(math.MaxInt64), int64(math.MaxInt64))
+	f.Add("clock", "k", "v", "", 1, int64(0), int64(0))
+	f.Fuzz(func(t *testing.T, msg, key, val, group string, repeat int, mono, tid int64) {
 		var attrs []slog.Attr
 		for range min(max(repeat, 0), 50) {
 			attrs = append(attrs, slog.Group(group, slog.String(key, val)), slog.Any(key, []byte(val)))
 		}
-		text, fitted := fitWith(Header{Mono: 42, TID: 7, Level: slog.LevelInfo, Func: "go"}, msg, nil, attrs...)
+		text, fitted := fitWith(Header{Mono: mono, TID: tid, Level: slog.LevelInfo, Func: "go"}, msg, nil, attrs...)
 		out := []byte(text)
 		require.False(t, len(out) > MaxRecord, "record of %d bytes", len(out))
 		require.False(t, fitted && len(out) > MaxRecord-1, "fitted record of %d bytes", len(out))
@@ -42,12 +48,13 @@ func FuzzRender(f *testing.F) {
 		for _, c := range out[:len(out)-1] {
 			require.False(t, c < 0x20 || c == 0x7f, "raw control byte %#x in %q", c, out)
 		}
-		const head = "[mono_ns=42][T0x7][INFO] go: "
+		head := fmt.Sprintf("[mono_ns=%d][T0x%x][INFO] go: ", max(mono, 0), uint64(tid))
+		require.True(t, bytes.HasPrefix(out, []byte(head)), "head %q of %q", head, out)
 		body := out[len(head) : len(out)-1]
 		require.False(t, containsMarker(string(body)), "marker forged from user text: %q", out)
 		require.False(t, !utf8.Valid(out) && !bytes.HasSuffix(out, []byte("~\n")), "invalid UTF-8 in untruncated record: %q", out)
 		p, err := Parse(out)
-		require.False(t, err != nil || p.Mono != 42 || p.TID != 7 || p.Func != "go", "does not parse back: %+v %v", p, err)
+		require.False(t, err != nil || p.Mono != max(mono, 0) || p.TID != tid || p.Func != "go", "does not parse back: %+v %v", p, err)
 
 		// Each attribute's " key=" as written, and the least the record
 		// can be.

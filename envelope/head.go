@@ -18,8 +18,12 @@ func (b *buffer) header(mono int64, gid int64, level slog.Level) {
 }
 
 // headerName is header with the level name given as text, for
-// records whose name is fixed (machine records) or already computed.
+// records whose name is fixed (machine records) or already computed. A
+// negative mono is written 0: CLOCK_MONOTONIC is never negative, the
+// grammar carries no sign (simpler's readers match \d+), and what a
+// writer writes, Parse reads back.
 func (b *buffer) headerName(mono int64, gid int64, name string) {
+	mono = max(mono, 0)
 	if b.n == 0 && len(name) <= 16 {
 		b.headerFast(mono, gid, name)
 		return
@@ -39,11 +43,8 @@ func (b *buffer) headerName(mono int64, gid int64, name string) {
 func (b *buffer) headerFast(mono int64, gid int64, name string) {
 	p := b.buf[:0:maxContent]
 	p = append(p, MarkerHeader...)
-	if mono < 0 {
-		p = append(p, '-')
-		mono = -mono
-	}
-	p = appendDecimal(p, uint64(mono))
+	p = appendDecimal(p, uint64(mono)) // not negative: headerName
+
 	p = append(p, "][T0x"...)
 	p = appendHex(p, uint64(gid))
 	p = append(p, "]["...)

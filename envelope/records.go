@@ -47,7 +47,7 @@ var ErrNotRecord = errors.New("envelope: not a record of that kind")
 //
 //	[mono_ns=<Mono>][T0x<TID>][<LEVEL>] <Func>: [<File>:<Line>] <body>
 type Header struct {
-	Mono  int64      // CLOCK_MONOTONIC ns ([Mono])
+	Mono  int64      // CLOCK_MONOTONIC ns ([Mono]); a negative one is written 0
 	TID   int64      // goroutine or thread id, written in hexadecimal
 	Level slog.Level // written by its name, rounded down onto the ladder
 	// PC, when not zero, gives Func, File and Line from the program's

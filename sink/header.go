@@ -75,10 +75,8 @@ func (h *heading) write(lf *logFile) error {
 	if h.headed {
 		return nil
 	}
-	// A clock read before the calibration instant (a test's fake clock)
-	// would be negative, which the record grammar does not carry.
 	var run envelope.Line
-	run.Run(max(envelope.Mono(time.Time{}), 0), 0, &h.hdr.run)
+	run.Run(envelope.Mono(time.Time{}), 0, &h.hdr.run)
 	b := append(h.buf[:0], run.Finish()...)
 	var rec []byte
 	if h.hdr.render != nil {
