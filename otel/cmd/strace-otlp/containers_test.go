@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -39,8 +40,16 @@ func TestContainerJourney(t *testing.T) {
 		t.Skipf("unshare --pid refused (it needs root): %v %s; slogsimpler's TestRunsWithOnePID forces the pid instead", err, bytes.TrimSpace(out))
 	}
 	root := t.TempDir()
+	if d := os.Getenv("JOURNEY_KEEP"); d != "" { // to look at the files afterwards
+		root = d
+	}
 	dir := filepath.Join(root, "logs")
-	const each, restart = 2000, 1000
+	// CONTAINER_JOURNEY_EACH runs it at another scale (the issue's:
+	// 80000, four goroutines of 20 000 invocations each).
+	each, restart := 2000, 1000
+	if n, err := strconv.Atoi(os.Getenv("CONTAINER_JOURNEY_EACH")); err == nil && n > 0 {
+		each = n
+	}
 	instances := func(tags ...string) {
 		t.Helper()
 		var wg sync.WaitGroup
