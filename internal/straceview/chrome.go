@@ -54,6 +54,29 @@ type Document struct {
 	stream iter.Seq[*Event]
 }
 
+// Events returns every event of doc, those it makes as they are written
+// copied (their arguments too), then TraceEvents: what WriteJSON writes,
+// held at once, for a caller that looks at a small document's events.
+func (doc Document) Events() []Event {
+	var out []Event
+	if doc.stream != nil {
+		for e := range doc.stream {
+			c := *e
+			c.Args = maps.Clone(e.Args)
+			if e.TS != nil {
+				ts := *e.TS
+				c.TS = &ts
+			}
+			if e.Dur != nil {
+				dur := *e.Dur
+				c.Dur = &dur
+			}
+			out = append(out, c)
+		}
+	}
+	return append(out, doc.TraceEvents...)
+}
+
 // AnchorJSON is one clockAnchors entry.
 type AnchorJSON struct {
 	PID    int64  `json:"pid"`

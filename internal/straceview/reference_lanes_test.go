@@ -3,7 +3,6 @@ package straceview
 import (
 	"bytes"
 	"encoding/json"
-	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,7 +29,7 @@ func parseText(t *testing.T, text string) []strace.Span {
 // metadata is the args.name of every kind metadata event, in lane order.
 func metadata(doc Document, kind string) []string {
 	var out []string
-	for _, e := range doc.TraceEvents {
+	for _, e := range doc.Events() {
 		if e.Ph == "M" && e.Name == kind {
 			out = append(out, e.Args["name"].(string))
 		}
@@ -41,7 +40,7 @@ func metadata(doc Document, kind string) []string {
 // lanes maps lane tid to lane name.
 func lanes(doc Document) map[int64]string {
 	out := map[int64]string{}
-	for _, e := range doc.TraceEvents {
+	for _, e := range doc.Events() {
 		if e.Ph == "M" && e.Name == "thread_name" {
 			out[e.TID] = e.Args["name"].(string)
 		}
@@ -51,7 +50,7 @@ func lanes(doc Document) map[int64]string {
 
 func sliceNames(doc Document) map[string]bool {
 	out := map[string]bool{}
-	for _, e := range doc.TraceEvents {
+	for _, e := range doc.Events() {
 		if e.Ph == "X" {
 			out[e.Name] = true
 		}
@@ -205,7 +204,7 @@ func TestReferenceExternalProducers(t *testing.T) {
 
 		flows := func(doc Document) []Event {
 			var out []Event
-			for _, e := range doc.TraceEvents {
+			for _, e := range doc.Events() {
 				if e.Ph == "s" || e.Ph == "f" {
 					out = append(out, e)
 				}
@@ -216,7 +215,7 @@ func TestReferenceExternalProducers(t *testing.T) {
 		assert.Equal(t, append([]string{"ext pypto"}, metadata(baseline, "thread_name")...), metadata(mixed, "thread_name"))
 		assert.Equal(t, flows(baseline), flows(mixed))
 		found := false
-		for _, e := range mixed.TraceEvents {
+		for _, e := range mixed.Events() {
 			if e.Name == "ext.pypto.decode_layer" {
 				found = true
 				assert.Equal(t, int64(7), e.TID, "on the thread's real tid")
@@ -306,18 +305,6 @@ func TestReferenceInvocationViews(t *testing.T) {
 // collected makes a streamed document's events into TraceEvents, copying
 // each (the stream reuses one), so a test can read and compare them.
 func collected(doc Document) Document {
-	var events []Event
-	if doc.stream != nil {
-		for e := range doc.stream {
-			c := *e
-			c.Args = maps.Clone(e.Args)
-			if e.TS != nil {
-				ts, dur := *e.TS, *e.Dur
-				c.TS, c.Dur = &ts, &dur
-			}
-			events = append(events, c)
-		}
-	}
-	doc.TraceEvents, doc.stream = append(events, doc.TraceEvents...), nil
+	doc.TraceEvents, doc.stream = doc.Events(), nil
 	return doc
 }

@@ -37,7 +37,7 @@ func TestSwimlane(t *testing.T) {
 	threads := map[[2]int64]string{}
 	var flows []Event
 	slicesByName := map[string][]Event{}
-	for _, e := range doc.TraceEvents {
+	for _, e := range doc.Events() {
 		switch e.Ph {
 		case "M":
 			if e.Name == "thread_name" {
