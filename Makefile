@@ -10,7 +10,7 @@ BENCH ?= .
 # select one set of versions for all of them.
 export GOWORK ?= off
 
-.PHONY: test lane-tests lane-builds crosscheck nocgo vet-all fmt-check tidy-check vet vet32 cross race stress allocs otel otel-demo bench bench-compare bench-lib fuzz cover
+.PHONY: test lane-tests lane-builds crosscheck nocgo vet-all fmt-check tidy-check vet vet32 api-check cross race stress allocs otel otel-demo bench bench-compare bench-lib fuzz cover
 
 # Every platform the library supports: it must build and vet on each
 # (tests run on this machine's).
@@ -35,7 +35,7 @@ test: fmt-check tidy-check
 	@$(MAKE) --no-print-directory -j2 -Oline lane-tests lane-builds
 
 lane-tests: race stress allocs
-lane-builds: vet vet32 crosscheck nocgo otel
+lane-builds: vet vet32 api-check crosscheck nocgo otel
 
 # The other platforms, type-checked from source (internal/crosscheck):
 # what a cross build would find, in seconds a platform where go vet for
@@ -61,6 +61,16 @@ tidy-check:
 vet:
 	@$(STEP) "go vet" $(GO) vet $(PKGS)
 	@$(STEP) "bench: go vet, benchtable's tests" sh -c 'cd bench && $(GO) vet ./... && $(GO) test ./cmd/...'
+
+# The public API only grows: api/v1.txt (the root module) and
+# api/otel.v1.txt (the otel module) record it in the format of Go's own
+# api/go1.*.txt, and the check fails when the code lacks a recorded line
+# (a name removed or changed) or has one the file lacks. An addition is
+# recorded on purpose, in the same commit:
+#   go run ./internal/apicheck -w api/v1.txt
+#   cd otel && go run simpler.dev/log/internal/apicheck -w ../api/otel.v1.txt
+api-check:
+	@$(STEP) "api-check (api/v1.txt, api/otel.v1.txt)" sh -c '$(GO) run ./internal/apicheck api/v1.txt && cd otel && $(GO) run simpler.dev/log/internal/apicheck ../api/otel.v1.txt'
 
 # 32-bit platforms, tests included (go vet type-checks them): a logger
 # runs on 32-bit boards, and a constant past 32 bits in a test, or a
