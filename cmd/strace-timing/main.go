@@ -478,7 +478,11 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 	case c.stats, serviceReport:
 		straceview.WriteStatsText(stdout, stats())
 	default:
-		straceview.WriteTables(stdout, buckets, c.show())
+		if simpler {
+			straceview.WriteTables(stdout, buckets, c.show())
+		} else {
+			straceview.WriteServiceTables(stdout, buckets, c.show()) // roots named as they are, not chip.run
+		}
 	}
 	if c.traceOut != "" {
 		var doc straceview.Document

@@ -76,10 +76,11 @@ func TestServiceLog(t *testing.T) {
 				assert.Equal(t, stats+"Wrote HTML timeline: "+html+"\n", out)
 			},
 			"--tables prints those", "--html"},
-		{"--tables forces simpler's tables", []string{"--tables"},
+		{"--tables forces simpler's tables, roots named as they are", []string{"--tables"},
 			func(t *testing.T, out string) {
 				assert.True(t, strings.HasPrefix(out, "callable hid=a11ce — 3 invocation(s)\n"), out)
-				assert.Contains(t, out, "  chip.run: mean=", "simpler's table, as simpler's reader prints it")
+				assert.Contains(t, out, "  http.request: mean=", "the service's root, by its name")
+				assert.NotContains(t, out, "chip.run", "a log without simpler's runtime has no chip.run")
 			}, "", ""},
 		{"--tables is a unique prefix", []string{"--tab"},
 			func(t *testing.T, out string) { assert.Contains(t, out, "callable hid=a11ce") }, "", ""},

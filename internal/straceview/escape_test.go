@@ -74,6 +74,7 @@ func TestTablesEscape(t *testing.T) {
 		write func(*bytes.Buffer, func(string) string)
 	}{
 		{"tables", func(b *bytes.Buffer, show func(string) string) { WriteTables(b, buckets, show) }},
+		{"service tables", func(b *bytes.Buffer, show func(string) string) { WriteServiceTables(b, buckets, show) }},
 		{"tree", func(b *bytes.Buffer, show func(string) string) { WriteTree(b, buckets, show) }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

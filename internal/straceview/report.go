@@ -46,6 +46,19 @@ func Summarize(durs []int64) Stats {
 // show, when not nil, rewrites each name and hid as printed ([Escape] for
 // a terminal); nil prints them as decoded, the reference's bytes.
 func WriteTables(w io.Writer, buckets []Bucket, show func(string) string) {
+	writeTables(w, buckets, show, false)
+}
+
+// WriteServiceTables is [WriteTables] for a log without simpler's runtime
+// spans ([SimplerRuntime]): a callable's roots are not chip.run there, so
+// their line names them as they are named (http.request), or "root" when
+// a callable's roots have several names.
+func WriteServiceTables(w io.Writer, buckets []Bucket, show func(string) string) {
+	writeTables(w, buckets, show, true)
+}
+
+// writeTables is WriteTables, with service the roots named by their names.
+func writeTables(w io.Writer, buckets []Bucket, show func(string) string, service bool) {
 	if len(buckets) == 0 {
 		fmt.Fprintln(w, "No [STRACE] markers found.")
 		return
@@ -53,10 +66,18 @@ func WriteTables(w io.Writer, buckets []Bucket, show func(string) string) {
 	for _, b := range buckets {
 		fmt.Fprintf(w, "callable hid=%s — %d invocation(s)\n", shown(show, b.HID), len(b.Invocations))
 		var roots []int64
+		rootName := "chip.run" // as simpler's reader names every root
 		stages := map[string][]int64{}
-		for _, iv := range b.Invocations {
+		for n, iv := range b.Invocations {
 			if r := iv.Root(); r != nil {
 				roots = append(roots, r.Dur)
+				switch {
+				case !service:
+				case n == 0 || len(roots) == 1:
+					rootName = r.Name
+				case r.Name != rootName:
+					rootName = "root"
+				}
 			}
 			for name, s := range byName(iv) {
 				if s.Depth != 0 {
@@ -65,7 +86,10 @@ func WriteTables(w io.Writer, buckets []Bucket, show func(string) string) {
 			}
 		}
 		if len(roots) > 0 {
-			fmt.Fprintf(w, "  chip.run: mean=%sus min=%sus max=%sus\n", fmtUS(meanNS(roots)), fmtUS(slices.Min(roots)), fmtUS(slices.Max(roots)))
+			if service {
+				rootName = shown(show, rootName)
+			}
+			fmt.Fprintf(w, "  %s: mean=%sus min=%sus max=%sus\n", rootName, fmtUS(meanNS(roots)), fmtUS(slices.Min(roots)), fmtUS(slices.Max(roots)))
 		}
 		names := make([]string, 0, len(stages))
 		for n := range stages {
