@@ -61,23 +61,19 @@ func TestRunsAreProcesses(t *testing.T) {
 		assert.Equal(t, s.PID, s.Run.PID)
 		byRun[s.Run.Label()]++
 	}
-	assert.Equal(t, map[string]int{
+	want := map[string]int{
 		"pid 1 (run 1 of 3, unmarked)":         2,
 		"pid 1 (run 2 of 3, started 13:02:11)": 3,
 		"pid 1 (run 3 of 3, started 13:03:11)": 4,
 		"pid 2":                                1,
-	}, byRun)
+	} // spans, and records, by process
+	assert.Equal(t, want, byRun)
 	recs := map[string]int{}
 	for _, r := range p.Records {
 		require.NotNil(t, r.Run)
 		recs[r.Run.Label()]++
 	}
-	assert.Equal(t, map[string]int{
-		"pid 1 (run 1 of 3, unmarked)":         2,
-		"pid 1 (run 2 of 3, started 13:02:11)": 3,
-		"pid 1 (run 3 of 3, started 13:03:11)": 4,
-		"pid 2":                                1,
-	}, recs, "records carry their file's run")
+	assert.Equal(t, want, recs, "records carry their file's run")
 	require.Len(t, p.Anchors, 4)
 	for i, a := range p.Anchors {
 		assert.Equal(t, int64(a.PID), p.AnchorRuns[i].PID)
