@@ -239,7 +239,7 @@ var page = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 body{font:13px system-ui,sans-serif;margin:16px;color:#222}
 table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:3px 8px;text-align:left;font:12px monospace}
 a{color:#0645ad}
-.row{display:flex;align-items:center;border-bottom:1px solid #f0f0f0}
+.row{display:block;border-bottom:1px solid #f0f0f0}
 .row summary{display:flex;align-items:center;cursor:pointer;list-style:none;width:100%}
 .name{width:320px;box-sizing:border-box;flex:none;font:12px monospace;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .track{position:relative;flex:1;height:18px;background:#fafafa}
