@@ -189,10 +189,13 @@ func FuzzAppendDecimal(f *testing.F) {
 }
 
 // FuzzSpanLine holds Line.Span, which writes a body that surely fits in
-// place, to the body written apart and then cut at the bound.
+// place, to the body written apart and then cut at the bound, and reads
+// the record back with its clock (a negative one written 0) and lane.
 func FuzzSpanLine(f *testing.F) {
 	f.Add("chip.run", int64(7), uint64(3), int64(-1), strings.Repeat("k=v ", 40))
 	f.Add(strings.Repeat("n", 100), int64(math.MaxInt64), uint64(math.MaxUint64), int64(math.MinInt64), strings.Repeat("x", 400))
+	f.Add("s", int64(-1), uint64(0), int64(math.MaxInt64), "")
+	f.Add("s", int64(math.MinInt64), uint64(0), int64(0), "")
 	f.Fuzz(func(t *testing.T, name string, tid int64, inv uint64, ts int64, attrs string) {
 		s := Span{PID: 4242, TID: tid, Inv: inv, HID: inv * 31, Depth: int(tid % 70), Name: name, TS: ts, Dur: ts / 3}
 		var got, want Line
@@ -201,7 +204,12 @@ func FuzzSpanLine(f *testing.F) {
 		want.raw(wire.FuncSpan + ": ")
 		var buf [MaxRecord]byte
 		want.rawBytes(s.AppendBody(buf[:0], []byte(attrs)))
-		require.Equal(t, string(want.Finish()), string(got.Finish()))
+		line := got.Finish()
+		require.Equal(t, string(want.Finish()), string(line))
+		p, err := Parse(line)
+		require.NoError(t, err, "%q", line)
+		require.Equal(t, max(ts, 0), p.Mono, "%q", line)
+		require.Equal(t, tid, p.TID, "%q", line)
 	})
 }
 

@@ -3,6 +3,7 @@ package envelope
 import (
 	"bytes"
 	"log/slog"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -50,19 +51,31 @@ func TestRecordBothWays(t *testing.T) {
 }
 
 // FuzzRecordBothWays: write, read, write again gives the same bytes, for
-// every record that was not fitted or cut.
+// every record that was not fitted or cut; and every record, fitted and
+// cut ones too, reads back with the clock (a negative one written 0) and
+// the lane it was given.
 func FuzzRecordBothWays(f *testing.F) {
-	f.Add("main.f", "file.go", 3, "hello", "k", "v", int64(7))
-	f.Add("a b:c", "", 0, "x\n[STRACE] y", "k y", "\"q\"", int64(-1))
-	f.Add("go", "", 0, "msg k=v", "=", "\xff", int64(0))
-	f.Fuzz(func(t *testing.T, fn, file string, line int, msg, key, val string, n int64) {
-		r := Record{Header: Header{Mono: 5, TID: 6, Level: slog.LevelInfo, Func: fn, File: file, Line: max(line, 0)},
+	f.Add("main.f", "file.go", 3, "hello", "k", "v", int64(7), int64(5), int64(6))
+	f.Add("a b:c", "", 0, "x\n[STRACE] y", "k y", "\"q\"", int64(-1), int64(5), int64(6))
+	f.Add("go", "", 0, "msg k=v", "=", "\xff", int64(0), int64(5), int64(6))
+	// Clocks and lanes at their extremes.
+	f.Add("main.f", "file.go", 3, "clock", "k", "v", int64(1), int64(-1), int64(-1))
+	f.Add("main.f", "file.go", 3, "clock", "k", "v", int64(1), int64(math.MinInt64), int64(math.MinInt64))
+	f.Add("main.f", "file.go", 3, "clock", "k", "v", int64(1), int64(math.MaxInt64), int64(math.MaxInt64))
+	f.Add("main.f", "file.go", 3, "clock", "k", "v", int64(1), int64(0), int64(0))
+	f.Fuzz(func(t *testing.T, fn, file string, line int, msg, key, val string, n, mono, tid int64) {
+		r := Record{Header: Header{Mono: mono, TID: tid, Level: slog.LevelInfo, Func: fn, File: file, Line: max(line, 0)},
 			Message: msg, Attrs: []slog.Attr{slog.String(key, val), slog.Int64("n", n)}}
 		var l1 Line
-		if l1.Record(&r) {
+		fitted := l1.Record(&r)
+		out1 := bytes.Clone(l1.Finish())
+		p, err := Parse(out1)
+		require.NoError(t, err, "%q", out1)
+		require.Equal(t, max(mono, 0), p.Mono, "%q", out1)
+		require.Equal(t, tid, p.TID, "%q", out1)
+		if fitted {
 			return
 		}
-		out1 := bytes.Clone(l1.Finish())
 		if len(out1) == MaxRecord {
 			return // cut: the rest of it is gone
 		}
