@@ -172,7 +172,7 @@ func TestRunsWithOnePID(t *testing.T) {
 	got := map[int]int{}
 	for _, p := range st.Processes {
 		assert.Equal(t, int64(1), p.PID)
-		assert.Regexp(t, `^run [123] of 3, started \d\d:\d\d:\d\d$`, p.RunPlace)
+		assert.Regexp(t, `^run [123] of 3, started \d\d:\d\d:\d\d, [0-9a-f]{8}$`, p.RunPlace)
 		got[p.Spans]++
 	}
 	assert.Equal(t, map[int]int{each: 2, restart: 1}, got)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/runid"
 )
 
 // A Run is one run of a process: one process lifetime. A pid does not
@@ -35,15 +36,17 @@ type Run struct {
 }
 
 // Label names the process: "pid 1", or, for a pid that had more than one
-// run in the log, "pid 1 (run 2 of 3, started 13:02:11)" (the start in UTC,
-// to the second; "unmarked" for what was written before runs were
-// marked).
+// run in the log, "pid 1 (run 2 of 3, started 13:02:11, 6f1c2d4e)": the
+// start in UTC, to the second, and the run identity's first 8 hex digits,
+// which the run's own files carry too (host.1-6f1c2d4e.log) and which
+// tell apart two runs started in the same second; "unmarked" for what was
+// written before runs were marked.
 func (r *Run) Label() string {
 	return fmt.Sprintf("pid %d%s", r.PID, r.Suffix())
 }
 
 // Suffix is what Label adds to "pid N": "" for a pid's only run, else
-// " (run 2 of 3, started 13:02:11)".
+// " (run 2 of 3, started 13:02:11, 6f1c2d4e)".
 func (r *Run) Suffix() string {
 	switch {
 	case r == nil || r.Of <= 1:
@@ -51,8 +54,13 @@ func (r *Run) Suffix() string {
 	case r.ID == "" || r.Start == 0:
 		return fmt.Sprintf(" (run %d of %d, unmarked)", r.N, r.Of)
 	}
-	return fmt.Sprintf(" (run %d of %d, started %s)", r.N, r.Of, time.Unix(0, r.Start).UTC().Format(time.TimeOnly))
+	return fmt.Sprintf(" (run %d of %d, started %s, %s)", r.N, r.Of, time.Unix(0, r.Start).UTC().Format(time.TimeOnly), r.Tag())
 }
+
+// Tag is the run identity's first 8 hex digits, as the name of a file of
+// the run's own carries them (host.<pid>-<tag>.log); "" for an unmarked
+// run.
+func (r *Run) Tag() string { return runid.Tag(r.ID, 8) }
 
 // laneShift places the lanes of a pid's later runs: Linux pids are below
 // 2^22 (pid_max's ceiling), so pid + (N−1)·2^22 is no other pid.

@@ -63,8 +63,8 @@ func TestRunsAreProcesses(t *testing.T) {
 	}
 	want := map[string]int{
 		"pid 1 (run 1 of 3, unmarked)":         2,
-		"pid 1 (run 2 of 3, started 13:02:11)": 3,
-		"pid 1 (run 3 of 3, started 13:03:11)": 4,
+		"pid 1 (run 2 of 3, started 13:02:11, aaaaaaaa)": 3,
+		"pid 1 (run 3 of 3, started 13:03:11, bbbbbbbb)": 4,
 		"pid 2":                                1,
 	} // spans, and records, by process
 	assert.Equal(t, want, byRun)
@@ -154,7 +154,7 @@ func TestRunLabel(t *testing.T) {
 	}{
 		{Run{PID: 1, N: 1, Of: 1}, "pid 1"},
 		{Run{PID: 1, ID: runA, Start: start, N: 1, Of: 1}, "pid 1"},
-		{Run{PID: 1, ID: runA, Start: start, N: 2, Of: 3}, "pid 1 (run 2 of 3, started 13:02:11)"},
+		{Run{PID: 1, ID: runA, Start: start, N: 2, Of: 3}, "pid 1 (run 2 of 3, started 13:02:11, aaaaaaaa)"},
 		{Run{PID: 7, N: 1, Of: 2}, "pid 7 (run 1 of 2, unmarked)"},
 	} {
 		t.Run(tt.want, func(t *testing.T) { assert.Equal(t, tt.want, tt.run.Label()) })

@@ -181,8 +181,10 @@ func receiverExported(e ast.Expr) bool {
 //     DefaultBackpressure, the two ends of Options.Backpressure under
 //     Setup; Sink.WriteNoWait, the path of a C module's thread, which
 //     never waits for room: 138 and 100.
+//   - strace.Run.Tag, the run's short identity its labels and its own
+//     files' names share: 138 and 101.
 func TestExportedSurface(t *testing.T) {
-	const budgetTop, budgetMethods = 138, 100
+	const budgetTop, budgetMethods = 138, 101
 	top, methods := exported(t, root)
 	t.Logf("exported: %d names, %d methods", top, methods)
 	assert.LessOrEqual(t, top, budgetTop, "the public packages export more names than the budget")

@@ -121,7 +121,7 @@ func TestContainerJourney(t *testing.T) {
 
 	t.Run("stats", func(t *testing.T) {
 		stdout := timing(dir, "--stats")
-		titles := regexp.MustCompile(`(?m)^pid 1 \(run ([123]) of 3, started \d\d:\d\d:\d\d\) — (\d+) span\(s\)$`).FindAllStringSubmatch(stdout, -1)
+		titles := regexp.MustCompile(`(?m)^pid 1 \(run ([123]) of 3, started \d\d:\d\d:\d\d, [0-9a-f]{8}\) — (\d+) span\(s\)$`).FindAllStringSubmatch(stdout, -1)
 		require.Len(t, titles, 3, "%s", stdout)
 		counts := map[string]int{}
 		for _, m := range titles {
