@@ -62,10 +62,10 @@ func TestRunsAreProcesses(t *testing.T) {
 		byRun[s.Run.Label()]++
 	}
 	want := map[string]int{
-		"pid 1 (run 1 of 3, unmarked)":         2,
+		"pid 1 (run 1 of 3, unmarked)":                   2,
 		"pid 1 (run 2 of 3, started 13:02:11, aaaaaaaa)": 3,
 		"pid 1 (run 3 of 3, started 13:03:11, bbbbbbbb)": 4,
-		"pid 2":                                1,
+		"pid 2": 1,
 	} // spans, and records, by process
 	assert.Equal(t, want, byRun)
 	recs := map[string]int{}
