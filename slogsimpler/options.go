@@ -64,10 +64,10 @@ type Options struct {
 	// its processor to busy neighbours). A positive duration makes it
 	// wait up to that long for room, then drop its record (counted as
 	// queue_full, reported in the log); it waits no longer than the
-	// writer needs to free a slot. DropWhenFull makes it drop at once,
-	// after the yields every producer makes (see package sink): simpler's
-	// own contract, for a program that would rather lose a line than a
-	// millisecond. Zero means the default: under Setup (a service), wait
+	// writer needs to free a slot. DropWhenFull makes it drop, after the
+	// yields every producer makes (see package sink), never sleeping:
+	// simpler's own contract, for a program whose logging calls must never
+	// wait on the writer. Zero means the default: under Setup (a service), wait
 	// up to DefaultBackpressure, as zap's and phuslu's asynchronous
 	// writers make their callers wait; for a bare State (NewState), drop,
 	// as simpler's runtime does. Counts reports the waits (Waited,
@@ -90,8 +90,8 @@ type Options struct {
 	// and every record is written in its own logging call, under a lock,
 	// so none is dropped for want of room and each call costs a write.
 	// Without it Setup starts the writer: a logging call queues its
-	// record and returns (a full queue drops it, counted, unless
-	// Backpressure). A new State is synchronous until State.Start, and a
+	// record and returns (at a full queue it waits for room, or drops the
+	// record, counted: see Backpressure). A new State is synchronous until State.Start, and a
 	// State the program started keeps its writer. Given to NewState, it
 	// holds under Setup too: Setup does not start that State's writer
 	// (the program may, with State.Start).
@@ -149,8 +149,9 @@ type Options struct {
 }
 
 // DropWhenFull, as Options.Backpressure, makes a logging call that finds
-// the queue full drop its record at once (counted queue_full and
-// reported in the log) instead of waiting for room.
+// the queue full drop its record (counted queue_full and reported in the
+// log) instead of waiting for room: it yields the processor to the writer
+// a few times first (see package sink), and never sleeps.
 const DropWhenFull time.Duration = -1
 
 // DefaultBackpressure is how long, under Setup, a logging call that finds
