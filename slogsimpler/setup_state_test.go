@@ -134,22 +134,14 @@ func TestSetupKeepsStateOptions(t *testing.T) {
 			name:   "Backpressure kept: DropWhenFull",
 			state:  Options{Destination: gated("Backpressure kept: DropWhenFull"), Backpressure: DropWhenFull},
 			during: fillQueue(gates),
-			check: func(t *testing.T, st *State, _ string) {
-				c := st.Counts()
-				assert.Zero(t, c.Waited, "no call waited: %+v", c)
-				assert.NotZero(t, c.QueueFull, "records dropped at the full queue, counted: %+v", c)
-			},
+			check:  droppedUnwaited,
 		},
 		{
 			name:   "Backpressure given: DropWhenFull",
 			state:  Options{Destination: gated("Backpressure given: DropWhenFull"), Backpressure: time.Hour},
 			setup:  Options{Backpressure: DropWhenFull},
 			during: fillQueue(gates),
-			check: func(t *testing.T, st *State, _ string) {
-				c := st.Counts()
-				assert.Zero(t, c.Waited, "no call waited: %+v", c)
-				assert.NotZero(t, c.QueueFull, "records dropped at the full queue, counted: %+v", c)
-			},
+			check:  droppedUnwaited,
 		},
 		{
 			// A State bound by NewState keeps its file, and gets Setup's
@@ -295,4 +287,12 @@ func fillQueue(gates map[string]chan struct{}) func(*testing.T, string, *State) 
 		close(gates[name])
 		<-done
 	}
+}
+
+// droppedUnwaited checks that, under DropWhenFull, no call waited at the
+// full queue and the records it could not take were dropped, counted.
+func droppedUnwaited(t *testing.T, st *State, _ string) {
+	c := st.Counts()
+	assert.Zero(t, c.Waited, "no call waited: %+v", c)
+	assert.NotZero(t, c.QueueFull, "records dropped at the full queue, counted: %+v", c)
 }
