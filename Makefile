@@ -37,13 +37,13 @@ test: fmt-check tidy-check
 lane-tests: race stress allocs
 lane-builds: vet vet32 api-check crosscheck nocgo otel
 
-# The other platforms, type-checked from source (internal/crosscheck):
+# The other platforms, type-checked from source (internal/checks/crosscheck):
 # what a cross build would find, in seconds a platform where go vet for
 # each compiles the standard library for it first (about 50 s a platform
 # from a cold cache on two cores). make cross runs that full vet.
 HOST := $(shell $(GO) env GOOS)/$(shell $(GO) env GOARCH)
 crosscheck:
-	@$(STEP) "type-check ($(filter-out $(HOST),$(TARGETS)))" $(GO) run ./internal/crosscheck $(filter-out $(HOST),$(TARGETS))
+	@$(STEP) "type-check ($(filter-out $(HOST),$(TARGETS)))" $(GO) run ./internal/checks/crosscheck $(filter-out $(HOST),$(TARGETS))
 
 nocgo:
 	@CGO_ENABLED=0 $(STEP) "go build, CGO_ENABLED=0" $(GO) build $(PKGS)
@@ -67,10 +67,10 @@ vet:
 # api/go1.*.txt, and the check fails when the code lacks a recorded line
 # (a name removed or changed) or has one the file lacks. An addition is
 # recorded on purpose, in the same commit:
-#   go run ./internal/apicheck -w api/v1.txt
-#   cd otel && go run simpler.dev/log/internal/apicheck -w ../api/otel.v1.txt
+#   go run ./internal/checks/apicheck -w api/v1.txt
+#   cd otel && go run simpler.dev/log/internal/checks/apicheck -w ../api/otel.v1.txt
 api-check:
-	@$(STEP) "api-check (api/v1.txt, api/otel.v1.txt)" sh -c '$(GO) run ./internal/apicheck api/v1.txt && cd otel && $(GO) run simpler.dev/log/internal/apicheck ../api/otel.v1.txt'
+	@$(STEP) "api-check (api/v1.txt, api/otel.v1.txt)" sh -c '$(GO) run ./internal/checks/apicheck api/v1.txt && cd otel && $(GO) run simpler.dev/log/internal/checks/apicheck ../api/otel.v1.txt'
 
 # 32-bit platforms, tests included (go vet type-checks them): a logger
 # runs on 32-bit boards, and a constant past 32 bits in a test, or a
@@ -120,7 +120,7 @@ ALLOCPKGS ?= $(shell grep -rlE --include='*_test.go' '^func Test[A-Za-z0-9_]*All
 # second time, without -race, a minute from a cold cache: vet-all runs it.
 otel:
 	@$(STEP) "otel: go test -race" sh -c 'cd otel && $(GO) test -race -count=1 ./...'
-	@README_OTEL=require $(STEP) "README's otel blocks" $(GO) test -count=1 -run 'TestREADME/otel' ./internal/readme
+	@README_OTEL=require $(STEP) "README's otel blocks" $(GO) test -count=1 -run 'TestREADME/otel' ./internal/checks/readme
 	@$(STEP) "otel/demo: go vet, go test" sh -c 'cd otel/demo && $(GO) vet ./... && $(GO) test -count=1 ./...'
 
 # The quickstart exporting its traces and logs live over OTLP to the

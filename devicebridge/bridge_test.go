@@ -20,8 +20,8 @@ import (
 
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/ladder"
-	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/internal/machine"
+	"simpler.dev/log/internal/testkit/logtest"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
 	"simpler.dev/log/strace"

@@ -24,8 +24,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"simpler.dev/log/envelope"
-	"simpler.dev/log/internal/ctest"
-	"simpler.dev/log/internal/logtest"
+	"simpler.dev/log/internal/testkit/ctest"
+	"simpler.dev/log/internal/testkit/logtest"
 	"simpler.dev/log/internal/wire"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/sink"

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"simpler.dev/log/internal/handoff"
-	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/internal/render"
+	"simpler.dev/log/internal/testkit/logtest"
 )
 
 // plainRecord returns a plain record (package handoff) from its caller's

@@ -19,7 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"simpler.dev/log/internal/logtest"
+	"simpler.dev/log/internal/testkit/logtest"
 )
 
 // rec makes a record of exactly n bytes (n >= 2) ending in a newline.

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"simpler.dev/log/internal/racedetect"
+	"simpler.dev/log/internal/testkit/racedetect"
 	"simpler.dev/log/levels"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"simpler.dev/log/internal/logtest"
+	"simpler.dev/log/internal/testkit/logtest"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
 	"simpler.dev/log/spanattr"

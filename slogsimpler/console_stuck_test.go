@@ -22,9 +22,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
-	"simpler.dev/log/internal/logtest"
-	"simpler.dev/log/internal/ptytest"
 	"simpler.dev/log/internal/stdio"
+	"simpler.dev/log/internal/testkit/logtest"
+	"simpler.dev/log/internal/testkit/ptytest"
 )
 
 // Tests of a console on an inherited standard stream that stops reading:

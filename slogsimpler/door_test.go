@@ -15,8 +15,8 @@ import (
 
 	"simpler.dev/log/devicebridge"
 	"simpler.dev/log/envelope"
-	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/internal/loose"
+	"simpler.dev/log/internal/testkit/logtest"
 	"simpler.dev/log/internal/wire"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/sink"

@@ -3,7 +3,7 @@ package slogsimpler
 import (
 	"testing"
 
-	"simpler.dev/log/internal/logtest"
+	"simpler.dev/log/internal/testkit/logtest"
 )
 
 // parsed is one envelope record read back for tests.

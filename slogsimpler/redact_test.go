@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"simpler.dev/log/devicebridge"
-	"simpler.dev/log/internal/logtest"
+	"simpler.dev/log/internal/testkit/logtest"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
 	"simpler.dev/log/spanattr"

@@ -18,7 +18,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"simpler.dev/log/internal/runid"
-	"simpler.dev/log/internal/straceview"
 	"simpler.dev/log/sink"
 	"simpler.dev/log/spanattr"
 	"simpler.dev/log/strace"
@@ -164,30 +163,22 @@ func TestRunsWithOnePID(t *testing.T) {
 	}
 	assert.Greater(t, tagged, 2, "the runs that found host.1.log another's wrote (and rotated) sets of their own: %v", len(after))
 
-	// The reader: three processes, as strace-timing --stats shows them.
+	// The reader: three processes, each span of its own run. (How
+	// strace-timing's views show them is straceview's TestRunsInViews.)
 	h, err := strace.ReadHost(nil, dir, nil)
 	require.NoError(t, err)
-	st := straceview.Statistics([]strace.HostLog{h})
-	require.Len(t, st.Processes, 3, "%+v", st.Processes)
+	byRun := map[*strace.Run]int{}
+	for _, s := range h.Parser.Spans {
+		require.NotNil(t, s.Run)
+		assert.Equal(t, int64(1), s.Run.PID)
+		byRun[s.Run]++
+	}
+	require.Len(t, byRun, 3, "three processes")
 	got := map[int]int{}
-	for _, p := range st.Processes {
-		assert.Equal(t, int64(1), p.PID)
-		assert.Regexp(t, `^run [123] of 3, started \d\d:\d\d:\d\d, [0-9a-f]{8}$`, p.RunPlace)
-		got[p.Spans]++
+	for r, n := range byRun {
+		assert.Regexp(t, `^pid 1 \(run [123] of 3, started \d\d:\d\d:\d\d, [0-9a-f]{8}\)$`, r.Label())
+		got[n]++
 	}
 	assert.Equal(t, map[int]int{each: 2, restart: 1}, got)
-	var text bytes.Buffer
-	straceview.WriteStatsText(&text, st)
-	assert.Contains(t, text.String(), "pid 1 (run 3 of 3, started ")
 	assert.Empty(t, h.Parser.MergedRuns)
-
-	// --trace-out's invocations: none holds spans of two runs.
-	straceview.SplitRuns(h.Parser.Spans)
-	invs := straceview.Group(h.Parser.Spans, straceview.InInvocation)
-	assert.Len(t, invs, 2*each+restart, "one invocation per run and inv")
-	for _, iv := range invs {
-		for _, s := range iv.Spans {
-			require.Same(t, iv.Spans[0].Run, s.Run, "invocation %d holds spans of two runs", iv.Inv)
-		}
-	}
 }

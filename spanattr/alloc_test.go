@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"simpler.dev/log/internal/racedetect"
+	"simpler.dev/log/internal/testkit/racedetect"
 	"simpler.dev/log/levels"
 )
 

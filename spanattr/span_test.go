@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"simpler.dev/log/envelope"
-	"simpler.dev/log/internal/logtest"
+	"simpler.dev/log/internal/testkit/logtest"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
 )

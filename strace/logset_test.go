@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"simpler.dev/log/internal/logtest"
+	"simpler.dev/log/internal/testkit/logtest"
 	"simpler.dev/log/levels"
 )
 
@@ -26,7 +26,7 @@ func writeSet(t *testing.T, dir string, files map[string]string) {
 // TestLogSet: a rotated set is one log; each file's records are placed
 // by that file's own anchor, a record before any anchor in its file by
 // the nearest anchor of its process. (How far a set's anchors disagree
-// is internal/straceview's TestAnchorSpread.)
+// is cmd/strace-timing/internal/straceview's TestAnchorSpread.)
 func TestLogSet(t *testing.T) {
 	const wall = 1_800_000_000_000_000_000
 	span := func(name string, ts int64) string { return logtest.HostSpanRecord(7, 1, name, "", 0, ts, 10) + "\n" }

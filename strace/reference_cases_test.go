@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"simpler.dev/log/internal/logtest"
+	"simpler.dev/log/internal/testkit/logtest"
 )
 
 // The cases of simpler's tests/ut/py/test_strace_timing.py about reading
@@ -15,7 +15,7 @@ import (
 // format. (The swimlane, native-overlap and wall-time cases are in
 // swimlane_test.go, overlap_test.go and wall_test.go; host phase records,
 // the ext. namespace and the invocation views in reference_lanes_test.go,
-// span families and invocations in internal/straceview's group_test.go;
+// span families and invocations in cmd/strace-timing/internal/straceview's group_test.go;
 // the CLI cases in cmd/strace-timing/reference_cli_test.go.)
 
 type gotSpan struct {

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"simpler.dev/log/internal/straceview"
+	"simpler.dev/log/cmd/strace-timing/internal/straceview"
 )
 
 // millionLines writes 10^6 span records of one invocation, 16 span names,

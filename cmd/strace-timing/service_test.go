@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"simpler.dev/log/internal/logtest"
-	"simpler.dev/log/internal/straceview"
+	"simpler.dev/log/cmd/strace-timing/internal/straceview"
+	"simpler.dev/log/internal/testkit/logtest"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
 	"simpler.dev/log/spanattr"

@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"simpler.dev/log/envelope"
-	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/internal/render"
+	"simpler.dev/log/internal/testkit/logtest"
 )
 
 // record returns a record from a slog call site (record's caller).

@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"simpler.dev/log/envelope"
-	"simpler.dev/log/internal/logtest"
 	"simpler.dev/log/internal/origin"
-	"simpler.dev/log/internal/racedetect"
+	"simpler.dev/log/internal/testkit/logtest"
+	"simpler.dev/log/internal/testkit/racedetect"
 )
 
 // record returns a record from a slog call site (record's caller) with

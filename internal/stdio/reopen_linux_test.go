@@ -17,7 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"simpler.dev/log/internal/ptytest"
+	"simpler.dev/log/internal/testkit/ptytest"
 )
 
 // blockingPipe returns a pipe whose write end is in blocking mode, as an

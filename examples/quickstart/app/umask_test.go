@@ -3,7 +3,7 @@ package app
 import (
 	"io/fs"
 
-	"simpler.dev/log/internal/logtest"
+	"simpler.dev/log/internal/testkit/logtest"
 )
 
 func currentUmask() fs.FileMode {

@@ -1,0 +1,2 @@
+// Package logtest holds helpers shared by this module's tests.
+package logtest
