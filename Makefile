@@ -18,13 +18,14 @@ TARGETS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 freebsd/amd64 windo
 
 # step NAME CMD... runs CMD under a name: it says when the step starts,
 # every 20 s while it runs (a cold module cache makes some steps long, and
-# a silent step cannot be told from a hung one), and how it ended and how
-# long it took.
+# a silent step cannot be told from a hung one), and how it ended, how
+# long it took and the CPU time it used (user and system).
 STEP = sh -c 'name=$$1; shift; start=$$(date +%s); echo "==> $$name"; \
 	( while :; do sleep 20 >/dev/null 2>&1; echo "    ... $$name: $$(( $$(date +%s) - start ))s"; done ) & t=$$!; \
 	"$$@"; rc=$$?; kill $$t 2>/dev/null; \
 	if [ $$rc = 0 ]; then r=ok; else r="FAILED ($$rc)"; fi; \
-	echo "<== $$name: $$r in $$(( $$(date +%s) - start ))s"; exit $$rc' step
+	tf=$$(mktemp); times >"$$tf"; cpu=$$(tail -n 1 "$$tf"); rm -f "$$tf"; \
+	echo "<== $$name: $$r in $$(( $$(date +%s) - start ))s (cpu $$cpu)"; exit $$rc' step
 
 # make test runs the checks in two lanes at once: the library's tests
 # (race, stress and allocation tests) and the build checks (the other
@@ -35,15 +36,20 @@ test: fmt-check tidy-check
 	@$(MAKE) --no-print-directory -j2 -Oline lane-tests lane-builds
 
 lane-tests: race stress allocs
-lane-builds: vet vet32 api-check crosscheck nocgo otel
+lane-builds: vet api-check crosscheck otel
 
-# The other platforms, type-checked from source (internal/checks/crosscheck):
-# what a cross build would find, in seconds a platform where go vet for
-# each compiles the standard library for it first (about 50 s a platform
-# from a cold cache on two cores). make cross runs that full vet.
+# Every package, tests included, type-checked from source for the other
+# platforms, for 32-bit linux/386 and linux/arm (a constant past 32 bits
+# is an error there), and for this machine's with cgo off (the library
+# but hostabi builds with CGO_ENABLED=0): internal/checks/crosscheck,
+# what a cross build's compiler front end would find, in a few seconds a
+# platform. Compiling instead compiles the standard library once more for
+# each (go vet for 386 and arm took 290 s of a cold make test, a cgo-off
+# build 68 s); make cross, vet32 and nocgo still do, before a release.
 HOST := $(shell $(GO) env GOOS)/$(shell $(GO) env GOARCH)
+CHECKTARGETS ?= $(sort $(TARGETS) linux/386 linux/arm $(HOST))
 crosscheck:
-	@$(STEP) "type-check ($(filter-out $(HOST),$(TARGETS)))" $(GO) run ./internal/checks/crosscheck $(filter-out $(HOST),$(TARGETS))
+	@$(STEP) "type-check ($(CHECKTARGETS), cgo off)" $(GO) run ./internal/checks/crosscheck $(CHECKTARGETS)
 
 nocgo:
 	@CGO_ENABLED=0 $(STEP) "go build, CGO_ENABLED=0" $(GO) build $(PKGS)
@@ -69,20 +75,22 @@ vet:
 # recorded on purpose, in the same commit:
 #   go run ./internal/checks/apicheck -w api/v1.txt
 #   cd otel && go run simpler.dev/log/internal/checks/apicheck -w ../api/otel.v1.txt
+# The otel module's API is read from its -race build, the one its go test
+# -race makes (a plain build would compile the OpenTelemetry SDK again).
 api-check:
-	@$(STEP) "api-check (api/v1.txt, api/otel.v1.txt)" sh -c '$(GO) run ./internal/checks/apicheck api/v1.txt && cd otel && $(GO) run simpler.dev/log/internal/checks/apicheck ../api/otel.v1.txt'
+	@$(STEP) "api-check (api/v1.txt, api/otel.v1.txt)" sh -c '$(GO) run ./internal/checks/apicheck api/v1.txt && cd otel && $(GO) run simpler.dev/log/internal/checks/apicheck -race ../api/otel.v1.txt'
 
-# 32-bit platforms, tests included (go vet type-checks them): a logger
-# runs on 32-bit boards, and a constant past 32 bits in a test, or a
-# 64-bit atomic Go does not align, shows here. This kernel cannot run 386
+# 32-bit platforms, tests included, compiled and vetted in full: a logger
+# runs on 32-bit boards. make test type-checks them (crosscheck); this
+# adds vet's analyzers, before a release. This kernel cannot run 386
 # binaries, so compiling and vetting is the check.
 vet32:
 	@$(STEP) "go vet (linux/386, linux/arm)" sh -c 'GOARCH=386 $(GO) vet $(PKGS) && GOARCH=arm $(GO) vet $(PKGS)'
 
-# Every module's full go vet (the otel module's too, which make test
-# leaves to go test's subset): before a release, with cross.
-vet-all: vet
-	@$(STEP) "otel: go vet" sh -c 'cd otel && $(GO) vet ./...'
+# Every module's full go vet (the otel module's and its demo's too, which
+# make test leaves to go test's subset): before a release, with cross.
+vet-all: vet vet32
+	@$(STEP) "otel: go vet" sh -c 'cd otel && $(GO) vet ./... && cd demo && $(GO) vet ./...'
 
 # go vet on every platform, each compiled in full: before a release.
 cross: nocgo
@@ -113,15 +121,19 @@ ALLOCPKGS ?= $(shell grep -rlE --include='*_test.go' '^func Test[A-Za-z0-9_]*All
 # ports. Then the README's otel blocks, built against the module: the
 # race target skips them (saying so) while the module cache lacks the otel
 # module's dependencies, which the root module's `go mod download` does
-# not fetch and the vet above has; README_OTEL=require makes that a failure.
-# go test runs vet's own subset of analyzers on the otel module (atomic,
-# bool, buildtags, errorsas, ifaceassert, nilfunc, printf, ...); its full
-# go vet compiles the OpenTelemetry SDK and the Collector's receiver a
-# second time, without -race, a minute from a cold cache: vet-all runs it.
+# not fetch and the test above has; README_OTEL=require makes that a
+# failure. Then the demo's tests.
+# Everything here is built with -race, the README's blocks too (the
+# readme test builds them as it was built): the OpenTelemetry SDK, gRPC
+# and the Collector's receiver are then compiled once, not once with
+# -race and once without (two minutes of a cold make test). go test runs
+# vet's own subset of analyzers (atomic, bool, buildtags, errorsas,
+# ifaceassert, nilfunc, printf, ...); the full go vet of both modules
+# compiles them without -race, so vet-all runs it, before a release.
 otel:
 	@$(STEP) "otel: go test -race" sh -c 'cd otel && $(GO) test -race -count=1 ./...'
-	@README_OTEL=require $(STEP) "README's otel blocks" $(GO) test -count=1 -run 'TestREADME/otel' ./internal/checks/readme
-	@$(STEP) "otel/demo: go vet, go test" sh -c 'cd otel/demo && $(GO) vet ./... && $(GO) test -count=1 ./...'
+	@README_OTEL=require $(STEP) "README's otel blocks" $(GO) test -race -count=1 -run 'TestREADME/otel' ./internal/checks/readme
+	@$(STEP) "otel/demo: go test -race" sh -c 'cd otel/demo && $(GO) test -race -count=1 ./...'
 
 # The quickstart exporting its traces and logs live over OTLP to the
 # Collector's own receiver, and a trace viewer of what arrived (offline).

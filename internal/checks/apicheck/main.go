@@ -24,6 +24,7 @@ import (
 
 func main() {
 	write := flag.Bool("w", false, "write FILE from the code instead of checking it")
+	flag.BoolVar(&race, "race", false, "read the dependencies' export data from their -race build (the one make test's go test -race has already made)")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: apicheck [-w] FILE   (run in the module's root)")
 		flag.PrintDefaults()
@@ -188,13 +189,23 @@ func API(root string) ([]string, error) {
 	return slices.Compact(out), nil
 }
 
+// race makes exportImporter ask for the -race build of every package:
+// its export data (the API) is the same, and make test has built it for
+// go test -race already, where a plain build compiles the otel module's
+// dependencies a second time.
+var race bool
+
 // exportImporter imports the packages the module's depend on from their
 // compiled export data, which go list -export finds (and builds, in the
 // same cache as go build and go test): type-checking the otel module's
 // dependencies from source took a minute. Should go list fail, packages
 // are type-checked from source.
 func exportImporter(fset *token.FileSet, root string) types.Importer {
-	cmd := exec.Command("go", "list", "-export", "-deps", "-f", "{{if .Export}}{{.ImportPath}}={{.Export}}{{end}}", "./...")
+	args := []string{"list", "-export", "-deps", "-f", "{{if .Export}}{{.ImportPath}}={{.Export}}{{end}}", "./..."}
+	if race {
+		args = slices.Insert(args, 1, "-race")
+	}
+	cmd := exec.Command("go", args...)
 	cmd.Dir = root
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"go/ast"
 	"go/build"
-	"go/importer"
 	"go/parser"
 	"go/token"
 	"go/types"
@@ -104,9 +103,10 @@ func modulePackages() ([][2]string, error) {
 func check(goos, goarch string, pkgs [][2]string) (int, []error) {
 	ctx := build.Default
 	ctx.GOOS, ctx.GOARCH, ctx.CgoEnabled = goos, goarch, false
-	build.Default = ctx // the source importer reads build.Default
+	ctx.ToolTags = toolTags(goos, goarch)
 	fset := token.NewFileSet()
-	imp := importer.ForCompiler(fset, "source", nil)
+	imp := newDepImporter(&ctx, fset)
+	imp.dirs = packageDirs(goos, goarch)
 	var errs []error
 	n := 0
 	for _, p := range pkgs {
@@ -125,17 +125,32 @@ func check(goos, goarch string, pkgs [][2]string) (int, []error) {
 		// the external tests need a test variant of the package and of
 		// everything between it and them, as go test builds; that is left
 		// to go vet on this platform and to make cross.
-		errs = append(errs, checkFiles(fset, imp, p[0], bp.Dir, append(bp.GoFiles, bp.TestGoFiles...))...)
+		errs = append(errs, checkFiles(fset, imp, p[0], bp.Dir, append(bp.GoFiles, bp.TestGoFiles...), goarch)...)
 		if len(bp.XTestGoFiles) > 0 && len(bp.TestGoFiles) == 0 {
-			errs = append(errs, checkFiles(fset, imp, p[0]+"_test", bp.Dir, bp.XTestGoFiles)...)
+			errs = append(errs, checkFiles(fset, imp, p[0]+"_test", bp.Dir, bp.XTestGoFiles, goarch)...)
 		}
 	}
 	return n, errs
 }
 
-// checkFiles parses and type-checks one package's files, returning the
-// errors found.
-func checkFiles(fset *token.FileSet, imp types.Importer, path, dir string, names []string) []error {
+// toolTags are the go command's tool tags for goos/goarch: the
+// goexperiment tags its compiler holds (register ABI or not), which
+// choose files of the standard library. build.Default has this
+// machine's.
+func toolTags(goos, goarch string) []string {
+	cmd := exec.Command("go", "list", "-f", "{{join context.ToolTags \" \"}}", "runtime")
+	cmd.Env = append(os.Environ(), "GOOS="+goos, "GOARCH="+goarch, "CGO_ENABLED=0")
+	out, err := cmd.Output()
+	if err != nil {
+		return build.Default.ToolTags // the check then says what it lacks
+	}
+	return strings.Fields(string(out))
+}
+
+// checkFiles parses and type-checks one package's files in full, with
+// goarch's sizes (a constant past 32 bits is an error on 386 and arm),
+// returning the errors found.
+func checkFiles(fset *token.FileSet, imp types.Importer, path, dir string, names []string, goarch string) []error {
 	var errs []error
 	var files []*ast.File
 	for _, name := range names {
@@ -146,7 +161,144 @@ func checkFiles(fset *token.FileSet, imp types.Importer, path, dir string, names
 		}
 		files = append(files, f)
 	}
-	conf := types.Config{Importer: imp, Error: func(err error) { errs = append(errs, err) }}
+	conf := types.Config{Importer: imp, Sizes: types.SizesFor("gc", goarch), Error: func(err error) { errs = append(errs, err) }}
 	conf.Check(path, fset, files, nil) // its errors are in errs
 	return errs
+}
+
+// lookup finds path's directory in the go list of the platform: the
+// standard library's vendored packages for an import from inside it.
+func (d *depImporter) lookup(path, srcDir string) (string, bool) {
+	if strings.HasPrefix(srcDir, filepath.Join(build.Default.GOROOT, "src")+string(filepath.Separator)) {
+		if dir, ok := d.dirs["vendor/"+path]; ok {
+			return dir, true
+		}
+	}
+	dir, ok := d.dirs[path]
+	return dir, ok
+}
+
+// depImporter type-checks what the module's packages import (the
+// standard library, golang.org/x/sys, the module's own packages seen from
+// another) from source for one platform, declarations only: a
+// dependency's function bodies cannot change what its importers see, and
+// skipping them makes the check several times faster than the source
+// importer of go/importer, which checks every body of every dependency.
+// One importer serves one platform; it is not safe for concurrent use.
+type depImporter struct {
+	ctx  *build.Context
+	fset *token.FileSet
+	pkgs map[string]*types.Package // by directory: one package a directory
+	// found caches where an import resolves from a directory: go/build
+	// asks the go command for every path outside the standard library.
+	found map[[2]string]*build.Package
+	// dirs is every package the module's packages and tests reach on
+	// this platform, by import path, from one go list: asking go/build
+	// for each would run the go command hundreds of times a platform.
+	dirs map[string]string
+}
+
+// packageDirs lists the directory of every package the module's
+// packages and their tests depend on, for goos/goarch with cgo off; nil
+// when go list fails (each import is then found by go/build).
+func packageDirs(goos, goarch string) map[string]string {
+	cmd := exec.Command("go", "list", "-e", "-deps", "-test", "-f", "{{.ImportPath}}\t{{.Dir}}", "./...")
+	cmd.Env = append(os.Environ(), "GOOS="+goos, "GOARCH="+goarch, "CGO_ENABLED=0")
+	out, err := cmd.Output()
+	if err != nil {
+		return nil
+	}
+	dirs := map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		path, dir, ok := strings.Cut(line, "\t")
+		if ok && dir != "" && !strings.Contains(path, " [") && !strings.HasSuffix(path, ".test") { // not a test variant or main
+			dirs[path] = dir
+		}
+	}
+	return dirs
+}
+
+func newDepImporter(ctx *build.Context, fset *token.FileSet) *depImporter {
+	return &depImporter{ctx: ctx, fset: fset, pkgs: map[string]*types.Package{}, found: map[[2]string]*build.Package{}}
+}
+
+func (d *depImporter) Import(path string) (*types.Package, error) {
+	return d.ImportFrom(path, ".", 0)
+}
+
+func (d *depImporter) ImportFrom(path, srcDir string, _ types.ImportMode) (*types.Package, error) {
+	if path == "unsafe" {
+		return types.Unsafe, nil
+	}
+	key := [2]string{path, srcDir}
+	if !build.IsLocalImport(path) && !strings.Contains(path, ".") {
+		key[1] = "" // the standard library: the same from everywhere but its own vendor tree
+		if strings.HasPrefix(srcDir, build.Default.GOROOT) {
+			key[1] = "goroot"
+		}
+	}
+	bp, ok := d.found[key]
+	if dir, listed := d.lookup(path, srcDir); !ok && listed {
+		var err error
+		if bp, err = d.ctx.ImportDir(dir, 0); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		bp.ImportPath, ok = path, true
+		if strings.HasPrefix(dir, filepath.Join(build.Default.GOROOT, "src", "vendor")+string(filepath.Separator)) {
+			bp.ImportPath = "vendor/" + path
+		}
+		d.found[key] = bp
+	}
+	if !ok {
+		// go/build asks the go command where a module's package is only
+		// with this machine's tool tags, so the directory is found with
+		// those and its files are chosen with the platform's.
+		find := build.Default
+		find.GOOS, find.GOARCH, find.CgoEnabled = d.ctx.GOOS, d.ctx.GOARCH, false
+		at, err := find.Import(path, srcDir, build.FindOnly)
+		if err != nil {
+			return nil, err
+		}
+		if bp, err = d.ctx.ImportDir(at.Dir, 0); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		bp.ImportPath = at.ImportPath
+		d.found[key] = bp
+	}
+	if p, ok := d.pkgs[bp.Dir]; ok {
+		if !p.Complete() {
+			return nil, fmt.Errorf("import cycle through %s", path)
+		}
+		return p, nil
+	}
+	var files []*ast.File
+	for _, name := range bp.GoFiles {
+		f, err := parser.ParseFile(d.fset, filepath.Join(bp.Dir, name), nil, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	var first error
+	conf := types.Config{
+		Importer:         d,
+		Sizes:            types.SizesFor("gc", d.ctx.GOARCH),
+		IgnoreFuncBodies: true,
+		FakeImportC:      true, // cgo is off; a file that still says import "C" is not ours to judge
+		Error: func(err error) {
+			if first == nil {
+				first = err
+			}
+		},
+	}
+	p := types.NewPackage(bp.ImportPath, bp.Name)
+	d.pkgs[bp.Dir] = p
+	if err := types.NewChecker(&conf, d.fset, p, nil).Files(files); err != nil && first == nil {
+		first = err
+	}
+	if first != nil {
+		return nil, fmt.Errorf("%s for %s/%s: %w", path, d.ctx.GOOS, d.ctx.GOARCH, first)
+	}
+	p.MarkComplete()
+	return p, nil
 }

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"go/importer"
+	"go/build"
 	"go/token"
 	"os"
 	"path/filepath"
@@ -37,7 +37,26 @@ func TestCheckFiles(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "x.go"), []byte("package x\n\nvar s string = 1\n"), 0o644))
 	fset := token.NewFileSet()
-	errs := checkFiles(fset, importer.ForCompiler(fset, "source", nil), "x", dir, []string{"x.go"})
+	errs := checkFiles(fset, newDepImporter(&build.Default, fset), "x", dir, []string{"x.go"}, "amd64")
 	require.Len(t, errs, 1)
 	assert.Contains(t, errs[0].Error(), "x.go:3:")
+}
+
+// TestCheckUsesThePlatformsSizes: a constant past 32 bits in an int is an
+// error on 386 and arm only, and a standard-library name one platform
+// lacks (syscall.Flock on windows) is found through the declarations-only
+// importer.
+func TestCheckUsesThePlatformsSizes(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.go"), []byte("package p\n\nimport \"syscall\"\n\nvar big int = 1 << 40\n\nvar _ = syscall.Flock\n"), 0o644))
+	for _, tt := range []struct {
+		goos, goarch string
+		errs         int
+	}{{"linux", "amd64", 0}, {"linux", "arm64", 0}, {"linux", "386", 1}, {"linux", "arm", 1}, {"windows", "amd64", 1}} {
+		t.Run(tt.goos+"/"+tt.goarch, func(t *testing.T) {
+			n, errs := check(tt.goos, tt.goarch, [][2]string{{"example.com/p", dir}})
+			assert.Equal(t, 1, n)
+			assert.Len(t, errs, tt.errs, "%v", errs)
+		})
+	}
 }

@@ -23,6 +23,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"simpler.dev/log/internal/testkit/racedetect"
 )
 
 // root is the repository's root, from this package's directory.
@@ -609,6 +611,12 @@ type toolchain struct {
 func (tc *toolchain) run(dir string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
+	if racedetect.Enabled && len(args) > 0 && (args[0] == "vet" || args[0] == "build" || args[0] == "test") {
+		// Under go test -race (make test), the blocks are built with -race
+		// too: the standard library and every dependency are then the
+		// build that make test has made already, not a second one.
+		args = append([]string{args[0], "-race"}, args[1:]...)
+	}
 	cmd := exec.CommandContext(ctx, tc.goTool, args...)
 	cmd.Dir = dir
 	cmd.Env = tc.env
