@@ -14,7 +14,7 @@ import (
 )
 
 // TestReopenFollowsNoPlantedLink: the bound directory is renamed away and
-// something else put at its path, then Reopen (the README's SIGHUP
+// something else put at its path, then Reopen (docs/SERVICE.md's SIGHUP
 // recipe). A symbolic link another user could have planted, or a directory
 // another user owns, is refused: nothing is made in it, the refusal is
 // said, and records go on into the directory the sink holds, the one it

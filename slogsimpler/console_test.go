@@ -572,7 +572,7 @@ func consoleChild(scenario, dir string) {
 	console := NewConsoleHandler(out, &ConsoleOptions{NoColor: true})
 	var h slog.Handler = console
 	if strings.HasPrefix(scenario, "readme") {
-		// README's "Prefer to wire it yourself?": a state with its own
+		// docs/SERVICE.md's "Prefer to wire it yourself?": a state with its own
 		// writer, and the console beside it in a fan-out.
 		st, err := NewState(&Options{Dir: dir})
 		must(err)

@@ -10,7 +10,7 @@ import (
 
 // A test of a program that logs through Setup captures the records in
 // memory with a State of its own, so every test can call Setup, and
-// asserts on them typed. This is the README's test (readme_capture_test.go
+// asserts on them typed. This is docs/TESTING.md's test (readme_capture_test.go
 // runs it as written there); greet is the code under test, slog.Warn.
 func ExampleCapture() {
 	defer slog.SetDefault(slog.Default()) // a test puts the old default back

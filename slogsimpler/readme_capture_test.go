@@ -13,12 +13,12 @@ import (
 	"simpler.dev/log/slogsimpler"
 )
 
-// greet is the code under test of the README's "In your tests" and of
+// greet is the code under test of docs/TESTING.md and of
 // ExampleCapture.
 func greet(name string) { slog.Warn("hello", "name", name) }
 
-// TestGreet is the README's "In your tests" block, copied exactly: the
-// README's test passes as pasted.
+// TestGreet is docs/TESTING.md's block, copied exactly: the
+// page's test passes as pasted.
 func TestGreet(t *testing.T) {
 	defer slog.SetDefault(slog.Default())
 	var c slogsimpler.Capture
@@ -37,15 +37,15 @@ func TestGreet(t *testing.T) {
 	assert.Equal(t, "name=ada", recs[0].Attrs[0].String())
 }
 
-// TestGreetIsTheReadmes: the README's block and TestGreet above are the
+// TestGreetIsTheReadmes: docs/TESTING.md's block and TestGreet above are the
 // same text, so the test that passes is the one users paste.
 func TestGreetIsTheReadmes(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/TESTING.md")
 	require.NoError(t, err)
 	self, err := os.ReadFile("readme_capture_test.go")
 	require.NoError(t, err)
-	_, section, ok := strings.Cut(string(readme), "## In your tests\n")
-	require.True(t, ok, "the README has its section")
+	_, section, ok := strings.Cut(string(readme), "# In your tests\n")
+	require.True(t, ok, "the page has its title")
 	_, block, ok := strings.Cut(section, "```go\n")
 	require.True(t, ok, "the section has a Go block")
 	block, _, ok = strings.Cut(block, "```\n")

@@ -1,12 +1,13 @@
-// Package readme holds no code, only the test that keeps README.md honest:
-// every ```go block in it is extracted, made into a compilable unit by its
-// shape (a whole file, a test function, an import list, a field list, or
-// statements wrapped in a function), vetted and built in a temporary module
+// Package readme holds no code, only the test that keeps README.md and the
+// pages of docs/ honest: every ```go block in them is extracted, made into
+// a compilable unit by its shape (a whole file, a test function, an import
+// list, a field list, or statements wrapped in a function), vetted and built in a temporary module
 // that points at this checkout, run when it can run, and compared with the
-// output the README shows after it.
+// output the page shows after it (one shown block, or two in a row: the
+// console, then the file).
 //
 // What the shape alone cannot say is said by HTML comments right before a
-// block, which only readers of the raw README see:
+// block, which only readers of the raw Markdown see:
 //
 //	<!-- readme: skip (reason) -->    not built at all
 //	<!-- readme: build (reason) -->   built and vetted, not run
@@ -29,7 +30,9 @@
 // normalised) or shape (every output line has the header of a shown line:
 // for output that came from another run than the block's).
 //
-// The blocks are built offline (GOPROXY=off) in two temporary modules, one
+// Under go test -race (make test) the blocks are built with -race too, so
+// they reuse the build the race tests made. The blocks of every page are
+// built offline (GOPROXY=off) in two temporary modules, one
 // for the root module and one for blocks that use the otel module, each
 // with this checkout's go.sum: what `go mod download` fetched must be
 // enough. The otel blocks are skipped, saying so, while the module cache

@@ -26,7 +26,7 @@ func TestInstall(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(root, "README.md"))
 	require.NoError(t, err)
 	var sh, imports *fence
-	for _, f := range parseFences(t, string(data)) {
+	for _, f := range parseFences(t, "README.md", "", string(data)) {
 		if f.section != "Install" {
 			continue
 		}

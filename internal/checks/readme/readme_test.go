@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -50,9 +51,11 @@ type marker struct {
 	bodyLine int    // README line of body's first line
 }
 
-// A fence is one fenced code block of the README.
+// A fence is one fenced code block of the README or a page of docs/.
 type fence struct {
-	line    int    // README line of the opening ```
+	doc     string // its file, from the repository's root: README.md, docs/SPANS.md
+	abs     string // that file's absolute path, which //line directives name
+	line    int    // line of the opening ``` in doc
 	info    string // "go", "sh", "" ...
 	code    string // the lines between the fences, each ending in "\n"
 	section string // the heading it is under
@@ -90,12 +93,12 @@ type block struct {
 	f            *fence
 	shape        shape
 	module       string
-	wrap         string  // shapeFields: the composite literal's type
-	before, decl *marker // extra code from markers, or nil
-	output       *expect
-	dir          string // package directory in the temporary module
-	program      bool   // a main package with a main: built as a binary
-	test         bool   // run with go test
+	wrap         string    // shapeFields: the composite literal's type
+	before, decl *marker   // extra code from markers, or nil
+	outputs      []*expect // the shown outputs right after it, in order
+	dir          string    // package directory in the temporary module
+	program      bool      // a main package with a main: built as a binary
+	test         bool      // run with go test
 
 	skip      string // why it is not built at all ("" when it is)
 	buildOnly string // why it is built but not run ("" when it runs)
@@ -106,34 +109,45 @@ type block struct {
 	reached  bool     // its module's subtest ran (-run may filter it out)
 }
 
-func (b *block) name() string { return fmt.Sprintf("L%d", b.f.line) }
+// name is the block's subtest: its file's name without .md, and its line.
+func (b *block) name() string {
+	return fmt.Sprintf("%s:L%d", strings.TrimSuffix(filepath.Base(b.f.doc), ".md"), b.f.line)
+}
 
 func (b *block) fail(format string, args ...any) {
 	b.problems = append(b.problems, fmt.Sprintf(format, args...))
 }
 
-// readmeAbs is README.md's absolute path: //line directives name it, so a
-// compile error or a vet report points at the README line itself.
-var readmeAbs string
+// docs are the files whose Go blocks TestREADME builds: the README and
+// every page of docs/. //line directives name each block's file, so a
+// compile error or a vet report points at the line of the page itself.
+func docs(t *testing.T, rootAbs string) []string {
+	pages, err := filepath.Glob(filepath.Join(rootAbs, "docs", "*.md"))
+	require.NoError(t, err)
+	sort.Strings(pages)
+	return append([]string{filepath.Join(rootAbs, "README.md")}, pages...)
+}
 
-// TestREADME builds every ```go block of README.md against this checkout,
+// TestREADME builds every ```go block of README.md and docs/*.md against this checkout,
 // runs those that can run, compares what they print or write with the
 // output the README shows after them, and logs how many of each there were
 // (see doc.go for the markers). One subtest per module, one per block in it.
 func TestREADME(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds and runs every Go block of README.md in child go commands")
+		t.Skip("builds and runs every Go block of README.md and docs/ in child go commands")
 	}
 	rootAbs, err := filepath.Abs(root)
 	require.NoError(t, err)
-	readmeAbs = filepath.Join(rootAbs, "README.md")
-	text, err := os.ReadFile(readmeAbs)
-	require.NoError(t, err)
-
-	fences := parseFences(t, string(text))
 	pkgs := importTable(t, rootAbs)
-	blocks := goBlocks(t, fences, pkgs)
-	require.NotEmpty(t, blocks, "README.md has no ```go block")
+	var blocks []*block
+	for _, abs := range docs(t, rootAbs) {
+		text, err := os.ReadFile(abs)
+		require.NoError(t, err)
+		doc, err := filepath.Rel(rootAbs, abs)
+		require.NoError(t, err)
+		blocks = append(blocks, goBlocks(t, parseFences(t, doc, abs, string(text)), pkgs)...)
+	}
+	require.NotEmpty(t, blocks, "README.md and docs/ have no ```go block")
 
 	goTool, err := exec.LookPath("go")
 	require.NoError(t, err, "the go command runs the blocks' builds")
@@ -160,10 +174,10 @@ func TestREADME(t *testing.T) {
 			for _, b := range mine {
 				t.Run(b.name(), func(t *testing.T) {
 					if b.skip != "" {
-						t.Skipf("README.md:%d: skipped: %s", b.f.line, b.skip)
+						t.Skipf("%s:%d: skipped: %s", b.f.doc, b.f.line, b.skip)
 					}
 					for _, p := range b.problems {
-						t.Errorf("README.md:%d (%s): %s", b.f.line, b.shape, p)
+						t.Errorf("%s:%d (%s): %s", b.f.doc, b.f.line, b.shape, p)
 					}
 				})
 			}
@@ -173,7 +187,7 @@ func TestREADME(t *testing.T) {
 }
 
 // parseFences reads the README's fenced blocks and the markers before them.
-func parseFences(t *testing.T, text string) []*fence {
+func parseFences(t *testing.T, doc, abs, text string) []*fence {
 	lines := strings.Split(text, "\n")
 	var (
 		fences  []*fence
@@ -185,13 +199,13 @@ func parseFences(t *testing.T, text string) []*fence {
 		trimmed := strings.TrimSpace(ln)
 		switch {
 		case strings.HasPrefix(ln, "```"):
-			f := &fence{line: i + 1, info: strings.TrimSpace(ln[3:]), section: section, markers: pending}
+			f := &fence{doc: doc, abs: abs, line: i + 1, info: strings.TrimSpace(ln[3:]), section: section, markers: pending}
 			pending = nil
 			j := i + 1
 			for j < len(lines) && strings.TrimSpace(lines[j]) != "```" {
 				j++
 			}
-			require.Less(t, j, len(lines), "README.md:%d: the code block is never closed", f.line)
+			require.Less(t, j, len(lines), "%s:%d: the code block is never closed", doc, f.line)
 			for _, l := range lines[i+1 : j] {
 				f.code += l + "\n"
 			}
@@ -201,18 +215,18 @@ func parseFences(t *testing.T, text string) []*fence {
 			start := i
 			for !strings.Contains(lines[i], "-->") {
 				i++
-				require.Less(t, i, len(lines), "README.md:%d: the readme marker is never closed", start+1)
+				require.Less(t, i, len(lines), "%s:%d: the readme marker is never closed", doc, start+1)
 			}
-			pending = append(pending, parseMarker(t, lines[start:i+1], start+1))
+			pending = append(pending, parseMarker(t, doc, lines[start:i+1], start+1))
 		case trimmed == "":
 		default:
-			require.Empty(t, pending, "README.md:%d: a readme marker must come right before a code block", markerLine(pending))
+			require.Empty(t, pending, "%s:%d: a readme marker must come right before a code block", doc, markerLine(pending))
 			if strings.HasPrefix(ln, "#") {
 				section = strings.TrimSpace(strings.TrimLeft(ln, "#"))
 			}
 		}
 	}
-	require.Empty(t, pending, "README.md:%d: a readme marker must come right before a code block", markerLine(pending))
+	require.Empty(t, pending, "%s:%d: a readme marker must come right before a code block", doc, markerLine(pending))
 	return fences
 }
 
@@ -226,11 +240,11 @@ func markerLine(ms []marker) int {
 // markerKinds are the markers a Go block (or, for output, a shown block) takes.
 var markerKinds = map[string]bool{"skip": true, "build": true, "wrap": true, "before": true, "decl": true, "output": true}
 
-func parseMarker(t *testing.T, lines []string, line int) marker {
+func parseMarker(t *testing.T, doc string, lines []string, line int) marker {
 	first, _, _ := strings.Cut(strings.TrimSpace(lines[0]), "-->")
 	first = strings.TrimSpace(strings.TrimPrefix(first, "<!-- readme:"))
 	kind, arg, _ := strings.Cut(first, " ")
-	require.True(t, markerKinds[kind], "README.md:%d: unknown readme marker %q (known: skip, build, wrap, before, decl, output)", line, kind)
+	require.True(t, markerKinds[kind], "%s:%d: unknown readme marker %q (known: skip, build, wrap, before, decl, output)", doc, line, kind)
 	m := marker{line: line, kind: kind, arg: strings.TrimSpace(arg), bodyLine: line + 1}
 	if len(lines) > 1 {
 		body := lines[1:]
@@ -271,41 +285,45 @@ func goBlocks(t *testing.T, fences []*fence, pkgs map[string]importPath) []*bloc
 	for _, f := range fences {
 		if f.info != "go" {
 			outputs := markersOf(f, "output")
-			if f.info == "" && last != nil && f.section == last.f.section {
-				require.Len(t, outputs, 1, "README.md:%d: a block right after the Go block at line %d, in the same section: "+
-					"mark it <!-- readme: output SOURCE lines|shape --> or <!-- readme: output skip (reason) -->", f.line, last.f.line)
-				last.output = parseExpect(t, f, outputs[0])
+			// The plain block right after a Go block shows its output; one
+			// more right after that may too, if it says so (the console,
+			// then the file).
+			if f.info == "" && last != nil && f.section == last.f.section && (len(last.outputs) == 0 || len(outputs) > 0) {
+				require.Len(t, outputs, 1, "%s:%d: a block right after the Go block at line %d, in the same section: "+
+					"mark it <!-- readme: output SOURCE lines|shape --> or <!-- readme: output skip (reason) -->", f.doc, f.line, last.f.line)
+				last.outputs = append(last.outputs, parseExpect(t, f, outputs[0]))
+				continue // a second shown output may follow (the console, then the file)
 			} else {
-				require.Empty(t, outputs, "README.md:%d: an output marker on a block that does not follow a Go block in its section", f.line)
+				require.Empty(t, outputs, "%s:%d: an output marker on a block that does not follow a Go block in its section", f.doc, f.line)
 				for _, m := range f.markers {
-					require.Failf(t, "misplaced readme marker", "README.md:%d: a %q marker belongs before a ```go block", m.line, m.kind)
+					require.Failf(t, "misplaced readme marker", "%s:%d: a %q marker belongs before a ```go block", f.doc, m.line, m.kind)
 				}
 			}
 			last = nil
 			continue
 		}
 		b := &block{f: f, module: modRoot}
-		b.dir = fmt.Sprintf("l%04d", f.line)
+		b.dir = fmt.Sprintf("%s_l%04d", strings.ToLower(strings.NewReplacer("/", "_", ".", "_", "-", "_").Replace(strings.TrimSuffix(f.doc, ".md"))), f.line)
 		for _, m := range f.markers {
 			switch m.kind {
 			case "skip":
 				b.skip = reason(m.arg)
-				require.NotEmpty(t, b.skip, "README.md:%d: a skip says why: <!-- readme: skip (reason) -->", m.line)
+				require.NotEmpty(t, b.skip, "%s:%d: a skip says why: <!-- readme: skip (reason) -->", f.doc, m.line)
 			case "build":
 				b.buildOnly = reason(m.arg)
-				require.NotEmpty(t, b.buildOnly, "README.md:%d: a build-only block says why: <!-- readme: build (reason) -->", m.line)
+				require.NotEmpty(t, b.buildOnly, "%s:%d: a build-only block says why: <!-- readme: build (reason) -->", f.doc, m.line)
 			case "wrap":
 				b.wrap = m.arg
-				require.Regexp(t, `^[A-Za-z_]\w*(\.[A-Za-z_]\w*)?$`, b.wrap, "README.md:%d: wrap names a type: <!-- readme: wrap pkg.Type -->", m.line)
+				require.Regexp(t, `^[A-Za-z_]\w*(\.[A-Za-z_]\w*)?$`, b.wrap, "%s:%d: wrap names a type: <!-- readme: wrap pkg.Type -->", f.doc, m.line)
 			case "before", "decl":
-				require.NotEmpty(t, strings.TrimSpace(m.body), "README.md:%d: a %s marker holds Go code on the lines after it", m.line, m.kind)
+				require.NotEmpty(t, strings.TrimSpace(m.body), "%s:%d: a %s marker holds Go code on the lines after it", f.doc, m.line, m.kind)
 				if m.kind == "before" {
 					b.before = &m
 				} else {
 					b.decl = &m
 				}
 			default:
-				require.Failf(t, "misplaced readme marker", "README.md:%d: a %q marker belongs before a shown output block", m.line, m.kind)
+				require.Failf(t, "misplaced readme marker", "%s:%d: a %q marker belongs before a shown output block", f.doc, m.line, m.kind)
 			}
 		}
 		b.shape = classify(t, b)
@@ -322,9 +340,9 @@ func goBlocks(t *testing.T, fences []*fence, pkgs map[string]importPath) []*bloc
 		last = b
 	}
 	for _, b := range blocks {
-		if b.output != nil && (!b.program || b.buildOnly != "" || b.skip != "") {
-			require.Failf(t, "output of a block that does not run", "README.md:%d: an output marker after the block at line %d, which is not run (%s%s)",
-				b.output.f.line, b.f.line, b.buildOnly, b.skip)
+		if len(b.outputs) > 0 && (!b.program || b.buildOnly != "" || b.skip != "") {
+			require.Failf(t, "output of a block that does not run", "%s:%d: an output marker after the block at line %d, which is not run (%s%s)",
+				b.outputs[0].f.doc, b.outputs[0].f.line, b.f.line, b.buildOnly, b.skip)
 		}
 	}
 	return blocks
@@ -345,11 +363,11 @@ var outputMarker = regexp.MustCompile(`^(\S+) (lines|shape)(?: \((.+)\))?$`)
 func parseExpect(t *testing.T, f *fence, m marker) *expect {
 	if strings.HasPrefix(m.arg, "skip") {
 		require.NotEmpty(t, reason(strings.TrimSpace(strings.TrimPrefix(m.arg, "skip"))),
-			"README.md:%d: an output that is not compared says why: <!-- readme: output skip (reason) -->", m.line)
+			"%s:%d: an output that is not compared says why: <!-- readme: output skip (reason) -->", f.doc, m.line)
 		return nil
 	}
 	sub := outputMarker.FindStringSubmatch(m.arg)
-	require.NotNil(t, sub, "README.md:%d: <!-- readme: output SOURCE lines|shape (note) -->, SOURCE stdout, stderr or a file pattern", m.line)
+	require.NotNil(t, sub, "%s:%d: <!-- readme: output SOURCE lines|shape (note) -->, SOURCE stdout, stderr or a file pattern", f.doc, m.line)
 	return &expect{f: f, source: sub[1], mode: sub[2], note: sub[3]}
 }
 
@@ -368,7 +386,7 @@ func classify(t *testing.T, b *block) shape {
 	case importsOnly(code):
 		return shapeImports
 	}
-	require.Nil(t, b.decl, "README.md:%d: statements take a before marker; decl is for files and tests", b.f.line)
+	require.Nil(t, b.decl, "%s:%d: statements take a before marker; decl is for files and tests", b.f.doc, b.f.line)
 	b.program = true
 	return shapeSnippet
 }
@@ -730,6 +748,7 @@ type unit struct {
 	buf  strings.Builder
 	n    int    // lines written so far
 	name string // the generated file's name, for positions outside README text
+	abs  string // the page the block is on, for positions inside it
 }
 
 func (u *unit) printf(format string, args ...any) {
@@ -741,14 +760,14 @@ func (u *unit) printf(format string, args ...any) {
 // readme writes code, README text from line on, then points positions back
 // at the generated file: the directive's next line is line n+2 of it.
 func (u *unit) readme(line int, code string) {
-	u.printf("//line %s:%d\n", readmeAbs, line)
+	u.printf("//line %s:%d\n", u.abs, line)
 	u.printf("%s", code)
 	u.printf("//line %s:%d\n", u.name, u.n+2)
 }
 
 // unitSource makes a block into the source of one package file, by its shape.
 func unitSource(b *block, pkgs map[string]importPath) (src, name string) {
-	u := &unit{name: "main.go"}
+	u := &unit{name: "main.go", abs: b.f.abs}
 	importBlock := func(specs []string) {
 		u.printf("import (\n")
 		for _, s := range specs {
@@ -781,7 +800,7 @@ func unitSource(b *block, pkgs map[string]importPath) (src, name string) {
 		fset := token.NewFileSet()
 		f, _ := parser.ParseFile(fset, "", "package p\n"+b.f.code, parser.ImportsOnly)
 		for _, s := range f.Imports {
-			u.printf("//line %s:%d\n", readmeAbs, b.f.codeLine()+fset.Position(s.Pos()).Line-2)
+			u.printf("//line %s:%d\n", b.f.abs, b.f.codeLine()+fset.Position(s.Pos()).Line-2)
 			u.printf("import _ %s\n", s.Path.Value)
 		}
 		u.printf("//line %s:%d\n", u.name, u.n+2)
@@ -861,15 +880,15 @@ func attribute(t *testing.T, blocks []*block, what, out string) {
 
 // blockAt is the block whose README lines ln's position names, or nil.
 func blockAt(blocks []*block, ln string) *block {
-	_, rest, ok := strings.Cut(ln, readmeAbs+":")
-	if !ok {
-		return nil
-	}
-	n, err := strconv.Atoi(strings.SplitN(rest, ":", 2)[0])
-	if err != nil {
-		return nil
-	}
 	for _, b := range blocks {
+		_, rest, ok := strings.Cut(ln, b.f.abs+":")
+		if !ok {
+			continue
+		}
+		n, err := strconv.Atoi(strings.SplitN(rest, ":", 2)[0])
+		if err != nil {
+			continue
+		}
 		first, last := b.f.line, b.f.line+strings.Count(b.f.code, "\n")
 		for _, m := range []*marker{b.before, b.decl} {
 			if m != nil {
@@ -948,30 +967,29 @@ func runProgram(t *testing.T, tc *toolchain, bin, work string, b *block) {
 		b.fail("run: %v; stderr:\n%s", err, stderr.String())
 		return
 	}
-	if b.output == nil {
-		return
-	}
-	var got string
-	switch b.output.source {
-	case "stdout":
-		got = stdout.String()
-	case "stderr":
-		got = stderr.String()
-	default:
-		files, err := filepath.Glob(filepath.Join(work, b.output.source))
-		if err != nil || len(files) == 0 {
-			b.fail("README.md:%d: the program wrote no %s (in %s)", b.output.f.line, b.output.source, work)
-			return
+	for _, want := range b.outputs {
+		var got string
+		switch want.source {
+		case "stdout":
+			got = stdout.String()
+		case "stderr":
+			got = stderr.String()
+		default:
+			files, err := filepath.Glob(filepath.Join(work, want.source))
+			if err != nil || len(files) == 0 {
+				b.fail("%s:%d: the program wrote no %s (in %s)", want.f.doc, want.f.line, want.source, work)
+				continue
+			}
+			for _, f := range files {
+				data, err := os.ReadFile(f)
+				require.NoError(t, err)
+				got += string(data)
+			}
 		}
-		for _, f := range files {
-			data, err := os.ReadFile(f)
-			require.NoError(t, err)
-			got += string(data)
+		b.compared = true
+		if err := compare(want, got); err != nil {
+			b.fail("%s:%d: the output does not match the shown block: %v", want.f.doc, want.f.line, err)
 		}
-	}
-	b.compared = true
-	if err := compare(b.output, got); err != nil {
-		b.fail("README.md:%d: the output does not match the shown block: %v", b.output.f.line, err)
 	}
 }
 
@@ -1082,7 +1100,9 @@ func summary(blocks []*block) string {
 			ran = append(ran, b.name())
 		}
 		if b.compared && len(b.problems) == 0 {
-			compared = append(compared, fmt.Sprintf("%s with L%d (%s %s)", b.name(), b.output.f.line, b.output.source, b.output.mode))
+			for _, o := range b.outputs {
+				compared = append(compared, fmt.Sprintf("%s with L%d (%s %s)", b.name(), o.f.line, o.source, o.mode))
+			}
 		}
 	}
 	list := func(xs []string) string {

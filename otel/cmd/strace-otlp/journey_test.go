@@ -24,7 +24,7 @@ import (
 	"simpler.dev/log/spanattr"
 )
 
-// The service journey, as the README tells a service to run: Setup with
+// The service journey, as docs/SERVICE.md tells a service to run: Setup with
 // rotation, spans and records from several goroutines, a return from
 // main; then every view of strace-timing, then strace-otlp into the
 // Collector's own receiver. Spans made = spans in every view = spans
