@@ -96,7 +96,8 @@ func TestRunsAreProcesses(t *testing.T) {
 // concatenated) hands what follows to its run. Serial and parallel reads
 // agree.
 func TestRunsAcrossBlocks(t *testing.T) {
-	in := []byte(runFile(1, runA, 1e18, 40000) + runFile(1, runB, 2e18, 40000))
+	smallBlocks(t)
+	in := []byte(runFile(1, runA, 1e18, 3000) + runFile(1, runB, 2e18, 3000))
 	require.Greater(t, len(in), 4*blockSize)
 	var seq, par Parser
 	seq.KeepRecords, par.KeepRecords = levels.Info, levels.Info
@@ -107,14 +108,14 @@ func TestRunsAcrossBlocks(t *testing.T) {
 	require.Len(t, par.Runs, 2)
 	for i, s := range par.Spans {
 		want := runA
-		if i >= 40000 {
+		if i >= 3000 {
 			want = runB
 		}
 		require.Equal(t, want, s.Run.ID, "span %d", i)
 	}
 	for i, r := range par.Records {
 		want := runA
-		if i >= 40000 {
+		if i >= 3000 {
 			want = runB
 		}
 		require.Equal(t, want, r.Run.ID, "record %d", i)
@@ -134,7 +135,9 @@ func TestMergedRunsSaid(t *testing.T) {
 	assert.Empty(t, r.MergedRuns, "two anchors with no span between them are one run's")
 
 	// Across the blocks of a parallel read, as in one goroutine.
-	big := runFile(1, "", 1e18, 30000) + runFile(1, "", 2e18, 30000)
+	smallBlocks(t)
+	big := runFile(1, "", 1e18, 2500) + runFile(1, "", 2e18, 2500)
+	require.Greater(t, len(big), 4*blockSize)
 	var seq, par Parser
 	require.NoError(t, seq.readFileWith("big.log", strings.NewReader(big), 1))
 	require.NoError(t, par.readFileWith("big.log", iotest.HalfReader(strings.NewReader(big)), 2))
@@ -180,7 +183,8 @@ func TestLanePID(t *testing.T) {
 // kept, in the same order, with the same run, and keeps none, reading in
 // one goroutine or in parallel blocks.
 func TestEachSpan(t *testing.T) {
-	in := runFile(1, runA, 1e18, 30000) + runFile(1, runB, 2e18, 30000) + runFile(2, "", 3e18, 100)
+	smallBlocks(t)
+	in := runFile(1, runA, 1e18, 2500) + runFile(1, runB, 2e18, 2500) + runFile(2, "", 3e18, 100)
 	for _, workers := range []int{1, 2} {
 		t.Run(fmt.Sprintf("%d workers", workers), func(t *testing.T) {
 			var kept Parser
@@ -201,4 +205,15 @@ func TestEachSpan(t *testing.T) {
 			assert.Len(t, streamed.Runs, len(kept.Runs))
 		})
 	}
+}
+
+// smallBlocks makes the parallel reader cut its input into 64 KiB blocks
+// until the test ends: an input of a few megabytes then crosses as many
+// block boundaries as a real log of tens, at a tenth of the work (these
+// tests took most of the package's time under -race). Tests in this
+// package do not run in parallel, so the variable has one writer at a time.
+func smallBlocks(t *testing.T) {
+	old := blockSize
+	blockSize = 64 << 10
+	t.Cleanup(func() { blockSize = old })
 }
