@@ -32,11 +32,14 @@ STEP = sh -c 'name=$$1; shift; start=$$(date +%s); echo "==> $$name"; \
 # platforms type-checked, the build without cgo, the otel module). The tests spend much of
 # their time waiting (children, pipes, timers), which the other lane's
 # compiling fills; -Oline keeps each line whole.
-test: fmt-check tidy-check
+# tidy-check runs in the build lane, beside the race tests' first
+# compiles: from an empty module cache it is mostly downloading, and before
+# the lanes it kept both cores waiting on the network.
+test: fmt-check
 	@$(MAKE) --no-print-directory -j2 -Oline lane-tests lane-builds
 
 lane-tests: race stress allocs
-lane-builds: vet api-check crosscheck otel
+lane-builds: tidy-check vet api-check crosscheck otel
 
 # Every package, tests included, type-checked from source for the other
 # platforms, for 32-bit linux/386 and linux/arm (a constant past 32 bits
@@ -60,9 +63,7 @@ fmt-check:
 
 # go mod tidy must leave every module as committed.
 tidy-check:
-	@set -e; for m in . otel bench otel/demo; do \
-		echo "go mod tidy -diff ($$m)"; (cd $$m && $(GO) mod tidy -diff); \
-	done
+	@$(STEP) "go mod tidy -diff (., otel, bench, otel/demo)" sh -c 'for m in . otel bench otel/demo; do (cd $$m && $(GO) mod tidy -diff) || { echo "go mod tidy changes $$m"; exit 1; }; done'
 
 vet:
 	@$(STEP) "go vet" $(GO) vet $(PKGS)
@@ -102,19 +103,22 @@ cross: nocgo
 # many tests spend their time waiting (children, pipes, timers, a
 # browser), and two cores left idle by them made the race step the
 # longest part of make test. It changes no test's work, only their overlap.
+# -vet=off here and in stress and allocs: go vet (the vet target) runs
+# every analyzer on the same packages and their tests; go test's own
+# subset of them ran a second and third time.
 RACEPAR ?= 4
 race:
-	@$(STEP) "go test -race" $(GO) test -race -p $(RACEPAR) -count=1 $(PKGS)
+	@$(STEP) "go test -race" $(GO) test -race -vet=off -p $(RACEPAR) -count=1 $(PKGS)
 
 # The sink's stress tests once more without the race detector, at full
 # speed (they check accounting and integrity, never timing).
 stress:
-	@$(STEP) "sink stress tests" $(GO) test -count=1 -run 'TestStress' ./sink
+	@$(STEP) "sink stress tests" $(GO) test -vet=off -count=1 -run 'TestStress' ./sink
 
 # The allocation budgets (TestXxxAllocs, ...AllocateNothing...): they
 # skip under -race, which allocates on its own, so they run here without.
 allocs:
-	@$(STEP) "allocation budgets" $(GO) test -count=1 -run 'Alloc' $(ALLOCPKGS)
+	@$(STEP) "allocation budgets" $(GO) test -vet=off -count=1 -run 'Alloc' $(ALLOCPKGS)
 
 # The packages with allocation budgets (a test whose name holds Alloc):
 # only their test binaries are built again without -race.
