@@ -10,7 +10,7 @@ BENCH ?= .
 # select one set of versions for all of them.
 export GOWORK ?= off
 
-.PHONY: test lane-tests lane-builds crosscheck nocgo vet-all fmt-check tidy-check vet vet32 api-check cross race stress allocs otel otel-demo bench bench-compare bench-lib fuzz cover
+.PHONY: test lane-race lane-plain readme root-api otel-api otel-tests otel-demo-tests bench-vet crosscheck nocgo vet-all fmt-check tidy-check vet vet32 api-check cross race stress allocs otel otel-demo bench bench-compare bench-lib fuzz cover
 
 # Every platform the library supports: it must build and vet on each
 # (tests run on this machine's).
@@ -27,19 +27,28 @@ STEP = sh -c 'name=$$1; shift; start=$$(date +%s); echo "==> $$name"; \
 	tf=$$(mktemp); times >"$$tf"; cpu=$$(tail -n 1 "$$tf"); rm -f "$$tf"; \
 	echo "<== $$name: $$r in $$(( $$(date +%s) - start ))s (cpu $$cpu)"; exit $$rc' step
 
-# make test runs the checks in two lanes at once: the library's tests
-# (race, stress and allocation tests) and the build checks (the other
-# platforms type-checked, the build without cgo, the otel module). The tests spend much of
-# their time waiting (children, pipes, timers), which the other lane's
-# compiling fills; -Oline keeps each line whole.
-# tidy-check runs in the build lane, beside the race tests' first
-# compiles: from an empty module cache it is mostly downloading, and before
-# the lanes it kept both cores waiting on the network.
+# make test runs its checks in two lanes at once, each lane one build
+# configuration, its steps one after another. Two go commands that need a
+# package at the same moment both compile it (they share the build cache,
+# not work in progress), so a lane never runs two steps at once, and the
+# lanes share nothing to compile:
+#   the race lane, all with -race: go test -race of the root module (the
+#   readme test apart), the otel module's API and tests, then the Go
+#   blocks of README.md and docs/, which find all they need built, then
+#   the otel demo's tests;
+#   the plain lane: tidy (downloading, beside the first compiles), go vet,
+#   the sink's stress tests and the allocation budgets without -race, the
+#   other platforms type-checked, the root module's API, the bench module.
+# Every step of a lane runs even when one before it failed; the lane
+# fails if any did. -Oline keeps each line of the two lanes whole.
 test: fmt-check
-	@$(MAKE) --no-print-directory -j2 -Oline lane-tests lane-builds
+	@$(MAKE) --no-print-directory -j2 -Oline lane-race lane-plain
 
-lane-tests: race stress allocs
-lane-builds: tidy-check vet api-check crosscheck otel
+LANE = rc=0; for s in $(1); do $(MAKE) --no-print-directory $$s || rc=1; done; exit $$rc
+lane-race:
+	@$(call LANE,race otel-api otel-tests readme otel-demo-tests)
+lane-plain:
+	@$(call LANE,tidy-check vet stress allocs crosscheck root-api bench-vet)
 
 # Every package, tests included, type-checked from source for the other
 # platforms, for 32-bit linux/386 and linux/arm (a constant past 32 bits
@@ -67,6 +76,8 @@ tidy-check:
 
 vet:
 	@$(STEP) "go vet" $(GO) vet $(PKGS)
+
+bench-vet:
 	@$(STEP) "bench: go vet, benchtable's tests" sh -c 'cd bench && $(GO) vet ./... && $(GO) test ./cmd/...'
 
 # The public API only grows: api/v1.txt (the root module) and
@@ -78,8 +89,11 @@ vet:
 #   cd otel && go run simpler.dev/log/internal/checks/apicheck -w ../api/otel.v1.txt
 # The otel module's API is read from its -race build, the one its go test
 # -race makes (a plain build would compile the OpenTelemetry SDK again).
-api-check:
-	@$(STEP) "api-check (api/v1.txt, api/otel.v1.txt)" sh -c '$(GO) run ./internal/checks/apicheck api/v1.txt && cd otel && $(GO) run simpler.dev/log/internal/checks/apicheck -race ../api/otel.v1.txt'
+api-check: root-api otel-api
+root-api:
+	@$(STEP) "api-check (api/v1.txt)" $(GO) run ./internal/checks/apicheck api/v1.txt
+otel-api:
+	@$(STEP) "api-check (api/otel.v1.txt)" sh -c 'cd otel && $(GO) run simpler.dev/log/internal/checks/apicheck -race ../api/otel.v1.txt'
 
 # 32-bit platforms, tests included, compiled and vetted in full: a logger
 # runs on 32-bit boards. make test type-checks them (crosscheck); this
@@ -108,7 +122,14 @@ cross: nocgo
 # subset of them ran a second and third time.
 RACEPAR ?= 4
 race:
-	@$(STEP) "go test -race" $(GO) test -race -vet=off -p $(RACEPAR) -count=1 $(PKGS)
+	@$(STEP) "go test -race" sh -c '$(GO) test -race -vet=off -p $(RACEPAR) -count=1 $$($(GO) list $(PKGS) | grep -v "/internal/checks/readme$$")'
+
+# Every Go block of README.md and docs/, built (with -race, as this test
+# is), run and compared; the otel module's blocks too, which need its
+# dependencies in the module cache (README_OTEL=require: otel-tests has
+# fetched them).
+readme:
+	@README_OTEL=require $(STEP) "README's and docs' Go blocks" $(GO) test -race -count=1 ./internal/checks/readme
 
 # The sink's stress tests once more without the race detector, at full
 # speed (they check accounting and integrity, never timing).
@@ -127,21 +148,20 @@ ALLOCPKGS ?= $(shell grep -rlE --include='*_test.go' '^func Test[A-Za-z0-9_]*All
 # The OpenTelemetry module (otel/, its own module, so the SDK stays out of
 # the library's go.mod): the live exporter and strace-otlp against the
 # Collector's own OTLP receiver, started in the test process on loopback
-# ports. Then the README's otel blocks, built against the module: the
-# race target skips them (saying so) while the module cache lacks the otel
-# module's dependencies, which the root module's `go mod download` does
-# not fetch and the test above has; README_OTEL=require makes that a
-# failure. Then the demo's tests.
-# Everything here is built with -race, the README's blocks too (the
-# readme test builds them as it was built): the OpenTelemetry SDK, gRPC
-# and the Collector's receiver are then compiled once, not once with
-# -race and once without (two minutes of a cold make test). go test runs
+# ports; then the demo's tests. The README's and docs' otel blocks are the
+# readme target's (the module cache must hold the otel module's
+# dependencies, which the root module's `go mod download` does not fetch
+# and these tests have). Everything here, the otel API check and the
+# blocks too, is built with -race: the OpenTelemetry SDK, gRPC and the
+# Collector's receiver are then compiled once, not once with -race and
+# once without (two minutes of a cold make test). go test runs
 # vet's own subset of analyzers (atomic, bool, buildtags, errorsas,
 # ifaceassert, nilfunc, printf, ...); the full go vet of both modules
 # compiles them without -race, so vet-all runs it, before a release.
-otel:
+otel: otel-tests otel-demo-tests
+otel-tests:
 	@$(STEP) "otel: go test -race" sh -c 'cd otel && $(GO) test -race -count=1 ./...'
-	@README_OTEL=require $(STEP) "README's otel blocks" $(GO) test -race -count=1 -run 'TestREADME/otel' ./internal/checks/readme
+otel-demo-tests:
 	@$(STEP) "otel/demo: go test -race" sh -c 'cd otel/demo && $(GO) test -race -count=1 ./...'
 
 # The quickstart exporting its traces and logs live over OTLP to the
