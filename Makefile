@@ -10,7 +10,7 @@ BENCH ?= .
 # select one set of versions for all of them.
 export GOWORK ?= off
 
-.PHONY: test lane-race lane-plain readme root-api otel-api otel-tests otel-demo-tests bench-vet crosscheck nocgo vet-all fmt-check tidy-check vet vet32 api-check cross race stress allocs otel otel-demo bench bench-compare bench-lib fuzz cover
+.PHONY: test lane-race lane-plain readme readme-root readme-otel root-api otel-api otel-tests otel-demo-tests bench-vet crosscheck nocgo vet-all fmt-check tidy-check vet vet32 api-check cross race stress allocs otel otel-demo bench bench-compare bench-lib fuzz cover
 
 # Every platform the library supports: it must build and vet on each
 # (tests run on this machine's).
@@ -27,18 +27,20 @@ STEP = sh -c 'name=$$1; shift; start=$$(date +%s); echo "==> $$name"; \
 	tf=$$(mktemp); times >"$$tf"; cpu=$$(tail -n 1 "$$tf"); rm -f "$$tf"; \
 	echo "<== $$name: $$r in $$(( $$(date +%s) - start ))s (cpu $$cpu)"; exit $$rc' step
 
-# make test runs its checks in two lanes at once, each lane one build
-# configuration, its steps one after another. Two go commands that need a
-# package at the same moment both compile it (they share the build cache,
-# not work in progress), so a lane never runs two steps at once, and the
-# lanes share nothing to compile:
-#   the race lane, all with -race: go test -race of the root module (the
-#   readme test apart), the otel module's API and tests, then the Go
-#   blocks of README.md and docs/, which find all they need built, then
-#   the otel demo's tests;
+# make test runs its checks in two lanes at once, each lane's steps one
+# after another. Two go commands that need a package at the same moment
+# both compile it (they share the build cache, not work in progress), so
+# no two steps that compile the same packages in the same configuration
+# run at once:
+#   the race lane: go test -race of the root module (the readme test
+#   apart), then the README's and docs' Go blocks of the root module,
+#   which find all they need built, then the otel module's tests, its
+#   blocks and the demo's tests;
 #   the plain lane: tidy (downloading, beside the first compiles), go vet,
-#   the sink's stress tests and the allocation budgets without -race, the
-#   other platforms type-checked, the root module's API, the bench module.
+#   the sink's stress tests and the allocation budgets without -race, then
+#   the otel API check, which compiles the otel module's world with -race
+#   while the race lane runs the root module's blocks, the other platforms
+#   type-checked, the root module's API, the bench module.
 # Every step of a lane runs even when one before it failed; the lane
 # fails if any did. -Oline keeps each line of the two lanes whole.
 test: fmt-check
@@ -46,9 +48,9 @@ test: fmt-check
 
 LANE = rc=0; for s in $(1); do $(MAKE) --no-print-directory $$s || rc=1; done; exit $$rc
 lane-race:
-	@$(call LANE,race otel-api otel-tests readme otel-demo-tests)
+	@$(call LANE,race readme-root otel-tests readme-otel otel-demo-tests)
 lane-plain:
-	@$(call LANE,tidy-check vet stress allocs crosscheck root-api bench-vet)
+	@$(call LANE,tidy-check vet stress allocs otel-api crosscheck root-api bench-vet)
 
 # Every package, tests included, type-checked from source for the other
 # platforms, for 32-bit linux/386 and linux/arm (a constant past 32 bits
@@ -125,11 +127,14 @@ race:
 	@$(STEP) "go test -race" sh -c '$(GO) test -race -vet=off -p $(RACEPAR) -count=1 $$($(GO) list $(PKGS) | grep -v "/internal/checks/readme$$")'
 
 # Every Go block of README.md and docs/, built (with -race, as this test
-# is), run and compared; the otel module's blocks too, which need its
-# dependencies in the module cache (README_OTEL=require: otel-tests has
-# fetched them).
-readme:
-	@README_OTEL=require $(STEP) "README's and docs' Go blocks" $(GO) test -race -count=1 ./internal/checks/readme
+# is), run and compared: the root module's first, then the otel module's,
+# which need its dependencies in the module cache (README_OTEL=require:
+# otel-tests has fetched them). make readme runs both.
+readme: readme-root readme-otel
+readme-root:
+	@$(STEP) "README's and docs' Go blocks" $(GO) test -race -count=1 -skip 'TestREADME/otel' ./internal/checks/readme
+readme-otel:
+	@README_OTEL=require $(STEP) "README's and docs' otel blocks" $(GO) test -race -count=1 -run 'TestREADME/otel' ./internal/checks/readme
 
 # The sink's stress tests once more without the race detector, at full
 # speed (they check accounting and integrity, never timing).
