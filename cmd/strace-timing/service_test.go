@@ -87,7 +87,10 @@ func TestServiceLog(t *testing.T) {
 		{"--stats: no note", []string{"--stats"},
 			func(t *testing.T, out string) { assert.Equal(t, stats, out) }, "", ""},
 		{"--tree prints, after a note", []string{"--tree"},
-			func(t *testing.T, out string) { assert.Contains(t, out, "callable hid=a11ce (decode)") },
+			func(t *testing.T, out string) {
+				assert.Contains(t, out, "callable hid=a11ce (decode)")
+				assert.NotContains(t, out, "chip.run", "the tree names the service's root as it is")
+			},
 			"; --tree assumes simpler's runtime", ""},
 		{"--rounds-table prints, after a note", []string{"--rounds-table"},
 			func(t *testing.T, out string) { assert.Contains(t, out, "Avg Host:") },
