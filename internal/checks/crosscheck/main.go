@@ -52,9 +52,9 @@ func main() {
 	}
 }
 
-// fanOut checks each target in a process of its own (the source importer
-// reads the platform from the process-wide build.Default), as many at
-// once as there are CPUs, and returns the exit code: 1 if any failed.
+// fanOut checks each target in a process of its own, as many at once as
+// there are CPUs (each check is one goroutine's work), and returns the
+// exit code: 1 if any failed.
 func fanOut(targets []string) int {
 	self, err := os.Executable()
 	if err != nil {
@@ -166,16 +166,28 @@ func checkFiles(fset *token.FileSet, imp types.Importer, path, dir string, names
 	return errs
 }
 
-// lookup finds path's directory in the go list of the platform: the
-// standard library's vendored packages for an import from inside it.
-func (d *depImporter) lookup(path, srcDir string) (string, bool) {
+// find returns the directory and import path of path imported from
+// srcDir: from the platform's go list (the standard library's vendored
+// packages for an import from inside it), else from go/build, which asks
+// the go command where a module's package is only with this machine's
+// tool tags, so the directory is found with those and its files are
+// chosen with the platform's (ImportFrom).
+func (d *depImporter) find(path, srcDir string) (dir, importPath string, err error) {
 	if strings.HasPrefix(srcDir, filepath.Join(build.Default.GOROOT, "src")+string(filepath.Separator)) {
 		if dir, ok := d.dirs["vendor/"+path]; ok {
-			return dir, true
+			return dir, "vendor/" + path, nil
 		}
 	}
-	dir, ok := d.dirs[path]
-	return dir, ok
+	if dir, ok := d.dirs[path]; ok {
+		return dir, path, nil
+	}
+	find := build.Default
+	find.GOOS, find.GOARCH, find.CgoEnabled = d.ctx.GOOS, d.ctx.GOARCH, false
+	at, err := find.Import(path, srcDir, build.FindOnly)
+	if err != nil {
+		return "", "", err
+	}
+	return at.Dir, at.ImportPath, nil
 }
 
 // depImporter type-checks what the module's packages import (the
@@ -189,9 +201,6 @@ type depImporter struct {
 	ctx  *build.Context
 	fset *token.FileSet
 	pkgs map[string]*types.Package // by directory: one package a directory
-	// found caches where an import resolves from a directory: go/build
-	// asks the go command for every path outside the standard library.
-	found map[[2]string]*build.Package
 	// dirs is every package the module's packages and tests reach on
 	// this platform, by import path, from one go list: asking go/build
 	// for each would run the go command hundreds of times a platform.
@@ -200,7 +209,8 @@ type depImporter struct {
 
 // packageDirs lists the directory of every package the module's
 // packages and their tests depend on, for goos/goarch with cgo off; nil
-// when go list fails (each import is then found by go/build).
+// when go list fails (each import is then found by go/build, one go
+// command a package).
 func packageDirs(goos, goarch string) map[string]string {
 	cmd := exec.Command("go", "list", "-e", "-deps", "-test", "-f", "{{.ImportPath}}\t{{.Dir}}", "./...")
 	cmd.Env = append(os.Environ(), "GOOS="+goos, "GOARCH="+goarch, "CGO_ENABLED=0")
@@ -219,7 +229,7 @@ func packageDirs(goos, goarch string) map[string]string {
 }
 
 func newDepImporter(ctx *build.Context, fset *token.FileSet) *depImporter {
-	return &depImporter{ctx: ctx, fset: fset, pkgs: map[string]*types.Package{}, found: map[[2]string]*build.Package{}}
+	return &depImporter{ctx: ctx, fset: fset, pkgs: map[string]*types.Package{}}
 }
 
 func (d *depImporter) Import(path string) (*types.Package, error) {
@@ -230,46 +240,19 @@ func (d *depImporter) ImportFrom(path, srcDir string, _ types.ImportMode) (*type
 	if path == "unsafe" {
 		return types.Unsafe, nil
 	}
-	key := [2]string{path, srcDir}
-	if !build.IsLocalImport(path) && !strings.Contains(path, ".") {
-		key[1] = "" // the standard library: the same from everywhere but its own vendor tree
-		if strings.HasPrefix(srcDir, build.Default.GOROOT) {
-			key[1] = "goroot"
-		}
+	dir, importPath, err := d.find(path, srcDir)
+	if err != nil {
+		return nil, err
 	}
-	bp, ok := d.found[key]
-	if dir, listed := d.lookup(path, srcDir); !ok && listed {
-		var err error
-		if bp, err = d.ctx.ImportDir(dir, 0); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		bp.ImportPath, ok = path, true
-		if strings.HasPrefix(dir, filepath.Join(build.Default.GOROOT, "src", "vendor")+string(filepath.Separator)) {
-			bp.ImportPath = "vendor/" + path
-		}
-		d.found[key] = bp
-	}
-	if !ok {
-		// go/build asks the go command where a module's package is only
-		// with this machine's tool tags, so the directory is found with
-		// those and its files are chosen with the platform's.
-		find := build.Default
-		find.GOOS, find.GOARCH, find.CgoEnabled = d.ctx.GOOS, d.ctx.GOARCH, false
-		at, err := find.Import(path, srcDir, build.FindOnly)
-		if err != nil {
-			return nil, err
-		}
-		if bp, err = d.ctx.ImportDir(at.Dir, 0); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		bp.ImportPath = at.ImportPath
-		d.found[key] = bp
-	}
-	if p, ok := d.pkgs[bp.Dir]; ok {
+	if p, ok := d.pkgs[dir]; ok {
 		if !p.Complete() {
 			return nil, fmt.Errorf("import cycle through %s", path)
 		}
 		return p, nil
+	}
+	bp, err := d.ctx.ImportDir(dir, 0) // the files the platform's build takes
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	var files []*ast.File
 	for _, name := range bp.GoFiles {
@@ -291,8 +274,8 @@ func (d *depImporter) ImportFrom(path, srcDir string, _ types.ImportMode) (*type
 			}
 		},
 	}
-	p := types.NewPackage(bp.ImportPath, bp.Name)
-	d.pkgs[bp.Dir] = p
+	p := types.NewPackage(importPath, bp.Name)
+	d.pkgs[dir] = p
 	if err := types.NewChecker(&conf, d.fset, p, nil).Files(files); err != nil && first == nil {
 		first = err
 	}
