@@ -90,7 +90,12 @@ func runStall(y *tally, c category, name string, bound time.Duration, op func())
 	return took
 }
 
-func hangCases() []stallCase {
+// hangCases are prepared in subtests that end before their operations
+// run, so a directory a case needs comes from dir (the section's, removed
+// when the section ends), not from the preparation's t.TempDir: that is
+// removed under the state still writing there, and BindDir made it again
+// after the cleanup, one stray directory a run.
+func hangCases(dir func(t *testing.T) string) []stallCase {
 	closeOp := func(async bool, timeout time.Duration) func(t *testing.T) func() {
 		return func(t *testing.T) func() {
 			st, _ := stuckState(t, async, nil)
@@ -155,7 +160,7 @@ func hangCases() []stallCase {
 		}},
 		{"BindDir, Path, Counts, Reopen, SetLevel, writer stuck", func(t *testing.T) func() {
 			st, _ := stuckState(t, true, nil)
-			dir := t.TempDir()
+			dir := dir(t)
 			return func() {
 				_ = st.BindDir(dir)
 				_, _ = st.Path(), st.Counts()
@@ -173,7 +178,7 @@ func hangCases() []stallCase {
 		{"Logging.Close, console stalled", func(t *testing.T) func() {
 			st, err := slogsimpler.NewState(nil)
 			require.NoError(t, err)
-			lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, Dir: t.TempDir(), Console: logtest.StalledPipe(t)})
+			lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, Dir: dir(t), Console: logtest.StalledPipe(t)})
 			require.NoError(t, err)
 			for range 3 {
 				slog.Info("finds the console stalled")
@@ -182,17 +187,12 @@ func hangCases() []stallCase {
 		}},
 		{"Recorder.Close, its state stuck", func(t *testing.T) func() {
 			st, _ := stuckState(t, true, nil)
-			// Not t.TempDir: t is this preparation's, whose cleanup would
-			// race the dump the recorder writes after it ends.
-			dir, err := os.MkdirTemp("", "tally-recorder-")
-			require.NoError(t, err)
-			rec, err := atrace.New(&atrace.Options{State: st, Root: filepath.Join(dir, "trace")})
+			rec, err := atrace.New(&atrace.Options{State: st, Root: filepath.Join(dir(t), "trace")})
 			require.NoError(t, err)
 			slog.New(slogsimpler.NewFanout(st, st.Handler(), rec)).Error("asks for a dump")
 			return func() {
 				_ = rec.Close()
 				_ = st.Close(100 * time.Millisecond)
-				_ = os.RemoveAll(dir)
 			}
 		}},
 		{"Forward from a reader that never makes progress", func(t *testing.T) func() {
@@ -215,7 +215,12 @@ func (noProgress) Read([]byte) (int, error) { return 0, nil }
 // once, each under its own watchdog: a case that hangs costs the bound
 // once, not once per case.
 func hangSection(t *testing.T, y *tally) {
-	cases := hangCases()
+	base := t.TempDir()
+	cases := hangCases(func(t *testing.T) string {
+		d, err := os.MkdirTemp(base, "case")
+		require.NoError(t, err)
+		return d
+	})
 	ops := make([]func(), len(cases))
 	for i, c := range cases {
 		t.Run("prepare: "+c.name, func(t *testing.T) { ops[i] = c.prepare(t) })
