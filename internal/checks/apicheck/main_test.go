@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"simpler.dev/log/internal/testkit/racedetect"
 )
 
 func TestCompare(t *testing.T) {
@@ -48,6 +50,10 @@ func TestRecordedAPI(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.Chdir(root)) // the source importer resolves imports from the module's root
 	defer os.Chdir(wd)
+	// The export data of the build this test binary has (make test's race
+	// lane: a plain build compiled the module and the standard library once
+	// more, there).
+	race = racedetect.Enabled
 	code, err := API(".")
 	require.NoError(t, err)
 	assert.Empty(t, Compare(recorded, code), "make api-check, or record an addition with go run ./internal/apicheck -w api/v1.txt")

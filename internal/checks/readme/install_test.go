@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"simpler.dev/log/internal/testkit/racedetect"
 )
 
 // TestInstall follows the README's Install section in the order written,
@@ -81,7 +83,14 @@ func TestInstall(t *testing.T) {
 	src.WriteString("\nfunc main() {}\n")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(src.String()), 0o644))
 	run("go", "mod", "tidy")
-	run("go", "build", "./...")
+	// With -race when this test has it: make test's race lane has
+	// compiled the library so (a plain build compiled it and the standard
+	// library once more, in the middle of make test).
+	if racedetect.Enabled {
+		run("go", "build", "-race", "./...")
+	} else {
+		run("go", "build", "./...")
+	}
 
 	mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
 	require.NoError(t, err)
