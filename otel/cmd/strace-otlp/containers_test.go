@@ -106,7 +106,7 @@ func TestContainerJourney(t *testing.T) {
 	require.Len(t, tagOf, 3, "three runs: %v", tagOf)
 
 	bin := filepath.Join(root, "strace-timing")
-	out, err := exec.Command("go", "build", "-o", bin, "simpler.dev/log/cmd/strace-timing").CombinedOutput()
+	out, err := goBuild(bin, "simpler.dev/log/cmd/strace-timing")
 	require.NoError(t, err, "%s", out)
 	timing := func(args ...string) string {
 		t.Helper()

@@ -108,7 +108,7 @@ func TestQuickstartJourney(t *testing.T) {
 	}
 	root := t.TempDir()
 	bin := filepath.Join(root, "quickstart")
-	out, err := exec.Command("go", "build", "-o", bin, "simpler.dev/log/examples/quickstart").CombinedOutput()
+	out, err := goBuild(bin, "simpler.dev/log/examples/quickstart")
 	require.NoError(t, err, "%s", out)
 	dir := filepath.Join(root, "simpler-logs")
 	var o, e bytes.Buffer
@@ -130,6 +130,19 @@ func TestQuickstartJourney(t *testing.T) {
 	readBack(t, root, dir, journey{span: "chip.run", spans: runs, invocations: runs, sent: spans + runs})
 }
 
+// goBuild builds pkg into bin as a user would, with -race when this test
+// binary has it: the code is the same, a race in the program fails its
+// run, and make test's race lane has compiled the race build of the root
+// module already (a plain build compiled it and the standard library once
+// more, in the middle of make test).
+func goBuild(bin, pkg string) ([]byte, error) {
+	args := []string{"build", "-o", bin}
+	if raceBuild {
+		args = append(args, "-race")
+	}
+	return exec.Command("go", append(args, pkg)...).CombinedOutput()
+}
+
 // A journey is what a log holds, for readBack to find in every view.
 type journey struct {
 	span        string // a span name
@@ -146,7 +159,7 @@ type journey struct {
 func readBack(t *testing.T, root, dir string, want journey) {
 	t.Helper()
 	bin := filepath.Join(root, "strace-timing")
-	out, err := exec.Command("go", "build", "-o", bin, "simpler.dev/log/cmd/strace-timing").CombinedOutput()
+	out, err := goBuild(bin, "simpler.dev/log/cmd/strace-timing")
 	require.NoError(t, err, "%s", out)
 	timing := func(t *testing.T, args ...string) (stdout, stderr string) {
 		t.Helper()
