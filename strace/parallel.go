@@ -75,7 +75,18 @@ func (p *Parser) readBlocks(r io.Reader, workers int, size int64) error {
 	jobs := make(chan job, workers)
 	done := make(chan parsed, workers)
 	var wg sync.WaitGroup
-	pool := sync.Pool{New: func() any { b := make([]byte, 0, blockSize+4096); return &b }}
+	// A block's buffer is a whole block only when the input may hold one:
+	// an input known to be smaller (a file's size, a reader's Len) gets
+	// buffers its size. Each Read allocated two buffers of a megabyte, so
+	// reading many small files (a container's restarts, each run a file)
+	// cleared megabytes for kilobytes of log. Should the input grow past
+	// its size as it is read (a live file), the buffers grow back to a
+	// block, a doubling each time one fills.
+	bufCap := blockSize
+	if hint := sizeHint(r, size); hint > 0 && hint < int64(blockSize) {
+		bufCap = max(int(hint), 4096)
+	}
+	pool := sync.Pool{New: func() any { b := make([]byte, 0, bufCap+4096); return &b }}
 	// With EachSpan the merge hands a block's spans on and lets them go:
 	// their slice goes back for another block, so a long log is read
 	// with a few blocks' spans allocated, not a block's a block.
@@ -134,6 +145,9 @@ func (p *Parser) readBlocks(r io.Reader, workers int, size int64) error {
 		buf := append((*bp)[:0], carry...)
 		buf = buf[:cap(buf)]
 		n, err := io.ReadAtLeast(r, buf[len(carry):], 1)
+		if len(carry)+n == len(buf) && bufCap < blockSize {
+			bufCap = min(2*bufCap, blockSize) // it grows: see bufCap
+		}
 		buf = buf[:len(carry)+max(n, 0)]
 		carry = carry[:0]
 		if err == nil {
@@ -178,6 +192,18 @@ func (p *Parser) readBlocks(r io.Reader, workers int, size int64) error {
 	close(done)
 	<-merged
 	return rerr
+}
+
+// sizeHint is how many bytes r holds, if known: the file's size, or what
+// a bytes.Reader, strings.Reader or bytes.Buffer has left; 0 if not known.
+func sizeHint(r io.Reader, size int64) int64 {
+	if size > 0 {
+		return size
+	}
+	if l, ok := r.(interface{ Len() int }); ok {
+		return int64(l.Len())
+	}
+	return 0
 }
 
 // readLongLine feeds ll the rest of a line from r, up to and including its
