@@ -19,19 +19,6 @@ import (
 	"simpler.dev/log/levels"
 )
 
-// keepDefaults restores slog.Default and the standard log package's
-// output, flags and prefix when t ends, whatever Setup did to them.
-func keepDefaults(t *testing.T) {
-	t.Helper()
-	old, out, flags, prefix := slog.Default(), log.Writer(), log.Flags(), log.Prefix()
-	t.Cleanup(func() {
-		slog.SetDefault(old)
-		log.SetOutput(out)
-		log.SetFlags(flags)
-		log.SetPrefix(prefix)
-	})
-}
-
 // stalled reports whether the console has stopped taking lines.
 func (c *consoleWriter) isStalled() bool {
 	c.mu.Lock()
@@ -46,7 +33,7 @@ func (c *consoleWriter) isStalled() bool {
 // rewrite the first call after a stall still did). Asserted on the
 // console's count of Flush waits, not on time.
 func TestStdlogNeverWaitsForConsole(t *testing.T) {
-	keepDefaults(t)
+	logtest.KeepDefaults(t)
 	w := logtest.StalledPipe(t)
 	st, err := NewState(nil)
 	require.NoError(t, err)
@@ -137,7 +124,7 @@ func TestCloseRestoresDefaults(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			keepDefaults(t)
+			logtest.KeepDefaults(t)
 			var before bytes.Buffer
 			prevLogger := slog.New(slog.NewTextHandler(&before, nil))
 			slog.SetDefault(prevLogger) // routes log too, with flags 0
@@ -181,7 +168,7 @@ func TestCloseRestoresDefaults(t *testing.T) {
 // console's writer blocked in write(2) for good, holding its queue: +1
 // goroutine per Setup). Polled with a failure-only deadline.
 func TestStalledConsoleEndsAtClose(t *testing.T) {
-	keepDefaults(t)
+	logtest.KeepDefaults(t)
 	base := runtime.NumGoroutine()
 	const rounds = 20
 	for i := range rounds {

@@ -2,8 +2,6 @@ package hostiletest
 
 import (
 	"fmt"
-	"log"
-	"log/slog"
 	"os"
 	"runtime"
 	"sort"
@@ -15,13 +13,15 @@ import (
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
+
+	"simpler.dev/log/internal/testkit/logtest"
 )
 
 // The worst day, round three: the tally of TestWorstDayTally.
 //
 // Every hostile input is tried through the public API (slogsimpler, sink,
 // envelope, spanattr, devicebridge, strace, atrace; the reader's terminal
-// views through internal/straceview) and its outcome counted in one of
+// views through straceview) and its outcome counted in one of
 // eight categories. The test prints the table and fails when a count is
 // not zero. Each category also runs a planted failure through the same
 // checks it counts with (a forged line, a lost record, a panic, a call
@@ -134,7 +134,7 @@ type section struct {
 
 // TestWorstDayTally runs the whole hostile run and prints the tally.
 func TestWorstDayTally(t *testing.T) {
-	keepGlobals(t)
+	logtest.KeepDefaults(t)
 	quietEnv(t)
 	start := time.Now()
 	y, canary := newTally(), newTally()
@@ -204,19 +204,6 @@ func (y *tally) table(canary *tally) string {
 		fmt.Fprintf(&b, "%-26s %12d %9d  %s\n", c, r.tried, r.failed, planted)
 	}
 	return b.String()
-}
-
-// keepGlobals restores slog.Default and the standard log package when t
-// ends, whatever Setup and the cases did to them.
-func keepGlobals(t *testing.T) {
-	t.Helper()
-	old, out, flags, prefix := slog.Default(), log.Writer(), log.Flags(), log.Prefix()
-	t.Cleanup(func() {
-		slog.SetDefault(old)
-		log.SetOutput(out)
-		log.SetFlags(flags)
-		log.SetPrefix(prefix)
-	})
 }
 
 // quietEnv takes away, for the test, every variable that would change
