@@ -11,8 +11,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"simpler.dev/log/internal/testkit/racedetect"
 )
 
 // TestInstall follows the README's Install section in the order written,
@@ -49,7 +47,7 @@ func TestInstall(t *testing.T) {
 	defer cancel()
 	run := func(name string, args ...string) {
 		t.Helper()
-		cmd := exec.CommandContext(ctx, name, args...)
+		cmd := exec.CommandContext(ctx, name, withRace(args)...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
 		out, err := cmd.CombinedOutput()
@@ -83,14 +81,7 @@ func TestInstall(t *testing.T) {
 	src.WriteString("\nfunc main() {}\n")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(src.String()), 0o644))
 	run("go", "mod", "tidy")
-	// With -race when this test has it: make test's race lane has
-	// compiled the library so (a plain build compiled it and the standard
-	// library once more, in the middle of make test).
-	if racedetect.Enabled {
-		run("go", "build", "-race", "./...")
-	} else {
-		run("go", "build", "./...")
-	}
+	run("go", "build", "./...") // with -race under -race: see withRace
 
 	mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
 	require.NoError(t, err)

@@ -626,16 +626,20 @@ type toolchain struct {
 	pkgs   map[string]importPath
 }
 
+// withRace adds -race to a go vet, build or test when this test binary
+// has it (make test): the standard library and every dependency are then
+// the build make test has made already, not a second one.
+func withRace(args []string) []string {
+	if racedetect.Enabled && len(args) > 0 && (args[0] == "vet" || args[0] == "build" || args[0] == "test") {
+		return append([]string{args[0], "-race"}, args[1:]...)
+	}
+	return args
+}
+
 func (tc *toolchain) run(dir string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
-	if racedetect.Enabled && len(args) > 0 && (args[0] == "vet" || args[0] == "build" || args[0] == "test") {
-		// Under go test -race (make test), the blocks are built with -race
-		// too: the standard library and every dependency are then the
-		// build that make test has made already, not a second one.
-		args = append([]string{args[0], "-race"}, args[1:]...)
-	}
-	cmd := exec.CommandContext(ctx, tc.goTool, args...)
+	cmd := exec.CommandContext(ctx, tc.goTool, withRace(args)...)
 	cmd.Dir = dir
 	cmd.Env = tc.env
 	out, err := cmd.CombinedOutput()
