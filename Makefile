@@ -170,10 +170,11 @@ ALLOCPKGS ?= $(shell grep -rlE --include='*_test.go' '^func Test[A-Za-z0-9_]*All
 # library included, where go vet -race shares them with the root
 # module's vet (49 CPU-seconds for the subset against 36 for all).
 otel: otel-tests otel-demo-tests
+TESTVET = { $(GO) test -race -vet=off -count=1 ./...; r=$$?; $(GO) vet -race ./... || r=1; exit $$r; }
 otel-tests:
-	@$(STEP) "otel: go test -race, go vet -race" sh -c 'cd otel && { $(GO) test -race -vet=off -count=1 ./...; r=$$?; $(GO) vet -race ./... || r=1; exit $$r; }'
+	@$(STEP) "otel: go test -race, go vet -race" sh -c 'cd otel && $(TESTVET)'
 otel-demo-tests:
-	@$(STEP) "otel/demo: go test -race, go vet -race" sh -c 'cd otel/demo && { $(GO) test -race -vet=off -count=1 ./...; r=$$?; $(GO) vet -race ./... || r=1; exit $$r; }'
+	@$(STEP) "otel/demo: go test -race, go vet -race" sh -c 'cd otel/demo && $(TESTVET)'
 
 # The quickstart exporting its traces and logs live over OTLP to the
 # Collector's own receiver, and a trace viewer of what arrived (offline).
