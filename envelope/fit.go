@@ -67,6 +67,9 @@ type fitter struct {
 	lens       [maxPairs]uint16
 	msg        int
 	impossible bool
+	// pinned: the record holds trusted text (Line.Trusted), written
+	// whole, which a fit keeps even when it has no attribute.
+	pinned bool
 	// Planned: the most bytes a value takes, and the message.
 	cap, msgRoom int
 	// shortened is set by the writing pass when it cut anything.
@@ -107,7 +110,7 @@ func (l *Line) Fit(render func(*Line)) bool {
 	*f = fitter{mode: measuring}
 	s.line = Line{fit: f}
 	render(&s.line)
-	if f.impossible || f.pairs == 0 || s.line.Truncated() || !f.plan(s.line.n) {
+	if f.impossible || f.pairs == 0 && !f.pinned || s.line.Truncated() || !f.plan(s.line.n) {
 		return false
 	}
 	f.mode = writing

@@ -1,8 +1,6 @@
 package envelope
 
-import (
-	"unicode/utf8"
-)
+import "unicode/utf8"
 
 // MaxRecord is the largest record in bytes, newline included: the portable
 // PIPE_BUF, so one write of one record to a shared pipe is atomic.
@@ -87,7 +85,15 @@ func (l *Line) Message(s string) { l.textMode(s, false, userText, l.fit) }
 // machine record a producer verified and handed over whole (a simulator's
 // or a C module's own span, op line, anchor or drop report: see
 // [ParseMachine]); user text must go through [Line.Message].
+//
+// Trusted text is never cut: while a record is fitted it counts with the
+// envelope and the keys, and a record with no attribute but trusted text
+// can still be fitted by its message (a record's trace_id= and span_id=,
+// SPEC §13, which a fit keeps whole).
 func (l *Line) Trusted(s string) {
+	if l.fit != nil {
+		l.fit.pinned = true
+	}
 	if plainASCII(s) {
 		l.raw(s)
 		return

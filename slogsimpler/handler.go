@@ -9,6 +9,7 @@ import (
 	"simpler.dev/log/internal/handoff"
 	"simpler.dev/log/internal/origin"
 	"simpler.dev/log/internal/render"
+	"simpler.dev/log/internal/tracelink"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/sink"
 )
@@ -65,7 +66,11 @@ func (h *Handler) WithGroup(name string) slog.Handler {
 // It rechecks the live threshold (a level change between Enabled and
 // Handle wins). It returns an error only when the destination failed in
 // synchronous mode; every other loss is counted by the sink, not returned.
-func (h *Handler) Handle(_ context.Context, r slog.Record) error {
+//
+// A record logged with the context of a span (or invocation) whose tree
+// joined a caller's trace carries trace_id= and span_id= last (SPEC §13),
+// kept whole when the record is fitted.
+func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
 	s := h.state
 	if s == nil {
 		return nil
@@ -74,8 +79,18 @@ func (h *Handler) Handle(_ context.Context, r slog.Record) error {
 	if t == levels.Nul || r.Level < t {
 		return nil
 	}
+	rd := &h.r
+	var ids render.TraceIDs
+	var traced render.Renderer
+	if joined := tracelink.Record; joined != nil && ctx != nil {
+		var ok bool
+		if ids.Trace, ids.Span, ok = joined(ctx); ok && origin.Of(&r) == nil {
+			traced = h.r.WithTrace(&ids) // rendered here, not handed off as fields
+			rd = &traced
+		}
+	}
 	anchored := false
-	if s.running.Load() && !s.flush.Load().admits(r.Level) {
+	if rd == &h.r && s.running.Load() && !s.flush.Load().admits(r.Level) {
 		// A plain record is rendered by the writer: the caller copies its
 		// fields. Its attributes are read once, onto the stack, only when
 		// it has some: a record without them pays nothing for the copy.
@@ -95,7 +110,7 @@ func (h *Handler) Handle(_ context.Context, r slog.Record) error {
 		}
 		anchored = plain // handOff saw to the anchor before the queue declined
 	}
-	o, err := s.enter(&r, &h.r, anchored)
+	o, err := s.enter(&r, rd, anchored)
 	if o != nil && o.Outcome != nil {
 		*o.Outcome = origin.Outcome{Reached: true, Err: err}
 	}

@@ -46,6 +46,16 @@ type SpanInfo struct {
 	// ReplaceAttr, is handled before End is called.
 	Dur   int64
 	Attrs []slog.Attr
+	// TraceID, ID and Parent are the OpenTelemetry ids of the span (or
+	// invocation) as an Observer sees it start: its trace, its own id
+	// and its parent's (all zero for the root of a trace). An
+	// invocation or outermost span that joined a caller's trace (SPEC
+	// §13) has the caller's trace and span; any other trace id and
+	// every id of ours is derived from the run and the span's record
+	// (envelope.Span.IDs, envelope.InvocationIDs), so that a reader of
+	// the log derives the same. Unset by [SpanOf].
+	TraceID    [16]byte
+	ID, Parent [8]byte
 	// Op is set only by [SpanOf], for a MAX-style op line ([StartOp],
 	// [Op.End]): not a span, and nothing is set besides but Name, the
 	// op's. An Observer never sees one.
@@ -96,11 +106,21 @@ func observe(n *node, ctx context.Context, name string, tid, start int64) {
 		return
 	}
 	var pt any
-	if parent := nodeFrom(ctx); parent != nil && parent.obs == box {
+	parent := nodeFrom(ctx)
+	if parent != nil && parent.obs == box {
 		pt = parent.token
 	}
+	s := SpanInfo{Name: name, Inv: n.inv, HID: n.hid, Depth: n.depth, TID: tid, Start: start}
+	tc, _ := n.traceContext()
+	s.TraceID, s.ID = tc.TraceID, tc.SpanID
+	switch {
+	case n.remote != nil && (n.foreign || n.span == nil):
+		s.Parent = n.remote.SpanID // the caller's span: a joined invocation's, or a span's
+	case n.span != nil && parent != nil && !parent.callerOnly():
+		s.Parent = parent.spanID() // a span's or an invocation's of ours (none for a logger root)
+	}
 	n.obs = box
-	n.token = box.o.Start(pt, SpanInfo{Name: name, Inv: n.inv, HID: n.hid, Depth: n.depth, TID: tid, Start: start})
+	n.token = box.o.Start(pt, s)
 }
 
 // ended tells n's observer that it ended.

@@ -20,8 +20,9 @@ import (
 // outside any invocation).
 var invCounter atomic.Uint64
 
-// node is what a context carries: the innermost invocation or span.
-// Immutable once it is in a context.
+// node is what a context carries: the innermost invocation or span, a
+// logger root, or a caller's span (WithRemote). Immutable once it is in a
+// context.
 type node struct {
 	logger *slog.Logger // nil: slog.Default() at each use
 	inv    uint64
@@ -31,6 +32,34 @@ type node struct {
 	// under and the token it gave (see Observe); nil when none was set.
 	obs   *observerBox
 	token any
+	// The trace the node is in (SPEC §13). root names it when no caller's
+	// trace was joined: the invocation's node, or outside any invocation
+	// the outermost span's; nil for a logger root or a caller's span.
+	// remote is the caller's span the tree continues, nil when none; both
+	// are handed down the tree.
+	root   *node
+	remote *remoteParent
+	// span is the record identity of a span's node, from which its id is
+	// derived; nil for any other node (a logger root made from a span's
+	// context copies it, and names the span).
+	span *envelope.Span
+	// foreign: the span's parent is the caller's span (remote), not one of
+	// ours; its record carries traceparent=.
+	foreign bool
+}
+
+// remoteParent is a caller's span and its traceparent text, made once.
+type remoteParent struct {
+	TraceContext
+	header string
+}
+
+func newRemote(tc TraceContext) *remoteParent { return &remoteParent{tc, tc.String()} }
+
+// callerOnly reports whether n is a caller's span alone (WithRemote),
+// outside any span or invocation of ours.
+func (n *node) callerOnly() bool {
+	return n != nil && n.remote != nil && n.root == nil && n.span == nil
 }
 
 type ctxKey struct{}
@@ -46,12 +75,15 @@ func nodeFrom(ctx context.Context) *node {
 // WithLogger returns a context whose spans and op lines go to l instead of
 // slog.Default().
 func WithLogger(ctx context.Context, l *slog.Logger) context.Context {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	n := &node{logger: l, depth: -1}
 	if p := nodeFrom(ctx); p != nil {
 		*n = *p
 		n.logger = l
 	}
-	return context.WithValue(ctx, ctxKey{}, n)
+	return &nodeCtx{Context: ctx, n: n}
 }
 
 func (n *node) log() *slog.Logger {
@@ -87,16 +119,25 @@ func NewInvocation(ctx context.Context, hid uint64) (context.Context, *Invocatio
 		ctx, inv.task = trace.NewTask(ctx, "invocation")
 	}
 	n := &node{inv: inv.id, hid: hid, depth: -1}
+	n.root = n
 	p := nodeFrom(ctx)
 	if p != nil {
 		n.logger = p.logger
+	}
+	// A caller's trace is joined when its span is the innermost of ctx:
+	// another API's span (through the bridge), or one WithRemote put
+	// there. An invocation under a span of ours starts a trace of its own.
+	if tc, ok := foreignParent(ctx); ok {
+		n.remote = newRemote(tc)
+	} else if p.callerOnly() {
+		n.remote = p.remote
 	}
 	if observer.Load() != nil {
 		inv.tid, inv.start = goid.Get(), envelope.Mono(time.Time{})
 		observe(n, ctx, "", inv.tid, inv.start)
 		inv.node = n
 	}
-	return context.WithValue(ctx, ctxKey{}, n), inv
+	return &nodeCtx{Context: ctx, n: n}, inv
 }
 
 // ID returns the invocation id.
@@ -139,7 +180,7 @@ type Span struct {
 	// parent. It lives in the Span, so starting a span is one allocation.
 	// The span's own record is handled in it too, so a handler asking
 	// Observed(ctx) finds the span itself.
-	ctx spanCtx
+	ctx nodeCtx
 	// attrs are Start's attributes (LogValuers resolved then), the first
 	// inlineAttrs in the Span, the rest in rare.more; written by Start and
 	// read by End only.
@@ -183,22 +224,6 @@ func (sp *Span) moreAttrs() []slog.Attr {
 // allocation: with the origin, as many as a slog.Record holds inline (5).
 const inlineAttrs = 4
 
-// spanCtx is ctx with a span as the innermost node: what
-// context.WithValue(ctx, ctxKey{}, n) would be, without its allocation.
-// Everything but the node (deadline, cancellation, other values) is the
-// parent's.
-type spanCtx struct {
-	context.Context
-	n *node
-}
-
-func (c *spanCtx) Value(key any) any {
-	if key == (ctxKey{}) {
-		return c.n
-	}
-	return c.Context.Value(key)
-}
-
 // Start begins a span named name as a child of the span or invocation in
 // ctx, with attrs recorded now. It returns a context for the span's
 // children and the span. While the logger in use does not admit TIMING,
@@ -219,9 +244,7 @@ func Start(ctx context.Context, name string, attrs ...slog.Attr) (context.Contex
 	if trace.IsEnabled() {
 		sp.rareOne().region = trace.StartRegion(ctx, name)
 	}
-	// Only the monotonic clock: a span's start is never shown as wall
-	// time, and reading it alone costs half of time.Now.
-	sp.rec.TS = envelope.Mono(time.Time{})
+	sp.rec.TS = startTime(sp.rec.TID)
 	observe(&sp.node, ctx, name, sp.rec.TID, sp.rec.TS)
 	return child, sp
 }
@@ -258,7 +281,7 @@ func (sp *Span) write(now time.Time, ts, dur int64, end []slog.Attr) {
 			runtime.Callers(3, pcs[:]) // the caller of End or Emit
 		}
 		sp.rec.TS, sp.rec.Dur = ts, dur
-		sp.org.SetSpan(&sp.rec, sp.node.token, now)
+		sp.org.SetSpan(&sp.rec, sp.node.token, now, sp.traceparent())
 		r := slog.NewRecord(now, levels.Timing, sp.rec.Name, pcs[0])
 		// One AddAttrs for the origin and Start's inline attributes: they
 		// fill the record's inline array.
@@ -297,6 +320,45 @@ func Emit(ctx context.Context, name string, ts int64, dur time.Duration, attrs .
 	}
 }
 
+// traceparent is what the span's record states of the caller's trace:
+// its traceparent, for the outermost spans of a tree that joined one and
+// for a span whose parent is another API's (SPEC §13); "" for any other.
+func (sp *Span) traceparent() string {
+	if r := sp.node.remote; r != nil && (sp.node.depth == 0 || sp.node.foreign) {
+		return r.header
+	}
+	return ""
+}
+
+// starts keeps the span starts of each goroutine strictly increasing, so
+// that no two spans of a run have the same record identity, from which
+// their ids are derived (envelope.Span.IDs), even on a clock coarser than
+// the time between two starts. Sharded by goroutine id, each shard's last
+// start alone on its cache line: written by Start with CompareAndSwap,
+// read by Start.
+var starts [64]struct {
+	last atomic.Int64
+	_    [56]byte
+}
+
+// startTime returns the start of a span goroutine tid starts now: the
+// monotonic clock (a span's start is never shown as wall time, and
+// reading it alone costs half of time.Now), or 1 ns after the last start
+// of the goroutine's shard when the clock has not moved past it.
+func startTime(tid int64) int64 {
+	ts := envelope.Mono(time.Time{})
+	s := &starts[uint64(tid)%uint64(len(starts))].last
+	for {
+		last := s.Load()
+		if ts <= last {
+			ts = last + 1
+		}
+		if s.CompareAndSwap(last, ts) {
+			return ts
+		}
+	}
+}
+
 // newSpan makes a span named name under the span or invocation in ctx,
 // with attrs kept, or returns nil when the logger in use does not admit
 // TIMING (allocating nothing).
@@ -311,9 +373,17 @@ func newSpan(ctx context.Context, name string, attrs []slog.Attr) *Span {
 		sp.node = *parent
 		sp.node.depth = parent.depth + 1
 		sp.node.obs, sp.node.token = nil, nil // observe sets the span's own
+		sp.node.foreign = parent.callerOnly()
+	}
+	sp.node.span = &sp.rec
+	if sp.node.root == nil {
+		sp.node.root = &sp.node // the outermost span outside any invocation
+	}
+	if tc, ok := foreignParent(ctx); ok { // another API's span is the innermost
+		sp.node.remote, sp.node.foreign = newRemote(tc), true
 	}
 	sp.rec = envelope.Span{PID: runid.PID(), TID: goid.Get(), Inv: sp.node.inv, HID: sp.node.hid, Depth: sp.node.depth, Name: name}
-	sp.ctx = spanCtx{Context: ctx, n: &sp.node}
+	sp.ctx = nodeCtx{Context: ctx, n: &sp.node}
 	for _, a := range attrs {
 		if a.Value.Kind() == slog.KindLogValuer {
 			a.Value = a.Value.Resolve() // as of Start, as the record would have had it

@@ -48,6 +48,11 @@ type Origin struct {
 	// Token is the span observer's token for a Span (see
 	// spanattr.Observe), nil when none was set.
 	Token any
+	// Traceparent is a Span's traceparent= attribute, the caller's trace
+	// context its record states (SPEC §13): "" for none. It is written
+	// first among the span's attributes, inside their budget, and no
+	// ReplaceAttr sees it.
+	Traceparent string
 	// Outcome, when set, receives what the state's door made of the
 	// record (see Outcome); for a producer that must answer its caller
 	// (State.Emit, a C module's sink_enqueue).
@@ -106,11 +111,12 @@ func NewOp(op envelope.Op, at time.Time) *Origin {
 }
 
 // SetSpan makes o, reused by a span for each record it writes, a fresh
-// Span origin for s, with observer token token, for the record of time
-// at. The caller owns o: no record that carried it before is still being
-// handled.
-func (o *Origin) SetSpan(s *envelope.Span, token any, at time.Time) {
+// Span origin for s, with observer token token and traceparent tp ("" for
+// none), for the record of time at. The caller owns o: no record that
+// carried it before is still being handled.
+func (o *Origin) SetSpan(s *envelope.Span, token any, at time.Time, tp string) {
 	o.Kind, o.Header, o.Span, o.Op, o.Token, o.Outcome, o.CModule = Span, nil, s, nil, token, nil, false
+	o.Traceparent = tp
 	o.at, o.msg = at.UnixNano(), ""
 	o.spent.Store(false)
 }
@@ -191,8 +197,12 @@ func (o *Origin) LogValue() slog.Value {
 	switch o.Kind {
 	case Span:
 		s := o.Span
-		return slog.GroupValue(slog.String("kind", "span"), slog.Uint64("inv", s.Inv), slog.Uint64("hid", s.HID),
-			slog.Int("depth", s.Depth), slog.Int64("tid", s.TID), slog.Int64("ts", s.TS), slog.Duration("dur", time.Duration(s.Dur)))
+		g := []slog.Attr{slog.String("kind", "span"), slog.Uint64("inv", s.Inv), slog.Uint64("hid", s.HID),
+			slog.Int("depth", s.Depth), slog.Int64("tid", s.TID), slog.Int64("ts", s.TS), slog.Duration("dur", time.Duration(s.Dur))}
+		if o.Traceparent != "" {
+			g = append(g, slog.String("traceparent", o.Traceparent))
+		}
+		return slog.GroupValue(g...)
 	case Op:
 		return slog.GroupValue(slog.String("kind", "op"), slog.String("phase", wire.OpPhase(o.Op.Complete)), slog.Uint64("id", o.Op.ID))
 	}

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"encoding/hex"
 	"path/filepath"
 
 	"log/slog"
@@ -32,6 +33,36 @@ type Renderer struct {
 	// every deeper group), so 10 000 WithGroup calls cost what 33 do.
 	prefix string
 	depth  int
+	// trace, when set, are the ids a user record logged in a tree that
+	// joined a caller's trace carries last (SPEC §13), kept whole when it
+	// is fitted: set on the copy one record is rendered with (WithTrace).
+	trace *TraceIDs
+}
+
+// TraceIDs are a record's trace_id= and span_id= (SPEC §13).
+type TraceIDs struct {
+	Trace [16]byte
+	Span  [8]byte
+}
+
+// WithTrace returns rd writing t last on a user record.
+func (rd Renderer) WithTrace(t *TraceIDs) Renderer {
+	rd.trace = t
+	return rd
+}
+
+// pins writes the record's trace ids, if any, as pairs kept whole.
+func (rd Renderer) pins(l *envelope.Line) {
+	if rd.trace == nil {
+		return
+	}
+	const tk, sk = " trace_id=", " span_id="
+	var b [len(tk) + 32 + len(sk) + 16]byte
+	copy(b[:], tk)
+	hex.Encode(b[len(tk):], rd.trace.Trace[:])
+	copy(b[len(tk)+32:], sk)
+	hex.Encode(b[len(tk)+32+len(sk):], rd.trace.Span[:])
+	l.Trusted(string(b[:])) // kept whole by a fit
 }
 
 // WithAttrs returns a renderer whose records carry attrs.
@@ -109,7 +140,8 @@ func (rd Renderer) Render(r *slog.Record, l *envelope.Line, spend bool) (o *orig
 		l.Rendered(rd.pre)
 	}
 	if r.NumAttrs() == 0 {
-		return nil, rd.pre != nil && l.Truncated() && rd.fit(r, &h, l, false)
+		rd.pins(l)
+		return nil, (rd.pre != nil || rd.trace != nil) && l.Truncated() && rd.fit(r, &h, l, false)
 	}
 	first := r.PC != 0 // without a PC, the origin was looked at above
 	prefix, depth := rd.prefix, rd.depth
@@ -130,6 +162,7 @@ func (rd Renderer) Render(r *slog.Record, l *envelope.Line, spend bool) (o *orig
 		*l = envelope.Line{}
 		return o, rd.renderOrigin(r, o, o.For(r), l)
 	}
+	rd.pins(l)
 	return nil, l.Truncated() && rd.fit(r, &h, l, false)
 }
 
@@ -165,6 +198,7 @@ func (rd Renderer) fit(r *slog.Record, h *envelope.Header, l *envelope.Line, ski
 		w.Start(h)
 		w.Message(r.Message)
 		rd.attrs(r, w, skipFirst)
+		rd.pins(w)
 	})
 }
 
@@ -174,6 +208,9 @@ func (rd Renderer) renderOrigin(r *slog.Record, o *origin.Origin, kind origin.Ki
 	switch kind {
 	case origin.Span:
 		var attrs envelope.SpanAttrs
+		if o.Traceparent != "" { // first, so no attribute of the user's can push it out
+			attrs.Add(slog.String("traceparent", o.Traceparent))
+		}
 		first := true
 		r.Attrs(func(a slog.Attr) bool {
 			if !first { // the first is the origin

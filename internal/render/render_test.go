@@ -131,7 +131,7 @@ func TestRenderKeepsTheCut(t *testing.T) {
 		sp := envelope.Span{PID: 1, TID: 2, Name: "n", TS: 3, Dur: 4}
 		var o origin.Origin
 		now := time.Now()
-		o.SetSpan(&sp, nil, now)
+		o.SetSpan(&sp, nil, now, "")
 		r := slog.NewRecord(now, slog.LevelInfo, long, 0)
 		r.AddAttrs(o.Attr(), slog.String("k", long))
 		var l envelope.Line

@@ -183,8 +183,18 @@ func receiverExported(e ast.Expr) bool {
 //     never waits for room: 138 and 100.
 //   - strace.Run.Tag, the run's short identity its labels and its own
 //     files' names share: 138 and 101.
+//   - Traces that cross processes (issue 53, SPEC §13): spanattr's
+//     TraceContext (ParseTraceparent and ErrBadTraceparent, String),
+//     WithRemote and TraceContextFrom, the way in and out for a service
+//     without OpenTelemetry; Bridge, SetBridge and Ref.TraceContext, the
+//     joint through which the otel module, on the public API only, makes
+//     OpenTelemetry's context and ours one tree; envelope.Span.IDs, the
+//     one derivation of ids live export and a reader of the log share
+//     (an invocation is a Span of depth -1, so it needs no name of its
+//     own); strace.RecordLine.TraceIDs, which finds a record's ids at the
+//     end of its line without reading it, for a week of logs: 146 and 105.
 func TestExportedSurface(t *testing.T) {
-	const budgetTop, budgetMethods = 138, 101
+	const budgetTop, budgetMethods = 146, 105
 	top, methods := exported(t, root)
 	t.Logf("exported: %d names, %d methods", top, methods)
 	assert.LessOrEqual(t, top, budgetTop, "the public packages export more names than the budget")
