@@ -54,6 +54,7 @@ func (kept) Shutdown(context.Context) error { return nil }
 // root is compared by name and attributes: live export times it from the
 // invocation itself, the log holds only its spans.
 type spanShape struct {
+	TraceID, ID  string
 	Name, Parent string
 	Start, End   int64
 	Attrs        string
@@ -62,6 +63,7 @@ type spanShape struct {
 }
 
 type logShape struct {
+	TraceID, SpanID      string
 	Body, Severity, Span string
 	Time                 int64
 	Attrs                string
@@ -86,7 +88,8 @@ func shapes(spans []sdktrace.ReadOnlySpan, records []sdklog.Record) ([]spanShape
 		if s.Attributes() != nil && hasAttr(s.Attributes(), "simpler.clock") {
 			continue // device clock: placed where reported live, not placeable from the log
 		}
-		sh := spanShape{Name: s.Name(), Parent: name[s.Parent().SpanID()], Attrs: attrText(s.Attributes()),
+		sh := spanShape{TraceID: s.SpanContext().TraceID().String(), ID: s.SpanContext().SpanID().String(),
+			Name: s.Name(), Parent: name[s.Parent().SpanID()], Attrs: attrText(s.Attributes()),
 			Status: fmt.Sprint(s.Status().Code, " ", s.Status().Description)}
 		if !strings.HasPrefix(s.Name(), "invocation ") {
 			sh.Start, sh.End = s.StartTime().UnixNano(), s.EndTime().UnixNano()
@@ -104,7 +107,7 @@ func shapes(spans []sdktrace.ReadOnlySpan, records []sdklog.Record) ([]spanShape
 		r := &records[i]
 		var kv []attribute.KeyValue
 		r.WalkAttributes(func(a attribute.KeyValue) bool { kv = append(kv, a); return true })
-		logs = append(logs, logShape{Body: r.Body().AsString(), Severity: fmt.Sprint(int(r.Severity()), " ", r.SeverityText()),
+		logs = append(logs, logShape{TraceID: r.TraceID().String(), SpanID: r.SpanID().String(), Body: r.Body().AsString(), Severity: fmt.Sprint(int(r.Severity()), " ", r.SeverityText()),
 			Span: name[r.SpanID()], Time: r.Timestamp().UnixNano(), Attrs: attrText(kv)})
 	}
 	slices.SortFunc(logs, func(a, b logShape) int { return cmp.Or(cmp.Compare(a.Time, b.Time), cmp.Compare(a.Body, b.Body)) })
@@ -148,9 +151,9 @@ func bothWays(t *testing.T, work func(dir string, st *slogsimpler.State, handler
 }
 
 // TestLiveEqualsFromLogs exports one run both ways, live and from its
-// log, and compares the traces (names, parents, times to the ns,
-// attributes with their kinds, events, status) and the log records (body,
-// severity, time, attributes, the span each was written in).
+// log, and compares the traces (ids, names, parents, times to the ns,
+// attributes with their kinds, events, status) and the log records (ids,
+// body, severity, time, attributes, the span each was written in).
 func TestLiveEqualsFromLogs(t *testing.T) {
 	compare := func(t *testing.T, live, logged []sdktrace.ReadOnlySpan, liveRecs, loggedRecs []sdklog.Record) {
 		ls, ll := shapes(live, liveRecs)
@@ -172,6 +175,38 @@ func TestLiveEqualsFromLogs(t *testing.T) {
 			}
 		}
 		assert.Equal(t, 1, errored, "the failed job's span has status error from the log too")
+	})
+	t.Run("a caller's trace joined, a record from another goroutine", func(t *testing.T) {
+		live, logged, liveRecs, loggedRecs := bothWays(t, func(dir string, st *slogsimpler.State, handlers []slog.Handler, beforeClose func() error) {
+			lg, err := slogsimpler.Setup(&slogsimpler.Options{Dir: dir, Level: levels.Debug, Console: io.Discard,
+				Handlers: handlers, State: st})
+			require.NoError(t, err)
+			caller, err := spanattr.ParseTraceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+			require.NoError(t, err)
+			ctx := spanattr.WithRemote(spanattr.WithLogger(context.Background(), slog.Default()), caller)
+			ictx, inv := spanattr.NewInvocation(ctx, 0xb)
+			hctx, handle := spanattr.Start(ictx, "b.handle", slog.Int("k", 1))
+			_, inner := spanattr.Start(hctx, "b.inner")
+			slog.WarnContext(hctx, "b.record", "n", 1)
+			var wg sync.WaitGroup
+			wg.Go(func() { slog.ErrorContext(hctx, "b.child", "n", 2) }) // another goroutine, the request's context
+			wg.Wait()
+			inner.End()
+			handle.End()
+			slog.InfoContext(ictx, "b.after") // in the invocation, outside its spans
+			inv.End()
+			_, alone := spanattr.Start(ctx, "b.alone") // outside any invocation, under the caller
+			alone.End()
+			require.NoError(t, beforeClose())
+			require.NoError(t, lg.Close())
+		})
+		compare(t, live, logged, liveRecs, loggedRecs)
+		for _, s := range logged {
+			assert.Equal(t, "4bf92f3577b34da6a3ce929d0e0e4736", s.SpanContext().TraceID().String(), "%s in the caller's trace", s.Name())
+		}
+		for _, r := range loggedRecs {
+			assert.Equal(t, "4bf92f3577b34da6a3ce929d0e0e4736", r.TraceID().String(), "%s in the caller's trace", r.Body().AsString())
+		}
 	})
 	t.Run("two goroutines interleaving", func(t *testing.T) {
 		live, logged, liveRecs, loggedRecs := bothWays(t, func(dir string, st *slogsimpler.State, handlers []slog.Handler, beforeClose func() error) {

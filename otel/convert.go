@@ -3,8 +3,6 @@ package simplerotel
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
 	"log/slog"
 	"math"
 	"slices"
@@ -25,6 +23,7 @@ import (
 
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/levels"
+	"simpler.dev/log/spanattr"
 	"simpler.dev/log/strace"
 )
 
@@ -237,6 +236,9 @@ type hostConv struct {
 	// invocation is placed, for the records made after every invocation.
 	holders []int32
 	ids     []spanRef
+	// named holds the ids of the records that name their span
+	// (attachByIDs), by record; nil when none does.
+	named map[int32]spanRef
 
 	// One invocation's placed spans and the room to find their parents,
 	// reused from one invocation to the next.
@@ -301,6 +303,9 @@ type placedSpan struct {
 	start, end int64
 	traceID    trace.TraceID
 	id, parent trace.SpanID
+	// caller: the span's record names its parent, the caller's span
+	// (traceparent=, SPEC §13), which parent and traceID hold.
+	caller bool
 }
 
 // spanEvents are the events and status records gave a span.
@@ -500,6 +505,7 @@ func (hc *hostConv) attach() {
 		}
 		r = re
 	}
+	hc.attachByIDs()
 	for ri, si := range hc.in {
 		if si < 0 {
 			continue
@@ -519,17 +525,48 @@ func (hc *hostConv) attach() {
 	hc.ids = make([]spanRef, len(hc.holders))
 }
 
+// attachByIDs attaches the records that name their span (trace_id= and
+// span_id=, SPEC §13: logged with a span's context in a tree that joined
+// a caller's trace) to it, whichever thread logged them, as live export
+// does, and keeps their ids for the logs signal. A record naming a span
+// the log does not hold (an invocation, or another process's) is in
+// none, its ids kept.
+func (hc *hostConv) attachByIDs() {
+	var byID map[trace.SpanID]int32
+	for ri := range int32(hc.recs.len()) {
+		t, id, ok := hc.recs.traceIDs(ri)
+		if !ok {
+			continue
+		}
+		if byID == nil {
+			byID = make(map[trace.SpanID]int32, len(hc.spans))
+			for i := range hc.spans {
+				s := &hc.spans[i]
+				_, sid := spanIDs(hc.idRun(hc.lane(s.PID, s.Run)), s)
+				byID[sid] = int32(i)
+			}
+			hc.named = map[int32]spanRef{}
+		}
+		hc.in[ri] = -1
+		if si, found := byID[id]; found {
+			hc.in[ri] = si
+		}
+		hc.named[ri] = spanRef{t, id}
+	}
+}
+
 // placeInvocation places invocation g's spans on the wall clock, gives
 // them ids and parents, keeps the ids log records need and makes the
 // invocation's root and spans. Its skipped spans are reported in c.
 func (hc *hostConv) placeInvocation(g int, c *Converted) {
 	k := hc.invs[g]
 	host := hc.h.Label
-	pid, run := hc.realPID(k.pid), hc.runID(k.pid)
-	traceID := trace.TraceID(digest(host, pid, run, k.inv, -1))
-	rootID := spanID(host, pid, run, k.inv, -1)
+	pid, run := hc.realPID(k.pid), hc.idRun(k.pid)
+	tid, rid := (&envelope.Span{PID: int(pid), Inv: k.inv, Depth: -1}).IDs(run)
+	traceID, rootID := trace.TraceID(tid), trace.SpanID(rid)
+	var rootParent trace.SpanID // the caller's span, for an invocation that joined its trace
 	ps := hc.ps[:0]
-	for pos, i := range hc.order[hc.bounds[g]:hc.bounds[g+1]] {
+	for _, i := range hc.order[hc.bounds[g]:hc.bounds[g+1]] {
 		s := &hc.spans[i]
 		start, why := hc.wallOf(s, s.TS, s.IsDevice())
 		if why != "" {
@@ -539,17 +576,32 @@ func (hc *hostConv) placeInvocation(g int, c *Converted) {
 			continue
 		}
 		p := placedSpan{i: i, start: start, end: satAdd(start, max(s.Dur, 0)), traceID: traceID}
+		own, id := spanIDs(run, s)
+		p.id = id
 		if k.inv == 0 { // a root, unless a parent is found: its own trace
-			d := digest(host, pid, run, k.inv, pos)
-			p.traceID, p.id = d, idOf(d)
-		} else {
-			p.id = spanID(host, pid, run, k.inv, pos)
+			p.traceID = own
+		}
+		if tc, ok := callerOf(s); ok {
+			if k.inv != 0 && s.Depth == 0 { // the invocation joined the caller's trace
+				if !rootParent.IsValid() {
+					traceID, rootParent = tc.TraceID, tc.SpanID
+				}
+			} else { // a span whose parent is the caller's
+				p.caller, p.traceID, p.parent = true, tc.TraceID, tc.SpanID
+			}
 		}
 		ps = append(ps, p)
 	}
 	hc.ps = ps
 	if len(ps) == 0 {
 		return
+	}
+	if rootParent.IsValid() {
+		for n := range ps {
+			if !ps[n].caller {
+				ps[n].traceID = traceID
+			}
+		}
 	}
 	if hc.want&traces != 0 || k.inv == 0 { // ids outside an invocation follow parents
 		hc.parents(k.inv, rootID)
@@ -581,6 +633,9 @@ func (hc *hostConv) placeInvocation(g int, c *Converted) {
 			},
 			Resource:             hc.res(k.pid),
 			InstrumentationScope: hc.scope,
+		}
+		if rootParent.IsValid() {
+			root.Parent = sampled(traceID, rootParent)
 		}
 		hc.out.span(root.Snapshot())
 	}
@@ -645,6 +700,10 @@ func (hc *hostConv) parents(inv uint64, rootID trace.SpanID) {
 		for len(stack) > 0 && ps[stack[len(stack)-1]].end < p.start {
 			stack = stack[:len(stack)-1]
 		}
+		if p.caller { // its record names its parent
+			stack = append(stack, n)
+			continue
+		}
 		q := parentOf(p, true)
 		if q < 0 {
 			q = parentOf(p, false)
@@ -688,7 +747,7 @@ func (hc *hostConv) eventsOf(i int32) *spanEvents {
 		r := hc.recs.record(e.record)
 		kv := make([]attribute.KeyValue, 1, 1+len(r.Attrs))
 		kv[0] = attribute.String("level", levels.Name(r.Level))
-		for _, a := range r.Attrs {
+		for _, a := range ownAttrs(r) {
 			kv = appendAttr(kv, "", a, 0)
 		}
 		dropped := 0
@@ -730,12 +789,14 @@ func (hc *hostConv) appendLogRecords(skipped []Skipped) []Skipped {
 			loggers[h.pid] = lg
 		}
 		var kv []attribute.KeyValue
-		for _, a := range r.Attrs {
+		for _, a := range ownAttrs(r) {
 			kv = appendAttr(kv, "", a, 0)
 		}
 		rec := logRecord(slog.Record{Time: time.Unix(0, t), Level: r.Level, Message: r.Message}, kv)
 		ctx := context.Background()
-		if si := hc.in[i]; si >= 0 {
+		if ref, ok := hc.named[i]; ok {
+			ctx = trace.ContextWithSpanContext(ctx, sampled(ref.traceID, ref.id))
+		} else if si := hc.in[i]; si >= 0 {
 			h, _ := slices.BinarySearch(hc.holders, si)
 			ctx = trace.ContextWithSpanContext(ctx, sampled(hc.ids[h].traceID, hc.ids[h].id))
 		}
@@ -784,6 +845,39 @@ func (rs *recordSet) clock(i int32) wallClock {
 		return &rs.lines[i-n]
 	}
 	return &rs.parsed[i]
+}
+
+// traceIDs returns the ids record i names its span by, if any
+// (strace.Record.TraceIDs).
+func (rs *recordSet) traceIDs(i int32) (trace.TraceID, trace.SpanID, bool) {
+	if n := int32(len(rs.parsed)); i >= n {
+		t, s, ok := rs.lines[i-n].TraceIDs()
+		return t, s, ok
+	}
+	tc, ok := namedSpan(&rs.parsed[i])
+	return tc.TraceID, tc.SpanID, ok
+}
+
+// namedSpan returns the span record r names as its last two attributes,
+// trace_id= and span_id= (strace.RecordLine.TraceIDs, for a record read).
+// A value of hex digits alone may have been read back as a number: only
+// when its text is the one slog writes for it, so String gives it back.
+func namedSpan(r *strace.Record) (spanattr.TraceContext, bool) {
+	n := len(r.Attrs)
+	if n < 2 || r.Attrs[n-2].Key != "trace_id" || r.Attrs[n-1].Key != "span_id" {
+		return spanattr.TraceContext{}, false
+	}
+	tc, err := spanattr.ParseTraceparent("00-" + r.Attrs[n-2].Value.String() + "-" + r.Attrs[n-1].Value.String() + "-01")
+	return tc, err == nil
+}
+
+// ownAttrs are r's attributes but the ids it names its span by, which
+// are the span's, not the record's (live export has them as ids only).
+func ownAttrs(r *strace.Record) []slog.Attr {
+	if _, ok := namedSpan(r); ok {
+		return r.Attrs[:len(r.Attrs)-2]
+	}
+	return r.Attrs
 }
 
 // record returns record i, read from its line if it was kept unparsed:
@@ -883,9 +977,13 @@ func (c *captured) ForceFlush(context.Context) error { return nil }
 // values percent-decoded, sorted by key, the last of a repeated key kept.
 // It allocates only the slice it returns (and decoded text).
 func spanAttributes(s *strace.Span) []attribute.KeyValue {
-	kv := identity(s, 8+strings.Count(s.Attrs, "="))
+	attrs := s.Attrs
+	if _, ok := callerOf(s); ok { // the span's parent, not an attribute of its own
+		_, attrs, _ = strings.Cut(attrs, " ")
+	}
+	kv := identity(s, 8+strings.Count(attrs, "="))
 	fixed := len(kv)
-	envelope.EachSpanAttr(s.Attrs, func(k, v string) bool {
+	envelope.EachSpanAttr(attrs, func(k, v string) bool {
 		if k == "" {
 			return true
 		}
@@ -968,36 +1066,38 @@ func typed(k, v string) attribute.KeyValue {
 	return attribute.String(k, valid(v))
 }
 
-// digest is the 16-byte id of (host, pid, run, inv, position): SHA-256,
-// first half, of len(host) in decimal, ':', host, then pid, inv and
-// position as 8 big-endian bytes each, then the run's identity when the
-// log marks runs (a log from before keeps the ids it had). Position -1 is
-// the invocation itself.
-func digest(host string, pid int64, run string, inv uint64, pos int) [16]byte {
-	var buf [192]byte // no allocation for a host label of up to 100 bytes
-	b := strconv.AppendInt(buf[:0], int64(len(host)), 10)
-	b = append(b, ':')
-	b = append(b, host...)
-	b = binary.BigEndian.AppendUint64(b, uint64(pid))
-	b = binary.BigEndian.AppendUint64(b, inv)
-	b = binary.BigEndian.AppendUint64(b, uint64(int64(pos)))
-	b = append(b, run...)
-	sum := sha256.Sum256(b)
-	return [16]byte(sum[:16])
-}
-
-func spanID(host string, pid int64, run string, inv uint64, pos int) trace.SpanID {
-	return idOf(digest(host, pid, run, inv, pos))
-}
-
-// idOf is the span id of digest d: its second half.
-func idOf(d [16]byte) trace.SpanID {
-	var id trace.SpanID
-	copy(id[:], d[8:])
-	if !id.IsValid() { // all zero: invalid in OpenTelemetry
-		id[7] = 1
+// idRun is the run the ids of lane pid k are derived from (SPEC §13):
+// its identity, as the process that wrote the log derived them live; for
+// a log from before runs were marked, the host's label, which keeps two
+// hosts' logs apart.
+func (hc *hostConv) idRun(k int64) string {
+	if id := hc.runID(k); id != "" {
+		return id
 	}
-	return id
+	return "host:" + hc.h.Label
+}
+
+// spanIDs are the ids of span s of run (envelope.Span.IDs): the trace id
+// it has as the root of a trace of its own, and its span id, the ones
+// live export gave it.
+func spanIDs(run string, s *strace.Span) (trace.TraceID, trace.SpanID) {
+	hid, _ := strconv.ParseUint(s.HID, 16, 64)
+	e := envelope.Span{PID: int(s.PID), TID: s.TID, Inv: s.Inv, HID: hid, Depth: s.Depth, Name: s.Name, TS: s.TS}
+	t, id := e.IDs(run)
+	return t, id
+}
+
+// callerOf returns the caller's span a span's record names as its first
+// attribute, traceparent= (SPEC §13): the parent of the outermost spans
+// of a tree that joined a caller's trace.
+func callerOf(s *strace.Span) (spanattr.TraceContext, bool) {
+	v, ok := strings.CutPrefix(s.Attrs, "traceparent=")
+	if !ok {
+		return spanattr.TraceContext{}, false
+	}
+	v, _, _ = strings.Cut(v, " ")
+	tc, err := spanattr.ParseTraceparent(v)
+	return tc, err == nil
 }
 
 func satAdd(a, b int64) int64 {

@@ -8,9 +8,6 @@ package simplerotel
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
-	"fmt"
 	"log/slog"
 	"slices"
 	"strconv"
@@ -27,6 +24,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 
+	"simpler.dev/log/envelope"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/strace"
 )
@@ -162,20 +160,30 @@ func refConvert(hosts []strace.HostLog, opts *Options, want signals) Converted {
 func refPlaceInvocation(host string, pid int64, inv uint64, spans []*strace.Span,
 	wallOf func(c wallClock, mono int64, device bool) (int64, string)) ([]*refPlaced, *tracetest.SpanStub, []Skipped) {
 	var skipped []Skipped
-	traceID := trace.TraceID(refDigest(host, pid, inv, -1))
-	rootID := refSpanID(host, pid, inv, -1)
+	run := "host:" + host
+	if len(spans) > 0 && spans[0].Run != nil && spans[0].Run.ID != "" {
+		run = spans[0].Run.ID
+	}
+	tid, rid := (&envelope.Span{PID: int(pid), Inv: inv, Depth: -1}).IDs(run)
+	traceID, rootID := trace.TraceID(tid), trace.SpanID(rid)
+	refIDs := func(s *strace.Span) (trace.TraceID, trace.SpanID) {
+		hid, _ := strconv.ParseUint(s.HID, 16, 64)
+		t, id := (&envelope.Span{PID: int(s.PID), TID: s.TID, Inv: s.Inv, HID: hid, Depth: s.Depth, Name: s.Name, TS: s.TS}).IDs(run)
+		return t, id
+	}
 	block := make([]refPlaced, 0, len(spans)) // one allocation for the group's spans
 	var ps []*refPlaced
-	for pos, s := range spans {
+	for _, s := range spans {
 		start, why := wallOf(s, s.TS, s.IsDevice())
 		if why != "" {
 			skipped = append(skipped, Skipped{Host: host, Name: s.Name, PID: pid, Reason: why})
 			continue
 		}
-		block = append(block, refPlaced{s: s, start: start, end: satAdd(start, max(s.Dur, 0)), id: refSpanID(host, pid, inv, pos), traceID: traceID})
+		own, id := refIDs(s)
+		block = append(block, refPlaced{s: s, start: start, end: satAdd(start, max(s.Dur, 0)), id: id, traceID: traceID})
 		ps = append(ps, &block[len(block)-1])
 		if inv == 0 { // a root, unless a parent is found: its own trace
-			ps[len(ps)-1].traceID = trace.TraceID(refDigest(host, pid, inv, pos))
+			ps[len(ps)-1].traceID = own
 		}
 	}
 	if len(ps) == 0 {
@@ -366,29 +374,4 @@ func refAppendLogRecords(out *parts, skipped []Skipped, h strace.HostLog, o Opti
 		lg.Emit(ctx, rec)
 	}
 	return skipped
-}
-
-// refDigest is the 16-byte id of (host, pid, inv, position): SHA-256, first
-// half. Position -1 is the invocation itself.
-func refDigest(host string, pid int64, inv uint64, pos int) [16]byte {
-	h := sha256.New()
-	fmt.Fprintf(h, "%d:%s", len(host), host)
-	var b [24]byte
-	binary.BigEndian.PutUint64(b[0:], uint64(pid))
-	binary.BigEndian.PutUint64(b[8:], inv)
-	binary.BigEndian.PutUint64(b[16:], uint64(int64(pos)))
-	h.Write(b[:])
-	var out [16]byte
-	copy(out[:], h.Sum(nil))
-	return out
-}
-
-func refSpanID(host string, pid int64, inv uint64, pos int) trace.SpanID {
-	d := refDigest(host, pid, inv, pos)
-	var id trace.SpanID
-	copy(id[:], d[8:])
-	if !id.IsValid() { // all zero: invalid in OpenTelemetry
-		id[7] = 1
-	}
-	return id
 }

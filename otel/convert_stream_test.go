@@ -260,7 +260,12 @@ func viewRecords(rs []sdklog.Record) []string {
 
 func sortedSpans(v []spanView) []spanView {
 	v = slices.Clone(v)
-	slices.SortFunc(v, func(a, b spanView) int { return cmp.Or(cmp.Compare(a.Trace, b.Trace), cmp.Compare(a.ID, b.ID)) })
+	// By ids, then by what tells apart two spans a hand-made log gives
+	// one identity (the random logs repeat a thread's start and name).
+	slices.SortFunc(v, func(a, b spanView) int {
+		return cmp.Or(cmp.Compare(a.Trace, b.Trace), cmp.Compare(a.ID, b.ID), cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End),
+			slices.Compare(a.Attrs, b.Attrs), slices.Compare(a.Events, b.Events), cmp.Compare(a.Parent, b.Parent))
+	})
 	return v
 }
 

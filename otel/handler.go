@@ -64,10 +64,7 @@ func (h *eventHandler) Handle(ctx context.Context, r slog.Record) error {
 	if !toLogs && !toEvent {
 		return nil
 	}
-	// The span the record was logged in: the innermost open on this
-	// goroutine (the handler runs on the logging goroutine), which is the
-	// span a reader of the log finds for it.
-	ls := h.l.innermost(goid.Get(), false)
+	ls, sc := h.l.spanOf(ctx)
 	inSpan := ls != nil
 	if !toLogs && !inSpan {
 		return nil
@@ -89,11 +86,7 @@ func (h *eventHandler) Handle(ctx context.Context, r slog.Record) error {
 	})
 	if toLogs {
 		r.Time = t
-		it := logItem{rec: logRecord(r, kv[1:])}
-		if inSpan {
-			it.sc = trace.NewSpanContext(trace.SpanContextConfig{TraceID: ls.traceID, SpanID: ls.id, TraceFlags: trace.FlagsSampled})
-		}
-		h.l.logs.emit(it)
+		h.l.logs.emit(logItem{rec: logRecord(r, kv[1:]), sc: sc})
 	}
 	if !toEvent || !inSpan {
 		return nil
@@ -118,6 +111,38 @@ func (h *eventHandler) Handle(ctx context.Context, r slog.Record) error {
 		ls.status = sdktrace.Status{Code: codes.Error, Description: valid(r.Message)}
 	}
 	return nil
+}
+
+// spanOf returns the span a record logged with ctx belongs to (SPEC §13,
+// "Records"): the span (or invocation) ctx carries, whichever goroutine
+// logs it; without one, the innermost span open on the logging goroutine
+// (the handler runs on it), which is the span a reader of the log finds
+// for it. ls is the span when it is one of ours that this Live exports,
+// for its events; sc its ids for the logs signal, or another API's span
+// (an OpenTelemetry span innermost in ctx), or invalid for none.
+func (l *Live) spanOf(ctx context.Context) (ls *liveSpan, sc trace.SpanContext) {
+	if ctx != nil {
+		switch sp := trace.SpanFromContext(ctx).(type) {
+		case linkedSpan:
+			if tok, ok := spanattr.Observed(ctx).(*liveSpan); ok && tok.live == l && !tok.invocation {
+				ls = tok
+			} else {
+				// An invocation (events go on spans only, as from the
+				// log), a caller's span alone, or one of ours started
+				// before this Live: its ids all the same.
+				sc = sp.SpanContext()
+			}
+		default:
+			sc = sp.SpanContext()
+		}
+	}
+	if ls == nil && !sc.IsValid() {
+		ls = l.innermost(goid.Get(), false)
+	}
+	if ls != nil {
+		sc = trace.NewSpanContext(trace.SpanContextConfig{TraceID: ls.traceID, SpanID: ls.id, TraceFlags: trace.FlagsSampled})
+	}
+	return ls, sc
 }
 
 // spanRecord takes a span's own record, handled in the span's context

@@ -2,11 +2,9 @@ package simplerotel
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -369,21 +367,18 @@ type liveSpan struct {
 // *Live converts to an *observer and back for free.
 type observer Live
 
-// Start implements [spanattr.Observer]: it gives the span its ids, an
-// invocation a new trace.
+// Start implements [spanattr.Observer]: it takes the span's ids and puts
+// it on its goroutine's stack of open spans.
 func (o *observer) Start(parent any, s spanattr.SpanInfo) any {
 	l := (*Live)(o)
 	if l.admit.closed() {
 		return &l.late // shut down: counted at its end, nothing allocated
 	}
-	ls := &liveSpan{live: l, invocation: s.Depth < 0, name: s.Name, inv: s.Inv, hid: s.HID, depth: s.Depth, tid: s.TID, start: s.Start}
-	if p, ok := parent.(*liveSpan); ok && p.live == l && !ls.invocation {
-		ls.traceID, ls.parent = p.traceID, p.id
-	} else {
-		binary.BigEndian.PutUint64(ls.traceID[:8], rand.Uint64())
-		binary.BigEndian.PutUint64(ls.traceID[8:], rand.Uint64()|1)
-	}
-	binary.BigEndian.PutUint64(ls.id[:], rand.Uint64()|1) // never the invalid all-zero id
+	// The ids are spanattr's: the caller's trace for a tree that joined
+	// one, every other id derived from the run and the span's record, as
+	// a reader of the log derives them (SPEC §13).
+	ls := &liveSpan{live: l, invocation: s.Depth < 0, name: s.Name, inv: s.Inv, hid: s.HID, depth: s.Depth, tid: s.TID, start: s.Start,
+		traceID: s.TraceID, id: s.ID, parent: s.Parent}
 	if !ls.invocation {
 		l.push(s.TID, ls)
 	}

@@ -150,7 +150,8 @@ func TestLiveLogsStalled(t *testing.T) {
 }
 
 // TestLiveLogsLevel: LogLevel is read live; records below it and op
-// lines are not sent; a record's span is the one open on its goroutine.
+// lines are not sent; a record's span is the one its context carries,
+// ended or not, else the one open on its goroutine.
 func TestLiveLogsLevel(t *testing.T) {
 	logs := &memLogs{}
 	lv := new(slog.LevelVar)
@@ -164,7 +165,8 @@ func TestLiveLogsLevel(t *testing.T) {
 	lv.Set(levels.Debug)
 	logger.Debug("sent too")
 	sp.End()
-	logger.ErrorContext(ctx, "after the span ended: in no span")
+	logger.ErrorContext(ctx, "after the span ended: in it")
+	logger.Error("after the span ended: in no span")
 	require.NoError(t, live.Shutdown(context.Background()))
 	var bodies []string
 	inSpan := map[string]bool{}
@@ -172,8 +174,8 @@ func TestLiveLogsLevel(t *testing.T) {
 		bodies = append(bodies, r.Body().AsString())
 		inSpan[r.Body().AsString()] = r.SpanID().IsValid()
 	}
-	assert.Equal(t, []string{"sent, in outer", "sent too", "after the span ended: in no span"}, bodies)
-	assert.Equal(t, map[string]bool{"sent, in outer": true, "sent too": true, "after the span ended: in no span": false}, inSpan)
+	assert.Equal(t, []string{"sent, in outer", "sent too", "after the span ended: in it", "after the span ended: in no span"}, bodies)
+	assert.Equal(t, map[string]bool{"sent, in outer": true, "sent too": true, "after the span ended: in it": true, "after the span ended: in no span": false}, inSpan)
 	for _, r := range logs.records {
 		assert.WithinDuration(t, time.Now(), r.Timestamp(), time.Hour, "placed through the anchor, near now")
 	}
