@@ -43,6 +43,9 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv(journeyChild); dir != "" {
 		os.Exit(service(dir))
 	}
+	if mode := os.Getenv(traceB); mode != "" {
+		os.Exit(serviceB(mode))
+	}
 	os.Exit(m.Run())
 }
 
