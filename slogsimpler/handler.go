@@ -82,7 +82,9 @@ func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
 	rd := &h.r
 	var ids render.TraceIDs
 	var traced render.Renderer
-	if joined := tracelink.Record; joined != nil && ctx != nil {
+	// Only a record from a call site (a PC) can be one: a span, an op
+	// line or a record made outside slog behind this handler has none.
+	if joined := tracelink.Record; joined != nil && r.PC != 0 && ctx != nil {
 		var ok bool
 		if ids.Trace, ids.Span, ok = joined(ctx); ok && origin.Of(&r) == nil {
 			traced = h.r.WithTrace(&ids) // rendered here, not handed off as fields

@@ -61,3 +61,62 @@ func BenchmarkSpan(b *testing.B) {
 		})
 	}
 }
+
+// countingWriter counts the bytes a state writes.
+type countingWriter struct{ n int64 }
+
+func (w *countingWriter) Write(p []byte) (int, error) { w.n += int64(len(p)); return len(p), nil }
+
+// BenchmarkJoined is what joining a caller's trace adds (SPEC §13): a
+// depth-0 span of a joined invocation states the caller's traceparent,
+// and a record logged with its context carries trace_id= and span_id=;
+// bytes/op is what the file gets per span or record:
+//
+//	go test -run NONE -bench Joined -benchmem ./spanattr
+func BenchmarkJoined(b *testing.B) {
+	caller, err := ParseTraceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, joined := range []bool{false, true} {
+		name := "own"
+		if joined {
+			name = "joined"
+		}
+		setup := func(b *testing.B) (context.Context, *slog.Logger, *countingWriter) {
+			w := &countingWriter{}
+			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Output: w})
+			if err != nil {
+				b.Fatal(err)
+			}
+			logger := slog.New(st.Handler())
+			ctx := WithLogger(context.Background(), logger)
+			if joined {
+				ctx = WithRemote(ctx, caller)
+			}
+			ctx, _ = NewInvocation(ctx, 0x9f)
+			return ctx, logger, w
+		}
+		b.Run(name+"/span-3attrs", func(b *testing.B) {
+			ctx, _, w := setup(b)
+			b.ReportAllocs()
+			start := w.n
+			for b.Loop() {
+				_, sp := Start(ctx, "chip.run.bind", slog.Int("rank", 0), slog.Int("run_id", 7), slog.String("phase", "bind"))
+				sp.End()
+			}
+			b.ReportMetric(float64(w.n-start)/float64(b.N), "bytes/op")
+		})
+		b.Run(name+"/record-3attrs", func(b *testing.B) {
+			ctx, logger, w := setup(b)
+			ctx, sp := Start(ctx, "chip.run")
+			defer sp.End()
+			b.ReportAllocs()
+			start := w.n
+			for b.Loop() {
+				logger.LogAttrs(ctx, levels.Warn, "step done", slog.Int("rank", 0), slog.Int("run_id", 7), slog.String("phase", "bind"))
+			}
+			b.ReportMetric(float64(w.n-start)/float64(b.N), "bytes/op")
+		})
+	}
+}

@@ -110,7 +110,7 @@ func observe(n *node, ctx context.Context, name string, tid, start int64) {
 	if parent != nil && parent.obs == box {
 		pt = parent.token
 	}
-	s := SpanInfo{Name: name, Inv: n.inv, HID: n.hid, Depth: n.depth, TID: tid, Start: start}
+	s := SpanInfo{Name: name, Inv: n.inv, HID: n.hid, Depth: int(n.depth), TID: tid, Start: start}
 	tc, _ := n.traceContext()
 	s.TraceID, s.ID = tc.TraceID, tc.SpanID
 	switch {
@@ -128,7 +128,7 @@ func (n *node) ended(name string, tid, start, dur int64, attrs []slog.Attr) {
 	if n.obs == nil {
 		return
 	}
-	n.obs.o.End(n.token, SpanInfo{Name: name, Inv: n.inv, HID: n.hid, Depth: n.depth, TID: tid, Start: start, Dur: dur, Attrs: attrs})
+	n.obs.o.End(n.token, SpanInfo{Name: name, Inv: n.inv, HID: n.hid, Depth: int(n.depth), TID: tid, Start: start, Dur: dur, Attrs: attrs})
 }
 
 // SpanOf reports whether r is the record of a span or an op line of this

@@ -27,7 +27,10 @@ type node struct {
 	logger *slog.Logger // nil: slog.Default() at each use
 	inv    uint64
 	hid    uint64
-	depth  int // the span's depth; -1 for an invocation or logger root, so children start at 0
+	depth  int32 // the span's depth; -1 for an invocation or logger root, so children start at 0
+	// foreign: the span's parent is the caller's span (remote), not one of
+	// ours; its record carries traceparent=. Beside depth: one word.
+	foreign bool
 	// obs and token are the observer this invocation or span started
 	// under and the token it gave (see Observe); nil when none was set.
 	obs   *observerBox
@@ -43,9 +46,6 @@ type node struct {
 	// derived; nil for any other node (a logger root made from a span's
 	// context copies it, and names the span).
 	span *envelope.Span
-	// foreign: the span's parent is the caller's span (remote), not one of
-	// ours; its record carries traceparent=.
-	foreign bool
 }
 
 // remoteParent is a caller's span and its traceparent text, made once.
@@ -379,10 +379,12 @@ func newSpan(ctx context.Context, name string, attrs []slog.Attr) *Span {
 	if sp.node.root == nil {
 		sp.node.root = &sp.node // the outermost span outside any invocation
 	}
-	if tc, ok := foreignParent(ctx); ok { // another API's span is the innermost
-		sp.node.remote, sp.node.foreign = newRemote(tc), true
+	if bridge.Load() != nil {
+		if tc, ok := foreignParent(ctx); ok { // another API's span is the innermost
+			sp.node.remote, sp.node.foreign = newRemote(tc), true
+		}
 	}
-	sp.rec = envelope.Span{PID: runid.PID(), TID: goid.Get(), Inv: sp.node.inv, HID: sp.node.hid, Depth: sp.node.depth, Name: name}
+	sp.rec = envelope.Span{PID: runid.PID(), TID: goid.Get(), Inv: sp.node.inv, HID: sp.node.hid, Depth: int(sp.node.depth), Name: name}
 	sp.ctx = nodeCtx{Context: ctx, n: &sp.node}
 	for _, a := range attrs {
 		if a.Value.Kind() == slog.KindLogValuer {

@@ -41,33 +41,41 @@ const (
 // its Span, the others in one allocation with the origin), since a span
 // carries one in every allocation it makes.
 type Origin struct {
-	Kind   Kind
 	Header *envelope.Header // Outside and Machine
 	Span   *envelope.Span   // Span: identity and timing (the name is the message)
 	Op     *envelope.Op     // Op
 	// Token is the span observer's token for a Span (see
 	// spanattr.Observe), nil when none was set.
 	Token any
-	// Traceparent is a Span's traceparent= attribute, the caller's trace
-	// context its record states (SPEC §13): "" for none. It is written
-	// first among the span's attributes, inside their budget, and no
-	// ReplaceAttr sees it.
-	Traceparent string
 	// Outcome, when set, receives what the state's door made of the
 	// record (see Outcome); for a producer that must answer its caller
 	// (State.Emit, a C module's sink_enqueue).
 	Outcome *Outcome
+	// at is the UnixNano time of the record the origin was made for (see
+	// Bind); msg the message a Machine origin vouches for, or a Span's
+	// traceparent (see Traceparent).
+	at  int64
+	msg string
+	// The small fields last, in one word.
+	Kind Kind
 	// CModule marks a C module's record, handed over on the module's own
 	// thread: it never waits at the door for the flush bound, whatever its
 	// level, and goes through the program's handlers only when the
 	// program asked (Options.CModuleHandlers).
 	CModule bool
-	// at is the UnixNano time of the record the origin was made for (see
-	// Bind); msg the message a Machine origin vouches for.
-	at  int64
-	msg string
 	// spent is set by the first State door that writes the record.
 	spent atomic.Bool
+}
+
+// Traceparent is a Span's traceparent= attribute, the caller's trace
+// context its record states (SPEC §13): "" for none. It is written first
+// among the span's attributes, inside their budget, and no ReplaceAttr
+// sees it.
+func (o *Origin) Traceparent() string {
+	if o.Kind != Span {
+		return ""
+	}
+	return o.msg
 }
 
 // An Outcome is what a State's door made of a record: Reached once the
@@ -116,8 +124,7 @@ func NewOp(op envelope.Op, at time.Time) *Origin {
 // carried it before is still being handled.
 func (o *Origin) SetSpan(s *envelope.Span, token any, at time.Time, tp string) {
 	o.Kind, o.Header, o.Span, o.Op, o.Token, o.Outcome, o.CModule = Span, nil, s, nil, token, nil, false
-	o.Traceparent = tp
-	o.at, o.msg = at.UnixNano(), ""
+	o.at, o.msg = at.UnixNano(), tp
 	o.spent.Store(false)
 }
 
@@ -199,8 +206,8 @@ func (o *Origin) LogValue() slog.Value {
 		s := o.Span
 		g := []slog.Attr{slog.String("kind", "span"), slog.Uint64("inv", s.Inv), slog.Uint64("hid", s.HID),
 			slog.Int("depth", s.Depth), slog.Int64("tid", s.TID), slog.Int64("ts", s.TS), slog.Duration("dur", time.Duration(s.Dur))}
-		if o.Traceparent != "" {
-			g = append(g, slog.String("traceparent", o.Traceparent))
+		if tp := o.Traceparent(); tp != "" {
+			g = append(g, slog.String("traceparent", tp))
 		}
 		return slog.GroupValue(g...)
 	case Op:
