@@ -21,6 +21,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"simpler.dev/log/envelope"
 	"simpler.dev/log/examples/quickstart/app"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
@@ -187,6 +188,7 @@ func TestLiveEqualsFromLogs(t *testing.T) {
 			ictx, inv := spanattr.NewInvocation(ctx, 0xb)
 			hctx, handle := spanattr.Start(ictx, "b.handle", slog.Int("k", 1))
 			_, inner := spanattr.Start(hctx, "b.inner")
+			spanattr.Emit(hctx, "b.emitted", envelope.Mono(time.Now()), time.Nanosecond) // known after the fact
 			slog.WarnContext(hctx, "b.record", "n", 1)
 			var wg sync.WaitGroup
 			wg.Go(func() { slog.ErrorContext(hctx, "b.child", "n", 2) }) // another goroutine, the request's context

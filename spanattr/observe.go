@@ -119,7 +119,7 @@ func observe(n *node, ctx context.Context, name string, tid, start int64) {
 	case n.span != nil && parent != nil && !parent.callerOnly():
 		s.Parent = parent.spanID() // a span's or an invocation's of ours (none for a logger root)
 	}
-	n.obs = box
+	n.obs, n.id = box, s.ID
 	n.token = box.o.Start(pt, s)
 }
 

@@ -46,6 +46,10 @@ type node struct {
 	// derived; nil for any other node (a logger root made from a span's
 	// context copies it, and names the span).
 	span *envelope.Span
+	// id caches the node's span id (spanID), set by observe before the
+	// node is shared, for its children's observer calls; zero when not
+	// computed.
+	id [8]byte
 }
 
 // remoteParent is a caller's span and its traceparent text, made once.
@@ -314,6 +318,7 @@ func Emit(ctx context.Context, name string, ts int64, dur time.Duration, attrs .
 		ctx = context.Background()
 	}
 	if sp := newSpan(ctx, name, attrs); sp != nil {
+		sp.rec.TS = ts // before observe: the span's id is derived from it
 		observe(&sp.node, ctx, name, sp.rec.TID, ts)
 		sp.ended.Store(true)
 		sp.write(time.Now(), ts, int64(dur), nil)
@@ -372,15 +377,18 @@ func newSpan(ctx context.Context, name string, attrs []slog.Attr) *Span {
 	if parent != nil {
 		sp.node = *parent
 		sp.node.depth = parent.depth + 1
-		sp.node.obs, sp.node.token = nil, nil // observe sets the span's own
+		sp.node.obs, sp.node.token, sp.node.id = nil, nil, [8]byte{} // observe sets the span's own
 		sp.node.foreign = parent.callerOnly()
 	}
 	sp.node.span = &sp.rec
 	if sp.node.root == nil {
 		sp.node.root = &sp.node // the outermost span outside any invocation
 	}
-	if bridge.Load() != nil {
-		if tc, ok := foreignParent(ctx); ok { // another API's span is the innermost
+	if _, ours := ctx.(*nodeCtx); !ours && bridge.Load() != nil {
+		// ctx may hold another API's span inside ours (a context of ours
+		// itself cannot: its own node is the innermost, and looking costs
+		// the other API's value for it).
+		if tc, ok := foreignParent(ctx); ok {
 			sp.node.remote, sp.node.foreign = newRemote(tc), true
 		}
 	}

@@ -177,6 +177,9 @@ func (n *node) traceID() [16]byte {
 // spanID is n's own span id: a span's derived from its record, an
 // invocation's from its id.
 func (n *node) spanID() [8]byte {
+	if n.id != [8]byte{} {
+		return n.id
+	}
 	if n.span != nil {
 		_, id := n.span.IDs(runid.ID())
 		return id

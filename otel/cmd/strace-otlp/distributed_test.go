@@ -19,6 +19,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/propagation"
 
 	simplerotel "simpler.dev/log/otel"
@@ -46,16 +48,17 @@ const (
 )
 
 // serviceB is B: with OpenTelemetry it reads and writes the traceparent
-// with OpenTelemetry's own propagator, as otelhttp does, and exports
-// live; plain, it uses spanattr's helpers and no OpenTelemetry at all (the
-// bridge this package's import set is removed). It prints its address,
+// with OpenTelemetry's own propagator (otel), or through otelhttp's
+// handler and transport (otelhttp), and exports live; plain, it uses
+// spanattr's helpers and no OpenTelemetry at all (the bridge this
+// package's import set is removed). It prints its address,
 // serves until /quit, and exits 0 when everything was exported.
 func serviceB(mode string) int {
 	fail := func(err error) int { fmt.Fprintln(os.Stderr, "B:", err); return 1 }
 	ctx := context.Background()
 	var handlers []slog.Handler
 	var live *simplerotel.Live
-	otelIn := mode == "otel"
+	otelIn := mode != "plain"
 	if otelIn {
 		endpoint := os.Getenv(traceBEndpoint)
 		exp, err := simplerotel.NewSpanExporter(ctx, endpoint)
@@ -80,15 +83,26 @@ func serviceB(mode string) int {
 	}
 	next := os.Getenv(traceBNext)
 	prop := propagation.TraceContext{}
+	client := http.DefaultClient
+	if mode == "otelhttp" {
+		// As a service instrumented with otelhttp runs: the propagator
+		// set globally, the handler and the transport wrapped (no SDK
+		// tracer: otelhttp's own spans are OpenTelemetry's no-op ones).
+		otel.SetTextMapPropagator(prop)
+		client = &http.Client{Transport: otelhttp.NewTransport(http.DefaultTransport)}
+	}
 	quit := make(chan struct{})
 	mux := http.NewServeMux()
 	mux.HandleFunc("/quit", func(http.ResponseWriter, *http.Request) { close(quit) })
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	handle := func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
-		if otelIn {
+		switch mode {
+		case "otel":
 			ctx = prop.Extract(ctx, propagation.HeaderCarrier(r.Header))
-		} else if tc, err := spanattr.ParseTraceparent(r.Header.Get("traceparent")); err == nil {
-			ctx = spanattr.WithRemote(ctx, tc)
+		case "plain":
+			if tc, err := spanattr.ParseTraceparent(r.Header.Get("traceparent")); err == nil {
+				ctx = spanattr.WithRemote(ctx, tc)
+			}
 		}
 		ctx, inv := spanattr.NewInvocation(ctx, 0xb)
 		defer inv.End()
@@ -99,18 +113,26 @@ func serviceB(mode string) int {
 		wg.Go(func() { slog.WarnContext(ctx, "b.child") })
 		wg.Wait()
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, next, nil)
-		if otelIn {
+		switch mode {
+		case "otel":
 			prop.Inject(ctx, propagation.HeaderCarrier(req.Header))
-		} else if tc, ok := spanattr.TraceContextFrom(ctx); ok {
-			req.Header.Set("traceparent", tc.String())
+		case "plain":
+			if tc, ok := spanattr.TraceContextFrom(ctx); ok {
+				req.Header.Set("traceparent", tc.String())
+			}
 		}
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := client.Do(req)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadGateway)
 			return
 		}
 		_ = resp.Body.Close()
-	})
+	}
+	if mode == "otelhttp" {
+		mux.Handle("/", otelhttp.NewHandler(http.HandlerFunc(handle), "b"))
+	} else {
+		mux.HandleFunc("/", handle)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return fail(err)
@@ -135,9 +157,10 @@ func serviceB(mode string) int {
 }
 
 // TestDistributedTrace runs A → B → C on loopback, B as its own process,
-// with OpenTelemetry in B and without it.
+// with OpenTelemetry in B (its propagator alone, or otelhttp) and without
+// it.
 func TestDistributedTrace(t *testing.T) {
-	for _, mode := range []string{"otel", "plain"} {
+	for _, mode := range []string{"otel", "otelhttp", "plain"} {
 		t.Run(mode, func(t *testing.T) { distributed(t, mode) })
 	}
 }
@@ -223,7 +246,7 @@ func distributed(t *testing.T, mode string) {
 		}
 		assert.Equal(t, 2, n, "%s: both records sent", how)
 	}
-	if mode == "otel" {
+	if mode != "plain" {
 		t.Run("live", func(t *testing.T) { check(t, "live") })
 	} else {
 		assert.Empty(t, otlptest.Spans(traces), "nothing exported live without OpenTelemetry")
