@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"regexp"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -84,6 +86,7 @@ func referenceLogs(t *testing.T) map[string][]string {
 	return map[string][]string{
 		"mixed":           {fixture},
 		"written":         {writtenLog(t)},
+		"joined":          {writtenLogOf(t, true)},
 		"overlap_ok":      {data + "overlap_ok.log"},
 		"overlap_bad":     {data + "overlap_bad.log"},
 		"anchored_swim":   {data + "swimlane.log", "--host-phase-records", data + "host_phase_records.jsonl"},
@@ -258,20 +261,33 @@ func readJSON(t *testing.T, path string, g straceview.Generation) any {
 
 // writtenLog is a log this library writes: an anchor, nested spans over
 // several invocations of two callables, a device span and an ext. span.
-func writtenLog(t *testing.T) string {
+func writtenLog(t *testing.T) string { return writtenLogOf(t, false) }
+
+// writtenLogOf is writtenLog, with every invocation joining a caller's
+// trace (SPEC §13) when joined: its outermost spans state the caller's
+// traceparent, the records logged in them carry trace_id= and span_id=.
+func writtenLogOf(t *testing.T, joined bool) string {
 	t.Helper()
 	dir := t.TempDir()
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing, Dir: dir})
+	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: dir})
 	require.NoError(t, err)
 	require.NoError(t, st.Start())
-	ctx := spanattr.WithLogger(context.Background(), slog.New(st.Handler()))
+	logger := slog.New(st.Handler())
+	base := spanattr.WithLogger(context.Background(), logger)
 	for i := range 25 { // past 20 rounds the rounds table also trims
 		hid := uint64(0xd0d0)
 		if i == 24 {
 			hid = 0xbeef
 		}
+		ctx := base
+		if joined {
+			caller, err := spanattr.ParseTraceparent(fmt.Sprintf("00-4bf92f3577b34da6a3ce929d0e0e47%02x-00f067aa0ba902b7-01", i))
+			require.NoError(t, err)
+			ctx = spanattr.WithRemote(base, caller)
+		}
 		ictx, inv := spanattr.NewInvocation(ctx, hid)
 		rctx, run := spanattr.Start(ictx, "chip.run", slog.Int("rank", 0))
+		logger.WarnContext(rctx, "step", "i", i)
 		_, bind := spanattr.Start(rctx, "chip.run.bind", slog.String("note", "two words"))
 		bind.End(slog.Int("bytes", 4096))
 		spanattr.Emit(rctx, "chip.run.runner_run.device_wall", 1000, 5*time.Microsecond, slog.String("clk", "dev"))
@@ -282,7 +298,7 @@ func writtenLog(t *testing.T) string {
 	}
 	name, err := spanattr.ExtName("tool", "cleanup")
 	require.NoError(t, err)
-	_, ext := spanattr.Start(ctx, name)
+	_, ext := spanattr.Start(base, name)
 	ext.End()
 	require.NoError(t, st.Close(0))
 	return st.Path()
@@ -293,4 +309,32 @@ func mustRead(t *testing.T, path string) []byte {
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
 	return b
+}
+
+// TestForeignTracesLeaveTables: what a joined trace adds to the file
+// (traceparent= first on the outermost spans, trace_id= and span_id= last
+// on the records, SPEC §13) are ordinary attributes to simpler's readers:
+// each generation's tables are the same with them and without.
+func TestForeignTracesLeaveTables(t *testing.T) {
+	joined := writtenLogOf(t, true)
+	text := string(mustRead(t, joined))
+	require.Contains(t, text, " traceparent=00-4bf92f3577b34da6a3ce929d0e0e4700-00f067aa0ba902b7-01")
+	require.Regexp(t, `\] step i=0 trace_id=4bf92f3577b34da6a3ce929d0e0e4700 span_id=[0-9a-f]{16}\n`, text)
+	strip := regexp.MustCompile(` traceparent=00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}| trace_id=[0-9a-f]{32} span_id=[0-9a-f]{16}`)
+	plain := filepath.Join(t.TempDir(), filepath.Base(joined))
+	stripped := strip.ReplaceAllString(text, "") // every joined span here has an attribute of its own after it
+	require.NoError(t, os.WriteFile(plain, []byte(stripped), 0o600))
+	require.NotEqual(t, text, stripped)
+	for _, g := range []straceview.Generation{straceview.GenerationAnchored, straceview.GenerationCurrent} {
+		t.Run(g.String(), func(t *testing.T) {
+			script := referenceScript(t, g)
+			for _, mode := range [][]string{nil, {"--tree"}, {"--rounds-table"}} {
+				with := python(t, script, append([]string{joined}, mode...)...)
+				without := python(t, script, append([]string{plain}, mode...)...)
+				require.Equal(t, 0, with.code, with.err)
+				assert.Equal(t, without.out, with.out, "%v: the reference's tables", mode)
+				assert.Equal(t, without.err, with.err, "%v: the reference's warnings", mode)
+			}
+		})
+	}
 }
