@@ -1,16 +1,16 @@
 package main
 
 import (
-	"fmt"
-	"regexp"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
