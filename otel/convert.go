@@ -124,10 +124,15 @@ type Converted struct {
 //     two containers' pid 1) are two processes, and an invocation's
 //     trace never holds spans of both.
 //
-// Trace and span ids are derived from the host label, pid, run, inv and the
-// span's position among its invocation's spans in the log, so sending the
-// same log twice yields the same ids and a store that deduplicates by id
-// keeps one copy.
+// Trace and span ids are derived from the run (for a log from before runs
+// were marked, the host label) and each span's record
+// (envelope.Span.IDs), the ones live export gave, so sending the same log
+// twice yields the same ids and a store that deduplicates by id keeps one
+// copy. An invocation whose outermost spans state a caller's traceparent
+// (SPEC §13) is in the caller's trace, its root under the caller's span;
+// a span outside any invocation that states one is the caller's span's
+// child; a record that names its span (trace_id=, span_id=) is that
+// span's, whichever thread logged it.
 //
 // The spans come one host, then one invocation at a time, in the order
 // the invocations first appear in the log: the invocation's root, then

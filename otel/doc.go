@@ -29,14 +29,16 @@
 //	defer live.Shutdown(context.Background()) // before lg.Close: drops are logged
 //
 // Each invocation is the root of a trace of its own (simpler.inv and
-// simpler.hid as attributes); each span is a child of the span or
+// simpler.hid as attributes), unless it was started under a caller's (see
+// Distributed traces below); each span is a child of the span or
 // invocation it was started under, taken from the context, not guessed
 // from timestamps. Start and end are the span's monotonic times mapped to
 // wall time through the [CLOCK_ANCHOR] the state wrote, exactly where a
 // reader of the log puts them. Attributes keep slog's kinds. A record at
-// WARN and above (LiveOptions.EventLevel) logged while a span is open on
-// its goroutine becomes that span's event, and an ERROR record sets its
-// status to error. The resource carries service.name (the program's name
+// WARN and above (LiveOptions.EventLevel) logged with a span's context,
+// from any goroutine, becomes that span's event (without a context: the
+// span open on its goroutine), and an ERROR record sets its status to
+// error. The resource carries service.name (the program's name
 // unless set), host.name and process.pid.
 //
 // With LiveOptions.Logs, records at INFO and above (LiveOptions.LogLevel)
@@ -92,12 +94,28 @@
 // records peaks at 360-400 MB resident (about 1 GB before, 3.6 GB when
 // every span and record was built first), most of it the parser's spans.
 //
-// Live and from-log exports of the same run carry the same traces: names,
-// parents, times to the nanosecond, attributes and their kinds, events
-// and status, and the same log records on the same spans. Their ids
-// differ (random live, derived from the log), so a trace exported both
-// ways appears twice; an invocation's root is timed from the invocation
-// live and from its spans from the log.
+// Live and from-log exports of the same run carry the same traces: ids,
+// names, parents, times to the nanosecond, attributes and their kinds,
+// events and status, and the same log records on the same spans. Both
+// derive the ids from the run and each span's record
+// (envelope.Span.IDs), so a trace exported both ways is one trace; an
+// invocation's root is timed from the invocation live and from its spans
+// from the log.
+//
+// # Distributed traces
+//
+// Linking this package links OpenTelemetry's context to spanattr's
+// (spanattr.SetBridge, at initialisation), so a program's spans and
+// OpenTelemetry's are one tree: an invocation started under a context
+// that carries an OpenTelemetry span (a server span of otelhttp, or what
+// propagation.TraceContext{}.Extract made of a caller's traceparent)
+// joins its trace, its root the caller's span's child; while one of our
+// spans is current in a context, OpenTelemetry's propagators write a
+// traceparent naming it and a Tracer's span started there is its child;
+// ours started under a Tracer's span is its child. The log says what it
+// cannot derive (SPEC §13): a joined invocation's outermost spans state
+// the caller's traceparent, and records logged in them carry trace_id=
+// and span_id=, so strace-otlp sends the trace the live export sent.
 //
 // Every span and log record, live or from logs, has the instrumentation
 // scope simpler.dev/log/otel. Strings are made valid UTF-8 on the way out

@@ -33,9 +33,9 @@ type LiveOptions struct {
 	// ServiceName is the resource's service.name; "" means the program's
 	// name (the base of os.Args[0]).
 	ServiceName string
-	// EventLevel is the level from which a record logged while a span is
-	// open on its goroutine becomes an event of that span (the innermost
-	// one), read live; nil means WARN.
+	// EventLevel is the level from which a record logged with a span's
+	// context (without one: while a span is open on its goroutine, the
+	// innermost) becomes an event of that span, read live; nil means WARN.
 	// ERROR records also set the span's status to error.
 	EventLevel slog.Leveler
 	// QueueSize bounds the finished spans waiting for the export
@@ -105,8 +105,9 @@ type LiveCounts struct {
 
 // Live exports the process's spans to OpenTelemetry as they end. It
 // observes package spanattr (see [spanattr.Observe]): each invocation
-// becomes the root span of a trace of its own, each span a child of the
-// span or invocation it was started under. Start and end are the span's
+// becomes the root span of a trace of its own (or of the caller's trace
+// it joined), each span a child of the span or invocation it was started
+// under, with the ids spanattr derives (SpanInfo.TraceID, ID, Parent). Start and end are the span's
 // monotonic times mapped to wall time through the [CLOCK_ANCHOR] the state
 // wrote, as a reader of the log maps them.
 //
@@ -139,10 +140,11 @@ type Live struct {
 	logs *liveLogs // nil without LiveOptions.Logs
 
 	// open is, per goroutine, the innermost span open on it (sharded by
-	// goroutine id): a record belongs to the span its goroutine has open
-	// when it is logged, as a reader of the log finds it (the innermost
-	// span of its thread whose time holds the record). Written by Start
-	// and End, read by the handler, each under its shard's mutex.
+	// goroutine id): a record logged without a span's context belongs to
+	// the span its goroutine has open when it is logged, as a reader of
+	// the log finds it (the innermost span of its thread whose time holds
+	// the record). Written by Start and End, read by the handler, each
+	// under its shard's mutex.
 	open [64]openShard
 
 	stopObserving func()

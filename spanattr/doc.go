@@ -71,6 +71,39 @@
 // tells a handler of the program's own that a record is a span, or an op
 // line ([SpanInfo].Op).
 //
+// # Traces that cross processes
+//
+// A service is rarely the whole trace (SPEC §13). Its caller's W3C
+// traceparent header, read with [ParseTraceparent] and put in the context
+// with [WithRemote], makes the invocation (or the span outside any
+// invocation) started there join the caller's trace, its outermost span a
+// child of the caller's span; [TraceContextFrom] gives what a call made
+// with a context continues, written with TraceContext.String as the
+// header of the request:
+//
+//	ctx := r.Context()
+//	if tc, err := spanattr.ParseTraceparent(r.Header.Get("traceparent")); err == nil {
+//		ctx = spanattr.WithRemote(ctx, tc)
+//	}
+//	ctx, inv := spanattr.NewInvocation(ctx, 0)
+//	defer inv.End()
+//	...
+//	if tc, ok := spanattr.TraceContextFrom(ctx); ok {
+//		req.Header.Set("traceparent", tc.String())
+//	}
+//
+// With simpler.dev/log/otel linked, OpenTelemetry's own context does the
+// same through a [Bridge]. The ids are derived from the run and each
+// span's record (envelope.Span.IDs), so a reader of the log gives the
+// same; the file adds only what it cannot derive, for a tree that joined
+// a caller's trace: its outermost spans state the caller's traceparent
+// (traceparent= first among their attributes), and a record logged with
+// one of its contexts carries trace_id= and span_id= last, so a person
+// can grep every service's files for one trace. So that no two spans of
+// a run share an id, a goroutine's span starts are kept strictly
+// increasing: on a clock too coarse to tell two starts apart, the later
+// one starts a nanosecond after the earlier.
+//
 // # Go's execution tracer
 //
 // While runtime/trace is recording, an invocation is also a trace task and

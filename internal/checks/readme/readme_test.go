@@ -430,7 +430,7 @@ func importTable(t *testing.T, rootAbs string) map[string]importPath {
 	} {
 		tab[filepath.Base(p)] = importPath{path: p, module: modRoot}
 	}
-	for _, p := range []string{"go.opentelemetry.io/otel", "go.opentelemetry.io/otel/sdk/trace", "go.opentelemetry.io/otel/sdk/log"} {
+	for _, p := range []string{"go.opentelemetry.io/otel", "go.opentelemetry.io/otel/sdk/trace", "go.opentelemetry.io/otel/sdk/log", "go.opentelemetry.io/otel/propagation"} {
 		tab[filepath.Base(p)] = importPath{path: p, module: modOtel}
 	}
 	tab["sdktrace"] = importPath{path: "go.opentelemetry.io/otel/sdk/trace", name: "sdktrace", module: modOtel}
