@@ -71,6 +71,9 @@ type dirFile struct {
 	pid     int     // the pid in the file's name
 	closed  bool    // Close was called: nothing reopens the file
 	told    bool    // tell said the file cannot be made again
+	// writeTold says tellWrite said that writes to the file fail; a write
+	// that succeeds clears it, so the next failure is said again.
+	writeTold bool
 	// movedFrom is the path ownName first found another run's; moved
 	// says open has said so.
 	movedFrom string
@@ -283,9 +286,11 @@ func (f *dirFile) writeOnce(b []byte) (int, error) {
 		}
 		n, err := f.cur.put(b)
 		if err != nil {
+			f.tellWrite(err)
 			f.closeCur() // the records before b may still need writing again
 			return n, err
 		}
+		f.writeTold = false
 		if hold {
 			f.held = append(f.held, b[:n]...)
 			return n, nil
@@ -351,6 +356,18 @@ func (f *dirFile) tell(err error) {
 	}
 	f.told = true
 	f.say(fmt.Sprintf("sink: cannot make %s again: %v; records are counted output_failed until it can (a directory made again at the path is followed after Reopen)\n", f.dir.filePath, err))
+}
+
+// tellWrite says once on standard error that writes to the file fail (a
+// full disk, a file-size limit, an I/O error), until one succeeds: the
+// records that cannot be written are counted output_failed, and the
+// drop reports say how many.
+func (f *dirFile) tellWrite(err error) {
+	if f.writeTold {
+		return
+	}
+	f.writeTold = true
+	f.say(fmt.Sprintf("sink: cannot write %s: %v; records are counted output_failed until a write succeeds\n", f.dir.filePath, err))
 }
 
 // say writes msg on standard error from a goroutine of its own, so a

@@ -86,10 +86,7 @@ func (h *heading) write(lf *logFile) error {
 		}
 		b = append(b, rec...)
 	}
-	if n, err := lf.put(b); n < len(b) {
-		if n > 0 { // torn, and the cut failed: end the fragment
-			_, _ = lf.put(tornEnd)
-		}
+	if n, err := lf.put(b); n < len(b) { // cut back by put: no fragment stays
 		return cmp.Or(err, io.ErrShortWrite)
 	}
 	if len(rec) > 0 {
