@@ -12,13 +12,6 @@ const (
 	// slotSize is the largest record, newline included.
 	slotSize = 512
 
-	// claimBudget bounds the compare-and-swap attempts of one claim. A
-	// claim fails only when another producer won the same position, so
-	// each lost attempt means another record got in; 1024 consecutive
-	// losses (simpler's number) happen only under pathological contention,
-	// and a producer must not spin forever when they do.
-	claimBudget = 1024
-
 	mask = slots - 1
 	// closedBit in head stops every claim: producers that see it take the
 	// synchronous path. Positions never reach 2^63.
@@ -202,6 +195,18 @@ func (q *queue) init(ext *atomic.Pointer[[4]uint64], backpressure time.Duration)
 	q.head.Store(closedBit)
 }
 
+// claimBudget bounds the compare-and-swap attempts of one claim. A claim
+// fails only when another producer won the same position, so each lost
+// attempt means another record got in; 1024 consecutive losses (simpler's
+// number) happen only under heavy contention (64 goroutines on 64 cores),
+// and a producer must not spin forever when they do. Without
+// backpressure the record is then dropped as claim_exhausted, as simpler
+// drops it; with backpressure (Setup's default) the producer yields and
+// tries again within the same bound as a wait for a full queue: no
+// record is lost to contention alone. A variable so that a test can
+// lower it.
+var claimBudget = 1024
+
 // A claimer is one record's state across its claims: the yields it made
 // at a full queue and when it began to wait under backpressure. It lives
 // in the producer's frame, so a record that went the synchronous way and
@@ -242,9 +247,13 @@ func (q *queue) claim(pos uint64, attempt int, c *claimer, bell *doorbell) (uint
 		if pos&closedBit != 0 {
 			return pos, nil
 		}
-		if attempt == claimBudget {
+		if attempt >= claimBudget {
 			if h := q.head.Load(); h&closedBit != 0 {
 				pos = h // admission closed meanwhile: the synchronous path's record
+				continue
+			}
+			if !c.noWait && q.waitOut(&c.waitStart) {
+				pos, attempt = q.head.Load(), -1 // waited out, like a full queue; the loop's ++ starts it at 0
 				continue
 			}
 			q.claimExhausted.Add(1)
@@ -432,6 +441,29 @@ func (q *queue) waitForSlot(pos uint64, start *time.Time, bell *doorbell) bool {
 		pause = min(2*pause, time.Millisecond)
 	}
 	return false
+}
+
+// waitOut is backpressure for a claim that spent its budget against
+// other producers: it yields the processor and reports whether to try
+// again, false at once without backpressure and once the bound has
+// passed since *start (the record's first wait, set here and counted
+// waited, as waitForSlot does).
+func (q *queue) waitOut(start *time.Time) bool {
+	bound := time.Duration(q.backpressure.Load())
+	if bound <= 0 {
+		return false
+	}
+	now := time.Now()
+	if start.IsZero() {
+		*start = now
+		q.waited.Add(1)
+	}
+	if now.Sub(*start) >= bound {
+		return false
+	}
+	runtime.Gosched()
+	q.waitedNanos.Add(uint64(time.Since(now)))
+	return true
 }
 
 // dropTotal is counts().Dropped without the rest: what a report looks at

@@ -174,13 +174,16 @@ func distributed(t *testing.T, mode string) {
 	dir := filepath.Join(t.TempDir(), "logs")
 	b := exec.Command(os.Args[0], "-test.run=^$")
 	b.Env = append(os.Environ(), traceB+"="+mode, traceBDir+"="+dir, traceBNext+"="+c.URL, traceBEndpoint+"="+httpURL)
-	var bErr bytes.Buffer
+	var bErr lockedBuffer // read while B runs, when it fails to start
 	b.Stderr = &bErr
 	out, err := b.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, b.Start())
 	line, err := bufio.NewReader(out).ReadString('\n')
-	require.NoError(t, err, "B did not start: %s", bErr.String())
+	if err != nil {
+		_ = b.Wait()
+		require.NoError(t, err, "B did not start: %s", bErr.String())
+	}
 	addr := "http://" + strings.TrimSpace(strings.TrimPrefix(line, "listening "))
 
 	// A calls B with its traceparent.
@@ -256,4 +259,23 @@ func distributed(t *testing.T, mode string) {
 	var o, e bytes.Buffer
 	require.Equal(t, 0, run([]string{"--endpoint", httpURL, "--service-name", "b", dir}, nil, &o, &e), e.String())
 	t.Run("from the log", func(t *testing.T) { check(t, "strace-otlp") })
+}
+
+// lockedBuffer is a bytes.Buffer safe to write from os/exec's copying
+// goroutine and read from the test's.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
