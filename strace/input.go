@@ -2,6 +2,7 @@ package strace
 
 import (
 	"bufio"
+	"compress/flate"
 	"compress/gzip"
 	"errors"
 	"fmt"
@@ -82,12 +83,15 @@ func readInput(p *Parser, in string, stdin io.Reader) error {
 	if err != nil {
 		return err
 	}
+	var damage []error
 	for _, path := range paths {
-		if err := ReadFile(p, path, stdin, nil); err != nil {
+		if err := ReadFile(p, path, stdin, nil); errors.Is(err, ErrDamaged) {
+			damage = append(damage, err) // what it held before the damage is read; the rest goes on
+		} else if err != nil {
 			return err
 		}
 	}
-	return nil
+	return errors.Join(damage...)
 }
 
 // ReadFile reads one file of [Inputs] into p ("-" is stdin), through wrap
@@ -98,7 +102,8 @@ func readInput(p *Parser, in string, stdin io.Reader) error {
 // longer there is read from its .gz, if compressed since it was listed.
 // The records it keeps (Parser.KeepRecords) take the pid of the file's
 // name, host.<pid>.log or host.<pid>.<seq>.log (.gz or not), else the one
-// pid the file's spans carry.
+// pid the file's spans carry. A compressed file truncated or corrupt
+// past some point is read up to there, and the error wraps [ErrDamaged].
 func ReadFile(p *Parser, path string, stdin io.Reader, wrap func(io.Reader) io.Reader) error {
 	var r io.Reader = stdin
 	compressed := false
@@ -140,18 +145,70 @@ func ReadFile(p *Parser, path string, stdin io.Reader, wrap func(io.Reader) io.R
 		magic, _ := br.Peek(2)
 		compressed, r = len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b, br
 	}
+	var stored *counted // the compressed bytes read, for damage
 	if compressed {
-		zr, err := gzip.NewReader(r)
+		stored = &counted{r: r}
+		zr, err := gzip.NewReader(stored)
 		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			if err == io.EOF {
+				err = errTruncatedGz // empty: nothing of it was written
+			}
+			return damaged(path, fmt.Errorf("%s: %w", path, err), 0, fileSize(path))
 		}
 		defer zr.Close()
 		r = gzReader{zr}
 	}
 	if err := p.readFileWith(path, r, runtime.GOMAXPROCS(0)); err != nil {
+		if stored != nil {
+			return damaged(path, err, stored.n, fileSize(path))
+		}
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
+}
+
+// fileSize is the size of the file at path, 0 when not known.
+func fileSize(path string) int64 {
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		return fi.Size()
+	}
+	return 0
+}
+
+// ErrDamaged is wrapped by the error of a file that could be read only in
+// part: a compressed file truncated, or corrupt past some point. What
+// came before the damage was read into the Parser, and the error says how
+// much of the file that was; readers report it and go on with the rest.
+var ErrDamaged = errors.New("damaged")
+
+// damaged returns err, a compressed file's read error, as an ErrDamaged
+// error about path when it is damage (a truncation, a checksum, corrupt
+// data), saying how many of the file's size bytes were read before it.
+func damaged(path string, err error, read, size int64) error {
+	var corrupt flate.CorruptInputError
+	if !errors.Is(err, errTruncatedGz) && !errors.Is(err, gzip.ErrChecksum) && !errors.Is(err, gzip.ErrHeader) && !errors.As(err, &corrupt) {
+		return err
+	}
+	lost := "the records before the damage are read, its end is lost"
+	switch {
+	case errors.Is(err, gzip.ErrChecksum):
+		lost = "its records are read, but some may be missing or altered"
+	case size > 0 && read < size:
+		lost = fmt.Sprintf("the records before the damage are read, the last %d of its %d bytes are lost", size-read, size)
+	}
+	return fmt.Errorf("%s is %w (%v): %s", path, ErrDamaged, err, lost)
+}
+
+// counted counts the bytes read through it.
+type counted struct {
+	r io.Reader
+	n int64
+}
+
+func (c *counted) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n += int64(n)
+	return n, err
 }
 
 // errTruncatedGz is a compressed file's read error where it ends before
@@ -224,15 +281,20 @@ func (p *Parser) attribute(path string, records, lines, spans int) {
 // host.*.log.gz in it (in name order, as [Inputs] lists them), anything
 // else a file. The
 // label is a directory's name, a file's directory's name, or for a file
-// in the current directory its name; "stdin" for "-".
+// in the current directory its name; "stdin" for "-". A file that could
+// be read only in part (ErrDamaged: a compressed file truncated or
+// corrupt) does not stop it: the HostLog holds what the inputs held before
+// the damage, and the error, which wraps ErrDamaged, says what was lost of
+// which file, one line each.
 func ReadHost(p *Parser, in string, stdin io.Reader) (HostLog, error) {
 	if p == nil {
 		p = &Parser{}
 	}
-	if err := readInput(p, in, stdin); err != nil {
+	err := readInput(p, in, stdin)
+	if err != nil && !errors.Is(err, ErrDamaged) {
 		return HostLog{}, err
 	}
-	return HostLog{Label: hostLabel(in), Parser: p}, nil
+	return HostLog{Label: hostLabel(in), Parser: p}, err
 }
 
 func hostLabel(in string) string {

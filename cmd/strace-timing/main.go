@@ -306,10 +306,11 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 	if c.hosts {
 		for i, in := range c.inputs {
 			h, err := strace.ReadHost(nil, in, stdin)
-			if err != nil {
+			if err != nil && !errors.Is(err, strace.ErrDamaged) {
 				fmt.Fprintln(stderr, inputError(err))
 				return 1
 			}
+			warnDamaged(stderr, err)
 			if i < len(c.labels) && c.labels[i] != "" {
 				h.Label = c.labels[i]
 			}
@@ -633,11 +634,24 @@ func readInputs(p *strace.Parser, inputs []string, stdin io.Reader, stderr io.Wr
 	progress := cli.StartProgress(stderr, "reading", total)
 	defer progress.Done()
 	for _, path := range paths {
-		if err := strace.ReadFile(p, path, stdin, progress.Reader); err != nil {
+		err := strace.ReadFile(p, path, stdin, progress.Reader)
+		if err != nil && !errors.Is(err, strace.ErrDamaged) {
 			return err
 		}
+		warnDamaged(stderr, err) // what it held before the damage is read; the rest goes on
 	}
 	return nil
+}
+
+// warnDamaged says on stderr which files were damaged and what of them
+// was lost (strace.ErrDamaged), one warning a file; nil says nothing.
+func warnDamaged(stderr io.Writer, err error) {
+	if err == nil {
+		return
+	}
+	for _, line := range strings.Split(err.Error(), "\n") {
+		fmt.Fprintln(stderr, "warning:", line)
+	}
 }
 
 // inputError is the line simpler's reader ends with when it cannot read

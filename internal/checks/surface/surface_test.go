@@ -193,8 +193,10 @@ func receiverExported(e ast.Expr) bool {
 //     (an invocation is a Span of depth -1, so it needs no name of its
 //     own); strace.RecordLine.TraceIDs, which finds a record's ids at the
 //     end of its line without reading it, for a week of logs: 146 and 105.
+//   - strace.ErrDamaged (issue 54): a reader told that a file could be
+//     read only in part goes on with the rest: 147 and 105.
 func TestExportedSurface(t *testing.T) {
-	const budgetTop, budgetMethods = 146, 105
+	const budgetTop, budgetMethods = 147, 105
 	top, methods := exported(t, root)
 	t.Logf("exported: %d names, %d methods", top, methods)
 	assert.LessOrEqual(t, top, budgetTop, "the public packages export more names than the budget")

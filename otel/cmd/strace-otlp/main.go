@@ -165,6 +165,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// as its line until then, about a third of the memory of a
 		// parsed one.
 		h, readErr := strace.ReadHost(&strace.Parser{KeepRecords: keep, KeepUnparsed: true}, in, stdin)
+		if errors.Is(readErr, strace.ErrDamaged) { // what the damaged files held before it is sent
+			for _, line := range strings.Split(readErr.Error(), "\n") {
+				fmt.Fprintln(stderr, "strace-otlp: warning:", line)
+			}
+			readErr = nil
+		}
 		if readErr != nil {
 			shutdown(ctx, exp, logExp)
 			fmt.Fprintf(stderr, "strace-otlp: %v (%d of %d spans and %d of %d log records of the LOGs before it sent to %s)\n",
