@@ -129,7 +129,7 @@ func TestReadFileCompressed(t *testing.T) {
 		{"a .gz", map[string]string{"host.7.00000001.log.gz": gzipped(t, body)}, "host.7.00000001.log.gz", 2, ""},
 		{"listed plain, compressed since", map[string]string{"host.7.00000001.log.gz": gzipped(t, body)}, "host.7.00000001.log", 2, ""},
 		{"not gzip", map[string]string{"host.7.00000001.log.gz": body}, "host.7.00000001.log.gz", 0, "host.7.00000001.log.gz: gzip: invalid header"},
-		{"truncated", map[string]string{"host.7.00000001.log.gz": gzipped(t, body)[:30]}, "host.7.00000001.log.gz", 0, "host.7.00000001.log.gz: gzip: the compressed file ends before its end-of-stream marker (truncated)"},
+		{"truncated", map[string]string{"host.7.00000001.log.gz": gzipped(t, body)[:30]}, "host.7.00000001.log.gz", 0, "host.7.00000001.log.gz is damaged (gzip: the compressed file ends before its end-of-stream marker (truncated))"},
 		{"the current file is never looked for as .gz", map[string]string{"host.7.log.gz": gzipped(t, body)}, "host.7.log", 0, "no such file"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
