@@ -33,6 +33,7 @@ func TestParseTraceparent(t *testing.T) {
 		{"the recommendation's example", callerHeader, callerHeader},
 		{"not sampled", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00"},
 		{"spaces around", " \t" + callerHeader + " ", callerHeader},
+		{"unknown flags dropped", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-ff", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-03"},
 		{"a later version with more fields", "cc-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-what-the-future-holds", callerHeader},
 		{"a later version, exactly four fields", "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", callerHeader},
 		{"version ff", "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", ""},

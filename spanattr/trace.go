@@ -36,6 +36,11 @@ func (tc TraceContext) String() string {
 
 const traceparentLen = 55
 
+// knownFlags are the trace flags a TraceContext keeps: sampled (0x01) and
+// random (0x02, W3C Trace Context level 2). The others are reserved: a
+// receiver ignores them and does not pass them on.
+const knownFlags = 0x03
+
 func (tc TraceContext) appendTo(b []byte) []byte {
 	b = append(b, "00-"...)
 	b = hex.AppendEncode(b, tc.TraceID[:])
@@ -52,7 +57,10 @@ var ErrBadTraceparent = errors.New("spanattr: bad traceparent")
 // recommendation says a receiver must: version 00 exactly 55 characters,
 // a later version at least that and '-' after them (its further fields
 // ignored), lower-case hex, neither id all zero, version ff refused.
-// Surrounding spaces and tabs are ignored.
+// Surrounding spaces and tabs are ignored, and trace flags other than
+// sampled and random are dropped. An empty h (no header: a request with no
+// caller's trace) is an error like a malformed one; check for it first
+// when only a malformed header is worth a word.
 func ParseTraceparent(h string) (TraceContext, error) {
 	s := strings.Trim(h, " \t")
 	bad := func(why string) (TraceContext, error) {
@@ -82,7 +90,7 @@ func ParseTraceparent(h string) (TraceContext, error) {
 	_, _ = hex.Decode(tc.SpanID[:], []byte(s[36:52]))
 	var f [1]byte
 	_, _ = hex.Decode(f[:], []byte(s[53:55]))
-	tc.Flags = f[0]
+	tc.Flags = f[0] & knownFlags // as OpenTelemetry's propagator: unknown bits are not passed on
 	if !tc.valid() {
 		return bad("an all-zero id")
 	}
