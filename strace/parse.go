@@ -166,8 +166,11 @@ type Parser struct {
 	// intern keeps one copy of each hid and name: a log repeats a few of
 	// them many times.
 	intern interner
-	// runs indexes Runs.
-	runs map[runKey]*Run
+	// runs indexes Runs; runsOf holds them by pid, and renumber the pids
+	// that gained one since numberRuns last ran.
+	runs     map[runKey]*Run
+	runsOf   map[int64][]*Run
+	renumber map[int64]bool
 	// one is the span given to EachSpan.
 	one Span
 }

@@ -96,7 +96,24 @@ func (p *Parser) run(pid int64, id string, start int64) *Run {
 	r := &Run{PID: pid, ID: id, Start: start}
 	p.runs[k] = r
 	p.Runs = append(p.Runs, r)
+	if p.runsOf == nil {
+		p.runsOf, p.renumber = map[int64][]*Run{}, map[int64]bool{}
+	}
+	rs := p.runsOf[pid]
+	at, _ := slices.BinarySearchFunc(rs, r, runOrder) // kept in order: no sort a file
+	p.runsOf[pid] = slices.Insert(rs, at, r)
+	p.renumber[pid] = true
 	return r
+}
+
+// runOrder orders a pid's runs by start, the unmarked (start 0) first,
+// then by identity; the identity is compared only at equal starts. A
+// variable so that a test can count the comparisons a reading costs.
+var runOrder = func(a, b *Run) int {
+	if c := cmp.Compare(a.Start, b.Start); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.ID, b.ID)
 }
 
 // runOf returns the run a record of pid belongs to at this point of the
@@ -138,23 +155,19 @@ func (p *Parser) runRecord(line []byte) {
 
 // numberRuns sets every run's N and Of: a pid's runs in order of start,
 // the unmarked first (older than marking).
+//
+// Only the pids that gained a run since the last numbering are numbered
+// again, their runs kept in order as they are found: a volume of 10 000
+// restarts of one pid 1, each file read by its own ReadFile, costs a
+// pass over the pid's runs a file, not a sort of them.
 func (p *Parser) numberRuns() {
-	if len(p.Runs) < 2 {
-		for _, r := range p.Runs {
-			r.N, r.Of = 1, 1
-		}
-		return
-	}
-	byPID := map[int64][]*Run{}
-	for _, r := range p.Runs {
-		byPID[r.PID] = append(byPID[r.PID], r)
-	}
-	for _, rs := range byPID {
-		slices.SortFunc(rs, func(a, b *Run) int { return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.ID, b.ID)) })
+	for pid := range p.renumber {
+		rs := p.runsOf[pid] // in order (run)
 		for i, r := range rs {
 			r.N, r.Of = i+1, len(rs)
 		}
 	}
+	clear(p.renumber)
 }
 
 // remapRuns returns, for each run q holds (q parsed a block of the file
