@@ -25,9 +25,11 @@ import (
 // holds it for no more than one rename.
 //
 // Each file goes through a temporary name in the same directory
-// (tempName), made and renamed through a descriptor of the directory of
-// the job's own, taken at the rotation (a Reopen or Close that closes the
-// dirFile's handle leaves the job its own), never by path: it is written,
+// (tempName), made and renamed through a descriptor of the directory the
+// jobs share, taken at the first rotation that queues one and closed with
+// the last job (a Reopen or Close that closes the dirFile's handle leaves
+// the jobs theirs; however many files wait, they hold one descriptor),
+// never by path: it is written,
 // fsync'd, stamped with the plain file's modification time (so MaxAge ages
 // it by its records, not by its compression), renamed into place, never
 // over an existing name, and the directory fsync'd before the plain file
@@ -54,6 +56,11 @@ type compressor struct {
 
 	mu      sync.Mutex
 	queue   []*zipJob     // waiting, oldest first; under mu
+	// dir is the directory's descriptor the jobs share, made for the first
+	// job and closed with the last one's end: one descriptor however many
+	// files wait, so a short descriptor limit costs no record of the
+	// writer's. Under mu.
+	dir *sharedDir
 	current *zipJob       // the job in progress, nil for none; under mu
 	done    chan struct{} // closed as the goroutine exits; nil when none runs; under mu
 	stopped bool          // finish gave up: nothing more is queued; under mu
@@ -62,15 +69,41 @@ type compressor struct {
 	told atomic.Bool
 }
 
+// A sharedDir is a directory's descriptor the queued and running jobs
+// share (compressor.dir): src is the dirFile's handle it duplicates, refs
+// the jobs holding it. Under the compressor's mu.
+type sharedDir struct {
+	h, src dirHandle
+	abs    string
+	refs   int
+}
+
 // A zipJob is one rotated file to compress.
 type zipJob struct {
-	dir  dirHandle // the directory, a descriptor of the job's own
+	dir    dirHandle  // the directory: shared.h, the jobs' own descriptor
+	shared *sharedDir // what dir is, to let go of at the job's end
 	abs  string    // the directory's path, for messages (and, without the POSIX calls, the calls)
 	name string    // host.<pid>.<seq>.log
 	want fileState // the file the rotation renamed to name
 	// abandon stops the job at its next read, and before its rename:
 	// retention is removing the file, or Close ran out of time.
 	abandon atomic.Bool
+}
+
+// releaseLocked lets go of j's share of the directory's descriptor,
+// closing it with the last job that held it. mu must be held.
+func (z *compressor) releaseLocked(j *zipJob) {
+	s := j.shared
+	if s == nil {
+		return
+	}
+	j.shared = nil
+	if s.refs--; s.refs == 0 {
+		s.h.close()
+		if z.dir == s {
+			z.dir = nil
+		}
+	}
 }
 
 // errAbandoned ends a job forget or finish abandoned: not a failure.
@@ -90,12 +123,16 @@ func (z *compressor) add(d dirHandle, abs, name string, want fileState) {
 	if z.stopped {
 		return
 	}
-	dh, err := d.dup()
-	if err != nil { // out of descriptors: the file stays plain
-		z.fail(filepath.Join(abs, name), err)
-		return
+	if z.dir == nil || z.dir.src != d || z.dir.abs != abs {
+		dh, err := d.dup()
+		if err != nil { // out of descriptors: the file stays plain
+			z.fail(filepath.Join(abs, name), err)
+			return
+		}
+		z.dir = &sharedDir{h: dh, src: d, abs: abs}
 	}
-	z.queue = append(z.queue, &zipJob{dir: dh, abs: abs, name: name, want: want})
+	z.dir.refs++
+	z.queue = append(z.queue, &zipJob{dir: z.dir.h, shared: z.dir, abs: abs, name: name, want: want})
 	if z.done == nil {
 		z.done = make(chan struct{})
 		go z.run(z.done)
@@ -120,9 +157,9 @@ func (z *compressor) run(done chan struct{}) {
 		z.mu.Unlock()
 
 		err := z.compress(j)
-		j.dir.close()
 		z.mu.Lock()
 		z.current = nil
+		z.releaseLocked(j)
 		z.mu.Unlock()
 		switch {
 		case err == nil:
@@ -233,7 +270,7 @@ func (z *compressor) forget(name string) {
 	}
 	for i, j := range z.queue {
 		if j.name == name {
-			j.dir.close()
+			z.releaseLocked(j)
 			z.queue = append(z.queue[:i], z.queue[i+1:]...)
 			break
 		}
@@ -265,7 +302,7 @@ func (z *compressor) finish(deadline time.Time) {
 			z.current.abandon.Store(true)
 		}
 		for _, j := range z.queue {
-			j.dir.close()
+			z.releaseLocked(j)
 		}
 		z.queue = nil
 		z.mu.Unlock()
@@ -274,7 +311,7 @@ func (z *compressor) finish(deadline time.Time) {
 	z.mu.Lock()
 	z.stopped = true
 	for _, j := range z.queue { // queued since by a write Close left stalled
-		j.dir.close()
+		z.releaseLocked(j)
 	}
 	z.queue = nil
 	if z.current != nil {
