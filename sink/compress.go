@@ -54,13 +54,13 @@ type compressor struct {
 	// rotations that queue work.
 	testWrite func(f *os.File, b []byte) (int, error)
 
-	mu      sync.Mutex
-	queue   []*zipJob     // waiting, oldest first; under mu
+	mu    sync.Mutex
+	queue []*zipJob // waiting, oldest first; under mu
 	// dir is the directory's descriptor the jobs share, made for the first
 	// job and closed with the last one's end: one descriptor however many
 	// files wait, so a short descriptor limit costs no record of the
 	// writer's. Under mu.
-	dir *sharedDir
+	dir     *sharedDir
 	current *zipJob       // the job in progress, nil for none; under mu
 	done    chan struct{} // closed as the goroutine exits; nil when none runs; under mu
 	stopped bool          // finish gave up: nothing more is queued; under mu
@@ -82,9 +82,9 @@ type sharedDir struct {
 type zipJob struct {
 	dir    dirHandle  // the directory: shared.h, the jobs' own descriptor
 	shared *sharedDir // what dir is, to let go of at the job's end
-	abs  string    // the directory's path, for messages (and, without the POSIX calls, the calls)
-	name string    // host.<pid>.<seq>.log
-	want fileState // the file the rotation renamed to name
+	abs    string     // the directory's path, for messages (and, without the POSIX calls, the calls)
+	name   string     // host.<pid>.<seq>.log
+	want   fileState  // the file the rotation renamed to name
 	// abandon stops the job at its next read, and before its rename:
 	// retention is removing the file, or Close ran out of time.
 	abandon atomic.Bool
