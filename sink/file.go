@@ -141,6 +141,7 @@ func openFile(dir string, pid int, header *fileHeader, rot *atomic.Pointer[Rotat
 	f := &dirFile{dir: logDir{abs: abs, dh: dh}, heading: heading{hdr: header}, rot: rot, pid: pid, warn: warn}
 	f.dir.setName(logname.Current(strconv.Itoa(pid)))
 	f.zip = &compressor{failed: compressFailed, say: f.say}
+	f.sweep() // what killed runs left, before this run takes its name
 	if err := f.open(); err != nil {
 		dh.close()
 		return nil, fmt.Errorf("sink: bind %s: %w", abs, err)

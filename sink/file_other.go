@@ -73,6 +73,10 @@ func (d *logDir) heads(_ *os.File, st fileState, run *envelope.Run) bool {
 // another run's current file by age as it would a dead one's.
 func (dirHandle) live(string, string) bool { return false }
 
+// livenessKnown says live cannot tell here: the sweep of killed runs'
+// debris does nothing.
+const livenessKnown = false
+
 // same reports whether s and o are the same file.
 func (s fileState) same(o fileState) bool {
 	return s.fi != nil && o.fi != nil && os.SameFile(s.fi, o.fi)
