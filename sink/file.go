@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -74,6 +75,9 @@ type dirFile struct {
 	// writeTold says tellWrite said that writes to the file fail; a write
 	// that succeeds clears it, so the next failure is said again.
 	writeTold bool
+	// saying counts the warnings say is still writing on standard error,
+	// for Close to wait for (within sayGrace).
+	saying sync.WaitGroup
 	// movedFrom is the path ownName first found another run's; moved
 	// says open has said so.
 	movedFrom string
@@ -359,6 +363,12 @@ func (f *dirFile) tell(err error) {
 	f.say(fmt.Sprintf("sink: cannot make %s again: %v; records are counted output_failed until it can (a directory made again at the path is followed after Reopen)\n", f.dir.filePath, err))
 }
 
+// sayGrace bounds how long Close waits for the warnings still being
+// written: a program that exits right after (a file-size limit reached in
+// its last records) still says why it lost them, and a stalled standard
+// error holds Close up no longer than this.
+const sayGrace = 250 * time.Millisecond
+
 // tellWrite says once on standard error that writes to the file fail (a
 // full disk, a file-size limit, an I/O error), until one succeeds: the
 // records that cannot be written are counted output_failed, and the
@@ -378,12 +388,22 @@ func (f *dirFile) say(msg string) {
 		f.warn(msg)
 		return
 	}
-	go fmt.Fprint(stdio.Writer(os.Stderr), msg)
+	f.saying.Add(1)
+	go func() {
+		defer f.saying.Done()
+		fmt.Fprint(stdio.Writer(os.Stderr), msg)
+	}()
 }
 
 // Close implements Destination: the file is closed and never reopened.
 func (f *dirFile) Close() error {
 	f.closeCur()
+	said := make(chan struct{})
+	go func() { f.saying.Wait(); close(said) }()
+	select { // the warnings on their way out, within sayGrace
+	case <-said:
+	case <-time.After(sayGrace):
+	}
 	if f.checkTimer != nil {
 		f.checkTimer.Stop()
 	}
