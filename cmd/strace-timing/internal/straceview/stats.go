@@ -189,6 +189,11 @@ func (b *StatsBuilder) Add(h int, s *strace.Span) {
 // Spans is how many spans were added.
 func (b *StatsBuilder) Spans() int { return b.spans }
 
+// Names is how many (process, name) tables rows the builder holds: what
+// it holds grows with them (a map entry and a row each, a few hundred
+// bytes), not with the spans (8 bytes each).
+func (b *StatsBuilder) Names() int { return len(b.durs) }
+
 // SimplerRuntime reports what SimplerRuntime would of the spans added:
 // whether any is of simpler's runtime, or none was added.
 func (b *StatsBuilder) SimplerRuntime() bool { return b.simpler || b.spans == 0 }
@@ -218,12 +223,10 @@ func (b *StatsBuilder) Stats() SpanStats {
 	wg.Wait()
 	byProc := map[hostProc][]NameStats{}
 	perProc := map[hostProc]int{}
-	all := map[string][][]int64{}
 	for k, d := range b.durs {
 		hp := hostProc{k.host, k.proc}
 		byProc[hp] = append(byProc[hp], nameStats(k.name, d.cur, b.device[k.name]))
 		perProc[hp] += len(d.cur)
-		all[k.name] = append(all[k.name], d.cur)
 	}
 	procs := slices.SortedFunc(maps.Keys(byProc), func(a, b hostProc) int { return cmp.Or(cmp.Compare(a.host, b.host), compareProcs(a.proc, b.proc)) })
 	for _, pk := range procs {
@@ -233,6 +236,14 @@ func (b *StatsBuilder) Stats() SpanStats {
 		}
 		sortNames(p.Names)
 		out.Processes = append(out.Processes, p)
+	}
+	if len(out.Processes) == 1 { // one process: the overall table is its own (shared: neither is written after)
+		out.Overall.Names = out.Processes[0].Names
+		return out
+	}
+	all := map[string][][]int64{}
+	for k, d := range b.durs {
+		all[k.name] = append(all[k.name], d.cur)
 	}
 	for name, ds := range all {
 		d := ds[0]
@@ -247,7 +258,10 @@ func (b *StatsBuilder) Stats() SpanStats {
 
 func sortNames(ns []NameStats) {
 	slices.SortFunc(ns, func(a, b NameStats) int {
-		return cmp.Or(cmp.Compare(b.TotalNS, a.TotalNS), cmp.Compare(a.Name, b.Name))
+		if c := cmp.Compare(b.TotalNS, a.TotalNS); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Name, b.Name) // only at equal totals
 	})
 }
 
