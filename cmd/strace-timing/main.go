@@ -345,19 +345,25 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 			// asked for prints its tables, which need every span: it is
 			// read again for them (statsOnly holds a LOG of stdin out).
 			sb := straceview.NewStatsBuilder()
-			// A row a name (process and name) holds a few hundred bytes:
-			// with a million names that is far past an eighth of the
-			// input, and a limit below what is held makes the collector
-			// run without end (16.6 s for a 132 MB log of 10^6 names,
-			// 26 times a tenth of it). The limit grows with the rows.
-			nextNames := 1 << 12
+			// A row (a process and a name) holds a few hundred bytes, and
+			// so does each process's run: with a million names or
+			// processes that is far past an eighth of the input, and a
+			// limit below what is held makes the collector run without
+			// end (16.6 s for a 132 MB log of 10^6 names, 26 times a
+			// tenth of it). The limit grows with them, looked at every
+			// 4 096 spans (EachSpan runs where the Parser merges, so its
+			// runs are read on their own goroutine).
+			base := int64(-1)
 			p.EachSpan = func(s *strace.Span) {
 				sb.Add(0, s)
-				if n := sb.Names(); n >= nextNames {
-					nextNames *= 2
-					if cur := setMemoryLimit(-1); cur > 0 && cur < math.MaxInt64 {
-						setMemoryLimit(cur + int64(n)*bytesPerName)
-					}
+				if sb.Spans()%4096 != 0 {
+					return
+				}
+				if base < 0 {
+					base = setMemoryLimit(-1) // readInputs' eighth of the input
+				}
+				if base > 0 && base < math.MaxInt64 {
+					setMemoryLimit(base + int64(sb.Names())*bytesPerName + int64(len(p.Runs))*bytesPerRun)
 				}
 			}
 			// What is held is 8 bytes a span (a line is well over 64
@@ -622,8 +628,13 @@ func offClock(spans []strace.Span) (far, host int) {
 }
 
 // bytesPerName is about what the stats report holds for each of its rows
-// (a process and a span name): its durations, a map entry and the row.
-const bytesPerName = 384
+// (a process and a span name): its durations, a map entry and the row;
+// bytesPerRun what the Parser holds for each process (a run, its anchor
+// and their entries in the Parser's maps).
+const (
+	bytesPerName = 384
+	bytesPerRun  = 512
+)
 
 // setMemoryLimit is debug.SetMemoryLimit; the tests, which call run in
 // their own process, replace it.

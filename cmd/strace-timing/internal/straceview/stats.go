@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"math/big"
 	"math/bits"
@@ -221,14 +220,24 @@ func (b *StatsBuilder) Stats() SpanStats {
 	}
 	close(work)
 	wg.Wait()
-	byProc := map[hostProc][]NameStats{}
-	perProc := map[hostProc]int{}
+	byProc := make(map[hostProc][]NameStats, min(len(b.durs), 1<<20)) // sized: a million processes grew them a split at a time
+	perProc := make(map[hostProc]int, min(len(b.durs), 1<<20))
 	for k, d := range b.durs {
 		hp := hostProc{k.host, k.proc}
 		byProc[hp] = append(byProc[hp], nameStats(k.name, d.cur, b.device[k.name]))
 		perProc[hp] += len(d.cur)
 	}
-	procs := slices.SortedFunc(maps.Keys(byProc), func(a, b hostProc) int { return cmp.Or(cmp.Compare(a.host, b.host), compareProcs(a.proc, b.proc)) })
+	procs := make([]hostProc, 0, len(byProc))
+	for pk := range byProc {
+		procs = append(procs, pk)
+	}
+	slices.SortFunc(procs, func(a, b hostProc) int {
+		if c := cmp.Compare(a.host, b.host); c != 0 {
+			return c
+		}
+		return compareProcs(a.proc, b.proc)
+	})
+	out.Processes = make([]ProcessStats, 0, len(procs))
 	for _, pk := range procs {
 		p := ProcessStats{Host: b.labels[pk.host], PID: pk.pid, Spans: perProc[pk], Names: byProc[pk]}
 		if place := runText(pk.run); place != "" {
