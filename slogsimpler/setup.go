@@ -319,6 +319,7 @@ func Setup(opts *Options) (*Logging, error) {
 	lg.stdlog = &stdlogWriter{h: h, state: st}
 	log.SetOutput(lg.stdlog)
 	log.SetFlags(0)
+	publish(st) // its counts on the expvar page, as "slogsimpler"
 	return lg, nil
 }
 
