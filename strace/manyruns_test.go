@@ -23,7 +23,7 @@ func TestManyRunsOfOnePID(t *testing.T) {
 	const n = 2000
 	dir := t.TempDir()
 	for i := range n {
-		start := int64(1_700_000_000_000_000_000 + (i*7919%n)*1000) // the files' names do not follow their starts
+		start := int64(1_700_000_000_000_000_000) + int64(i*7919%n)*1000 // the files' names do not follow their starts
 		var l envelope.Line
 		l.Run(1, 0, &envelope.Run{PID: 1, ID: fmt.Sprintf("00000000-0000-4000-8000-%012d", i), Start: start})
 		body := string(l.Finish()) + logtest.AnchorRecord(1, 100, start) + logtest.SpanRecord(1, 1, 1, "svc.handle", 200, 50, "", 0)
