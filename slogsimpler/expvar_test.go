@@ -17,7 +17,9 @@ import (
 // the state's counts, read live.
 func TestExpvarCounts(t *testing.T) {
 	logtest.KeepDefaults(t)
-	lg, err := Setup(&Options{Dir: t.TempDir(), NoConsole: true})
+	st, err := NewState(nil) // not Default(): other tests hold it untouched
+	require.NoError(t, err)
+	lg, err := Setup(&Options{State: st, Dir: t.TempDir(), NoConsole: true})
 	require.NoError(t, err)
 	defer lg.Close()
 	for i := range 50 {

@@ -133,6 +133,9 @@ type Options struct {
 	ConsoleAddSource bool
 	// NoConsole leaves the console out: the file only.
 	NoConsole bool
+	// Sampling, when set, samples records before any destination sees
+	// them (see Sampling): off by default.
+	Sampling *Sampling
 	// Handlers are more destinations for the fan-out (a trace recorder,
 	// say), each with its own level.
 	Handlers []slog.Handler
@@ -177,6 +180,8 @@ func (o *Options) check(who string) error {
 		problem = fmt.Sprintf("Rotation.MaxSize %d is below the minimum, 65536 bytes (64 KiB): one batch of the writer's must fit in a file", o.Rotation.MaxSize)
 	case o.Rotation.MaxFiles > 0 && o.Rotation.MaxSize == 0:
 		problem = fmt.Sprintf("Rotation.MaxFiles %d without MaxSize: nothing rotates, so there are no files to keep; set MaxSize (64 KiB at least)", o.Rotation.MaxFiles)
+	case o.Sampling != nil && (o.Sampling.First < 0 || o.Sampling.Thereafter < 0 || o.Sampling.Tick < 0):
+		problem = fmt.Sprintf("Sampling %+v: First, Thereafter and Tick are counts and a period, never negative", *o.Sampling)
 	case o.Rotation.Compress && o.Rotation.MaxSize == 0:
 		problem = "Rotation.Compress without MaxSize: nothing rotates, so there are no files to compress; set MaxSize (64 KiB at least)"
 	case o.Rotation.MaxAge > 0 && o.Rotation.MaxSize == 0:
@@ -210,6 +215,8 @@ func (o *Options) onlySetup() error {
 		name = "ReplaceAttr"
 	case o.CModuleHandlers:
 		name = "CModuleHandlers"
+	case o.Sampling != nil:
+		name = "Sampling"
 	default:
 		return nil
 	}

@@ -75,6 +75,9 @@ type Logging struct {
 	// rollup is the console's span rollup, whose last summaries Close
 	// prints; nil without a console or with the program's own filter.
 	rollup *rollup
+	// sampling is Options.Sampling's counts, whose last report Close
+	// writes; nil without it.
+	sampling *sampling
 	// restore gives slog.Default and the standard log package back what
 	// Setup replaced; run once, by Close.
 	restore sync.Once
@@ -105,6 +108,9 @@ type Logging struct {
 // Setup installed: a program that replaced it meanwhile keeps its own.
 func (l *Logging) Close() error {
 	l.restore.Do(l.restoreDefaults)
+	if l.sampling != nil {
+		l.sampling.flush() // what was sampled out since the last report
+	}
 	if l.rollup != nil {
 		l.rollup.flush() // the counts of the last second, before the console stops
 	}
@@ -307,10 +313,15 @@ func Setup(opts *Options) (*Logging, error) {
 		h = lg.Fanout
 	}
 	h = WithReplaceAttr(h, o.ReplaceAttr)
+	logged := h // what slog's calls go through: sampled, when asked
+	if o.Sampling != nil {
+		s := newSampler(h, st, o.Sampling)
+		lg.sampling, logged = s.c, s
+	}
 	// Records made outside slog (State.Emit, devices) take the same path;
 	// a C module's the file's alone unless the program asked.
 	st.route.Store(&routeBox{all: h, file: WithReplaceAttr(st.Handler(), o.ReplaceAttr), cAll: o.CModuleHandlers})
-	lg.Logger = slog.New(h)
+	lg.Logger = slog.New(logged)
 	lg.prev.logger, lg.prev.out, lg.prev.flags = slog.Default(), log.Writer(), log.Flags()
 	slog.SetDefault(lg.Logger)
 	// The standard log package through a writer that flushes, so

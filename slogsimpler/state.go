@@ -48,6 +48,8 @@ type State struct {
 	// the bound and cut at it (see Counts). Added to by Handle, only for
 	// such records; read by Counts.
 	fitted, cut atomic.Uint64
+	// sampled counts the records Setup's sampler sampled out (Counts.Sampled).
+	sampled atomic.Uint64
 	// handoff queues a plain record (package handoff) for the sink's
 	// writer to render. Set by NewState, never changed.
 	handoff handoff.Queue
@@ -382,12 +384,15 @@ type Counts struct {
 	// origin (forwarded lines, C modules' records) keeps that rule too and
 	// is counted here, as it reaches the file through the state's handler.
 	Cut uint64
+	// Sampled counts records Setup's Options.Sampling sampled out: never
+	// handed to a destination, and so in no other count.
+	Sampled uint64
 }
 
 // Counts returns the accounting: written, pending, drops by reason, and
 // the records fitted and cut at the bound.
 func (s *State) Counts() Counts {
-	return Counts{Counts: s.sink.Counts(), Fitted: s.fitted.Load(), Cut: s.cut.Load()}
+	return Counts{Counts: s.sink.Counts(), Fitted: s.fitted.Load(), Cut: s.cut.Load(), Sampled: s.sampled.Load()}
 }
 
 // Flush waits, at most timeout (zero: 1 s), until every record accepted so
