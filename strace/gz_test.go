@@ -136,7 +136,7 @@ func TestReadFileCompressed(t *testing.T) {
 			dir := t.TempDir()
 			writeSet(t, dir, tt.files)
 			var p Parser
-			var counted countingReader
+			var counted counted
 			err := ReadFile(&p, filepath.Join(dir, tt.read), nil, func(r io.Reader) io.Reader { counted.r = r; return &counted })
 			if tt.wantErr != "" {
 				require.Error(t, err)
@@ -150,15 +150,4 @@ func TestReadFileCompressed(t *testing.T) {
 			assert.Equal(t, fi.Size(), counted.n, "the stored bytes counted, as strace-timing's progress sums the files' sizes")
 		})
 	}
-}
-
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(b []byte) (int, error) {
-	n, err := c.r.Read(b)
-	c.n += int64(n)
-	return n, err
 }
