@@ -102,6 +102,14 @@
 // invocation's root is timed from the invocation live and from its spans
 // from the log.
 //
+// # Metrics
+//
+// With LiveOptions.Metrics (an exporter from [NewMetricExporter]) the
+// logger's health goes out as OpenTelemetry metrics under simpler.log.:
+// the state's counts (written, dropped by reason, sampled, waited and for
+// how long, pending) and the live export's own, every MetricInterval and
+// at Shutdown.
+//
 // # Distributed traces
 //
 // Linking this package links OpenTelemetry's context to spanattr's

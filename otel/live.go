@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/instrumentation"
 	sdklog "go.opentelemetry.io/otel/sdk/log"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -60,6 +61,15 @@ type LiveOptions struct {
 	// LogLevel is the level from which records are sent as log records,
 	// read live; nil means INFO.
 	LogLevel slog.Leveler
+	// Metrics, when set, exports the logger's health through it as
+	// OpenTelemetry metrics (an OTLP exporter from [NewMetricExporter],
+	// or any sdkmetric.Exporter): the state's counts (written, dropped by
+	// reason, sampled, waited, pending) and the live export's own, under
+	// simpler.log., every MetricInterval and at Shutdown.
+	Metrics sdkmetric.Exporter
+	// MetricInterval is how often the metrics are collected and sent;
+	// zero means 10 s.
+	MetricInterval time.Duration
 	// State is the state whose log the spans and records must agree
 	// with: their times are mapped to wall time through the
 	// [CLOCK_ANCHOR] it last wrote (State.Anchor), as a reader of its log
@@ -138,6 +148,8 @@ type Live struct {
 	shut                                   atomic.Bool // set as Shutdown returns
 
 	logs *liveLogs // nil without LiveOptions.Logs
+	// meters exports the metrics; nil without LiveOptions.Metrics.
+	meters *sdkmetric.MeterProvider
 
 	// open is, per goroutine, the innermost span open on it (sharded by
 	// goroutine id): a record logged without a span's context belongs to
@@ -311,6 +323,13 @@ func NewLive(exp sdktrace.SpanExporter, opts *LiveOptions) (*Live, error) {
 		return nil, err
 	}
 	l.stopObserving = stop
+	if o.Metrics != nil {
+		if err := l.startMetrics(o.Metrics); err != nil {
+			stop()
+			_ = l.bsp.Shutdown(context.Background())
+			return nil, err
+		}
+	}
 	go l.run()
 	if o.Logs != nil {
 		ll := &liveLogs{queue: make(chan logItem, o.QueueSize), quit: make(chan struct{}), done: make(chan struct{})}
@@ -572,6 +591,11 @@ func (l *Live) Shutdown(ctx context.Context) error {
 			}
 		}
 		l.shut.Store(true)
+		if l.meters != nil { // the last collection: the counts as Shutdown leaves them
+			if err := l.meters.Shutdown(ctx); err != nil && l.shutErr == nil {
+				l.shutErr = err
+			}
+		}
 		l.report()
 	})
 	return l.shutErr

@@ -33,6 +33,23 @@ func Receiver(t testing.TB) (httpURL, grpcURL string, sink *consumertest.TracesS
 	return httpURL, grpcURL, sink
 }
 
+// Metrics starts the Collector's OTLP receiver for metrics on loopback
+// ports, with a sink, and stops it when the test ends.
+func Metrics(t testing.TB) (httpURL, grpcURL string, metrics *consumertest.MetricsSink) {
+	t.Helper()
+	f := otlpreceiver.NewFactory()
+	cfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
+	httpAddr, grpcAddr := FreeAddr(t), FreeAddr(t)
+	cfg.Protocols.HTTP.GetOrInsertDefault().ServerConfig.NetAddr.Endpoint = httpAddr
+	cfg.Protocols.GRPC.GetOrInsertDefault().NetAddr.Endpoint = grpcAddr
+	metrics = new(consumertest.MetricsSink)
+	mr, err := f.CreateMetrics(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, metrics)
+	require.NoError(t, err)
+	require.NoError(t, mr.Start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { _ = mr.Shutdown(context.Background()) })
+	return "http://" + httpAddr, "grpc://" + grpcAddr, metrics
+}
+
 // Both starts the Collector's OTLP receiver for traces and logs on the same
 // loopback ports, with a sink for each, and stops it when the test ends.
 func Both(t testing.TB) (httpURL, grpcURL string, traces *consumertest.TracesSink, logs *consumertest.LogsSink) {
