@@ -14,8 +14,9 @@ import (
 //
 //   - An invocation's trace id is a run prefix followed by a keyed
 //     bijection of its id (fmix64, the finaliser of MurmurHash3, is
-//     invertible): distinct invocations of a run have distinct trace ids,
-//     by construction, not by chance.
+//     invertible), and its root span's id another keyed bijection of it:
+//     distinct invocations of a run have distinct trace ids and root
+//     span ids, by construction, not by chance.
 //   - A span's id hashes the record's pid, tid, inv, depth, start and
 //     name as written (encoded and cut as the record has it). Its inputs
 //     differ for every span a run starts: goroutine ids are never reused
@@ -68,18 +69,17 @@ func (s *Span) IDs(run string) (traceID [16]byte, spanID [8]byte) {
 // invocationIDs are the ids of invocation inv of process pid in run:
 // its trace's, unless it joined a caller's, and its root span's.
 func invocationIDs(run string, pid int, inv uint64) (traceID [16]byte, spanID [8]byte) {
-	k := runKey(run)
-	hi := fmix64(k ^ tagInvocationTrace ^ uint64(pid)*prime2)
-	lo := fmix64(inv ^ fmix64(k^tagInvocationSpan))
+	k := runKey(run) ^ uint64(pid)*prime2
+	hi := fmix64(k ^ tagInvocationTrace)
+	lo := fmix64(inv ^ fmix64(k^tagInvocationSpan^tagInvocationTrace))
 	if hi == 0 && lo == 0 {
 		lo = 1
 	}
 	binary.BigEndian.PutUint64(traceID[:8], hi)
 	binary.BigEndian.PutUint64(traceID[8:], lo)
-	h := newIDHash(k ^ tagInvocationSpan)
-	h.word(uint64(pid))
-	h.word(inv)
-	binary.BigEndian.PutUint64(spanID[:], nonZero(h.sum()))
+	// The root span's id is a bijection of inv too, under another key:
+	// two invocations' roots never share one.
+	binary.BigEndian.PutUint64(spanID[:], nonZero(fmix64(inv^fmix64(k^tagInvocationSpan))))
 	return traceID, spanID
 }
 
