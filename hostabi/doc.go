@@ -104,10 +104,11 @@
 //     callee has already counted, and the callee releases the producer
 //     reference, as simpler's host_log.cpp does.
 //   - anchor_pid: simpler's writer releases the anchor claim if the anchor
-//     record later fails to reach the file. Go's writer does not track
-//     which queued record is the anchor: an accepted anchor counts as
-//     written (the same rule Go applies to its own), and a failed write is
-//     counted output_failed.
+//     record later fails to reach the file, and so does Go's: a write that
+//     fails with an anchor among its records (a module's or Go's own,
+//     accepted earlier into the queue) puts the claim back to 0
+//     (sink.Options.AnchorLost), so the next TIMING record, Go's or a
+//     module's, writes one; the failed records are counted output_failed.
 //   - pending_record_count and reported_drop_count stay 0: the Go queue
 //     keeps its own pending count and report, so a module's own flush
 //     returns at once; Go's Flush, Quiesce and Close drain for both.

@@ -4,6 +4,7 @@ package hostabi
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -555,4 +556,44 @@ func TestCErrorNeverWaitsForTheFlush(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("a C ERROR record waited for a stalled destination")
 	}
+}
+
+// failingOnce fails its first write, as a full disk that then has room.
+type failingOnce struct {
+	mu     sync.Mutex
+	failed bool
+	buf    bytes.Buffer
+}
+
+func (f *failingOnce) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.failed {
+		f.failed = true
+		return 0, errors.New("no space left on device (a test's)")
+	}
+	return f.buf.Write(p)
+}
+
+// TestAnchorClaimReleasedOnFailedWrite: a module's anchor the queue took
+// and the destination then failed to write leaves the claim free again,
+// as simpler's writer releases it, so the module's next record writes the
+// anchor; on 95586fe the accepted anchor counted as written and the file
+// never got one.
+func TestAnchorClaimReleasedOnFailedWrite(t *testing.T) {
+	out := &failingOnce{}
+	st, mod := bound(t, slogsimpler.Options{Destination: sink.Writer(out), Level: levels.Timing, FlushLevel: levels.Nul + 1})
+	require.NoError(t, st.Start())
+	require.Equal(t, 1, mod.Log(30, "c first: its anchor's write fails"))
+	require.NoError(t, st.Flush(0))
+	require.Equal(t, 1, mod.Log(30, "c second"))
+	require.NoError(t, st.Close(0))
+	out.mu.Lock()
+	defer out.mu.Unlock()
+	text := out.buf.String()
+	assert.Equal(t, 1, strings.Count(text, "[CLOCK_ANCHOR] v=1 pid="+strconv.Itoa(os.Getpid())), "the anchor written again: %s", text)
+	anchor, second := strings.Index(text, "[CLOCK_ANCHOR]"), strings.Index(text, "c second")
+	require.Positive(t, second, "%s", text)
+	assert.Less(t, anchor, second, "the anchor before the module's record: %s", text)
+	assert.Contains(t, text, "output_failed=2", "the failed anchor and record counted: %s", text)
 }

@@ -7,6 +7,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/wire"
 )
 
 // maxBatch bounds one write whatever a Destination asks.
@@ -63,6 +66,8 @@ type output struct {
 	// testWarn, when set (by a test, before BindDir), is the bound
 	// file's warn from its open on.
 	testWarn func(msg string)
+	// anchorLost is Options.AnchorLost; set by New, called under mu.
+	anchorLost func()
 	// lost takes back from written the records the bound file found, at a
 	// settle, written into an unlinked file it could not make again; set
 	// by New, called under mu.
@@ -105,8 +110,15 @@ func (o *output) writeLocked(b []byte) (int, error) {
 	if n > 0 && b[n-1] != '\n' {
 		o.torn = true
 	}
+	if o.anchorLost != nil && bytes.Contains(b[n:], anchorMark) {
+		o.anchorLost() // an anchor that did not reach the file: the claim is free again
+	}
 	return n, cmp.Or(err, io.ErrShortWrite)
 }
+
+// anchorMark is how a [CLOCK_ANCHOR] record begins after its header; no
+// other record holds it (a marker in user text is written %5B).
+var anchorMark = []byte(wire.FuncAnchor + ": " + envelope.MarkerAnchor)
 
 // whole returns how many records of b the first n bytes hold whole.
 func whole(b []byte, n, records int) int {

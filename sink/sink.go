@@ -42,6 +42,11 @@ type Options struct {
 	// disk did not take is not told: it stays owed and is written before
 	// anything else reaches that file.
 	FileStarted func(headerWritten bool)
+	// AnchorLost, if not nil, is told when a write failed whose records
+	// held a [CLOCK_ANCHOR] (queued before, so accepted): the anchor is not
+	// in the file, and the owner of the anchor claim releases it so that
+	// a later record writes one, as simpler's writer does.
+	AnchorLost func()
 	// External, if not nil, is where the owner publishes drops counted
 	// outside the sink, by reason (queue_full, claim_exhausted,
 	// output_failed, not_admitted), in memory that never moves, updated
@@ -106,6 +111,7 @@ func New(opts *Options) *Sink {
 	header := &fileHeader{run: envelope.Run{PID: pid, ID: runid.ID(), Start: runid.Start()},
 		render: o.FileHeader, started: o.FileStarted, written: &s.q.written}
 	s.out.init(dest, pid, header)
+	s.out.anchorLost = o.AnchorLost
 	s.out.lost = func(n uint64) {
 		s.q.written.Add(-n)
 		s.q.outputFailed.Add(n)

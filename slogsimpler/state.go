@@ -137,7 +137,8 @@ func NewState(opts *Options) (*State, error) {
 			}
 			return s.anc.file(dst)
 		},
-		FileStarted: s.anc.fileStarted})
+		FileStarted: s.anc.fileStarted,
+		AnchorLost:  func() { s.anc.fileStarted(false) }})
 	s.handoff = handoff.Attach(s.sink, handoff.Tally{Fitted: &s.fitted, Cut: &s.cut})
 	s.setFlush(o.FlushLevel, o.FlushBound)
 	s.thr.set(o.Level, s)
