@@ -3,6 +3,7 @@ package strace
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,4 +79,25 @@ func TestDamagedArchive(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzRecordLineTraceIDs: the ids a record names its span by are read
+// off the end of its line, whatever the line holds: never a panic, and
+// ids only from a well-formed tail, which they give back.
+func FuzzRecordLineTraceIDs(f *testing.F) {
+	f.Add("[mono_ns=1][T0x1][INFO] f: m trace_id=4bf92f3577b34da6a3ce929d0e0e4736 span_id=00f067aa0ba902b7")
+	f.Add("x trace_id=00000000000000000000000000000000 span_id=0000000000000000")
+	f.Add(" trace_id=4BF92F3577B34DA6A3CE929D0E0E4736 span_id=00f067aa0ba902b7\r")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, text string) {
+		l := RecordLine{text: text}
+		tr, sp, ok := l.TraceIDs()
+		if !ok {
+			return
+		}
+		tail := fmt.Sprintf(" trace_id=%x span_id=%x", tr, sp)
+		require.True(t, strings.HasSuffix(strings.TrimRight(text, "\r"), tail), "%q read as %s", text, tail)
+		require.NotEqual(t, [16]byte{}, tr)
+		require.NotEqual(t, [8]byte{}, sp)
+	})
 }
