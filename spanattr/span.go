@@ -384,13 +384,8 @@ func newSpan(ctx context.Context, name string, attrs []slog.Attr) *Span {
 	if sp.node.root == nil {
 		sp.node.root = &sp.node // the outermost span outside any invocation
 	}
-	if _, ours := ctx.(*nodeCtx); !ours && bridge.Load() != nil {
-		// ctx may hold another API's span inside ours (a context of ours
-		// itself cannot: its own node is the innermost, and looking costs
-		// the other API's value for it).
-		if tc, ok := foreignParent(ctx); ok {
-			sp.node.remote, sp.node.foreign = newRemote(tc), true
-		}
+	if tc, ok := foreignParent(ctx); ok { // another API's span inside ours
+		sp.node.remote, sp.node.foreign = newRemote(tc), true
 	}
 	sp.rec = envelope.Span{PID: runid.PID(), TID: goid.Get(), Inv: sp.node.inv, HID: sp.node.hid, Depth: int(sp.node.depth), Name: name}
 	sp.ctx = nodeCtx{Context: ctx, n: &sp.node}

@@ -273,10 +273,12 @@ func SetBridge(b Bridge) {
 }
 
 // foreignParent returns the trace context of the other API's span when it
-// is the innermost of ctx, over any of ours.
+// is the innermost of ctx, over any of ours. A context of ours itself
+// cannot hold one (its own node is the innermost), and asking it would
+// cost the other API's value for that node: it is not asked.
 func foreignParent(ctx context.Context) (TraceContext, bool) {
 	box := bridge.Load()
-	if box == nil {
+	if _, ours := ctx.(*nodeCtx); ours || box == nil {
 		return TraceContext{}, false
 	}
 	v := ctx.Value(box.key)
