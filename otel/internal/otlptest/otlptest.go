@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
 	"go.opentelemetry.io/collector/receiver/receivertest"
 )
@@ -37,28 +38,31 @@ func Receiver(t testing.TB) (httpURL, grpcURL string, sink *consumertest.TracesS
 // ports, with a sink, and stops it when the test ends.
 func Metrics(t testing.TB) (httpURL, grpcURL string, metrics *consumertest.MetricsSink) {
 	t.Helper()
-	f := otlpreceiver.NewFactory()
-	cfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
-	httpAddr, grpcAddr := FreeAddr(t), FreeAddr(t)
-	cfg.Protocols.HTTP.GetOrInsertDefault().ServerConfig.NetAddr.Endpoint = httpAddr
-	cfg.Protocols.GRPC.GetOrInsertDefault().NetAddr.Endpoint = grpcAddr
+	f, cfg, httpURL, grpcURL := receiverConfig(t)
 	metrics = new(consumertest.MetricsSink)
 	mr, err := f.CreateMetrics(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, metrics)
 	require.NoError(t, err)
 	require.NoError(t, mr.Start(context.Background(), componenttest.NewNopHost()))
 	t.Cleanup(func() { _ = mr.Shutdown(context.Background()) })
-	return "http://" + httpAddr, "grpc://" + grpcAddr, metrics
+	return httpURL, grpcURL, metrics
+}
+
+// receiverConfig is the Collector's OTLP receiver factory and a config of
+// it on two free loopback ports, and their URLs.
+func receiverConfig(t testing.TB) (f receiver.Factory, cfg *otlpreceiver.Config, httpURL, grpcURL string) {
+	f = otlpreceiver.NewFactory()
+	cfg = f.CreateDefaultConfig().(*otlpreceiver.Config)
+	httpAddr, grpcAddr := FreeAddr(t), FreeAddr(t)
+	cfg.Protocols.HTTP.GetOrInsertDefault().ServerConfig.NetAddr.Endpoint = httpAddr
+	cfg.Protocols.GRPC.GetOrInsertDefault().NetAddr.Endpoint = grpcAddr
+	return f, cfg, "http://" + httpAddr, "grpc://" + grpcAddr
 }
 
 // Both starts the Collector's OTLP receiver for traces and logs on the same
 // loopback ports, with a sink for each, and stops it when the test ends.
 func Both(t testing.TB) (httpURL, grpcURL string, traces *consumertest.TracesSink, logs *consumertest.LogsSink) {
 	t.Helper()
-	f := otlpreceiver.NewFactory()
-	cfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
-	httpAddr, grpcAddr := FreeAddr(t), FreeAddr(t)
-	cfg.Protocols.HTTP.GetOrInsertDefault().ServerConfig.NetAddr.Endpoint = httpAddr
-	cfg.Protocols.GRPC.GetOrInsertDefault().NetAddr.Endpoint = grpcAddr
+	f, cfg, httpURL, grpcURL := receiverConfig(t)
 	traces, logs = new(consumertest.TracesSink), new(consumertest.LogsSink)
 	set := receivertest.NewNopSettings(f.Type())
 	tr, err := f.CreateTraces(context.Background(), set, cfg, traces)
@@ -68,7 +72,7 @@ func Both(t testing.TB) (httpURL, grpcURL string, traces *consumertest.TracesSin
 	require.NoError(t, tr.Start(context.Background(), componenttest.NewNopHost()))
 	require.NoError(t, lr.Start(context.Background(), componenttest.NewNopHost()))
 	t.Cleanup(func() { _ = tr.Shutdown(context.Background()); _ = lr.Shutdown(context.Background()) })
-	return "http://" + httpAddr, "grpc://" + grpcAddr, traces, logs
+	return httpURL, grpcURL, traces, logs
 }
 
 // A Span is one received span, flattened for assertions.
