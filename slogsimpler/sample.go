@@ -1,6 +1,7 @@
 package slogsimpler
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -175,8 +176,8 @@ func (c *sampling) flush() {
 		}
 	}
 	slices.SortFunc(names, func(a, b named) int {
-		if a.n != b.n {
-			return int(b.n - a.n)
+		if c := cmp.Compare(b.n, a.n); c != 0 { // the most sampled first
+			return c
 		}
 		return strings.Compare(a.msg, b.msg)
 	})
