@@ -59,7 +59,7 @@
 // second and at Shutdown. Nothing is lost without a count.
 //
 // Without an observer set, spanattr pays one atomic load per span for the
-// possibility; with Live attached, a span costs its caller 1.4 to 1.6
+// possibility; with Live attached, a span costs its caller 1.4 to 1.9
 // times what it costs alone (BenchmarkLiveSpan): its ids, its place on its
 // goroutine's stack of open spans and two allocations; the export
 // goroutine types its attributes.
