@@ -595,5 +595,12 @@ func TestAnchorClaimReleasedOnFailedWrite(t *testing.T) {
 	anchor, second := strings.Index(text, "[CLOCK_ANCHOR]"), strings.Index(text, "c second")
 	require.Positive(t, second, "%s", text)
 	assert.Less(t, anchor, second, "the anchor before the module's record: %s", text)
-	assert.Contains(t, text, "output_failed=2", "the failed anchor and record counted: %s", text)
+	// The failed write held the anchor alone, or the anchor and the first
+	// record (the writer batches what it finds queued): what it held is
+	// counted, and nothing else.
+	lost := "output_failed=2"
+	if strings.Contains(text, "c first") {
+		lost = "output_failed=1"
+	}
+	assert.Contains(t, text, lost, "the failed write's records counted: %s", text)
 }
