@@ -23,6 +23,10 @@ type fileHeader struct {
 	render  func(dst []byte) []byte // Options.FileHeader; nil for none
 	started func(written bool)      // Options.FileStarted; nil for none
 	written *atomic.Uint64          // the sink's count of records written
+	// files counts the files whose header was written whole: a new file
+	// began. heading.write adds to it and the writer's reports read it,
+	// both under output.mu (a dirFile writes only under it).
+	files uint64
 }
 
 // A heading is the header (the run record, then Options.FileHeader: the
@@ -93,6 +97,7 @@ func (h *heading) write(lf *logFile) error {
 		h.hdr.written.Add(1)
 	}
 	h.headed, h.size = true, lf.size
+	h.hdr.files++
 	if h.hdr.started != nil {
 		h.hdr.started(len(rec) > 0)
 	}

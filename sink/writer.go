@@ -60,8 +60,14 @@ type writer struct {
 	// the last successful report) and lastReport (its time) are read and
 	// written under out.mu, by whoever writes: the goroutine, a producer
 	// in synchronous mode, Quiesce and Close.
+	// reportedIn is the output's file count (fileHeader.files) when
+	// the last report was written: a forced report is written again
+	// into a file begun since, so the file open at close ends with the
+	// totals even when the last report went into a file rotated away
+	// (and perhaps removed by retention).
 	report     func(dst []byte, c Counts, fresh uint64) []byte
 	reported   uint64
+	reportedIn uint64
 	lastReport time.Time
 
 	// life serialises Start, Quiesce and Close, and guards the three
@@ -561,10 +567,13 @@ func (w *writer) final(next *uint64, batch []byte) {
 
 // reportLocked writes a [HOSTLOG_DROPS] record if the drop total has grown
 // since the last successful report and, unless force, at least
-// reportInterval has passed since it. It reports whether a report is still
-// owed (drops unreported and not written now). out.mu must be held.
+// reportInterval has passed since it; forced (at a quiesce and at close),
+// also when there were drops and the file open now began after the last
+// report, so that every file a run closes ends with its totals. It reports
+// whether a report is still owed (drops unreported and not written now).
+// out.mu must be held.
 func (w *writer) reportLocked(force bool) (owed bool) {
-	if w.q.dropTotal() <= w.reported {
+	if total := w.q.dropTotal(); total <= w.reported && (!force || total == 0 || w.filesLocked() == w.reportedIn) {
 		return false // the common case: four atomic loads
 	}
 	c := w.q.counts()
@@ -580,6 +589,15 @@ func (w *writer) reportLocked(force bool) (owed bool) {
 			}
 		}
 	}
-	w.reported, w.lastReport = c.Dropped, now
+	w.reported, w.reportedIn, w.lastReport = c.Dropped, w.filesLocked(), now
 	return false
+}
+
+// filesLocked is how many files the output has begun (0 for a
+// destination that is not a directory's file). out.mu must be held.
+func (w *writer) filesLocked() uint64 {
+	if w.out.header == nil {
+		return 0
+	}
+	return w.out.header.files
 }
