@@ -1,6 +1,0 @@
-//go:build !race
-
-package main
-
-// raceBuild: this test binary was built without -race (see goBuild).
-const raceBuild = false
