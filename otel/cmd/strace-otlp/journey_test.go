@@ -18,7 +18,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"simpler.dev/log/internal/testkit/racedetect"
 	"simpler.dev/log/otel/internal/otlptest"
 	"simpler.dev/log/sink"
 	"simpler.dev/log/slogsimpler"
@@ -141,7 +140,7 @@ func TestQuickstartJourney(t *testing.T) {
 // more, in the middle of make test).
 func goBuild(bin, pkg string) ([]byte, error) {
 	args := []string{"build", "-o", bin}
-	if racedetect.Enabled {
+	if raceBuild {
 		args = append(args, "-race")
 	}
 	return exec.Command("go", append(args, pkg)...).CombinedOutput()
