@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"simpler.dev/log/internal/testkit/self"
 	"strconv"
 	"strings"
 	"sync"
@@ -96,7 +96,7 @@ func TestSignalDrainSlowDestination(t *testing.T) {
 		os.Exit(4)
 	}
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestSignalDrainSlowDestination$")
+	cmd := self.Command("-test.run=^TestSignalDrainSlowDestination$")
 	cmd.Env = append(os.Environ(), "ATRACE_CHILD=slowdrain", "ATRACE_DIR="+dir)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"simpler.dev/log/internal/testkit/self"
 	"strconv"
 	"strings"
 	"sync"
@@ -78,7 +78,7 @@ func childMust(err error) {
 func runSignalChild(t *testing.T, test, scenario string, act func(p *os.Process)) (syscall.WaitStatus, string, []string) {
 	t.Helper()
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$")
+	cmd := self.Command("-test.run=^" + test + "$")
 	cmd.Env = append(os.Environ(), "ATRACE_CHILD="+scenario, "ATRACE_DIR="+dir)
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)
@@ -217,7 +217,7 @@ func TestSignalUnderLoadLosesNothingUncounted(t *testing.T) {
 		os.Exit(4)
 	}
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestSignalUnderLoadLosesNothingUncounted$")
+	cmd := self.Command("-test.run=^TestSignalUnderLoadLosesNothingUncounted$")
 	cmd.Env = append(os.Environ(), "ATRACE_CHILD=load", "ATRACE_DIR="+dir)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)

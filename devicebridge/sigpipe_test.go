@@ -4,6 +4,7 @@ package devicebridge
 
 import (
 	"os"
+	"simpler.dev/log/internal/testkit/self"
 	"syscall"
 	"testing"
 
@@ -45,12 +46,11 @@ func TestMain(m *testing.M) {
 // the process lives (at c70c1aa the writer wrote os.Stdout itself and
 // SIGPIPE ended the process with status 141).
 func TestCANNStdoutClosedPipe(t *testing.T) {
-	exe, err := os.Executable()
-	require.NoError(t, err)
 	r, w, err := os.Pipe()
 	require.NoError(t, err)
 	r.Close()
-	p, err := os.StartProcess(exe, []string{exe, "-test.run=^$"}, &os.ProcAttr{
+	path, argv := self.Argv("-test.run=^$")
+	p, err := os.StartProcess(path, argv, &os.ProcAttr{
 		Env:   append(os.Environ(), childEnv+"=cann-stdout"),
 		Files: []*os.File{nil, w, os.Stderr},
 	})

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"simpler.dev/log/internal/testkit/self"
 	"strconv"
 	"strings"
 	"sync"
@@ -318,12 +319,11 @@ func TestClosedStderrPipeIsEPIPE(t *testing.T) {
 		}
 		os.Exit(3)
 	}
-	exe, err := os.Executable()
-	require.NoError(t, err)
 	r, w, err := os.Pipe()
 	require.NoError(t, err)
 	r.Close() // the reader is gone before the child writes
-	p, err := os.StartProcess(exe, []string{exe, "-test.run=^TestClosedStderrPipeIsEPIPE$"}, &os.ProcAttr{
+	path, argv := self.Argv("-test.run=^TestClosedStderrPipeIsEPIPE$")
+	p, err := os.StartProcess(path, argv, &os.ProcAttr{
 		Env:   append(os.Environ(), "SINK_EPIPE_CHILD=1"),
 		Files: []*os.File{nil, nil, w},
 	})

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"regexp"
+	"simpler.dev/log/internal/testkit/self"
 	"strconv"
 	"syscall"
 	"testing"
@@ -42,7 +42,7 @@ func TestDescriptorLimit(t *testing.T) {
 		for _, compress := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%d free descriptors, compress %v", extra, compress), func(t *testing.T) {
 				dir := t.TempDir()
-				cmd := exec.Command(os.Args[0], "-test.run=^TestDescriptorLimit$", "-test.count=1")
+				cmd := self.Command("-test.run=^TestDescriptorLimit$", "-test.count=1")
 				cmd.Env = append(os.Environ(), fmt.Sprintf("SINK_NOFILE_CHILD=%s,%d,%v,%d", dir, extra, compress, n))
 				out, err := cmd.Output()
 				require.NoError(t, err, "%s", out)

@@ -7,8 +7,8 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"simpler.dev/log/internal/testkit/self"
 	"strconv"
 	"strings"
 	"sync"
@@ -210,7 +210,7 @@ func TestRunsInChildProcesses(t *testing.T) {
 	outs := make([][]byte, children)
 	for i := range children {
 		wg.Go(func() {
-			cmd := exec.Command(os.Args[0], "-test.run", "^TestRunsInChildProcesses$", "-test.count", "1")
+			cmd := self.Command("-test.run", "^TestRunsInChildProcesses$", "-test.count", "1")
 			cmd.Env = append(os.Environ(), "SINK_RUN_CHILD="+dir)
 			outs[i], _ = cmd.CombinedOutput()
 		})

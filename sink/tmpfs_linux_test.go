@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"simpler.dev/log/internal/testkit/self"
 	"strings"
 	"syscall"
 	"testing"
@@ -36,7 +37,7 @@ func TestAnchorOnRealFullDisk(t *testing.T) {
 			}
 			t.Cleanup(func() { _ = exec.Command("umount", mnt).Run() })
 			dir := filepath.Join(mnt, "d")
-			cmd := exec.Command(os.Args[0], "-test.run=^TestAnchorOnRealFullDisk$", "-test.count=1")
+			cmd := self.Command("-test.run=^TestAnchorOnRealFullDisk$", "-test.count=1")
 			cmd.Env = append(os.Environ(), "SINK_TMPFS_DIR="+dir, fmt.Sprintf("SINK_TMPFS_ROTATE=%d", map[bool]int{true: 1}[rotate]))
 			out, err := cmd.Output()
 			require.NoError(t, err, "%s", out)

@@ -9,9 +9,9 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
+	"simpler.dev/log/internal/testkit/self"
 	"strconv"
 	"strings"
 	"sync"
@@ -611,7 +611,7 @@ func TestConsoleOnItsOwnPrintsEverything(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			cmd := exec.Command(os.Args[0], "-test.run=^TestConsoleOnItsOwnPrintsEverything$")
+			cmd := self.Command("-test.run=^TestConsoleOnItsOwnPrintsEverything$")
 			cmd.Env = append(os.Environ(), consoleChildEnv+"="+tt.scenario, "SLOGSIMPLER_CONSOLE_DIR="+dir,
 				"GORACE="+os.Getenv("GORACE")+" atexit_sleep_ms=0") // under -race, exit at once, as without
 			var pipe bytes.Buffer // exec copies the child's end of a pipe into it

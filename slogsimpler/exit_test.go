@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"simpler.dev/log/internal/testkit/self"
 	"strconv"
 	"strings"
 	"syscall"
@@ -95,8 +96,6 @@ func TestMain(m *testing.M) {
 func runChild(t *testing.T, mode string, closedStderr bool) (syscall.WaitStatus, string) {
 	t.Helper()
 	dir := t.TempDir()
-	exe, err := os.Executable()
-	require.NoError(t, err)
 	var stderr *os.File
 	if closedStderr {
 		r, w, err := os.Pipe()
@@ -104,10 +103,12 @@ func runChild(t *testing.T, mode string, closedStderr bool) (syscall.WaitStatus,
 		r.Close()
 		stderr = w
 	} else {
+		var err error
 		stderr, err = os.Create(filepath.Join(dir, "stderr"))
 		require.NoError(t, err)
 	}
-	p, err := os.StartProcess(exe, []string{exe, "-test.run=^$"}, &os.ProcAttr{
+	path, argv := self.Argv("-test.run=^$")
+	p, err := os.StartProcess(path, argv, &os.ProcAttr{
 		Env:   append(os.Environ(), exitChildEnv+"="+mode, "SLOGSIMPLER_EXIT_DIR="+dir),
 		Files: []*os.File{nil, nil, stderr},
 	})

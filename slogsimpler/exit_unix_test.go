@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"simpler.dev/log/internal/testkit/self"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -66,11 +67,10 @@ func unixChild(mode, dir string) {
 // writing where descriptor 2 pointed then.
 func TestNewStateFollowsStandardError(t *testing.T) {
 	dir := t.TempDir()
-	exe, err := os.Executable()
-	require.NoError(t, err)
 	stderr, err := os.Create(filepath.Join(dir, "stderr"))
 	require.NoError(t, err)
-	p, err := os.StartProcess(exe, []string{exe, "-test.run=^$"}, &os.ProcAttr{
+	path, argv := self.Argv("-test.run=^$")
+	p, err := os.StartProcess(path, argv, &os.ProcAttr{
 		Env:   append(os.Environ(), exitChildEnv+"=stderr-redirected", "SLOGSIMPLER_EXIT_DIR="+dir),
 		Files: []*os.File{nil, nil, stderr},
 	})

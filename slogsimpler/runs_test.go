@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"simpler.dev/log/internal/testkit/self"
 	"strconv"
 	"strings"
 	"sync"
@@ -76,7 +77,7 @@ func startRuns(t *testing.T, dir string, counts ...int) []int {
 	cmds := make([]*exec.Cmd, len(counts))
 	outs := make([]bytes.Buffer, len(counts))
 	for i, n := range counts {
-		cmds[i] = exec.Command(os.Args[0], "-test.run=^$")
+		cmds[i] = self.Command("-test.run=^$")
 		cmds[i].Env = append(os.Environ(), runsChildEnv+"="+dir, runsInvEnv+"="+strconv.Itoa(n))
 		cmds[i].Stdout, cmds[i].Stderr = &outs[i], &outs[i]
 		require.NoError(t, cmds[i].Start())

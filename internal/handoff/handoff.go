@@ -3,6 +3,7 @@ package handoff
 import (
 	"log/slog"
 	"sync/atomic"
+	"unsafe"
 
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/render"
@@ -25,8 +26,21 @@ const (
 // it points to alive only until it is rendered.
 //
 // The fields before Attrs fill one cache line, so a record without
-// attributes costs its producer one line here beside its slot's.
+// attributes costs its producer one line here beside its slot's. A
+// Record is whole cache lines (512 bytes on 64-bit platforms, 320 on
+// 32-bit ones), so that two producers filling neighbouring slots never
+// share a line (TestRecordLayout): the padding is what the fields leave
+// of their last line, whatever the platform's sizes.
 type Record struct {
+	recordFields
+	_ [(cacheLine - unsafe.Sizeof(recordFields{})%cacheLine) % cacheLine]byte
+}
+
+// cacheLine is the cache line a Record's size is a multiple of.
+const cacheLine = 64
+
+// recordFields are a Record's fields, without its padding.
+type recordFields struct {
 	Mono  int64 // the record's time (the call's, if the record had none)
 	Msg   string
 	PC    uintptr
@@ -40,9 +54,6 @@ type Record struct {
 	// errs are the texts of the record's errors, which its attributes
 	// hold in their place (see Fill).
 	errs [MaxErrors]errorText
-	// A Record is whole cache lines (512 bytes), so that two producers
-	// filling neighbouring slots never share a line (TestRecordLayout).
-	_ [16]byte
 }
 
 // An errorText stands for an error in a queued record: its text, read
