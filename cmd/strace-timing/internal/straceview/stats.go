@@ -103,26 +103,36 @@ type recentKey struct {
 	d *durations
 }
 
-// durations holds one key's durations in chunks of a fixed size, not one
-// slice grown by doubling: a long log's durations take 8 bytes a span and
-// a chunk's slack, never the copy of a slice being grown beside it.
+// durations holds one key's durations in chunks, not one slice grown by
+// doubling: a long log's durations take 8 bytes a span and a chunk's
+// slack, never the copy of a slice being grown beside it. The first
+// chunks double from one duration, so a key of one span (a log of a
+// million names, or of processes) holds 8 bytes for it, not a chunk.
 type durations struct {
-	full [][]int64 // chunks of durationChunk
+	full [][]int64 // chunks filled, each at most durationChunk
 	cur  []int64   // the chunk being filled
-	n    int
 }
 
 const durationChunk = 1 << 14
 
 func (d *durations) add(v int64) {
 	if len(d.cur) == cap(d.cur) {
+		n := d.len()
 		if d.cur != nil {
 			d.full = append(d.full, d.cur)
 		}
-		d.cur = make([]int64, 0, min(durationChunk, max(16, 2*d.n))) // small keys stay small
+		d.cur = make([]int64, 0, min(durationChunk, max(1, n))) // small keys stay small
 	}
 	d.cur = append(d.cur, v)
-	d.n++
+}
+
+// len is how many durations d holds.
+func (d *durations) len() int {
+	n := len(d.cur)
+	for _, c := range d.full {
+		n += len(c)
+	}
+	return n
 }
 
 // slice returns the durations in one slice, letting the chunks go as it
@@ -131,7 +141,7 @@ func (d *durations) slice() []int64 {
 	if len(d.full) == 0 {
 		return d.cur
 	}
-	out := make([]int64, 0, d.n)
+	out := make([]int64, 0, d.len())
 	for i, c := range d.full {
 		out = append(out, c...)
 		d.full[i] = nil
@@ -220,15 +230,16 @@ func (b *StatsBuilder) Stats() SpanStats {
 	}
 	close(work)
 	wg.Wait()
-	byProc := make(map[hostProc][]NameStats, min(len(b.durs), 1<<20)) // sized: a million processes grew them a split at a time
-	perProc := make(map[hostProc]int, min(len(b.durs), 1<<20))
-	for k, d := range b.durs {
-		hp := hostProc{k.host, k.proc}
-		byProc[hp] = append(byProc[hp], nameStats(k.name, d.cur, b.device[k.name]))
-		perProc[hp] += len(d.cur)
+	// Each process's rows in one slice of its own size, counted first (a
+	// process of a million names grew its slice by doubling, and the
+	// copies were most of the report's memory), through one map: at from
+	// a process to its row count, then to its index in out.Processes.
+	at := make(map[hostProc]int, min(len(b.durs), 1<<20)) // sized: a million processes grew it a split at a time
+	for k := range b.durs {
+		at[hostProc{k.host, k.proc}]++
 	}
-	procs := make([]hostProc, 0, len(byProc))
-	for pk := range byProc {
+	procs := make([]hostProc, 0, len(at))
+	for pk := range at {
 		procs = append(procs, pk)
 	}
 	slices.SortFunc(procs, func(a, b hostProc) int {
@@ -237,14 +248,33 @@ func (b *StatsBuilder) Stats() SpanStats {
 		}
 		return compareProcs(a.proc, b.proc)
 	})
-	out.Processes = make([]ProcessStats, 0, len(procs))
-	for _, pk := range procs {
-		p := ProcessStats{Host: b.labels[pk.host], PID: pk.pid, Spans: perProc[pk], Names: byProc[pk]}
+	out.Processes = make([]ProcessStats, len(procs))
+	for i, pk := range procs {
+		p := ProcessStats{Host: b.labels[pk.host], PID: pk.pid, Names: make([]NameStats, 0, at[pk])}
 		if place := runText(pk.run); place != "" {
 			p.Run, p.RunPlace = pk.run.ID, place
 		}
-		sortNames(p.Names)
-		out.Processes = append(out.Processes, p)
+		out.Processes[i] = p
+		at[pk] = i
+	}
+	// With one process the overall table is its rows, and each key's
+	// durations go once its row is made, so the rows take the place of
+	// what they summarise rather than adding to it.
+	one := len(procs) == 1
+	if one {
+		clear(b.recent[:])
+	}
+	for k, d := range b.durs {
+		p := &out.Processes[at[hostProc{k.host, k.proc}]]
+		p.Names = append(p.Names, nameStats(k.name, d.cur, b.device[k.name]))
+		p.Spans += len(d.cur)
+		if one {
+			delete(b.durs, k)
+		}
+	}
+	clear(at)
+	for i := range out.Processes {
+		sortNames(out.Processes[i].Names)
 	}
 	if len(out.Processes) == 1 { // one process: the overall table is its own (shared: neither is written after)
 		out.Overall.Names = out.Processes[0].Names
@@ -297,9 +327,16 @@ func nameStats(name string, d []int64, device bool) NameStats {
 	default:
 		st.TotalNS, st.Overflow = math.MinInt64, true
 	}
-	sum := new(big.Int).Lsh(big.NewInt(hi), 64)
-	sum.Add(sum, new(big.Int).SetUint64(lo))
-	st.MeanNS, _ = new(big.Rat).SetFrac(sum, big.NewInt(int64(len(d)))).Float64()
+	if hi == 0 && lo < 1<<53 {
+		// Both exact in a float64, whose division rounds the exact
+		// quotient to the nearest: the same as below, without the
+		// allocations a million rows of one span each paid for it.
+		st.MeanNS = float64(lo) / float64(len(d))
+	} else {
+		sum := new(big.Int).Lsh(big.NewInt(hi), 64)
+		sum.Add(sum, new(big.Int).SetUint64(lo))
+		st.MeanNS, _ = new(big.Rat).SetFrac(sum, big.NewInt(int64(len(d)))).Float64()
+	}
 	rank := func(p int) int64 { // nearest rank: ceil(p/100 · n), 1-based
 		return d[max((p*len(d)+99)/100, 1)-1]
 	}

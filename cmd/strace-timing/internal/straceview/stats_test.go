@@ -3,6 +3,8 @@ package straceview
 import (
 	"bytes"
 	"encoding/json"
+	"math"
+	"math/big"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -136,5 +138,24 @@ func TestWriteStats(t *testing.T) {
 		b.Reset()
 		require.NoError(t, WriteStatsJSON(&b, Statistics(nil)))
 		assert.JSONEq(t, `{"processes": [], "overall": {"pid": 0, "spans": 0, "names": []}}`, b.String())
+	})
+}
+
+// FuzzMeanIsNearest: the mean is the float64 nearest the exact quotient
+// of the exact sum, on the fast path (a sum below 2^53, one division) as
+// on the exact one (big.Rat), whichever the durations take.
+func FuzzMeanIsNearest(f *testing.F) {
+	f.Add(int64(1), int64(2), int64(3))
+	f.Add(int64(1)<<52, int64(1)<<52, int64(1))
+	f.Add(int64(math.MaxInt64), int64(-5), int64(7))
+	f.Fuzz(func(t *testing.T, a, b, c int64) {
+		d := []int64{a, b, c}
+		sum := new(big.Int)
+		for _, v := range d {
+			sum.Add(sum, big.NewInt(v))
+		}
+		want, _ := new(big.Rat).SetFrac(sum, big.NewInt(int64(len(d)))).Float64()
+		got := nameStats("n", slices.Clone(d), false)
+		assert.Equal(t, want, got.MeanNS, "%v", d)
 	})
 }
