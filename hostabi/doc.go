@@ -70,9 +70,15 @@
 //     counted by the module. Start clears the bit. Unlike simpler, the bit
 //     stays set after Close: a closed Go state has no synchronous fallback
 //     for modules to write through behind its back.
-//   - dropped_by_reason, where modules count what they could not submit,
-//     is added to the State's own counts, in Counts and in every
-//     [HOSTLOG_DROPS] report: one account for both sides.
+//   - dropped_record_count, dropped_by_reason and pending_record_count
+//     are the process's one account, as the seed keeps them: modules add
+//     what they could not submit, and from the bind on the State's sink
+//     adds every drop of its own there too (moving what it counted
+//     before), so Counts, every [HOSTLOG_DROPS] report and a module's
+//     _host_log_dropped_records() give the same totals by reason.
+//     pending_record_count is the queue's pending count as the writer
+//     last stored it (after each batch, and at each drop): a store a
+//     batch, none a record.
 //
 // # Cost
 //
@@ -89,14 +95,6 @@
 //     say it changed, and polling it would cost a goroutine per state. A
 //     program that sets the threshold with State.SetLevel, or logs, has the
 //     modules follow at once.
-//   - Records the Go queue could not take (queue_full, claim_exhausted,
-//     output_failed) are counted in Go's accounting, not in the C state's
-//     dropped_record_count and dropped_by_reason: those hold what modules
-//     counted themselves and what sink_enqueue refused, and Go's Counts and
-//     every [HOSTLOG_DROPS] report add both sides. Mirroring Go's counts
-//     into the C fields would count them twice in that one account.
-//   - pending_record_count stays 0 (see below): the Go queue's pending
-//     count is State.Counts().Pending.
 //
 // # Where the seed is silent
 //
@@ -109,12 +107,11 @@
 //     accepted earlier into the queue) puts the claim back to 0
 //     (sink.Options.AnchorLost), so the next TIMING record, Go's or a
 //     module's, writes one; the failed records are counted output_failed.
-//   - pending_record_count and reported_drop_count stay 0: the Go queue
-//     keeps its own pending count and report, so a module's own flush
-//     returns at once; Go's Flush, Quiesce and Close drain for both.
-//   - dropped_record_count holds what modules and sink_enqueue's
-//     not_admitted refusals counted; drops inside the Go queue are in Go's
-//     counters, and the report adds the two.
+//   - reported_drop_count stays 0: the Go writer keeps its own report;
+//     Go's Flush, Quiesce and Close drain and report for both sides. A
+//     drop Go counted before the bind is moved into the C fields at the
+//     bind; one racing the bind itself, by a few instructions, stays in
+//     Go's own counter (counted once in Counts, missing from the C total).
 //   - A module never bound keeps its private NUL threshold and is silent,
 //     as the seed says; BindPath and Bind report a module without the bind
 //     symbol, and a bind that returns nonzero (a nil state or a threshold

@@ -29,6 +29,7 @@ import (
 
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/door"
+	"simpler.dev/log/internal/hostlink"
 	"simpler.dev/log/internal/ladder"
 	"simpler.dev/log/internal/machine"
 	"simpler.dev/log/internal/origin"
@@ -217,8 +218,15 @@ func (o *owner) BindDir(dir string) {
 // AnchorClaim implements hostlink.Listener.
 func (o *owner) AnchorClaim() *int32 { return (*int32)(unsafe.Pointer(&o.c.clock_anchor_pid)) }
 
-// Drops implements hostlink.Listener.
-func (o *owner) Drops() *[4]uint64 { return (*[4]uint64)(unsafe.Pointer(&o.c.dropped_by_reason[0])) }
+// Counters implements hostlink.Listener: the C state's
+// dropped_record_count, dropped_by_reason and pending_record_count.
+func (o *owner) Counters() hostlink.Counters {
+	return hostlink.Counters{
+		Total:   (*uint64)(unsafe.Pointer(&o.c.dropped_record_count)),
+		Reasons: (*[4]uint64)(unsafe.Pointer(&o.c.dropped_by_reason[0])),
+		Pending: (*uint64)(unsafe.Pointer(&o.c.pending_record_count)),
+	}
+}
 
 // Close implements hostlink.Listener: it sets the stop bit, then waits for
 // the callers already admitted (the low bits) to leave the enqueue path.

@@ -604,3 +604,66 @@ func TestAnchorClaimReleasedOnFailedWrite(t *testing.T) {
 	}
 	assert.Contains(t, text, lost, "the failed write's records counted: %s", text)
 }
+
+// stalledWriter blocks every Write until release is closed.
+type stalledWriter struct {
+	release chan struct{}
+	mu      sync.Mutex
+	buf     bytes.Buffer
+}
+
+func (w *stalledWriter) Write(p []byte) (int, error) {
+	<-w.release
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.Write(p)
+}
+
+// TestCStateCountersFollowGo: the C state's counters are the process's
+// one account, as SPEC §12 and the seed keep them: with the output
+// stalled and the queue full, what Go and a module lose is in
+// dropped_record_count and dropped_by_reason as Counts gives it,
+// pending_record_count says the queue is full, and after Close the
+// counters equal Counts and nothing is pending. A module's
+// _host_log_dropped_records() said 0 on 95586fe while Go counted 19 904
+// queue_full.
+func TestCStateCountersFollowGo(t *testing.T) {
+	out := &stalledWriter{release: make(chan struct{})}
+	st, mod := bound(t, slogsimpler.Options{Destination: sink.Writer(out), Level: levels.Info,
+		Backpressure: slogsimpler.DropWhenFull, FlushLevel: levels.Nul + 1})
+	require.NoError(t, st.Start())
+	logger := slog.New(st.Handler())
+	for i := range 6000 {
+		logger.Info("go record", "i", i)
+	}
+	lost := 0
+	for range 50 {
+		if mod.Log(30, "module record") == 0 {
+			lost++
+		}
+	}
+	c := st.Counts()
+	require.Positive(t, c.QueueFull, "the stalled queue dropped records")
+	assert.Positive(t, lost, "the module's records found it full too")
+	assert.Equal(t, c.Dropped, mod.Dropped(), "dropped_record_count while stalled")
+	assert.Equal(t, [4]uint64{c.QueueFull, c.ClaimExhausted, c.OutputFailed, c.NotAdmitted}, mod.DroppedBy())
+	assert.Greater(t, mod.Pending(), uint64(1000), "pending_record_count: the queue is full")
+
+	close(out.release)
+	require.NoError(t, st.Close(time.Minute))
+	c = st.Counts()
+	out.mu.Lock()
+	text := out.buf.String()
+	out.mu.Unlock()
+	ours := strings.Count(text, "go record") + strings.Count(text, "module record")
+	assert.EqualValues(t, 6050, uint64(ours)+c.Dropped, "every record in the output or counted, once: %+v", c)
+	assert.True(t, strings.Contains(text, fmt.Sprintf(" total=%d ", c.Dropped)), "the last report says total=%d", c.Dropped)
+	assert.Equal(t, c.Dropped, mod.Dropped(), "dropped_record_count after Close")
+	assert.Zero(t, mod.Pending(), "nothing pending after Close")
+
+	assert.Equal(t, 0, mod.Log(30, "after close"), "closed: the module counts it not_admitted")
+	c = st.Counts()
+	assert.Positive(t, c.NotAdmitted)
+	assert.Equal(t, c.Dropped, mod.Dropped(), "dropped_record_count, a module's drop after Close")
+	assert.Equal(t, [4]uint64{c.QueueFull, c.ClaimExhausted, c.OutputFailed, c.NotAdmitted}, mod.DroppedBy())
+}

@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"sync/atomic"
 	"time"
+
+	"simpler.dev/log/internal/hostlink"
 )
 
 const (
@@ -170,6 +172,13 @@ type queue struct {
 	// published. Set by New; loaded, like the counters above, by counts
 	// and dropTotal (every report).
 	ext *atomic.Pointer[[4]uint64]
+	// owner is the C state's accounting (hostlink.Counters) once package
+	// hostabi attached one to the State (countInto): from then on every
+	// drop is added there, to its total and its reason, rather than to the
+	// counters above, so one record is counted in one place, and the
+	// writer stores the pending count there after each batch. Stored once;
+	// loaded by whoever drops a record, counts, dropTotal and retire.
+	owner atomic.Pointer[hostlink.Counters]
 
 	born time.Time // New's time: fullSince counts from it on the monotonic clock
 
@@ -256,7 +265,7 @@ func (q *queue) claim(pos uint64, attempt int, c *claimer, bell *doorbell) (uint
 				pos, attempt = q.head.Load(), -1 // waited out, like a full queue; the loop's ++ starts it at 0
 				continue
 			}
-			q.claimExhausted.Add(1)
+			q.drop(claimExhaustedReason, 1)
 			return 0, ErrClaimExhausted
 		}
 		// Signed: pos may be stale, behind a freed that has moved on;
@@ -281,7 +290,7 @@ func (q *queue) claim(pos uint64, attempt int, c *claimer, bell *doorbell) (uint
 				pos = h
 				continue
 			}
-			q.queueFull.Add(1)
+			q.drop(queueFullReason, 1)
 			return 0, ErrQueueFull
 		}
 		if q.head.CompareAndSwap(pos, pos+1) {
@@ -319,6 +328,9 @@ func (q *queue) retire(end uint64) {
 		q.fullSince.Store(0)
 	}
 	q.tail.Store(end)
+	if c := q.owner.Load(); c != nil {
+		atomic.StoreUint64(c.Pending, q.claimed()-end) // a store a batch: C modules' _host_log_pending_records()
+	}
 }
 
 // admit opens admission (Start). Clearing closedBit publishes ring to
@@ -475,7 +487,69 @@ func (q *queue) dropTotal() uint64 {
 			t += atomic.LoadUint64(&e[i])
 		}
 	}
+	if c := q.owner.Load(); c != nil {
+		for i := range c.Reasons {
+			t += atomic.LoadUint64(&c.Reasons[i])
+		}
+	}
 	return t
+}
+
+// The drop reasons, in simpler's order (dropped_by_reason's indexes).
+const (
+	queueFullReason = iota
+	claimExhaustedReason
+	outputFailedReason
+	notAdmittedReason
+)
+
+// drop counts n records lost for reason r: in the owner's C state once
+// one is attached, else in the queue's own counter.
+func (q *queue) drop(r int, n uint64) {
+	if c := q.owner.Load(); c != nil {
+		atomic.AddUint64(&c.Reasons[r], n)
+		atomic.AddUint64(c.Total, n)
+		// A drop is the cold path: the pending count is stored here too,
+		// so that it says the queue is full while a stalled writer
+		// retires nothing.
+		atomic.StoreUint64(c.Pending, q.claimed()-q.tail.Load())
+		return
+	}
+	q.local(r).Add(n)
+}
+
+// local is the queue's own counter of reason r.
+func (q *queue) local(r int) *atomic.Uint64 {
+	switch r {
+	case queueFullReason:
+		return &q.queueFull
+	case claimExhaustedReason:
+		return &q.claimExhausted
+	case outputFailedReason:
+		return &q.outputFailed
+	}
+	return &q.notAdmitted
+}
+
+// countInto makes c the owner's accounting (see queue.owner) and moves
+// there what the queue counted before. Each count is taken from the queue
+// before it is added to c, so a report or Counts read during the move
+// sees a total a little low, never one counted twice (readers take the
+// largest [HOSTLOG_DROPS] total a process wrote). A producer that loaded
+// no owner just before the store and adds after the move leaves its drop
+// in the queue's own counter: still counted once in Counts, missing from
+// the C total (a window of a few instructions, at the attach only).
+func (q *queue) countInto(c *hostlink.Counters) {
+	if !q.owner.CompareAndSwap(nil, c) {
+		return
+	}
+	for r := range c.Reasons {
+		if v := q.local(r).Swap(0); v > 0 {
+			atomic.AddUint64(&c.Reasons[r], v)
+			atomic.AddUint64(c.Total, v)
+		}
+	}
+	atomic.StoreUint64(c.Pending, q.claimed()-q.tail.Load())
 }
 
 // counts returns the current accounting (Sink.Counts).
@@ -494,6 +568,12 @@ func (q *queue) counts() Counts {
 		c.ClaimExhausted += atomic.LoadUint64(&e[1])
 		c.OutputFailed += atomic.LoadUint64(&e[2])
 		c.NotAdmitted += atomic.LoadUint64(&e[3])
+	}
+	if o := q.owner.Load(); o != nil {
+		c.QueueFull += atomic.LoadUint64(&o.Reasons[queueFullReason])
+		c.ClaimExhausted += atomic.LoadUint64(&o.Reasons[claimExhaustedReason])
+		c.OutputFailed += atomic.LoadUint64(&o.Reasons[outputFailedReason])
+		c.NotAdmitted += atomic.LoadUint64(&o.Reasons[notAdmittedReason])
 	}
 	c.Dropped = c.QueueFull + c.ClaimExhausted + c.OutputFailed + c.NotAdmitted
 	if h, t := q.head.Load()&^closedBit, q.tail.Load(); h > t {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/hostlink"
 	"simpler.dev/log/internal/runid"
 )
 
@@ -114,9 +115,15 @@ func New(opts *Options) *Sink {
 	s.out.anchorLost = o.AnchorLost
 	s.out.lost = func(n uint64) {
 		s.q.written.Add(-n)
-		s.q.outputFailed.Add(n)
+		s.q.drop(outputFailedReason, n)
 	}
 	return s
+}
+
+func init() {
+	// The seam through which a State gives its sink the C state's
+	// accounting (package hostabi's attach): see hostlink.CountInto.
+	hostlink.CountInto = func(s any, c hostlink.Counters) { s.(*Sink).q.countInto(&c) }
 }
 
 // The errors Write returns, one per drop reason. Each drop has been
@@ -152,7 +159,7 @@ func (s *Sink) SubmitFlush(rec []byte, timeout time.Duration) error {
 // drops the record, counted, after the yields every producer makes.
 func (s *Sink) submit(rec []byte, flush, noWait bool) (end uint64, err error) {
 	if len(rec) == 0 || len(rec) > slotSize {
-		s.q.notAdmitted.Add(1)
+		s.q.drop(notAdmittedReason, 1)
 		s.w.bell.poke()
 		return 0, ErrNotAdmitted
 	}
@@ -205,7 +212,7 @@ func (s *Sink) SetBackpressure(d time.Duration) { s.q.setBackpressure(d) }
 func (s *Sink) submitSync(rec []byte, flush bool) (queue bool, err error) {
 	for looks := 0; ; looks++ {
 		if s.q.refuse.Load() {
-			s.q.notAdmitted.Add(1)
+			s.q.drop(notAdmittedReason, 1)
 			if h := s.q.head.Load(); s.q.tail.Load() < h&^closedBit {
 				// Close is draining: give the writer the processor, as
 				// at a full queue. Producers refused in a tight loop
@@ -224,7 +231,7 @@ func (s *Sink) submitSync(rec []byte, flush bool) (queue bool, err error) {
 		s.out.mu.Lock()
 		if s.q.refuse.Load() {
 			s.out.mu.Unlock()
-			s.q.notAdmitted.Add(1)
+			s.q.drop(notAdmittedReason, 1)
 			return false, ErrNotAdmitted
 		}
 		// Again under out.mu: the writer's final drain holds it until
@@ -258,7 +265,7 @@ func (s *Sink) writeSyncLocked(rec []byte, flush bool) error {
 	n := copy(s.out.buf[:], rec)
 	wrote, err := s.out.writeLocked(s.out.buf[:n])
 	if wrote < n {
-		s.q.outputFailed.Add(1)
+		s.q.drop(outputFailedReason, 1)
 	} else {
 		s.q.written.Add(1)
 		err = nil

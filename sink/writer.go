@@ -534,7 +534,7 @@ func (w *writer) writeBatch(b []byte, records int, end uint64, locked bool) {
 	ok := whole(b, n, records)
 	w.q.written.Add(uint64(ok))
 	if ok < records {
-		w.q.outputFailed.Add(uint64(records - ok))
+		w.q.drop(outputFailedReason, uint64(records-ok))
 	}
 	if !locked {
 		w.out.mu.Unlock()

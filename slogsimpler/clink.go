@@ -11,8 +11,9 @@ import (
 
 // cLink is a State's side of simpler's C ABI state, when package hostabi
 // attached one (through door.Attach, set in emit.go): what the State
-// publishes to it (threshold, directory, admission) and the drops C
-// modules count there. Every method does nothing until a C state is
+// publishes to it (threshold, directory, admission). The accounting is
+// the sink's, which counts in the C state's fields from the attach on
+// (hostlink.CountInto). Every method does nothing until a C state is
 // attached.
 type cLink struct {
 	// l is the attached C state, nil until attach. Set once by attach;
@@ -23,10 +24,6 @@ type cLink struct {
 	// whoever computes a changed threshold; a race only publishes the
 	// same value twice).
 	published atomic.Int64
-	// drops are the drops C modules counted in the attached C state, by
-	// reason; the sink adds them to its counts and reports. Stored once by
-	// attach, read by the sink's writer.
-	drops atomic.Pointer[[4]uint64]
 }
 
 type linkBox struct{ hostlink.Listener }
@@ -46,7 +43,6 @@ func (c *cLink) attach(l hostlink.Listener, t slog.Level, dir string) (*int32, e
 	if dir != "" {
 		l.BindDir(dir)
 	}
-	c.drops.Store(l.Drops())
 	return l.AnchorClaim(), nil
 }
 

@@ -94,12 +94,15 @@ func init() {
 		// From now on the state publishes its threshold and directory to
 		// the C state, claims the [CLOCK_ANCHOR] through its
 		// clock_anchor_pid (shared with C writers), closes C admission on
-		// Quiesce and Close and opens it on Start, and counts the drops C
-		// modules record there in its own reports.
+		// Quiesce and Close and opens it on Start.
 		s := st.(*State)
 		claim, err := s.c.attach(l, s.thr.current(), s.dir())
 		if err == nil {
 			s.anc.attached(claim)
+			// One account for both sides: the sink counts its drops and
+			// pending records in the C state's fields, where modules
+			// count theirs, and reads them back for Counts and reports.
+			hostlink.CountInto(s.sink, l.Counters())
 		}
 		return err
 	}

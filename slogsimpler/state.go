@@ -126,7 +126,7 @@ func NewState(opts *Options) (*State, error) {
 	if dest == nil {
 		dest = sink.Pipe(o.Output)
 	}
-	s.sink = sink.New(&sink.Options{Destination: dest, External: &s.c.drops, Backpressure: max(o.Backpressure, 0),
+	s.sink = sink.New(&sink.Options{Destination: dest, Backpressure: max(o.Backpressure, 0),
 		// The drop report and each file's anchor are the state's records,
 		// made from their typed form; the sink writes them beside a batch
 		// and at a file's start, where they take no queue slot.

@@ -175,3 +175,14 @@ EXPORT long consumer_threads(int n, int per) {
 	}
 	return total;
 }
+
+/* What simpler's diagnostics read of the state: _host_log_dropped_records()
+ * (the total), its split by reason (reason -1: the total) and
+ * _host_log_pending_records(); 0 when never bound. */
+EXPORT unsigned long long consumer_counter(int which) {
+	SimplerHostLogState *s = state();
+	if (s == NULL) return 0;
+	if (which == -2) return __atomic_load_n(&s->pending_record_count, __ATOMIC_ACQUIRE);
+	if (which == -1) return __atomic_load_n(&s->dropped_record_count, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&s->dropped_by_reason[which & 3], __ATOMIC_ACQUIRE);
+}

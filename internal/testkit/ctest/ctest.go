@@ -15,6 +15,7 @@ static int call_span(void *fn, const char *name, unsigned long long inv, int dep
 static int call_raw(void *fn, const char *rec, int n) { return ((int (*)(const char *, int))fn)(rec, n); }
 static long call_threads(void *fn, int n, int per) { return ((long (*)(int, int))fn)(n, per); }
 static int call_bind(void *fn, void *state) { return ((int (*)(void *))fn)(state); }
+static unsigned long long call_counter(void *fn, int which) { return ((unsigned long long (*)(int))fn)(which); }
 */
 import "C"
 
@@ -131,6 +132,24 @@ func (m Module) Span(name string, inv uint64, depth int, ts, dur int64) int {
 // many were accepted.
 func (m Module) Threads(n, per int) int64 {
 	return int64(C.call_threads(m.sym("consumer_threads"), C.int(n), C.int(per)))
+}
+
+// Dropped is what the module reads as _host_log_dropped_records(): the C
+// state's dropped_record_count.
+func (m Module) Dropped() uint64 { return m.counter(-1) }
+
+// DroppedBy is the C state's dropped_by_reason, in simpler's order
+// (queue_full, claim_exhausted, output_failed, not_admitted).
+func (m Module) DroppedBy() [4]uint64 {
+	return [4]uint64{m.counter(0), m.counter(1), m.counter(2), m.counter(3)}
+}
+
+// Pending is what the module reads as _host_log_pending_records(): the C
+// state's pending_record_count.
+func (m Module) Pending() uint64 { return m.counter(-2) }
+
+func (m Module) counter(which int) uint64 {
+	return uint64(C.call_counter(m.sym("consumer_counter"), C.int(which)))
 }
 
 // Bind calls the module's bind symbol directly with state (nil allowed).
