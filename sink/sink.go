@@ -100,6 +100,7 @@ func New(opts *Options) *Sink {
 	s := &Sink{}
 	s.q.init(o.External, o.Backpressure)
 	s.w.q, s.w.out, s.w.report = &s.q, &s.out, o.Report
+	s.w.consume = make(chan struct{}, 1)
 	s.w.bell.wake = make(chan struct{}, 1)
 	dest := o.Destination
 	if dest == nil {
