@@ -166,11 +166,11 @@ type Parser struct {
 	// intern keeps one copy of each hid and name: a log repeats a few of
 	// them many times.
 	intern interner
-	// runs indexes Runs; runsOf holds them by pid, and renumber the pids
-	// that gained one since numberRuns last ran.
-	runs     map[runKey]*Run
+	// runsOf holds Runs by pid, each pid's in order (see run), and
+	// renumber the pids that gained one since numberRuns last ran (a pid
+	// may be listed more than once).
 	runsOf   map[int64][]*Run
-	renumber map[int64]bool
+	renumber []int64
 	// one is the span given to EachSpan.
 	one Span
 }
@@ -436,7 +436,7 @@ func (p *Parser) anchors(line []byte) {
 		p.Anchors = append(p.Anchors, a)
 		p.AnchorRuns = append(p.AnchorRuns, p.runOf(int64(a.PID)))
 		p.noteAnchor(len(p.Anchors) - 1)
-		p.file.noteRun(int64(a.PID), p.file.spanned[int64(a.PID)])
+		p.file.noteRun(int64(a.PID), p.file.pid(int64(a.PID)).spanned)
 	}
 }
 

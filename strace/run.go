@@ -78,31 +78,25 @@ func LanePID(pid int64, r *Run) int64 {
 	return r.PID + int64(r.N-1)<<laneShift
 }
 
-// runKey identifies a run within a Parser.
-type runKey struct {
-	pid int64
-	id  string
-}
-
-// run returns the Parser's Run for pid and id, made on first sight.
+// run returns the Parser's Run for pid and id, made on first sight. A
+// pid's runs are kept in order (runOrder: by start, then identity), and
+// one binary search finds the run or where it goes: a run is known by its
+// pid, identity and start, which every file of the run records alike (a
+// map beside them held 80 bytes a run: a log of a million processes).
 func (p *Parser) run(pid int64, id string, start int64) *Run {
-	k := runKey{pid, id}
-	if r, ok := p.runs[k]; ok {
-		return r
+	rs := p.runsOf[pid]
+	key := Run{PID: pid, ID: id, Start: start}
+	at, found := slices.BinarySearchFunc(rs, &key, runOrder) // kept in order: no sort a file
+	if found {
+		return rs[at]
 	}
-	if p.runs == nil {
-		p.runs = map[runKey]*Run{}
-	}
-	r := &Run{PID: pid, ID: id, Start: start}
-	p.runs[k] = r
+	r := &key
 	p.Runs = append(p.Runs, r)
 	if p.runsOf == nil {
-		p.runsOf, p.renumber = map[int64][]*Run{}, map[int64]bool{}
+		p.runsOf = map[int64][]*Run{}
 	}
-	rs := p.runsOf[pid]
-	at, _ := slices.BinarySearchFunc(rs, r, runOrder) // kept in order: no sort a file
 	p.runsOf[pid] = slices.Insert(rs, at, r)
-	p.renumber[pid] = true
+	p.renumber = append(p.renumber, pid)
 	return r
 }
 
@@ -123,7 +117,7 @@ func (p *Parser) runOf(pid int64) *Run {
 	if r := p.file.lastRun; r != nil && r.PID == pid {
 		return r
 	}
-	if r, ok := p.file.run[pid]; ok {
+	if r := p.file.pid(pid).run; r != nil {
 		return r
 	}
 	return p.run(pid, "", 0)
@@ -145,10 +139,9 @@ func (p *Parser) runRecord(line []byte) {
 		return
 	}
 	r := p.run(int64(rr.PID), rr.ID, rr.Start)
-	if p.file.run == nil {
-		p.file.run = map[int64]*Run{}
-	}
-	p.file.run[r.PID] = r
+	v := p.file.pid(r.PID)
+	v.run = r
+	p.file.set(r.PID, v)
 	p.file.lastRun = r
 	p.file.marked = true
 }
@@ -161,13 +154,16 @@ func (p *Parser) runRecord(line []byte) {
 // restarts of one pid 1, each file read by its own ReadFile, costs a
 // pass over the pid's runs a file, not a sort of them.
 func (p *Parser) numberRuns() {
-	for pid := range p.renumber {
+	for _, pid := range p.renumber {
 		rs := p.runsOf[pid] // in order (run)
+		if len(rs) > 0 && rs[0].Of == len(rs) && rs[len(rs)-1].N == len(rs) {
+			continue // numbered already: a pid listed twice
+		}
 		for i, r := range rs {
 			r.N, r.Of = i+1, len(rs)
 		}
 	}
-	clear(p.renumber)
+	p.renumber = p.renumber[:0]
 }
 
 // remapRuns returns, for each run q holds (q parsed a block of the file

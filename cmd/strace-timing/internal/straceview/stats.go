@@ -109,8 +109,8 @@ type recentKey struct {
 // chunks double from one duration, so a key of one span (a log of a
 // million names, or of processes) holds 8 bytes for it, not a chunk.
 type durations struct {
-	full [][]int64 // chunks filled, each at most durationChunk
-	cur  []int64   // the chunk being filled
+	cur  []int64    // the chunk being filled
+	full *[][]int64 // chunks filled, each at most durationChunk; nil for none (most keys: 32 bytes a key, not 48)
 }
 
 const durationChunk = 1 << 14
@@ -119,7 +119,10 @@ func (d *durations) add(v int64) {
 	if len(d.cur) == cap(d.cur) {
 		n := d.len()
 		if d.cur != nil {
-			d.full = append(d.full, d.cur)
+			if d.full == nil {
+				d.full = new([][]int64)
+			}
+			*d.full = append(*d.full, d.cur)
 		}
 		d.cur = make([]int64, 0, min(durationChunk, max(1, n))) // small keys stay small
 	}
@@ -129,8 +132,10 @@ func (d *durations) add(v int64) {
 // len is how many durations d holds.
 func (d *durations) len() int {
 	n := len(d.cur)
-	for _, c := range d.full {
-		n += len(c)
+	if d.full != nil {
+		for _, c := range *d.full {
+			n += len(c)
+		}
 	}
 	return n
 }
@@ -138,13 +143,13 @@ func (d *durations) len() int {
 // slice returns the durations in one slice, letting the chunks go as it
 // copies them: at most one chunk more than the slice is held meanwhile.
 func (d *durations) slice() []int64 {
-	if len(d.full) == 0 {
+	if d.full == nil {
 		return d.cur
 	}
 	out := make([]int64, 0, d.len())
-	for i, c := range d.full {
+	for i, c := range *d.full {
 		out = append(out, c...)
-		d.full[i] = nil
+		(*d.full)[i] = nil
 	}
 	out = append(out, d.cur...)
 	d.full, d.cur = nil, out
@@ -207,8 +212,8 @@ func (b *StatsBuilder) Names() int { return len(b.durs) }
 // whether any is of simpler's runtime, or none was added.
 func (b *StatsBuilder) SimplerRuntime() bool { return b.simpler || b.spans == 0 }
 
-// Stats makes the report. It sorts the durations kept in place; adding
-// more after it is not supported.
+// Stats makes the report. It takes the durations kept as it goes: the
+// builder is empty after it.
 func (b *StatsBuilder) Stats() SpanStats {
 	type hostProc struct {
 		host int
@@ -257,41 +262,41 @@ func (b *StatsBuilder) Stats() SpanStats {
 		out.Processes[i] = p
 		at[pk] = i
 	}
-	// With one process the overall table is its rows, and each key's
-	// durations go once its row is made, so the rows take the place of
-	// what they summarise rather than adding to it.
+	// Each key's durations go once its row is made, so that the rows take
+	// the place of what they summarise rather than add to it; the overall
+	// table, which needs every process's durations of a name, is made
+	// first. With one process it is that process's rows.
 	one := len(procs) == 1
-	if one {
-		clear(b.recent[:])
+	if !one {
+		all := map[string][][]int64{}
+		for k, d := range b.durs {
+			all[k.name] = append(all[k.name], d.cur)
+		}
+		out.Overall.Names = make([]NameStats, 0, len(all))
+		for name, ds := range all {
+			d := ds[0]
+			if len(ds) > 1 {
+				d = slices.Concat(ds...) // a name of one process only is its process's, sorted already
+			}
+			out.Overall.Names = append(out.Overall.Names, nameStats(name, d, b.device[name]))
+			delete(all, name)
+		}
+		sortNames(out.Overall.Names)
 	}
+	clear(b.recent[:])
 	for k, d := range b.durs {
 		p := &out.Processes[at[hostProc{k.host, k.proc}]]
 		p.Names = append(p.Names, nameStats(k.name, d.cur, b.device[k.name]))
 		p.Spans += len(d.cur)
-		if one {
-			delete(b.durs, k)
-		}
+		delete(b.durs, k)
 	}
 	clear(at)
 	for i := range out.Processes {
 		sortNames(out.Processes[i].Names)
 	}
-	if len(out.Processes) == 1 { // one process: the overall table is its own (shared: neither is written after)
+	if one { // the overall table is the process's own (shared: neither is written after)
 		out.Overall.Names = out.Processes[0].Names
-		return out
 	}
-	all := map[string][][]int64{}
-	for k, d := range b.durs {
-		all[k.name] = append(all[k.name], d.cur)
-	}
-	for name, ds := range all {
-		d := ds[0]
-		if len(ds) > 1 {
-			d = slices.Concat(ds...) // a name of one process only is its process's, sorted already
-		}
-		out.Overall.Names = append(out.Overall.Names, nameStats(name, d, b.device[name]))
-	}
-	sortNames(out.Overall.Names)
 	return out
 }
 
