@@ -83,6 +83,11 @@ func readInput(p *Parser, in string, stdin io.Reader) error {
 	if err != nil {
 		return err
 	}
+	if p.Select != nil {
+		var skipped int
+		paths, skipped = SkipFiles(paths, p.Select)
+		p.SkippedFiles += skipped
+	}
 	var damage []error
 	for _, path := range paths {
 		if err := ReadFile(p, path, stdin, nil); errors.Is(err, ErrDamaged) {

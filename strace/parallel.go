@@ -42,6 +42,7 @@ func (p *Parser) readFileWith(path string, r io.Reader, workers int) error {
 	p.attribute(path, records, lines, spans)
 	p.placeRecords(records, lines)
 	p.placeRest()
+	p.selectFile(spans, records, lines)
 	if !p.file.marked {
 		var rerun []int64
 		for pid, v := range p.file.pids {
@@ -305,6 +306,10 @@ func (p *Parser) absorb(q *Parser, g *growth) {
 	if p.EachSpan != nil {
 		// Handed on and let go: the block's spans are all p holds of them.
 		for i := range q.Spans {
+			if p.Select != nil && !p.pickedFromBlock(&q.Spans[i]) {
+				q.Spans[i] = Span{}
+				continue
+			}
 			p.EachSpan(&q.Spans[i])
 			q.Spans[i] = Span{} // its strings and run let go until the slice is used again
 		}

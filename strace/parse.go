@@ -110,8 +110,8 @@ type Parser struct {
 	// order, with its Run, and the Parser keeps none (Spans stays empty):
 	// a reader that folds spans into a summary (strace-timing --stats)
 	// then holds what it keeps, not the log. The span is not placed on
-	// the wall clock (its WallAt reports none), and is valid only during
-	// the call.
+	// the wall clock (its WallAt reports none) unless Select has a window,
+	// and is valid only during the call.
 	EachSpan func(*Span)
 	// Heads counts record heads ("[STRACE] v=N"), torn records included.
 	Heads int
@@ -153,6 +153,18 @@ type Parser struct {
 	// it is used.
 	KeepUnparsed bool
 	RecordLines  []RecordLine
+	// Select, set before reading, keeps only what it picks (see
+	// [Selection]), as each file is read: spans (given to EachSpan or kept
+	// in Spans) and records. Deselected counts the spans it left out,
+	// Untimed those of them left out only because their wall-clock time
+	// was not known when they were read (no anchor of their process
+	// before them in their file; a device's clock).
+	// SkippedFiles counts the files of a directory read through
+	// [ReadHost] that SkipFiles left unread for the selection.
+	Select       *Selection
+	Deselected   int
+	Untimed      int
+	SkippedFiles int
 
 	// file is what is known of the file being read; pendSpans, pendRecs
 	// and pendLines index what came before any anchor of its process in
@@ -421,6 +433,10 @@ func (p *Parser) spans(line []byte, i, limit, end int) int {
 		p.file.noteSpan(s.PID)
 		if p.EachSpan != nil {
 			p.one = s // handed on from a field: a local would escape, one allocation a span
+			if p.Select != nil && !p.picked(&p.one) {
+				i = next
+				continue
+			}
 			p.EachSpan(&p.one)
 		} else {
 			p.Spans = append(p.Spans, s)

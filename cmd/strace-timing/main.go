@@ -12,6 +12,7 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -44,6 +45,11 @@ type config struct {
 	generation                     straceview.Generation
 	// raw is --raw: names as decoded even on a terminal.
 	raw bool
+	// since, until, pids and runs are the selection's options, as given
+	// (see selection); sel is the selection they make, nil for none.
+	since, until string
+	pids, runs   []string
+	sel          *strace.Selection
 	// terminal says whether standard output is a terminal, decided by
 	// the caller of runTerm (main asks the descriptor, tests say).
 	terminal bool
@@ -59,7 +65,7 @@ func (c *config) show() func(string) string {
 	return nil
 }
 
-const usageLine = "usage: strace-timing [-h] [--assert-native-overlap] [--require-hidden-prepare] [--rounds-table] [--tree] [--stats] [--tables] [--stats-json PATH] [--trace-out PATH] [--swimlane PATH] [--host-phase-records PATH] [--hosts [--label NAME ...]] [--generation GEN] [--html PATH] [--go-trace FILE] [--raw] LOG [LOG ...]"
+const usageLine = "usage: strace-timing [-h] [--assert-native-overlap] [--require-hidden-prepare] [--rounds-table] [--tree] [--stats] [--tables] [--stats-json PATH] [--trace-out PATH] [--swimlane PATH] [--host-phase-records PATH] [--hosts [--label NAME ...]] [--generation GEN] [--html PATH] [--go-trace FILE] [--since T] [--until T] [--pid N ...] [--run TAG ...] [--raw] LOG [LOG ...]"
 
 // usageError is a command line the tool cannot run: it prints the usage
 // and exits 2, as argparse does.
@@ -87,6 +93,10 @@ func newFlagSet(c *config) *flag.FlagSet {
 	fs.TextVar(&c.generation, "generation", straceview.GenerationAuto, "`GEN`eration of simpler's runtime that wrote the log, whose rules the swimlane follows where they differ: anchored (bind segments from 'bind phase=' lines; hw-native-sys/simpler as of August 2026), current (bind segments as [STRACE] spans; a record file's segment the log already holds is skipped and counted), or auto: recognised from the log and the host phase records")
 	fs.StringVar(&c.html, "html", "", "write a self-contained HTML timeline here: a canvas that draws 10^6 spans in a second or two, colour by name with a legend, search, folding processes and lanes, a span's details on click")
 	fs.StringVar(&c.goTr, "go-trace", "", "merge this Go execution trace")
+	fs.StringVar(&c.since, "since", "", "read only spans that start at or after `T` (and records at or after it): RFC 3339, a clock time 15:04[:05] on the log's first day, or a duration before now such as 10m; placed on the wall clock by their file's [CLOCK_ANCHOR]")
+	fs.StringVar(&c.until, "until", "", "read only spans that start before `T` (as --since)")
+	fs.Var(cli.Repeated{List: &c.pids}, "pid", "read only this process's spans and records (repeatable); files named for other processes are not read")
+	fs.Var(cli.Repeated{List: &c.runs}, "run", "read only this run's spans and records: its identity or a prefix (the tag the reader prints, as in host.<pid>-<tag>.log), - for a process's unmarked run (repeatable)")
 	fs.BoolVar(&c.raw, "raw", false, "print span names and hids in the tables and the tree as decoded even when standard output is a terminal (escape sequences and bidi controls included); --stats escapes them whatever this says")
 	return fs
 }
@@ -176,7 +186,46 @@ http.request, db.query) is read as any service's:
 	case len(c.labels) > len(c.inputs):
 		return c, usageError{"more --label than LOG"}
 	}
+	sel, err := c.selection(time.Now())
+	if err != nil {
+		return c, usageError{err.Error()}
+	}
+	c.sel = sel
 	return c, nil
+}
+
+// selection makes the Selection --since, --until, --pid and --run ask
+// for (nil for none); now is the time a duration counts back from (see
+// strace.ParseTime).
+func (c *config) selection(now time.Time) (*strace.Selection, error) {
+	if c.since == "" && c.until == "" && len(c.pids) == 0 && len(c.runs) == 0 {
+		return nil, nil
+	}
+	sel := &strace.Selection{Runs: c.runs}
+	for _, v := range c.pids {
+		pid, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("argument --pid: invalid int value: '%s'", v)
+		}
+		sel.PIDs = append(sel.PIDs, pid)
+	}
+	for _, w := range []struct {
+		name, text string
+		to         *time.Time
+	}{{"--since", c.since, &sel.Since}, {"--until", c.until, &sel.Until}} {
+		if w.text == "" {
+			continue
+		}
+		t, err := strace.ParseTime(w.text, c.inputs, now)
+		if err != nil {
+			return nil, fmt.Errorf("argument %s: %v", w.name, err)
+		}
+		*w.to = t
+	}
+	if err := sel.Check(); err != nil {
+		return nil, err
+	}
+	return sel, nil
 }
 
 // argparseWords says a flag package error in argparse's words, as
@@ -214,7 +263,7 @@ func argparseWords(err error, args []string) string {
 // then ours: every flag parseArgs defines, and help.
 var optionOrder = []string{"help", "trace-out", "swimlane", "host-phase-records", "rounds-table", "tree",
 	"assert-native-overlap", "require-hidden-prepare", "hosts", "label", "generation", "stats", "stats-json", "html", "go-trace", "raw",
-	"tables"}
+	"tables", "since", "until", "pid", "run"}
 
 // expandPrefixes gives long options argparse's abbreviations: "--rounds"
 // is --rounds-table, "--trace=t.json" is --trace-out=t.json, because the
@@ -299,14 +348,14 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 		return fail(err)
 	}
 	c.terminal = terminal
-	var p strace.Parser
+	p := strace.Parser{Select: c.sel}
 	var aligned *straceview.Aligned
 	var hosts []strace.HostLog
 	var anchors map[int64]envelope.Anchor // the clockAnchors list
 	var leftOut []string                  // what the views leave out, and why
 	if c.hosts {
 		for i, in := range c.inputs {
-			h, err := strace.ReadHost(nil, in, stdin)
+			h, err := strace.ReadHost(&strace.Parser{Select: c.sel}, in, stdin)
 			if err != nil && !errors.Is(err, strace.ErrDamaged) {
 				fmt.Fprintln(stderr, inputError(err))
 				return 1
@@ -381,7 +430,7 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 			if c.stats || !sb.SimplerRuntime() {
 				return statsReport(&c, &p, sb, stdout, stderr)
 			}
-			p = strace.Parser{}
+			p = strace.Parser{Select: c.sel}
 		}
 		if err := readInputs(&p, c.inputs, stdin, stderr, softLimit); err != nil {
 			fmt.Fprintln(stderr, inputError(err))
@@ -656,6 +705,11 @@ func readInputs(p *strace.Parser, inputs []string, stdin io.Reader, stderr io.Wr
 		if err != nil {
 			return err
 		}
+		if p.Select != nil {
+			var skipped int
+			ps, skipped = strace.SkipFiles(ps, p.Select)
+			p.SkippedFiles += skipped
+		}
 		for _, path := range ps {
 			if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
 				total += fi.Size()
@@ -754,7 +808,17 @@ func warn(w io.Writer, p *strace.Parser, spans int) {
 		fmt.Fprintf(w, "warning: %s holds %d runs of pid %d (a clock anchor after the spans of an earlier one: a restart appended to its file before runs were marked); they are read as one process\n",
 			cmp.Or(m.Path, "the input"), m.Runs, m.PID)
 	}
-	if k := p.Heads - spans; k > 0 {
+	if p.Select != nil {
+		fmt.Fprintf(w, "note: the selection (--since, --until, --pid, --run) kept %d spans and left out %d", spans, p.Deselected)
+		if p.Untimed > 0 {
+			fmt.Fprintf(w, ", %d of them for want of a wall-clock time (before any [CLOCK_ANCHOR] of their process in their file, or on a device's clock)", p.Untimed)
+		}
+		if p.SkippedFiles > 0 {
+			fmt.Fprintf(w, "; %d files not read (another process's, or outside the window by their anchors)", p.SkippedFiles)
+		}
+		fmt.Fprintln(w)
+	}
+	if k := p.Heads - spans - p.Deselected; k > 0 {
 		fmt.Fprintf(w, "warning: %d of %d [STRACE] records are incomplete and are excluded from the timing below\n", k, p.Heads)
 	}
 	for _, pid := range slices.Sorted(maps.Keys(p.Drops)) {

@@ -202,8 +202,13 @@ func receiverExported(e ast.Expr) bool {
 //   - simplerotel.NewMetricExporter (issue 55): the logger's health as
 //     OpenTelemetry metrics, beside NewSpanExporter and NewLogExporter:
 //     150 and 105.
+//   - strace.Selection with its Check, ParseTime and SkipFiles (issue 56):
+//     journalctl's --since, --until and _PID= for a week of logs, in the
+//     strace package so that strace-otlp, on the public API only, selects
+//     as strace-timing does; the day of a clock time and a file's first
+//     anchor stay inside: 153 and 106.
 func TestExportedSurface(t *testing.T) {
-	const budgetTop, budgetMethods = 150, 105
+	const budgetTop, budgetMethods = 153, 106
 	top, methods := exported(t, root)
 	t.Logf("exported: %d names, %d methods", top, methods)
 	assert.LessOrEqual(t, top, budgetTop, "the public packages export more names than the budget")

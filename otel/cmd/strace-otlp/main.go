@@ -39,7 +39,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-const usage = "usage: strace-otlp --endpoint URL [--signals traces,logs] [--log-level LEVEL] [--label NAME ...] [--service-name NAME] [--assume-wall] [--timeout D] LOG [LOG ...]"
+const usage = "usage: strace-otlp --endpoint URL [--signals traces,logs] [--log-level LEVEL] [--label NAME ...] [--service-name NAME] [--assume-wall] [--timeout D] [--since T] [--until T] [--pid N ...] [--run TAG ...] LOG [LOG ...]"
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("strace-otlp", flag.ContinueOnError)
@@ -51,6 +51,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		timeout           time.Duration
 		signals           = "traces,logs"
 		logLevel          = levels.Level(levels.Info)
+		since, until      string
+		pids, runs        []string
 	)
 	fs.StringVar(&endpoint, "endpoint", "", "the collector: http://host:4318 or https://... for OTLP/HTTP (/v1/traces is added to a URL without a path), grpc://host:4317 (plain) or grpcs://... for OTLP/gRPC")
 	fs.Var(repeated{&labels}, "label", "the host name of each LOG, in order (repeatable; default: the LOG's directory or file name)")
@@ -58,6 +60,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.BoolVar(&assumeWall, "assume-wall", false, "send spans of processes without a [CLOCK_ANCHOR], and device-clock spans, taking their ts as Unix nanoseconds")
 	fs.DurationVar(&timeout, "timeout", 30*time.Second, "how long the whole export may take")
 	fs.StringVar(&signals, "signals", signals, "what to send: traces (the spans, with WARN and ERROR records as their events), logs (the records, as OpenTelemetry log records with the ids of the span each was written in), or both")
+	fs.StringVar(&since, "since", "", "send only the spans that start, and the records written, at or after `T`: RFC 3339, a clock time 15:04[:05] on the log's first day, or a duration before now such as 10m")
+	fs.StringVar(&until, "until", "", "send only what starts before `T` (as --since)")
+	fs.Var(repeated{&pids}, "pid", "send only this process's spans and records (repeatable)")
+	fs.Var(repeated{&runs}, "run", "send only this run's spans and records: its identity or a prefix (the tag in host.<pid>-<tag>.log), - for a process's unmarked run (repeatable)")
 	fs.TextVar(&logLevel, "log-level", logLevel, "the level from which records are sent as log records: trace, debug, info, timing, warn or error")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -81,6 +87,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s\nstrace-otlp: more --label than LOG\n", usage)
 		return 2
 	}
+	sel, err := selection(inputs, since, until, pids, runs, time.Now())
+	if err != nil {
+		fmt.Fprintf(stderr, "%s\nstrace-otlp: %v\n", usage, err)
+		return 2
+	}
 	var traces, logs bool
 	for _, s := range strings.Split(signals, ",") {
 		switch strings.TrimSpace(s) {
@@ -97,7 +108,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer cancel()
 	var exp sdktrace.SpanExporter
 	var logExp sdklog.Exporter
-	var err error
 	if traces {
 		exp, err = simplerotel.NewSpanExporter(ctx, endpoint)
 	}
@@ -154,6 +164,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	opts := &simplerotel.Options{ServiceName: service, AssumeWall: assumeWall, LogLevel: logLevel, Each: each,
 		NoSpans: !traces, NoRecords: !logs}
 	var skipped, skippedRecords []simplerotel.Skipped
+	var left struct{ spans, untimed, files int } // what the selection left out
 	for i, in := range inputs {
 		// Records are kept for the spans' events (WARN and above) and for
 		// the logs (from --log-level): none below both.
@@ -164,7 +175,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// Unparsed: each record is read once, when it is sent, and held
 		// as its line until then, about a third of the memory of a
 		// parsed one.
-		h, readErr := strace.ReadHost(&strace.Parser{KeepRecords: keep, KeepUnparsed: true}, in, stdin)
+		h, readErr := strace.ReadHost(&strace.Parser{KeepRecords: keep, KeepUnparsed: true, Select: sel}, in, stdin)
 		if errors.Is(readErr, strace.ErrDamaged) { // what the damaged files held before it is sent
 			for _, line := range strings.Split(readErr.Error(), "\n") {
 				fmt.Fprintln(stderr, "strace-otlp: warning:", line)
@@ -180,8 +191,20 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if i < len(labels) && labels[i] != "" {
 			h.Label = labels[i]
 		}
+		if sel != nil {
+			left.spans += h.Parser.Deselected
+			left.untimed += h.Parser.Untimed
+			left.files += h.Parser.SkippedFiles
+		}
 		c := simplerotel.Convert([]strace.HostLog{h}, opts)
 		skipped, skippedRecords = append(skipped, c.SkippedSpans...), append(skippedRecords, c.SkippedRecords...)
+	}
+	if sel != nil {
+		fmt.Fprintf(stderr, "strace-otlp: the selection (--since, --until, --pid, --run) left out %d spans", left.spans)
+		if left.untimed > 0 {
+			fmt.Fprintf(stderr, ", %d of them for want of a wall-clock time", left.untimed)
+		}
+		fmt.Fprintf(stderr, "; %d files not read\n", left.files)
 	}
 	warnSkipped(stderr, "span(s)", skipped)
 	warnSkipped(stderr, "record(s)", skippedRecords)
@@ -381,3 +404,33 @@ func (r repeated) String() string {
 }
 
 func (r repeated) Set(v string) error { *r.list = append(*r.list, v); return nil }
+
+// selection makes the strace.Selection --since, --until, --pid and --run
+// ask for, nil for none (see strace.ParseTime for the times).
+func selection(inputs []string, since, until string, pids, runs []string, now time.Time) (*strace.Selection, error) {
+	if since == "" && until == "" && len(pids) == 0 && len(runs) == 0 {
+		return nil, nil
+	}
+	sel := &strace.Selection{Runs: runs}
+	for _, v := range pids {
+		pid, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("--pid %q: not a process id", v)
+		}
+		sel.PIDs = append(sel.PIDs, pid)
+	}
+	for _, w := range []struct {
+		name, text string
+		to         *time.Time
+	}{{"--since", since, &sel.Since}, {"--until", until, &sel.Until}} {
+		if w.text == "" {
+			continue
+		}
+		t, err := strace.ParseTime(w.text, inputs, now)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", w.name, err)
+		}
+		*w.to = t
+	}
+	return sel, sel.Check()
+}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -191,4 +192,31 @@ func TestUsage(t *testing.T) {
 		assert.Equal(t, 0, run([]string{"-h"}, nil, &out, &errb))
 		assert.Contains(t, out.String(), "-assume-wall")
 	})
+}
+
+// TestSelection: --since and --until send the spans that start in the
+// window, --pid a process's; what is left out is said on stderr; a time
+// strace-otlp cannot read is a usage error.
+func TestSelection(t *testing.T) {
+	httpURL, _, sink := otlptest.Receiver(t)
+	at := func(ns int64) string { return time.Unix(0, anchorWall+ns).UTC().Format(time.RFC3339Nano) }
+	var out, errb bytes.Buffer
+	require.Equal(t, 0, run([]string{"--endpoint", httpURL, "--signals", "traces", "--since", at(900), "--until", at(2000), writeLog(t)}, nil, &out, &errb), errb.String())
+	got := collect(sink)
+	assert.Contains(t, got, "chip.run.bind", "starts 1000 ns after the anchor: in the window")
+	assert.Contains(t, got, "chip.run.bind.args")
+	assert.NotContains(t, got, "ext.pypto.decode_layer", "starts 200 ns after the anchor: before the window")
+	assert.Contains(t, errb.String(), "the selection (--since, --until, --pid, --run) left out 4 spans, 2 of them for want of a wall-clock time; 0 files not read") // the device-clock span and pid 52's
+
+	sink.Reset()
+	out.Reset()
+	errb.Reset()
+	assert.Equal(t, 1, run([]string{"--endpoint", httpURL, "--pid", "52", writeLog(t)}, nil, &out, &errb), "pid 52's one span has no anchor: nothing to send")
+	assert.Empty(t, collect(sink))
+
+	for _, bad := range [][]string{{"--since", "yesterday"}, {"--pid", "x"}} {
+		errb.Reset()
+		assert.Equal(t, 2, run(append([]string{"--endpoint", httpURL}, append(bad, writeLog(t))...), nil, &out, &errb), "%v", bad)
+		assert.Contains(t, errb.String(), "strace-otlp: "+bad[0])
+	}
 }

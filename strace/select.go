@@ -1,0 +1,331 @@
+package strace
+
+import (
+	"bufio"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"simpler.dev/log/internal/logname"
+	"simpler.dev/log/internal/loose"
+)
+
+// A Selection picks what a [Parser] keeps of a log: the spans and records
+// of some processes and runs, in a window of wall-clock time, as
+// journalctl's --since, --until and _PID= pick a host's journal. It is
+// applied as each file is read, before anything is held. The zero
+// Selection picks everything.
+type Selection struct {
+	// Since and Until bound the window, [Since, Until): a span is picked
+	// when its start is in it, a record when its own time is, both on
+	// the wall clock through the anchor of their file. What cannot be
+	// placed on the wall clock while it is read (before any anchor of its
+	// process; a device's clock) is left out of a window, and counted
+	// (Parser.Untimed). Zero: unbounded.
+	Since, Until time.Time
+	// PIDs picks these processes; empty: every one.
+	PIDs []int64
+	// Runs picks these runs, each named by its identity or a prefix of it
+	// (the tag the reader prints, the one in host.<pid>-<tag>.log); empty:
+	// every run. The unmarked run of a process (before runs were marked)
+	// is picked by "-".
+	Runs []string
+}
+
+// timed reports whether the selection has a window.
+func (s *Selection) timed() bool { return !s.Since.IsZero() || !s.Until.IsZero() }
+
+// picksProcess reports whether pid and run r (nil: none known) are picked.
+func (s *Selection) picksProcess(pid int64, r *Run) bool {
+	if len(s.PIDs) > 0 && !slices.Contains(s.PIDs, pid) {
+		return false
+	}
+	if len(s.Runs) == 0 {
+		return true
+	}
+	id := ""
+	if r != nil {
+		id = r.ID
+	}
+	for _, want := range s.Runs {
+		if want == "-" && id == "" || want != "-" && id != "" && strings.HasPrefix(id, want) {
+			return true
+		}
+	}
+	return false
+}
+
+// picksTime reports whether wall time at (Unix ns) is in the window.
+func (s *Selection) picksTime(at int64) bool {
+	return (s.Since.IsZero() || at >= s.Since.UnixNano()) && (s.Until.IsZero() || at < s.Until.UnixNano())
+}
+
+// pick decides for one span or record of pid and run r at monotonic time
+// mono, placed by c: picked, or left out, and if so whether only because
+// its wall-clock time is not known.
+func (s *Selection) pick(pid int64, r *Run, c *clock, mono int64) (picked, untimed bool) {
+	if !s.picksProcess(pid, r) {
+		return false, false
+	}
+	if !s.timed() {
+		return true, false
+	}
+	at, ok := c.WallAt(mono)
+	if !ok {
+		return false, true
+	}
+	return s.picksTime(at), false
+}
+
+// Check reports a selection that picks nothing whatever the log: a window
+// that ends before it starts, a pid below 1.
+func (s *Selection) Check() error {
+	if !s.Since.IsZero() && !s.Until.IsZero() && !s.Until.After(s.Since) {
+		return fmt.Errorf("strace: the window is empty: until %s is not after since %s", s.Until.Format(time.RFC3339), s.Since.Format(time.RFC3339))
+	}
+	for _, pid := range s.PIDs {
+		if pid < 1 {
+			return fmt.Errorf("strace: pid %d: a process id is 1 or more", pid)
+		}
+	}
+	return nil
+}
+
+// ParseTime reads a --since or --until argument: an RFC 3339 time; a
+// clock time, 15:04 or 15:04:05, on the log's first day (the local day
+// of the first [CLOCK_ANCHOR] among the files inputs name, as [Inputs]
+// lists them; standard input is not read for it); or a duration before
+// now, such as 10m.
+func ParseTime(text string, inputs []string, now time.Time) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, text); err == nil {
+		return t, nil
+	}
+	for _, layout := range []string{"15:04:05", "15:04"} {
+		if t, err := time.Parse(layout, text); err == nil {
+			day, ok := logDay(inputs)
+			if !ok {
+				return time.Time{}, fmt.Errorf("%q is a clock time, and the log has no [CLOCK_ANCHOR] to give its day", text)
+			}
+			y, m, d := day.Date()
+			return time.Date(y, m, d, t.Hour(), t.Minute(), t.Second(), 0, day.Location()), nil
+		}
+	}
+	if d, err := time.ParseDuration(text); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, fmt.Errorf("not a time: %q: give RFC 3339 (2026-12-06T15:04:05Z), a clock time on the log's first day (15:04 or 15:04:05), or a duration before now (10m, 1h30m)", text)
+}
+
+// logDay is the local time of the first [CLOCK_ANCHOR] among the files
+// inputs name.
+func logDay(inputs []string) (time.Time, bool) {
+	for _, in := range inputs {
+		if in == "-" {
+			continue
+		}
+		paths, err := Inputs(in)
+		if err != nil {
+			continue
+		}
+		for _, path := range paths {
+			if wall, ok := firstAnchor(path); ok {
+				return time.Unix(0, wall).Local(), true
+			}
+		}
+	}
+	return time.Time{}, false
+}
+
+// firstAnchor returns the first [CLOCK_ANCHOR] among the first 64 KiB of
+// the file at path (through gzip for a .gz), and whether there is one:
+// where a file of a run begins on the wall clock (each file starts with
+// its process's anchor).
+func firstAnchor(path string) (wallNS int64, ok bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(path, logname.Gz) {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			return 0, false
+		}
+		r = zr
+	}
+	sc := bufio.NewScanner(io.LimitReader(r, 64<<10))
+	sc.Buffer(make([]byte, 0, 4096), 64<<10)
+	for sc.Scan() {
+		if a, ok := loose.ScanAnchor(sc.Bytes()); ok {
+			return a.Wall, true
+		}
+	}
+	return 0, false
+}
+
+// SkipFiles returns the paths (as Inputs gives them) whose records can
+// meet sel, and how many it left out without reading them: a file named
+// for another process than sel's, and a file of a rotated set whose
+// wall-clock range, from its first anchor to the next file's, ends before
+// the window begins, or that follows a file begun at or after the window's
+// end (a span is written as it ends, so the first file after the window is
+// read for spans that began in it; one that began in the window and ended
+// two files later is not). A file whose range its anchors do not tell is
+// kept.
+func SkipFiles(paths []string, sel *Selection) (kept []string, skipped int) {
+	if sel == nil {
+		return paths, 0
+	}
+	type file struct {
+		path  string
+		seq   int
+		start int64
+		ok    bool
+	}
+	sets := map[string][]*file{}
+	var order []*file
+	for _, path := range paths {
+		f := &file{path: path}
+		order = append(order, f)
+		name := strings.TrimSuffix(filepath.Base(path), logname.Gz)
+		set, seq, ok := logname.Parse(name)
+		if !ok {
+			continue
+		}
+		if len(sel.PIDs) > 0 {
+			if pid, err := strconv.ParseInt(logname.PID(set), 10, 64); err == nil && !slices.Contains(sel.PIDs, pid) {
+				f.path = "" // another process's file
+				continue
+			}
+		}
+		if seq == 0 {
+			seq = int(^uint(0) >> 1) // the current file follows its rotated ones
+		}
+		f.seq = seq
+		key := filepath.Join(filepath.Dir(path), set)
+		sets[key] = append(sets[key], f)
+	}
+	if sel.timed() {
+		for _, fs := range sets {
+			slices.SortFunc(fs, func(a, b *file) int { return a.seq - b.seq })
+			for _, f := range fs {
+				f.start, f.ok = firstAnchor(f.path)
+			}
+			for i, f := range fs {
+				if !f.ok {
+					continue
+				}
+				// A span is written as it ends: the first file begun after
+				// the window is read for the spans that began in it.
+				if !sel.Until.IsZero() && i > 0 && fs[i-1].ok && fs[i-1].start >= sel.Until.UnixNano() {
+					f.path = "" // the file before it began at or after the window's end
+					continue
+				}
+				if i+1 < len(fs) && fs[i+1].ok && !sel.Since.IsZero() && fs[i+1].start <= sel.Since.UnixNano() {
+					f.path = "" // the next file began before the window did
+				}
+			}
+		}
+	}
+	for _, f := range order {
+		if f.path == "" {
+			skipped++
+			continue
+		}
+		kept = append(kept, f.path)
+	}
+	return kept, skipped
+}
+
+// picked places span s on the wall clock by its file's anchor when the
+// selection has a window, and reports whether the selection picks it,
+// counting it when not. p.Select is not nil.
+func (p *Parser) picked(s *Span) bool {
+	if p.Select.timed() && !s.IsDevice() {
+		if p.file.last > 0 && s.PID == p.file.lastPID {
+			s.Place(p.Anchors[p.file.last-1])
+		} else if a := p.file.pid(s.PID).cur; a > 0 {
+			s.Place(p.Anchors[a-1])
+		}
+	}
+	ok, untimed := p.Select.pick(s.PID, s.Run, &s.clock, s.TS)
+	if !ok {
+		p.Deselected++
+		if untimed {
+			p.Untimed++
+		}
+	}
+	return ok
+}
+
+// selectFile applies p.Select to what the file just read added: the
+// spans from index spans on and the records from records and lines on,
+// placed by then as they will be.
+func (p *Parser) selectFile(spans, records, lines int) {
+	if p.Select == nil {
+		return
+	}
+	kept := spans
+	for i := spans; i < len(p.Spans); i++ {
+		s := &p.Spans[i]
+		ok, untimed := p.Select.pick(s.PID, s.Run, &s.clock, s.TS)
+		if !ok {
+			p.Deselected++
+			if untimed {
+				p.Untimed++
+			}
+			continue
+		}
+		p.Spans[kept] = *s
+		kept++
+	}
+	clear(p.Spans[kept:])
+	p.Spans = p.Spans[:kept]
+	kr := records
+	for i := records; i < len(p.Records); i++ {
+		r := &p.Records[i]
+		if ok, _ := p.Select.pick(r.PID, r.Run, &r.clock, r.Mono); ok {
+			p.Records[kr] = *r
+			kr++
+		}
+	}
+	clear(p.Records[kr:])
+	p.Records = p.Records[:kr]
+	kl := lines
+	for i := lines; i < len(p.RecordLines); i++ {
+		l := &p.RecordLines[i]
+		if ok, _ := p.Select.pick(l.PID, l.Run, &l.clock, l.Mono); ok {
+			p.RecordLines[kl] = *l
+			kl++
+		}
+	}
+	clear(p.RecordLines[kl:])
+	p.RecordLines = p.RecordLines[:kl]
+}
+
+// pickedFromBlock is picked for a span of a block read in parallel
+// (Parser.absorb): placed by its block's own anchors if it was, else by
+// the file's as they stood before the block (what the block saw first),
+// as the spans p keeps are placed.
+func (p *Parser) pickedFromBlock(s *Span) bool {
+	if p.Select.timed() && !s.IsDevice() && s.flipped == 0 {
+		if a := p.file.pid(s.PID).cur; a > 0 {
+			s.Place(p.Anchors[a-1])
+		}
+	}
+	ok, untimed := p.Select.pick(s.PID, s.Run, &s.clock, s.TS)
+	if !ok {
+		p.Deselected++
+		if untimed {
+			p.Untimed++
+		}
+	}
+	return ok
+}
