@@ -299,7 +299,7 @@ func errOr(err error) error {
 // of each file) included, so a program that logged 50 records into two
 // files reads 52.
 type Counts struct {
-	Written        uint64 // records delivered to the destination (headers included; drop reports not)
+	Written        uint64 // records delivered to the destination (a file's [CLOCK_ANCHOR] header included; its [HOSTLOG_RUN] line and drop reports, the sink's own, not)
 	Pending        uint64 // records accepted and not yet written or failed
 	Dropped        uint64 // records lost, the sum of the reasons below
 	QueueFull      uint64 // no free slot

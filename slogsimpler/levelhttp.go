@@ -1,11 +1,13 @@
 package slogsimpler
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
-	"mime"
+
 	"net/http"
+	"net/url"
 
 	"simpler.dev/log/levels"
 )
@@ -47,35 +49,36 @@ func LevelHandler(s *State) http.Handler {
 // maxLevelBody bounds what a PUT may send: a level is a few bytes.
 const maxLevelBody = 4 << 10
 
-// levelFrom reads the level a PUT asks for: a form's level= (a form body
-// or the query), else a JSON body {"level": "..."}.
+// levelFrom reads the level a PUT asks for: the query's level=, else a
+// JSON body {"level": "..."}, else a form's level=. A body that begins
+// with "{" is JSON whatever its Content-Type says: curl -d sends JSON as
+// a form, and read as one it asked for no level.
 func levelFrom(r *http.Request) (levels.Level, error) {
 	var l levels.Level
-	r.Body = http.MaxBytesReader(nil, r.Body, maxLevelBody)
-	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if ct == "application/x-www-form-urlencoded" || r.URL.Query().Has("level") {
-		if err := r.ParseForm(); err != nil {
-			return l, err
-		}
-		if !r.Form.Has("level") {
-			return l, errNoLevel
-		}
-		return l, l.UnmarshalText([]byte(r.Form.Get("level")))
+	if q := r.URL.Query(); q.Has("level") {
+		return l, l.UnmarshalText([]byte(q.Get("level")))
 	}
-	var body struct {
-		Level *levels.Level `json:"level"`
-	}
-	dec := json.NewDecoder(r.Body)
-	if err := dec.Decode(&body); err != nil {
-		if err == io.EOF {
-			return l, errNoLevel
-		}
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxLevelBody))
+	if err != nil {
 		return l, err
 	}
-	if body.Level == nil {
+	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '{' {
+		var v struct {
+			Level *levels.Level `json:"level"`
+		}
+		if err := json.Unmarshal(t, &v); err != nil {
+			return l, err
+		}
+		if v.Level == nil {
+			return l, errNoLevel
+		}
+		return *v.Level, nil
+	}
+	form, err := url.ParseQuery(string(body))
+	if err != nil || !form.Has("level") {
 		return l, errNoLevel
 	}
-	return *body.Level, nil
+	return l, l.UnmarshalText([]byte(form.Get("level")))
 }
 
 var errNoLevel = errors.New(`no level: send {"level":"INFO"} as JSON, or level=INFO as a form`)

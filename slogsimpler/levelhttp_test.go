@@ -46,6 +46,8 @@ func TestLevelHandler(t *testing.T) {
 		{"GET", http.MethodGet, "", "", 200, map[string]string{"level": "INFO"}, "INFO"},
 		{"PUT JSON", http.MethodPut, "application/json", `{"level":"debug"}`, 200, map[string]string{"level": "DEBUG"}, "DEBUG"},
 		{"PUT form", http.MethodPut, "application/x-www-form-urlencoded", "level=timing", 200, map[string]string{"level": "TIMING"}, "TIMING"},
+		{"PUT JSON as curl -d sends it (a form's Content-Type)", http.MethodPut, "application/x-www-form-urlencoded", `{"level":"warn"}`, 200, map[string]string{"level": "WARN"}, "WARN"},
+		{"PUT JSON without a Content-Type", http.MethodPut, "", ` {"level":"info"}`, 200, map[string]string{"level": "INFO"}, "INFO"},
 		{"PUT between rungs", http.MethodPut, "application/json", `{"level":"35"}`, 200, map[string]string{"level": "ERROR"}, "ERROR"},
 		{"PUT a bad level", http.MethodPut, "application/json", `{"level":"loud"}`, 400, nil, "ERROR"},
 		{"PUT no level", http.MethodPut, "application/json", `{}`, 400, nil, "ERROR"},

@@ -25,7 +25,7 @@ type Report struct {
 	ErrorP50    int64  `json:"error_p50_ns"`
 	ErrorP99    int64  `json:"error_p99_ns"`
 	ErrorMax    int64  `json:"error_max_ns"`
-	Infos       int    `json:"infos"`
+	InfoSamples int    `json:"info_samples"`
 	InfoP99     int64  `json:"info_p99_ns"`
 	Dropped     uint64 `json:"dropped"`
 	Std         bool   `json:"std_log,omitempty"`
@@ -36,8 +36,9 @@ func main() {
 	d := flag.Duration("for", 2*time.Second, "how long the storm lasts")
 	every := flag.Duration("every", 200*time.Microsecond, "how often the failing dependency logs an ERROR")
 	std := flag.Bool("std", false, "log the ERRORs through the standard log package")
+	dir := flag.String("dir", "", "directory for the log, kept (default: a new temporary one, removed after)")
 	flag.Parse()
-	r, err := run("", *goroutines, *d, *every, *std)
+	r, err := run(*dir, *goroutines, *d, *every, *std)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "errorstorm:", err)
 		os.Exit(1)
@@ -100,7 +101,7 @@ func run(dir string, goroutines int, d, every time.Duration, std bool) (r Report
 	}
 	all := slices.Concat(infos...)
 	slices.Sort(all)
-	r = Report{Errors: len(errs), Infos: len(all), Dropped: lg.State.Counts().Dropped, Std: std}
+	r = Report{Errors: len(errs), InfoSamples: len(all), Dropped: lg.State.Counts().Dropped, Std: std}
 	r.InfoP99 = at(all, 0.99)
 	slices.Sort(errs)
 	r.ErrorP50, r.ErrorP99, r.ErrorMax = at(errs, 0.50), at(errs, 0.99), at(errs, 1)
