@@ -30,7 +30,7 @@ func TestCallerRuns(t *testing.T) {
 	require.NoError(t, s.SubmitFlush([]byte("[mono_ns=200][T0x1][ERROR] f: the exit-safe one\n"), time.Minute))
 	require.NoError(t, put(s, []byte("[mono_ns=201][T0x1][INFO] f: after it\n")))
 
-	b, err := os.ReadFile(logPath(dir))
+	b, err := os.ReadFile(s.Path())
 	require.NoError(t, err)
 	text := string(b)
 	assert.Contains(t, text, "the exit-safe one", "written when SubmitFlush returned, the writer goroutine held")
@@ -44,7 +44,7 @@ func TestCallerRuns(t *testing.T) {
 	require.NoError(t, s.Close(time.Minute))
 	c := s.Counts()
 	assert.EqualValues(t, 102, c.Written, "%+v", c)
-	b, err = os.ReadFile(logPath(dir))
+	b, err = os.ReadFile(s.Path())
 	require.NoError(t, err)
 	assert.Contains(t, string(b), "after it", "the writer took the rest")
 }
@@ -92,7 +92,7 @@ func TestCallerRunsUnderLoad(t *testing.T) {
 				if !assert.NoError(t, s.SubmitFlush([]byte(rec), time.Minute)) {
 					return
 				}
-				b, err := os.ReadFile(logPath(dir))
+				b, err := os.ReadFile(s.Path())
 				if assert.NoError(t, err) {
 					assert.Contains(t, string(b), rec, "in the file when SubmitFlush returned")
 				}
@@ -104,7 +104,7 @@ func TestCallerRunsUnderLoad(t *testing.T) {
 	c := s.Counts()
 	assert.EqualValues(t, producers*per+flushers*flushes, c.Written, "%+v", c)
 	assert.Zero(t, c.Dropped)
-	b, err := os.ReadFile(logPath(dir))
+	b, err := os.ReadFile(s.Path())
 	require.NoError(t, err)
 	last := map[string]string{}
 	seen := map[string]bool{}
