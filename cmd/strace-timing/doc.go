@@ -17,7 +17,8 @@
 //	--tables                   print simpler's per-callable tables also on a log without simpler's runtime spans
 //	--stats-json PATH          write those statistics as JSON
 //	--assert-native-overlap    fail unless prepare(N+1) overlaps device(N) (--require-hidden-prepare: finishes inside it)
-//	--trace-out PATH           write Chrome trace JSON, one lane per invocation
+//	--trace-out PATH           write Chrome trace JSON, one lane per invocation (on a service's log:
+//	                           one per process, a thread per goroutine, invocations slices on it)
 //	--swimlane PATH            write Chrome trace JSON with real pid/goroutine lanes (--host-phase-records PATH adds a run's record files)
 //	--hosts [--label NAME ...] read each LOG as another host, all on one wall-clock timeline
 //	--html PATH                write a self-contained HTML timeline (no network needed)

@@ -158,9 +158,8 @@ func TestServiceProcessNames(t *testing.T) {
 			assert.Equal(t, int64(pid), st.Processes[0].PID)
 			assert.Equal(t, tc.host, st.Processes[0].Host)
 
-			inv := "process inv=N (" + tc.who + ")" // invocation ids are the test process's
-			assert.Equal(t, []string{"process (" + tc.who + ")", inv, inv, inv}, processNames(t, tr),
-				"the Chrome trace's lanes: one per invocation, and one outside any")
+			assert.Equal(t, []string{"process (" + tc.who + ")"}, processNames(t, tr),
+				"the Chrome trace: one lane a process, its invocations slices on it")
 			assert.Equal(t, []string{"process (" + tc.who + ")"}, processNames(t, sw), "the swimlane")
 			assert.Equal(t, []string{"process (" + tc.who + ")"}, htmlProcesses(t, page), "the HTML timeline")
 			for _, f := range []string{tr, sw, page} {

@@ -151,23 +151,133 @@ func formatWall(ns int64) string {
 // caller adds to TraceEvents: a million-span trace is never a million
 // Events in memory, only the spans it is made from.
 func ChromeTraceStream(invs []*Invocation, buckets []Bucket, anchors map[int64]envelope.Anchor) Document {
-	return Document{DisplayTimeUnit: "ms", ClockAnchors: anchorList(anchors), stream: chromeEvents(invs, buckets, false)}
+	return Document{DisplayTimeUnit: "ms", ClockAnchors: anchorList(anchors), stream: chromeEvents(invs, buckets)}
 }
 
-// ChromeTraceStreamByPID is [ChromeTraceStream] for a log without
-// simpler's runtime spans ([SimplerRuntime]): its lanes are not simpler's
-// callables ("decode", "prefill"), so each is named by its process and
-// invocation, "process inv=<inv> (pid=<pid>)", or "process (pid=<pid>)"
-// for the spans outside any invocation (inv 0).
+// ChromeTraceStreamByPID is the Chrome trace of a log without simpler's
+// runtime spans ([SimplerRuntime]), a service's: one process lane per
+// process, "process (pid=<pid>)", and on it one thread per goroutine or
+// thread that wrote spans, "T0x<tid>" as the log names it, each
+// invocation a slice "inv=<inv>" on the thread of its outermost span,
+// with its spans nested under it by time; device (clk=dev) spans on a
+// thread of their own. A lane per invocation, as simpler's view draws
+// it, made 8 000 lanes of a service's 8 000 requests of four goroutines.
 func ChromeTraceStreamByPID(invs []*Invocation, anchors map[int64]envelope.Anchor) Document {
-	return Document{DisplayTimeUnit: "ms", ClockAnchors: anchorList(anchors), stream: chromeEvents(invs, nil, true)}
+	return Document{DisplayTimeUnit: "ms", ClockAnchors: anchorList(anchors), stream: serviceEvents(invs)}
+}
+
+// deviceTID is the device lane's thread in the service view: no
+// goroutine or thread of a log has id 0.
+const deviceTID = 0
+
+// serviceEvents yields ChromeTraceStreamByPID's events: per process (in
+// the order its first invocation comes), its names, then each
+// invocation's slice and spans. The Event it yields is reused.
+func serviceEvents(invs []*Invocation) iter.Seq[*Event] {
+	return func(yield func(*Event) bool) {
+		type process struct {
+			pid  int64
+			run  *strace.Run
+			invs []*Invocation
+		}
+		var procs []*process
+		byKey := map[proc]*process{}
+		for _, iv := range invs {
+			k := proc{iv.PID, iv.Run}
+			p := byKey[k]
+			if p == nil {
+				p = &process{pid: iv.PID, run: iv.Run}
+				byKey[k] = p
+				procs = append(procs, p)
+			}
+			p.invs = append(p.invs, iv)
+		}
+		var e Event
+		var ts, dur float64
+		args := map[string]any{}
+		metaEvent := func(kind string, pid, tid int64, name string) bool {
+			clear(args)
+			args["name"] = name
+			e = Event{Name: kind, Ph: "M", PID: pid, TID: tid, Args: args}
+			return yield(&e)
+		}
+		for lane, p := range procs {
+			pid := int64(lane + 1)
+			if !metaEvent("process_name", pid, 0, pidName(p.pid, p.run)) {
+				return
+			}
+			named := map[int64]bool{}
+			for _, iv := range p.invs {
+				for _, s := range iv.Spans {
+					tid := s.TID
+					if s.IsDevice() {
+						tid = deviceTID
+					}
+					if named[tid] {
+						continue
+					}
+					named[tid] = true
+					name := fmt.Sprintf("T0x%x", s.TID)
+					if tid == deviceTID {
+						name = "device (clk=dev)"
+					}
+					if !metaEvent("thread_name", pid, tid, name) {
+						return
+					}
+				}
+			}
+			for _, iv := range p.invs {
+				if iv.Inv != 0 {
+					// The invocation's slice, on its outermost host span's
+					// thread, from its first start to its last end.
+					var root *strace.Span
+					var start, end int64
+					for _, s := range iv.Spans {
+						if s.IsDevice() {
+							continue
+						}
+						if root == nil || s.Depth < root.Depth {
+							root = s
+						}
+						if start == 0 && end == 0 || s.TS < start {
+							start = s.TS
+						}
+						end = max(end, s.TS+s.Dur)
+					}
+					if root != nil {
+						clear(args)
+						args["inv"], args["hid"] = iv.Inv, iv.HID
+						wallArgs(args, root)
+						ts, dur = float64(start)/1000, float64(end-start)/1000
+						e = Event{Name: fmt.Sprintf("inv=%d", iv.Inv), Ph: "X", TS: &ts, Dur: &dur, PID: pid, TID: root.TID, Args: args}
+						if !yield(&e) {
+							return
+						}
+					}
+				}
+				for _, s := range iv.Spans {
+					clear(args)
+					args["inv"], args["hid"], args["depth"], args["attrs"] = s.Inv, s.HID, s.Depth, s.Attrs
+					wallArgs(args, s)
+					tid := s.TID
+					if s.IsDevice() {
+						tid = deviceTID
+					}
+					ts, dur = float64(s.TS)/1000, float64(s.Dur)/1000
+					e = Event{Name: s.Name, Ph: "X", TS: &ts, Dur: &dur, PID: pid, TID: tid, Args: args}
+					if !yield(&e) {
+						return
+					}
+				}
+			}
+		}
+	}
 }
 
 // chromeEvents yields the per-invocation view's events in order, each
-// lane named after its callable, or with byPID after its process. The
-// Event it yields, its args and its times, are reused for the next one:
-// a caller that keeps one copies it.
-func chromeEvents(invs []*Invocation, buckets []Bucket, byPID bool) iter.Seq[*Event] {
+// lane named after its callable. The Event it yields, its args and its
+// times, are reused for the next one: a caller that keeps one copies it.
+func chromeEvents(invs []*Invocation, buckets []Bucket) iter.Seq[*Event] {
 	return func(yield func(*Event) bool) {
 		var e Event
 		var ts, dur float64
@@ -180,19 +290,11 @@ func chromeEvents(invs []*Invocation, buckets []Bucket, byPID bool) iter.Seq[*Ev
 		}
 		for lane, iv := range invs {
 			pid := int64(lane + 1)
-			var name string
-			switch {
-			case byPID && iv.Inv == 0:
-				name = pidName(iv.PID, iv.Run)
-			case byPID:
-				name = fmt.Sprintf("process inv=%d (%s)", iv.Inv, pidTag(iv.PID, iv.Run))
-			default:
-				label := iv.HID[:min(8, len(iv.HID))]
-				if len(buckets) > 0 {
-					label = Label(buckets, iv.HID)
-				}
-				name = fmt.Sprintf("%s inv=%d (%s)", label, iv.Inv, pidTag(iv.PID, iv.Run))
+			label := iv.HID[:min(8, len(iv.HID))]
+			if len(buckets) > 0 {
+				label = Label(buckets, iv.HID)
 			}
+			name := fmt.Sprintf("%s inv=%d (%s)", label, iv.Inv, pidTag(iv.PID, iv.Run))
 			if !metaEvent("process_name", pid, 0, name) ||
 				!metaEvent("thread_name", pid, 0, "host") ||
 				!metaEvent("thread_name", pid, 1, "device (clk=dev)") {

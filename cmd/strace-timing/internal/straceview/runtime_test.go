@@ -58,8 +58,23 @@ func TestByPIDNames(t *testing.T) {
 		logtest.SpanRecord(7, 70, 0, "job.run", 200, 80, "", 0))
 	invs := Group(spans, InInvocation)
 	t.Run("the Chrome trace", func(t *testing.T) {
-		assert.Equal(t, []string{"process (pid=5)", "process inv=3 (pid=5)", "process (pid=7)"},
-			metadata(collected(ChromeTraceStreamByPID(invs, nil)), "process_name"))
+		events := collected(ChromeTraceStreamByPID(invs, nil))
+		assert.Equal(t, []string{"process (pid=5)", "process (pid=7)"}, metadata(events, "process_name"),
+			"one lane a process, not one an invocation")
+		assert.Equal(t, []string{"T0x32", "T0x33", "T0x46"}, metadata(events, "thread_name"), "a thread a goroutine")
+		var inv []Event
+		for _, e := range events.TraceEvents {
+			if e.Name == "inv=3" {
+				inv = append(inv, e)
+			}
+		}
+		assert.Len(t, inv, 1, "the invocation, a slice")
+		if len(inv) != 1 {
+			return
+		}
+		assert.Equal(t, int64(50), inv[0].TID, "on its outermost span's thread")
+		assert.Equal(t, 0.1, *inv[0].TS)
+		assert.Equal(t, 0.05, *inv[0].Dur, "from its first start to its last end")
 		assert.Equal(t, []string{"decode inv=0 (pid=5)", "decode inv=3 (pid=5)", "decode inv=0 (pid=7)"},
 			metadata(collected(ChromeTraceStream(invs, Buckets(invs), nil)), "process_name"), "simpler's names, unchanged")
 	})
