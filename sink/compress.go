@@ -86,9 +86,46 @@ type zipJob struct {
 	name   string     // host.<pid>.<seq>.log
 	want   fileState  // the file the rotation renamed to name
 	// abandon stops the job at its next read, and before its rename:
-	// retention is removing the file, or Close ran out of time.
-	abandon atomic.Bool
+	// retention is removing the file, or Close ran out of time, or the
+	// writer needs its descriptors (gaveWay: then the file stays plain,
+	// counted and said as a compression that failed).
+	abandon, gaveWay atomic.Bool
 }
+
+// giveWay abandons the compression in progress, if there is one, so that
+// the descriptors it holds (the plain file and the temporary one) go back
+// to a writer that could not open the log's own file for want of one, and
+// waits at most wait for the job to let them go. It reports whether there
+// was one: then the open is worth trying again.
+func (z *compressor) giveWay(wait time.Duration) bool {
+	if z == nil {
+		return false
+	}
+	z.mu.Lock()
+	j := z.current
+	if j != nil {
+		j.gaveWay.Store(true)
+		j.abandon.Store(true)
+	}
+	z.mu.Unlock()
+	if j == nil {
+		return false
+	}
+	for deadline := time.Now().Add(wait); time.Now().Before(deadline); {
+		z.mu.Lock()
+		gone := z.current != j
+		z.mu.Unlock()
+		if gone {
+			break
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+	return true
+}
+
+// giveWayWait bounds a writer's wait for a compression to give way: the
+// job notices at its next read of 32 KiB.
+const giveWayWait = 100 * time.Millisecond
 
 // releaseLocked lets go of j's share of the directory's descriptor,
 // closing it with the last job that held it. mu must be held.
@@ -164,6 +201,8 @@ func (z *compressor) run(done chan struct{}) {
 		switch {
 		case err == nil:
 			z.told.Store(false)
+		case errors.Is(err, errAbandoned) && j.gaveWay.Load():
+			z.fail(filepath.Join(j.abs, j.name), errors.New("gave way to the log's own file, which could not be opened for want of a descriptor"))
 		case !errors.Is(err, errAbandoned):
 			z.fail(filepath.Join(j.abs, j.name), err)
 		}

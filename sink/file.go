@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"simpler.dev/log/internal/logname"
@@ -190,7 +191,14 @@ func (f *dirFile) Write(b []byte) (int, error) {
 // closes the file again (the next write retries it), so that no record
 // precedes it.
 func (f *dirFile) begin() error {
-	if err := f.open(); err != nil {
+	err := f.open()
+	if err != nil && (errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)) && f.zip.giveWay(giveWayWait) {
+		// A compression held the descriptors the log's own file needs:
+		// it gives way (its file stays plain), and the open is tried
+		// again, rather than records be lost to it.
+		err = f.open()
+	}
+	if err != nil {
 		f.tell(err)
 		return err
 	}
