@@ -102,7 +102,18 @@ func (a *anchors) fileStarted(anchored bool) {
 		a.anchored.Store(true)
 		return
 	}
-	atomic.CompareAndSwapInt32(a.claim.Load(), int32(a.pid), 0)
+	// The claim goes back to 0 whether the anchor's writer has confirmed
+	// it (pid) or not yet (-pid: a C module confirms after its submit
+	// returns, and the writer can fail the write first; the module's
+	// confirm then finds 0 and leaves it). Were -pid left alone, the
+	// confirm would make the lost anchor count as written, and no anchor
+	// would follow in the file (seen under make test's load). At worst a
+	// claim begun anew meanwhile is cleared too, and one anchor more is
+	// written.
+	claim := a.claim.Load()
+	if !atomic.CompareAndSwapInt32(claim, int32(a.pid), 0) {
+		atomic.CompareAndSwapInt32(claim, -int32(a.pid), 0)
+	}
 	a.anchored.Store(false)
 }
 
