@@ -107,9 +107,23 @@ func (z *compressor) giveWay(wait time.Duration) bool {
 		j.gaveWay.Store(true)
 		j.abandon.Store(true)
 	}
+	// The queued files stay plain too: the next job would take the
+	// descriptors again before the writer's open (seen under load).
+	queued := len(z.queue)
+	for _, q := range z.queue {
+		z.releaseLocked(q)
+	}
+	clear(z.queue)
+	z.queue = z.queue[:0]
 	z.mu.Unlock()
+	if queued > 0 {
+		z.failed.Add(uint64(queued))
+		if z.told.CompareAndSwap(false, true) {
+			z.say(fmt.Sprintf("sink: %d rotated files stay uncompressed (counted in CompressFailed): their compression gave way to the log's own file, which could not be opened for want of a descriptor\n", queued))
+		}
+	}
 	if j == nil {
-		return false
+		return queued > 0
 	}
 	for deadline := time.Now().Add(wait); time.Now().Before(deadline); {
 		z.mu.Lock()
