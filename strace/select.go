@@ -97,12 +97,46 @@ func (s *Selection) Check() error {
 	return nil
 }
 
-// ParseTime reads a --since or --until argument: an RFC 3339 time; a
-// clock time, 15:04 or 15:04:05, on the log's first day (the local day
-// of the first [CLOCK_ANCHOR] among the files inputs name, as [Inputs]
-// lists them; standard input is not read for it); or a duration before
-// now, such as 10m.
-func ParseTime(text string, inputs []string, now time.Time) (time.Time, error) {
+// ParseSelection makes the Selection a command's --since, --until, --pid
+// and --run ask for, nil when none is given; inputs are the command's LOG
+// arguments. A time is an RFC 3339 time; a clock time, 15:04 or 15:04:05,
+// on the log's first day (the local day of the first [CLOCK_ANCHOR] among
+// the files inputs name, as [Inputs] lists them; standard input is not
+// read for it); or a duration before now, such as 10m. Its errors name
+// the option.
+func ParseSelection(since, until string, pids, runs, inputs []string, now time.Time) (*Selection, error) {
+	if since == "" && until == "" && len(pids) == 0 && len(runs) == 0 {
+		return nil, nil
+	}
+	sel := &Selection{Runs: runs}
+	for _, v := range pids {
+		pid, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("--pid %q: not a process id", v)
+		}
+		sel.PIDs = append(sel.PIDs, pid)
+	}
+	for _, w := range []struct {
+		name, text string
+		to         *time.Time
+	}{{"--since", since, &sel.Since}, {"--until", until, &sel.Until}} {
+		if w.text == "" {
+			continue
+		}
+		t, err := parseTime(w.text, inputs, now)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", w.name, err)
+		}
+		*w.to = t
+	}
+	if err := sel.Check(); err != nil {
+		return nil, err
+	}
+	return sel, nil
+}
+
+// parseTime reads one time of ParseSelection.
+func parseTime(text string, inputs []string, now time.Time) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339Nano, text); err == nil {
 		return t, nil
 	}
@@ -255,59 +289,7 @@ func (p *Parser) picked(s *Span) bool {
 			s.Place(p.Anchors[a-1])
 		}
 	}
-	ok, untimed := p.Select.pick(s.PID, s.Run, &s.clock, s.TS)
-	if !ok {
-		p.Deselected++
-		if untimed {
-			p.Untimed++
-		}
-	}
-	return ok
-}
-
-// selectFile applies p.Select to what the file just read added: the
-// spans from index spans on and the records from records and lines on,
-// placed by then as they will be.
-func (p *Parser) selectFile(spans, records, lines int) {
-	if p.Select == nil {
-		return
-	}
-	kept := spans
-	for i := spans; i < len(p.Spans); i++ {
-		s := &p.Spans[i]
-		ok, untimed := p.Select.pick(s.PID, s.Run, &s.clock, s.TS)
-		if !ok {
-			p.Deselected++
-			if untimed {
-				p.Untimed++
-			}
-			continue
-		}
-		p.Spans[kept] = *s
-		kept++
-	}
-	clear(p.Spans[kept:])
-	p.Spans = p.Spans[:kept]
-	kr := records
-	for i := records; i < len(p.Records); i++ {
-		r := &p.Records[i]
-		if ok, _ := p.Select.pick(r.PID, r.Run, &r.clock, r.Mono); ok {
-			p.Records[kr] = *r
-			kr++
-		}
-	}
-	clear(p.Records[kr:])
-	p.Records = p.Records[:kr]
-	kl := lines
-	for i := lines; i < len(p.RecordLines); i++ {
-		l := &p.RecordLines[i]
-		if ok, _ := p.Select.pick(l.PID, l.Run, &l.clock, l.Mono); ok {
-			p.RecordLines[kl] = *l
-			kl++
-		}
-	}
-	clear(p.RecordLines[kl:])
-	p.RecordLines = p.RecordLines[:kl]
+	return p.pickSpan(s)
 }
 
 // pickedFromBlock is picked for a span of a block read in parallel
@@ -320,6 +302,12 @@ func (p *Parser) pickedFromBlock(s *Span) bool {
 			s.Place(p.Anchors[a-1])
 		}
 	}
+	return p.pickSpan(s)
+}
+
+// pickSpan reports whether p.Select picks span s as it is placed,
+// counting it in Deselected (and Untimed) when not.
+func (p *Parser) pickSpan(s *Span) bool {
 	ok, untimed := p.Select.pick(s.PID, s.Run, &s.clock, s.TS)
 	if !ok {
 		p.Deselected++
@@ -328,4 +316,35 @@ func (p *Parser) pickedFromBlock(s *Span) bool {
 		}
 	}
 	return ok
+}
+
+// keep compacts list[from:] to the elements pick keeps, in order.
+func keep[T any](list []T, from int, pick func(*T) bool) []T {
+	kept := from
+	for i := from; i < len(list); i++ {
+		if pick(&list[i]) {
+			list[kept] = list[i]
+			kept++
+		}
+	}
+	clear(list[kept:])
+	return list[:kept]
+}
+
+// selectFile applies p.Select to what the file just read added: the
+// spans from index spans on and the records from records and lines on,
+// placed by then as they will be.
+func (p *Parser) selectFile(spans, records, lines int) {
+	if p.Select == nil {
+		return
+	}
+	p.Spans = keep(p.Spans, spans, p.pickSpan)
+	p.Records = keep(p.Records, records, func(r *Record) bool {
+		ok, _ := p.Select.pick(r.PID, r.Run, &r.clock, r.Mono)
+		return ok
+	})
+	p.RecordLines = keep(p.RecordLines, lines, func(l *RecordLine) bool {
+		ok, _ := p.Select.pick(l.PID, l.Run, &l.clock, l.Mono)
+		return ok
+	})
 }

@@ -148,7 +148,7 @@ func TestParseTime(t *testing.T) {
 		{"25:00", time.Time{}, "not a time"},
 	} {
 		t.Run(tt.in, func(t *testing.T) {
-			got, err := ParseTime(tt.in, inputs, now)
+			got, err := parseTime(tt.in, inputs, now)
 			if tt.err != "" {
 				assert.ErrorContains(t, err, tt.err)
 				return
@@ -157,9 +157,30 @@ func TestParseTime(t *testing.T) {
 			assert.True(t, tt.want.Equal(got), "%v, want %v", got, tt.want)
 		})
 	}
-	_, err := ParseTime("15:04", []string{t.TempDir()}, now)
+	_, err := parseTime("15:04", []string{t.TempDir()}, now)
 	assert.ErrorContains(t, err, "no [CLOCK_ANCHOR]")
 	assert.ErrorContains(t, (&Selection{Since: now, Until: now}).Check(), "empty")
 	assert.ErrorContains(t, (&Selection{PIDs: []int64{0}}).Check(), "pid 0")
 	assert.NoError(t, (&Selection{}).Check())
+
+	sel, err := ParseSelection("", "", nil, nil, inputs, now)
+	assert.NoError(t, err)
+	assert.Nil(t, sel, "nothing asked: no selection")
+	sel, err = ParseSelection("15:04", "1h", []string{"7"}, []string{"-"}, inputs, now)
+	require.NoError(t, err)
+	assert.Equal(t, &Selection{Since: time.Date(2026, 12, 5, 15, 4, 0, 0, time.Local), Until: now.Add(-time.Hour), PIDs: []int64{7}, Runs: []string{"-"}}, sel)
+	for _, bad := range []struct{ since, until, pid, want string }{
+		{"yesterday", "", "", "--since: not a time"},
+		{"", "x", "", "--until: not a time"},
+		{"", "", "x", `--pid "x": not a process id`},
+		{"", "", "0", "pid 0"},
+		{"10m", "20m", "", "the window is empty"},
+	} {
+		var pids []string
+		if bad.pid != "" {
+			pids = []string{bad.pid}
+		}
+		_, err := ParseSelection(bad.since, bad.until, pids, nil, inputs, now)
+		assert.ErrorContains(t, err, bad.want)
+	}
 }

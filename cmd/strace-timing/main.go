@@ -12,7 +12,6 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -186,46 +185,12 @@ http.request, db.query) is read as any service's:
 	case len(c.labels) > len(c.inputs):
 		return c, usageError{"more --label than LOG"}
 	}
-	sel, err := c.selection(time.Now())
+	sel, err := strace.ParseSelection(c.since, c.until, c.pids, c.runs, c.inputs, time.Now())
 	if err != nil {
 		return c, usageError{err.Error()}
 	}
 	c.sel = sel
 	return c, nil
-}
-
-// selection makes the Selection --since, --until, --pid and --run ask
-// for (nil for none); now is the time a duration counts back from (see
-// strace.ParseTime).
-func (c *config) selection(now time.Time) (*strace.Selection, error) {
-	if c.since == "" && c.until == "" && len(c.pids) == 0 && len(c.runs) == 0 {
-		return nil, nil
-	}
-	sel := &strace.Selection{Runs: c.runs}
-	for _, v := range c.pids {
-		pid, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("argument --pid: invalid int value: '%s'", v)
-		}
-		sel.PIDs = append(sel.PIDs, pid)
-	}
-	for _, w := range []struct {
-		name, text string
-		to         *time.Time
-	}{{"--since", c.since, &sel.Since}, {"--until", c.until, &sel.Until}} {
-		if w.text == "" {
-			continue
-		}
-		t, err := strace.ParseTime(w.text, c.inputs, now)
-		if err != nil {
-			return nil, fmt.Errorf("argument %s: %v", w.name, err)
-		}
-		*w.to = t
-	}
-	if err := sel.Check(); err != nil {
-		return nil, err
-	}
-	return sel, nil
 }
 
 // argparseWords says a flag package error in argparse's words, as

@@ -202,7 +202,7 @@ func receiverExported(e ast.Expr) bool {
 //   - simplerotel.NewMetricExporter (issue 55): the logger's health as
 //     OpenTelemetry metrics, beside NewSpanExporter and NewLogExporter:
 //     150 and 105.
-//   - strace.Selection with its Check, ParseTime and SkipFiles (issue 56):
+//   - strace.Selection with its Check, ParseSelection and SkipFiles (issue 56):
 //     journalctl's --since, --until and _PID= for a week of logs, in the
 //     strace package so that strace-otlp, on the public API only, selects
 //     as strace-timing does; the day of a clock time and a file's first

@@ -87,7 +87,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s\nstrace-otlp: more --label than LOG\n", usage)
 		return 2
 	}
-	sel, err := selection(inputs, since, until, pids, runs, time.Now())
+	sel, err := strace.ParseSelection(since, until, pids, runs, inputs, time.Now())
 	if err != nil {
 		fmt.Fprintf(stderr, "%s\nstrace-otlp: %v\n", usage, err)
 		return 2
@@ -404,33 +404,3 @@ func (r repeated) String() string {
 }
 
 func (r repeated) Set(v string) error { *r.list = append(*r.list, v); return nil }
-
-// selection makes the strace.Selection --since, --until, --pid and --run
-// ask for, nil for none (see strace.ParseTime for the times).
-func selection(inputs []string, since, until string, pids, runs []string, now time.Time) (*strace.Selection, error) {
-	if since == "" && until == "" && len(pids) == 0 && len(runs) == 0 {
-		return nil, nil
-	}
-	sel := &strace.Selection{Runs: runs}
-	for _, v := range pids {
-		pid, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("--pid %q: not a process id", v)
-		}
-		sel.PIDs = append(sel.PIDs, pid)
-	}
-	for _, w := range []struct {
-		name, text string
-		to         *time.Time
-	}{{"--since", since, &sel.Since}, {"--until", until, &sel.Until}} {
-		if w.text == "" {
-			continue
-		}
-		t, err := strace.ParseTime(w.text, inputs, now)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", w.name, err)
-		}
-		*w.to = t
-	}
-	return sel, sel.Check()
-}

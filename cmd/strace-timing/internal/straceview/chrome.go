@@ -192,18 +192,10 @@ func serviceEvents(invs []*Invocation) iter.Seq[*Event] {
 			}
 			p.invs = append(p.invs, iv)
 		}
-		var e Event
-		var ts, dur float64
-		args := map[string]any{}
-		metaEvent := func(kind string, pid, tid int64, name string) bool {
-			clear(args)
-			args["name"] = name
-			e = Event{Name: kind, Ph: "M", PID: pid, TID: tid, Args: args}
-			return yield(&e)
-		}
+		m := newEmitter(yield)
 		for lane, p := range procs {
 			pid := int64(lane + 1)
-			if !metaEvent("process_name", pid, 0, pidName(p.pid, p.run)) {
+			if !m.meta("process_name", pid, 0, pidName(p.pid, p.run)) {
 				return
 			}
 			named := map[int64]bool{}
@@ -221,7 +213,7 @@ func serviceEvents(invs []*Invocation) iter.Seq[*Event] {
 					if tid == deviceTID {
 						name = "device (clk=dev)"
 					}
-					if !metaEvent("thread_name", pid, tid, name) {
+					if !m.meta("thread_name", pid, tid, name) {
 						return
 					}
 				}
@@ -245,27 +237,22 @@ func serviceEvents(invs []*Invocation) iter.Seq[*Event] {
 						end = max(end, s.TS+s.Dur)
 					}
 					if root != nil {
-						clear(args)
-						args["inv"], args["hid"] = iv.Inv, iv.HID
-						wallArgs(args, root)
-						ts, dur = float64(start)/1000, float64(end-start)/1000
-						e = Event{Name: fmt.Sprintf("inv=%d", iv.Inv), Ph: "X", TS: &ts, Dur: &dur, PID: pid, TID: root.TID, Args: args}
-						if !yield(&e) {
+						clear(m.args)
+						m.args["inv"], m.args["hid"] = iv.Inv, iv.HID
+						wallArgs(m.args, root)
+						m.ts, m.dur = float64(start)/1000, float64(end-start)/1000
+						m.e = Event{Name: fmt.Sprintf("inv=%d", iv.Inv), Ph: "X", TS: &m.ts, Dur: &m.dur, PID: pid, TID: root.TID, Args: m.args}
+						if !yield(&m.e) {
 							return
 						}
 					}
 				}
 				for _, s := range iv.Spans {
-					clear(args)
-					args["inv"], args["hid"], args["depth"], args["attrs"] = s.Inv, s.HID, s.Depth, s.Attrs
-					wallArgs(args, s)
 					tid := s.TID
 					if s.IsDevice() {
 						tid = deviceTID
 					}
-					ts, dur = float64(s.TS)/1000, float64(s.Dur)/1000
-					e = Event{Name: s.Name, Ph: "X", TS: &ts, Dur: &dur, PID: pid, TID: tid, Args: args}
-					if !yield(&e) {
+					if !m.span(s, pid, tid) {
 						return
 					}
 				}
@@ -279,15 +266,7 @@ func serviceEvents(invs []*Invocation) iter.Seq[*Event] {
 // times, are reused for the next one: a caller that keeps one copies it.
 func chromeEvents(invs []*Invocation, buckets []Bucket) iter.Seq[*Event] {
 	return func(yield func(*Event) bool) {
-		var e Event
-		var ts, dur float64
-		args := map[string]any{}
-		metaEvent := func(kind string, pid, tid int64, name string) bool {
-			clear(args)
-			args["name"] = name
-			e = Event{Name: kind, Ph: "M", PID: pid, TID: tid, Args: args}
-			return yield(&e)
-		}
+		m := newEmitter(yield)
 		for lane, iv := range invs {
 			pid := int64(lane + 1)
 			label := iv.HID[:min(8, len(iv.HID))]
@@ -295,27 +274,53 @@ func chromeEvents(invs []*Invocation, buckets []Bucket) iter.Seq[*Event] {
 				label = Label(buckets, iv.HID)
 			}
 			name := fmt.Sprintf("%s inv=%d (%s)", label, iv.Inv, pidTag(iv.PID, iv.Run))
-			if !metaEvent("process_name", pid, 0, name) ||
-				!metaEvent("thread_name", pid, 0, "host") ||
-				!metaEvent("thread_name", pid, 1, "device (clk=dev)") {
+			if !m.meta("process_name", pid, 0, name) ||
+				!m.meta("thread_name", pid, 0, "host") ||
+				!m.meta("thread_name", pid, 1, "device (clk=dev)") {
 				return
 			}
 			for _, s := range iv.Spans {
-				clear(args)
-				args["inv"], args["hid"], args["depth"], args["attrs"] = s.Inv, s.HID, s.Depth, s.Attrs
-				wallArgs(args, s)
 				tid := int64(0)
 				if s.IsDevice() {
 					tid = 1
 				}
-				ts, dur = float64(s.TS)/1000, float64(s.Dur)/1000
-				e = Event{Name: s.Name, Ph: "X", TS: &ts, Dur: &dur, PID: pid, TID: tid, Args: args}
-				if !yield(&e) {
+				if !m.span(s, pid, tid) {
 					return
 				}
 			}
 		}
 	}
+}
+
+// An emitter makes the events of a streamed trace in one Event, its args
+// and its times, reused from event to event, and hands each to yield.
+type emitter struct {
+	yield   func(*Event) bool
+	e       Event
+	ts, dur float64
+	args    map[string]any
+}
+
+func newEmitter(yield func(*Event) bool) *emitter {
+	return &emitter{yield: yield, args: map[string]any{}}
+}
+
+// meta yields a metadata event (process_name, thread_name).
+func (m *emitter) meta(kind string, pid, tid int64, name string) bool {
+	clear(m.args)
+	m.args["name"] = name
+	m.e = Event{Name: kind, Ph: "M", PID: pid, TID: tid, Args: m.args}
+	return m.yield(&m.e)
+}
+
+// span yields s as a complete event on pid's thread tid.
+func (m *emitter) span(s *strace.Span, pid, tid int64) bool {
+	clear(m.args)
+	m.args["inv"], m.args["hid"], m.args["depth"], m.args["attrs"] = s.Inv, s.HID, s.Depth, s.Attrs
+	wallArgs(m.args, s)
+	m.ts, m.dur = float64(s.TS)/1000, float64(s.Dur)/1000
+	m.e = Event{Name: s.Name, Ph: "X", TS: &m.ts, Dur: &m.dur, PID: pid, TID: tid, Args: m.args}
+	return m.yield(&m.e)
 }
 
 // WriteJSON writes doc as JSON. It streams the events through one
