@@ -143,8 +143,12 @@ func TestContainerJourney(t *testing.T) {
 			} `json:"traceEvents"`
 		}
 		require.NoError(t, json.Unmarshal(b, &doc))
-		tags := map[int64]map[string]bool{} // invocation lane -> tags
+		tags := map[int64]map[string]bool{} // process lane -> tags
+		invs := 0
 		for _, e := range doc.TraceEvents {
+			if e.Ph == "X" && strings.HasPrefix(e.Name, "inv=") {
+				invs++
+			}
 			if e.Ph != "X" || e.Name != journeySpan {
 				continue
 			}
@@ -155,14 +159,15 @@ func TestContainerJourney(t *testing.T) {
 			}
 			tags[e.PID][tag[1]] = true
 		}
-		assert.Len(t, tags, 2*each+restart, "one invocation lane per run and inv")
+		assert.Len(t, tags, 3, "a service's trace: one process lane per run")
+		assert.Equal(t, 2*each+restart, invs, "one invocation slice per run and inv")
 		mixed := 0
 		for _, ts := range tags {
 			if len(ts) > 1 {
 				mixed++
 			}
 		}
-		assert.Zero(t, mixed, "invocations holding spans of two runs")
+		assert.Zero(t, mixed, "lanes holding spans of two runs")
 	})
 	t.Run("strace-otlp", func(t *testing.T) {
 		httpURL, _, traces, logs := otlptest.Both(t)
