@@ -4,12 +4,12 @@ package devicebridge
 
 import (
 	"os"
-	"simpler.dev/log/internal/testkit/self"
 	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"simpler.dev/log/internal/testkit/self"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/slogsimpler"
 )

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"simpler.dev/log/internal/testkit/self"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +20,7 @@ import (
 
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/runid"
+	"simpler.dev/log/internal/testkit/self"
 )
 
 // foreignRun is the first line of a file another run wrote.

@@ -6,13 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"simpler.dev/log/internal/testkit/self"
 	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"simpler.dev/log/internal/testkit/self"
 )
 
 // TestAnchorOnRealFullDisk is TestAnchorOnFullDisk on a real full disk: a

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"simpler.dev/log/internal/testkit/self"
 	"strconv"
 	"strings"
 	"testing"
@@ -25,6 +24,7 @@ import (
 	"simpler.dev/log/internal/stdio"
 	"simpler.dev/log/internal/testkit/logtest"
 	"simpler.dev/log/internal/testkit/ptytest"
+	"simpler.dev/log/internal/testkit/self"
 )
 
 // Tests of a console on an inherited standard stream that stops reading:

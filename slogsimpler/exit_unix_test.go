@@ -6,12 +6,13 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"simpler.dev/log/internal/testkit/self"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"simpler.dev/log/internal/testkit/self"
 )
 
 const posix = true

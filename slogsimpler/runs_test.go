@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"simpler.dev/log/internal/testkit/self"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"simpler.dev/log/internal/runid"
+	"simpler.dev/log/internal/testkit/self"
 	"simpler.dev/log/sink"
 	"simpler.dev/log/spanattr"
 	"simpler.dev/log/strace"

@@ -9,7 +9,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"simpler.dev/log/internal/testkit/self"
 	"strconv"
 	"syscall"
 	"testing"
@@ -18,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"simpler.dev/log/internal/testkit/ptytest"
+	"simpler.dev/log/internal/testkit/self"
 )
 
 // blockingPipe returns a pipe whose write end is in blocking mode, as an
