@@ -3,6 +3,7 @@ package strace
 import (
 	"bufio"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -54,7 +55,7 @@ func (s *Selection) picksProcess(pid int64, r *Run) bool {
 		id = r.ID
 	}
 	for _, want := range s.Runs {
-		if want == "-" && id == "" || want != "-" && id != "" && strings.HasPrefix(id, want) {
+		if want == "-" && id == "" || want != "-" && id != "" && strings.HasPrefix(strings.ToLower(id), strings.ToLower(want)) {
 			return true
 		}
 	}
@@ -94,27 +95,36 @@ func (s *Selection) Check() error {
 			return fmt.Errorf("strace: pid %d: a process id is 1 or more", pid)
 		}
 	}
+	if slices.Contains(s.Runs, "") {
+		return errors.New("strace: an empty run picks every run: give an identity, a prefix of it, or -")
+	}
 	return nil
 }
 
 // ParseSelection makes the Selection a command's --since, --until, --pid
 // and --run ask for, nil when none is given; inputs are the command's LOG
 // arguments. A time is an RFC 3339 time; a clock time, 15:04 or 15:04:05,
-// on the log's first day (the local day of the first [CLOCK_ANCHOR] among
-// the files inputs name, as [Inputs] lists them; standard input is not
-// read for it); or a duration before now, such as 10m. Its errors name
-// the option.
+// on the log's first day (the local day of the earliest first
+// [CLOCK_ANCHOR] of the files inputs name; standard input is not read for
+// it); or a duration before now, such as 10m. A run is named by its
+// identity or a prefix of it, in any case. Its errors name the option.
 func ParseSelection(since, until string, pids, runs, inputs []string, now time.Time) (*Selection, error) {
 	if since == "" && until == "" && len(pids) == 0 && len(runs) == 0 {
 		return nil, nil
 	}
-	sel := &Selection{Runs: runs}
+	sel := &Selection{}
 	for _, v := range pids {
 		pid, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("--pid %q: not a process id", v)
+		if err != nil || pid < 1 {
+			return nil, fmt.Errorf("--pid %q: not a process id (1 or more)", v)
 		}
 		sel.PIDs = append(sel.PIDs, pid)
+	}
+	for _, r := range runs {
+		if r == "" {
+			return nil, fmt.Errorf("--run \"\": give a run's identity, a prefix of it, or - for the unmarked run")
+		}
+		sel.Runs = append(sel.Runs, strings.ToLower(r))
 	}
 	for _, w := range []struct {
 		name, text string
@@ -147,7 +157,9 @@ func parseTime(text string, inputs []string, now time.Time) (time.Time, error) {
 				return time.Time{}, fmt.Errorf("%q is a clock time, and the log has no [CLOCK_ANCHOR] to give its day", text)
 			}
 			y, m, d := day.Date()
-			return time.Date(y, m, d, t.Hour(), t.Minute(), t.Second(), 0, day.Location()), nil
+			// time.Parse takes a fraction after the seconds (15:04:05.5)
+			// whatever the layout says: it is kept.
+			return time.Date(y, m, d, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), day.Location()), nil
 		}
 	}
 	if d, err := time.ParseDuration(text); err == nil && d >= 0 {
@@ -156,9 +168,11 @@ func parseTime(text string, inputs []string, now time.Time) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("not a time: %q: give RFC 3339 (2026-12-06T15:04:05Z), a clock time on the log's first day (15:04 or 15:04:05), or a duration before now (10m, 1h30m)", text)
 }
 
-// logDay is the local time of the first [CLOCK_ANCHOR] among the files
-// inputs name.
+// logDay is the local time of the earliest first [CLOCK_ANCHOR] among
+// the files inputs name: the log's first day, whatever order the files'
+// names give (a pid that wrapped around names a later run's file first).
 func logDay(inputs []string) (time.Time, bool) {
+	earliest, found := int64(0), false
 	for _, in := range inputs {
 		if in == "-" {
 			continue
@@ -168,12 +182,12 @@ func logDay(inputs []string) (time.Time, bool) {
 			continue
 		}
 		for _, path := range paths {
-			if wall, ok := firstAnchor(path); ok {
-				return time.Unix(0, wall).Local(), true
+			if wall, ok := firstAnchor(path); ok && (!found || wall < earliest) {
+				earliest, found = wall, true
 			}
 		}
 	}
-	return time.Time{}, false
+	return time.Unix(0, earliest).Local(), found
 }
 
 // firstAnchor returns the first [CLOCK_ANCHOR] among the first 64 KiB of

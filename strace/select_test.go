@@ -131,6 +131,9 @@ func TestParseTime(t *testing.T) {
 	day := time.Date(2026, 12, 5, 23, 59, 0, 0, time.Local)
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "host.4.log"), []byte(logtest.AnchorRecord(4, 1000, day.UnixNano())), 0o600))
+	// Named first, begun a day later (a pid that wrapped around): the
+	// log's first day is still the earliest anchor's.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "host.100.log"), []byte(logtest.AnchorRecord(100, 1000, day.Add(24*time.Hour).UnixNano())), 0o600))
 	inputs := []string{"-", dir}
 	for _, tt := range []struct {
 		in   string
@@ -141,6 +144,7 @@ func TestParseTime(t *testing.T) {
 		{"2026-12-06T10:00:00.5+01:00", time.Date(2026, 12, 6, 9, 0, 0, 5e8, time.UTC), ""},
 		{"15:04", time.Date(2026, 12, 5, 15, 4, 0, 0, time.Local), ""},
 		{"15:04:05", time.Date(2026, 12, 5, 15, 4, 5, 0, time.Local), ""},
+		{"15:04:05.25", time.Date(2026, 12, 5, 15, 4, 5, 25e7, time.Local), ""},
 		{"10m", now.Add(-10 * time.Minute), ""},
 		{"1h30m", now.Add(-90 * time.Minute), ""},
 		{"-10m", time.Time{}, "not a time"},
@@ -166,14 +170,17 @@ func TestParseTime(t *testing.T) {
 	sel, err := ParseSelection("", "", nil, nil, inputs, now)
 	assert.NoError(t, err)
 	assert.Nil(t, sel, "nothing asked: no selection")
-	sel, err = ParseSelection("15:04", "1h", []string{"7"}, []string{"-"}, inputs, now)
+	sel, err = ParseSelection("15:04", "1h", []string{"7"}, []string{"-", "6F1C"}, inputs, now)
 	require.NoError(t, err)
-	assert.Equal(t, &Selection{Since: time.Date(2026, 12, 5, 15, 4, 0, 0, time.Local), Until: now.Add(-time.Hour), PIDs: []int64{7}, Runs: []string{"-"}}, sel)
+	assert.Equal(t, &Selection{Since: time.Date(2026, 12, 5, 15, 4, 0, 0, time.Local), Until: now.Add(-time.Hour), PIDs: []int64{7}, Runs: []string{"-", "6f1c"}}, sel)
+	assert.True(t, sel.picksProcess(7, &Run{ID: "6f1c2d4e-0000"}), "a run's tag in any case")
+	_, err = ParseSelection("", "", nil, []string{""}, inputs, now)
+	assert.ErrorContains(t, err, `--run ""`)
 	for _, bad := range []struct{ since, until, pid, want string }{
 		{"yesterday", "", "", "--since: not a time"},
 		{"", "x", "", "--until: not a time"},
 		{"", "", "x", `--pid "x": not a process id`},
-		{"", "", "0", "pid 0"},
+		{"", "", "0", `--pid "0": not a process id`},
 		{"10m", "20m", "", "the window is empty"},
 	} {
 		var pids []string

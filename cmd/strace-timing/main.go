@@ -774,6 +774,12 @@ func warn(w io.Writer, p *strace.Parser, spans int) {
 			cmp.Or(m.Path, "the input"), m.Runs, m.PID)
 	}
 	if p.Select != nil {
+		if spans == 0 && p.Deselected > 0 {
+			// What stdout says of a log without spans ("No [STRACE]
+			// markers found.", the reference's words) is not the log's
+			// fault here.
+			fmt.Fprintf(w, "note: no span is in the selection (--since, --until, --pid, --run); the log holds %d it left out\n", p.Deselected)
+		}
 		fmt.Fprintf(w, "note: the selection (--since, --until, --pid, --run) kept %d spans and left out %d", spans, p.Deselected)
 		if p.Untimed > 0 {
 			fmt.Fprintf(w, ", %d of them for want of a wall-clock time (before any [CLOCK_ANCHOR] of their process in their file, or on a device's clock)", p.Untimed)
