@@ -323,9 +323,7 @@ func (p *Parser) absorb(q *Parser, g *growth) {
 	// the file's earlier blocks.
 	for _, i := range q.pendSpans {
 		s := &p.Spans[base+i]
-		if a := p.file.pid(s.PID).cur; a > 0 {
-			s.Place(p.Anchors[a-1])
-		} else {
+		if !p.placeByAnchor(s) {
 			p.pendSpans = append(p.pendSpans, base+i)
 		}
 	}

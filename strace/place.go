@@ -149,15 +149,24 @@ func (p *Parser) placeSpan(i int) {
 	if s.IsDevice() {
 		return
 	}
+	if !p.placeByAnchor(s) {
+		p.pendSpans = append(p.pendSpans, i)
+	}
+}
+
+// placeByAnchor places s by the last anchor of its process read so far
+// in this file, and reports whether there was one. The last anchor of any
+// process is looked at first: a file usually holds one process.
+func (p *Parser) placeByAnchor(s *Span) bool {
 	if p.file.last > 0 && s.PID == p.file.lastPID {
 		s.Place(p.Anchors[p.file.last-1])
-		return
+		return true
 	}
 	if a := p.file.pid(s.PID).cur; a > 0 {
 		s.Place(p.Anchors[a-1])
-		return
+		return true
 	}
-	p.pendSpans = append(p.pendSpans, i)
+	return false
 }
 
 // placeRecords places the records from index from on (and the record

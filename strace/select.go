@@ -297,11 +297,7 @@ func SkipFiles(paths []string, sel *Selection) (kept []string, skipped int) {
 // counting it when not. p.Select is not nil.
 func (p *Parser) picked(s *Span) bool {
 	if p.Select.timed() && !s.IsDevice() {
-		if p.file.last > 0 && s.PID == p.file.lastPID {
-			s.Place(p.Anchors[p.file.last-1])
-		} else if a := p.file.pid(s.PID).cur; a > 0 {
-			s.Place(p.Anchors[a-1])
-		}
+		p.placeByAnchor(s)
 	}
 	return p.pickSpan(s)
 }
@@ -312,9 +308,7 @@ func (p *Parser) picked(s *Span) bool {
 // as the spans p keeps are placed.
 func (p *Parser) pickedFromBlock(s *Span) bool {
 	if p.Select.timed() && !s.IsDevice() && s.flipped == 0 {
-		if a := p.file.pid(s.PID).cur; a > 0 {
-			s.Place(p.Anchors[a-1])
-		}
+		p.placeByAnchor(s)
 	}
 	return p.pickSpan(s)
 }
