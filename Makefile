@@ -10,7 +10,7 @@ BENCH ?= .
 # select one set of versions for all of them.
 export GOWORK ?= off
 
-.PHONY: test lane-race lane-plain readme root-api otel-api otel-tests otel-demo-tests bench-vet crosscheck nocgo test-arm vet-all fmt-check tidy-check vet vet32 api-check cross race stress allocs otel otel-demo bench bench-compare bench-lib fuzz cover
+.PHONY: test lane-race lane-plain readme root-api otel-api otel-tests otel-demo-tests bench-vet crosscheck nocgo test-arm vet-all fmt-check tidy-check vet vet32 api-check cross race stress allocs otel otel-demo bench bench-compare bench-lib reader-mixes fuzz cover
 
 # Every platform the library supports: it must build and vet on each
 # (tests run on this machine's).
@@ -232,6 +232,13 @@ bench-compare:
 		(cd bench && $$tmp/new.test -test.run NONE -test.bench '$(BENCH)' -test.benchmem -test.count 1 -test.benchtime $(BENCHTIME)) >> $$tmp/new.txt; \
 	done; \
 	cd bench && $(GO) tool benchstat old=$$tmp/old.txt new=$$tmp/new.txt
+
+# The reader on the worst day's logs (a million names, a million
+# processes, ten thousand run files, each beside a tenth of itself): time,
+# MB/s and peak memory, failing past docs/READING.md's promise. About
+# 700 MB of temporary files and a minute; not part of make test.
+reader-mixes:
+	$(GO) run ./cmd/strace-timing/internal/mixes
 
 # The library's own micro-benchmarks.
 bench-lib:

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"math"
 	"math/big"
@@ -84,19 +85,39 @@ func Statistics(hosts []strace.HostLog) SpanStats {
 // exact: nearest rank over every duration). It also notes whether the
 // spans are of simpler's runtime (SimplerRuntime). The zero StatsBuilder
 // is not ready: use NewStatsBuilder.
+//
+// A row (a host, a process and a name) is an entry in chunks found
+// through index, a table of entry numbers, not a map: a map of a million
+// rows held 125 bytes a row in its slots, the index holds 4 to 16, and it
+// goes before the report's rows are made, as each chunk of entries goes
+// once its rows are (so a log of a million names reads within twice its
+// size).
 type StatsBuilder struct {
 	labels []string // the hosts', by index
-	durs   map[statKey]*durations
+	// chunks hold the entries, statChunk each (never grown, so a
+	// *durations stays valid); n is how many there are.
+	chunks [][]statEntry
+	n      int
+	// index is an open-addressed table of entry numbers + 1 (0: empty),
+	// its length a power of two at least twice n; seed hashes its keys.
+	index  []int32
+	seed   maphash.Seed
 	device map[string]bool
 	spans  int
-	// recent caches the lists of the last few keys: a log's spans come
+	// recent caches the rows of the last few keys: a log's spans come
 	// from a few names and processes at a time, and a look here is
-	// cheaper than the map's hash of a name. next is the entry replaced
-	// next.
+	// cheaper than a hash of a name. next is the entry replaced next.
 	recent  [8]recentKey
 	next    int
 	simpler bool
 }
+
+type statEntry struct {
+	k statKey
+	d durations
+}
+
+const statChunk = 1 << 12
 
 type recentKey struct {
 	k statKey
@@ -168,7 +189,47 @@ func NewStatsBuilder(labels ...string) *StatsBuilder {
 	if len(labels) == 0 {
 		labels = []string{""}
 	}
-	return &StatsBuilder{labels: labels, durs: map[statKey]*durations{}, device: map[string]bool{}}
+	return &StatsBuilder{labels: labels, seed: maphash.MakeSeed(), device: map[string]bool{}}
+}
+
+// entry is entry i.
+func (b *StatsBuilder) entry(i int) *statEntry { return &b.chunks[i/statChunk][i%statChunk] }
+
+// find returns the durations of k, adding an entry for it if it has
+// none (new reports whether it did).
+func (b *StatsBuilder) find(k statKey) (d *durations, new bool) {
+	if 2*(b.n+1) > len(b.index) {
+		b.grow()
+	}
+	mask := uint64(len(b.index) - 1)
+	for h := maphash.Comparable(b.seed, k) & mask; ; h = (h + 1) & mask {
+		switch e := b.index[h]; {
+		case e == 0:
+			if b.n%statChunk == 0 {
+				b.chunks = append(b.chunks, make([]statEntry, statChunk))
+			}
+			b.index[h] = int32(b.n + 1)
+			en := b.entry(b.n)
+			en.k = k
+			b.n++
+			return &en.d, true
+		case b.entry(int(e-1)).k == k:
+			return &b.entry(int(e - 1)).d, false
+		}
+	}
+}
+
+// grow doubles the index (from 1 024 slots) and places every entry again.
+func (b *StatsBuilder) grow() {
+	b.index = make([]int32, max(1024, 2*len(b.index)))
+	mask := uint64(len(b.index) - 1)
+	for i := range b.n {
+		h := maphash.Comparable(b.seed, b.entry(i).k) & mask
+		for b.index[h] != 0 {
+			h = (h + 1) & mask
+		}
+		b.index[h] = int32(i + 1)
+	}
 }
 
 // Add counts span s of host h (an index of the labels).
@@ -183,9 +244,8 @@ func (b *StatsBuilder) Add(h int, s *strace.Span) {
 		}
 	}
 	if d == nil {
-		if d = b.durs[k]; d == nil {
-			d = new(durations)
-			b.durs[k] = d
+		var added bool
+		if d, added = b.find(k); added {
 			switch Family(s.Name) {
 			case "chip", "core", "node":
 				b.simpler = true
@@ -204,9 +264,9 @@ func (b *StatsBuilder) Add(h int, s *strace.Span) {
 func (b *StatsBuilder) Spans() int { return b.spans }
 
 // Names is how many (process, name) tables rows the builder holds: what
-// it holds grows with them (a map entry and a row each, a few hundred
+// it holds grows with them (an entry and a row each, about a hundred
 // bytes), not with the spans (8 bytes each).
-func (b *StatsBuilder) Names() int { return len(b.durs) }
+func (b *StatsBuilder) Names() int { return b.n }
 
 // SimplerRuntime reports what SimplerRuntime would of the spans added:
 // whether any is of simpler's runtime, or none was added.
@@ -215,11 +275,9 @@ func (b *StatsBuilder) SimplerRuntime() bool { return b.simpler || b.spans == 0 
 // Stats makes the report. It takes the durations kept as it goes: the
 // builder is empty after it.
 func (b *StatsBuilder) Stats() SpanStats {
-	type hostProc struct {
-		host int
-		proc
-	}
 	out := SpanStats{Overall: ProcessStats{Spans: b.spans}}
+	b.index = nil // the rows are found by number from here on
+	clear(b.recent[:])
 	// The sorts, most of the work on a long log, on every core.
 	work := make(chan *durations)
 	var wg sync.WaitGroup
@@ -230,67 +288,81 @@ func (b *StatsBuilder) Stats() SpanStats {
 			}
 		})
 	}
-	for _, d := range b.durs {
-		work <- d
+	for i := range b.n {
+		work <- &b.entry(i).d
 	}
 	close(work)
 	wg.Wait()
-	// Each process's rows in one slice of its own size, counted first (a
-	// process of a million names grew its slice by doubling, and the
-	// copies were most of the report's memory), through one map: at from
-	// a process to its row count, then to its index in out.Processes.
-	at := make(map[hostProc]int, min(len(b.durs), 1<<20)) // sized: a million processes grew it a split at a time
-	for k := range b.durs {
-		at[hostProc{k.host, k.proc}]++
+	// The entries by process (one sort of their numbers, not a map of
+	// processes: a million processes grew one a split at a time), then
+	// each entry's process number in procOf, and each process's rows in
+	// a slice of its own size, counted first.
+	order := make([]int32, b.n)
+	for i := range order {
+		order[i] = int32(i)
 	}
-	procs := make([]hostProc, 0, len(at))
-	for pk := range at {
-		procs = append(procs, pk)
+	sameProc := func(x, y int32) int {
+		a, c := &b.entry(int(x)).k, &b.entry(int(y)).k
+		return cmp.Or(cmp.Compare(a.host, c.host), compareProcs(a.proc, c.proc))
 	}
-	slices.SortFunc(procs, func(a, b hostProc) int {
-		if c := cmp.Compare(a.host, b.host); c != 0 {
-			return c
+	slices.SortFunc(order, sameProc)
+	procOf := make([]int32, b.n)
+	for i, e := range order {
+		if i == 0 || sameProc(order[i-1], e) != 0 {
+			k := &b.entry(int(e)).k
+			p := ProcessStats{Host: b.labels[k.host], PID: k.pid}
+			if place := runText(k.run); place != "" {
+				p.Run, p.RunPlace = k.run.ID, place
+			}
+			out.Processes = append(out.Processes, p)
 		}
-		return compareProcs(a.proc, b.proc)
-	})
-	out.Processes = make([]ProcessStats, len(procs))
-	for i, pk := range procs {
-		p := ProcessStats{Host: b.labels[pk.host], PID: pk.pid, Names: make([]NameStats, 0, at[pk])}
-		if place := runText(pk.run); place != "" {
-			p.Run, p.RunPlace = pk.run.ID, place
-		}
-		out.Processes[i] = p
-		at[pk] = i
+		procOf[e] = int32(len(out.Processes) - 1)
+		out.Processes[len(out.Processes)-1].Spans++ // the rows, for now
 	}
-	// Each key's durations go once its row is made, so that the rows take
-	// the place of what they summarise rather than add to it; the overall
-	// table, which needs every process's durations of a name, is made
-	// first. With one process it is that process's rows.
-	one := len(procs) == 1
+	for i := range out.Processes {
+		p := &out.Processes[i]
+		p.Names, p.Spans = make([]NameStats, 0, p.Spans), 0
+	}
+	// The overall table, which needs every process's durations of a
+	// name, is made before any row lets its durations go. With one
+	// process it is that process's rows.
+	one := len(out.Processes) == 1
 	if !one {
-		all := map[string][][]int64{}
-		for k, d := range b.durs {
-			all[k.name] = append(all[k.name], d.cur)
-		}
-		out.Overall.Names = make([]NameStats, 0, len(all))
-		for name, ds := range all {
-			d := ds[0]
-			if len(ds) > 1 {
-				d = slices.Concat(ds...) // a name of one process only is its process's, sorted already
+		slices.SortFunc(order, func(x, y int32) int {
+			return strings.Compare(b.entry(int(x)).k.name, b.entry(int(y)).k.name)
+		})
+		for i := 0; i < len(order); {
+			j := i + 1
+			name := b.entry(int(order[i])).k.name
+			for j < len(order) && b.entry(int(order[j])).k.name == name {
+				j++
+			}
+			d := b.entry(int(order[i])).d.cur // a name of one process only is its process's, sorted already
+			if j > i+1 {
+				ds := make([][]int64, 0, j-i)
+				for _, e := range order[i:j] {
+					ds = append(ds, b.entry(int(e)).d.cur)
+				}
+				d = slices.Concat(ds...)
 			}
 			out.Overall.Names = append(out.Overall.Names, nameStats(name, d, b.device[name]))
-			delete(all, name)
+			i = j
 		}
 		sortNames(out.Overall.Names)
 	}
-	clear(b.recent[:])
-	for k, d := range b.durs {
-		p := &out.Processes[at[hostProc{k.host, k.proc}]]
-		p.Names = append(p.Names, nameStats(k.name, d.cur, b.device[k.name]))
-		p.Spans += len(d.cur)
-		delete(b.durs, k)
+	order = nil
+	// Each chunk of entries goes once its rows are made, so that the rows
+	// take the place of what they summarise rather than add to it.
+	for i := range b.n {
+		e := b.entry(i)
+		p := &out.Processes[procOf[i]]
+		p.Names = append(p.Names, nameStats(e.k.name, e.d.cur, b.device[e.k.name]))
+		p.Spans += len(e.d.cur)
+		if i%statChunk == statChunk-1 || i == b.n-1 {
+			b.chunks[i/statChunk] = nil
+		}
 	}
-	clear(at)
+	b.chunks, b.n = nil, 0
 	for i := range out.Processes {
 		sortNames(out.Processes[i].Names)
 	}

@@ -3,9 +3,11 @@ package straceview
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"simpler.dev/log/internal/testkit/logtest"
+	"simpler.dev/log/internal/testkit/racedetect"
 	"simpler.dev/log/strace"
 )
 
@@ -158,4 +161,56 @@ func FuzzMeanIsNearest(f *testing.F) {
 		got := nameStats("n", slices.Clone(d), false)
 		assert.Equal(t, want, got.MeanNS, "%v", d)
 	})
+}
+
+// TestStatsHeldAllocs holds the report's memory to what docs/READING.md
+// promises for a log of many names or processes (within twice the log,
+// whose lines are well over 100 bytes): the heap a row holds once its
+// span is added, and once the report is made, the builder still alive.
+// A map of rows held 136 and 176 bytes a row of a name.
+func TestStatsHeldAllocs(t *testing.T) {
+	racedetect.SkipAllocs(t)
+	const n = 1 << 17
+	names := make([]string, n)
+	runs := make([]strace.Run, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("op%07d", i)
+		runs[i] = strace.Run{PID: int64(i), N: 1, Of: 1}
+	}
+	for _, tc := range []struct {
+		name        string
+		span        func(i int) strace.Span
+		added, made uint64 // bytes a row at most
+	}{
+		{"a name each, one process", func(i int) strace.Span { return strace.Span{PID: 7, Name: names[i], Dur: int64(i)} }, 112, 112},
+		// A process's report is a table of its own (its ProcessStats, 88
+		// bytes, beside its row).
+		{"a process each, one name", func(i int) strace.Span {
+			return strace.Span{PID: int64(i), Run: &runs[i], Name: "svc.handler", Dur: int64(i)}
+		}, 112, 192},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := heldHeap()
+			b := NewStatsBuilder()
+			for i := range n {
+				s := tc.span(i)
+				b.Add(0, &s)
+			}
+			added := heldHeap()
+			st := b.Stats()
+			made := heldHeap()
+			runtime.KeepAlive(b)
+			require.Equal(t, n, st.Overall.Spans)
+			assert.LessOrEqual(t, (added-base)/n, tc.added, "bytes a row, the spans added")
+			assert.LessOrEqual(t, (made-base)/n, tc.made, "bytes a row, the report made")
+		})
+	}
+}
+
+// heldHeap is the heap's live bytes after a collection.
+func heldHeap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
 }

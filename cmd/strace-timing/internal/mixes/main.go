@@ -1,0 +1,204 @@
+// Command mixes measures strace-timing --stats on the logs of the worst
+// day: a million distinct span names (with long lines and with short
+// ones), a million processes with an anchor and a span each, and ten
+// thousand run files of one pid (a week of container restarts), each
+// beside a tenth of itself. It prints, for each, the input's size, the
+// time, the MB/s, the peak memory and its ratio to the input, and the
+// time's growth from the tenth, then fails if a ratio passes what
+// docs/READING.md promises (memory within twice the input, time within
+// twenty times the tenth's).
+//
+// It is `make reader-mixes`, not part of make test: it writes about
+// 700 MB to the temporary directory and takes a minute on two cores, and
+// its figures are the machine's.
+//
+//	go run ./cmd/strace-timing/internal/mixes [-keep DIR]
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+)
+
+// A mix writes a log of n units into dir and returns the path to read.
+type mix struct {
+	name  string
+	small int // the tenth; the whole is ten times it
+	write func(dir string, n int) (string, error)
+}
+
+func main() {
+	keep := flag.String("keep", "", "write the logs into `DIR` and keep them (default: a temporary directory, removed)")
+	flag.Parse()
+	if err := run(*keep, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "mixes:", err)
+		os.Exit(1)
+	}
+}
+
+func run(keep string, out io.Writer) error {
+	dir := keep
+	if dir == "" {
+		d, err := os.MkdirTemp("", "mixes")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	bin := filepath.Join(dir, "strace-timing")
+	build := exec.Command("go", "build", "-o", bin, "simpler.dev/log/cmd/strace-timing")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("building strace-timing: %w", err)
+	}
+	mixes := []mix{
+		{"10⁶ spans of 10⁶ distinct names, one process", 100_000, lines(namesLine(false))},
+		{"the same names, shorter lines", 100_000, lines(namesLine(true))},
+		{"10⁶ processes, an anchor and a span each", 100_000, lines(procLines)},
+		{"10 000 run files of one pid, one span each", 1_000, runFiles},
+	}
+	fmt.Fprintln(out, "| the log | size | time | MB/s | peak memory | the tenth: size, time | time × |")
+	fmt.Fprintln(out, "|---|---|---|---|---|---|---|")
+	var failed []string
+	for i, m := range mixes {
+		var r [2]result
+		for j, n := range []int{m.small, 10 * m.small} {
+			path, err := m.write(filepath.Join(dir, fmt.Sprintf("mix%d-%d", i, n)), n)
+			if err != nil {
+				return err
+			}
+			if r[j], err = measure(bin, path); err != nil {
+				return fmt.Errorf("%s: %w", m.name, err)
+			}
+		}
+		whole, tenth := r[1], r[0]
+		ratio := float64(whole.rss) / float64(whole.size)
+		growth := whole.wall.Seconds() / tenth.wall.Seconds()
+		fmt.Fprintf(out, "| %s | %.1f MB | %.2f s | %.0f | %.0f MB, %.2f× | %.1f MB, %.2f s | %.1f |\n",
+			m.name, mb(whole.size), whole.wall.Seconds(), mb(whole.size)/whole.wall.Seconds(),
+			mb(whole.rss), ratio, mb(tenth.size), tenth.wall.Seconds(), growth)
+		// A directory of small files holds little, and its memory is the
+		// program's own: the ratio is asked of the logs of one file.
+		if ratio > 2 && whole.size > 64<<20 {
+			failed = append(failed, fmt.Sprintf("%s: peak memory %.2f× the input", m.name, ratio))
+		}
+		if growth > 20 {
+			failed = append(failed, fmt.Sprintf("%s: %.1f× the tenth's time", m.name, growth))
+		}
+	}
+	if failed != nil {
+		return fmt.Errorf("past the promise: %q", failed)
+	}
+	return nil
+}
+
+type result struct {
+	size int64 // bytes read
+	wall time.Duration
+	rss  int64 // peak resident bytes
+}
+
+func measure(bin, path string) (result, error) {
+	var r result
+	err := filepath.Walk(path, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			r.size += fi.Size()
+		}
+		return err
+	})
+	if err != nil {
+		return r, err
+	}
+	cmd := exec.Command(bin, "--stats", path)
+	cmd.Stderr = os.Stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return r, err
+	}
+	r.wall = time.Since(start)
+	r.rss = peakRSS(cmd.ProcessState)
+	return r, nil
+}
+
+func mb(n int64) float64 { return float64(n) / 1e6 }
+
+const (
+	mono = int64(183746529384756)
+	wall = int64(1796547385776638480)
+)
+
+// lines writes one file of line(w, i) for each i below n.
+func lines(line func(w *bufio.Writer, i int)) func(string, int) (string, error) {
+	return func(dir string, n int) (string, error) {
+		path := dir + ".log"
+		f, err := os.Create(path)
+		if err != nil {
+			return "", err
+		}
+		w := bufio.NewWriterSize(f, 1<<20)
+		for i := range n {
+			line(w, i)
+		}
+		if err := w.Flush(); err != nil {
+			f.Close()
+			return "", err
+		}
+		return path, f.Close()
+	}
+}
+
+// namesLine is a span of its own name each, after one anchor; short
+// leaves out the hid's digits and uses small clocks (129 bytes a line,
+// against 178).
+func namesLine(short bool) func(w *bufio.Writer, i int) {
+	return func(w *bufio.Writer, i int) {
+		if short {
+			if i == 0 {
+				fmt.Fprintf(w, "[mono_ns=100][T0x1][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=7 mono_ns=100 wall_ns=%d\n", wall)
+			}
+			fmt.Fprintf(w, "[mono_ns=%d][T0x1][TIMING] emit_host_span: [STRACE] v=1 pid=7 tid=1 inv=%d hid=0 depth=0 name=op%07d ts=%d dur=%d\n", 1000+i, i+1, i, 900+i, 3+i%97)
+			return
+		}
+		if i == 0 {
+			fmt.Fprintf(w, "[mono_ns=%d][T0x1][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=4711 mono_ns=%d wall_ns=%d\n", mono, mono, wall)
+		}
+		m := mono + int64(i)*1000
+		fmt.Fprintf(w, "[mono_ns=%d][T0x1][TIMING] emit_host_span: [STRACE] v=1 pid=4711 tid=1 inv=%d hid=9868ba6096912ce7 depth=0 name=svc.handler.op%07d ts=%d dur=%d\n", m, i+1, i, m-500, 400+i%97)
+	}
+}
+
+// procLines is process i: its anchor and one span.
+func procLines(w *bufio.Writer, i int) {
+	m := mono + int64(i)*1000
+	pid := 1000 + i
+	fmt.Fprintf(w, "[mono_ns=%d][T0x1][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=%d mono_ns=%d wall_ns=%d\n", m, pid, m, wall+int64(i)*1000)
+	fmt.Fprintf(w, "[mono_ns=%d][T0x1][TIMING] emit_host_span: [STRACE] v=1 pid=%d tid=1 inv=1 hid=9868ba6096912ce7 depth=0 name=svc.handler ts=%d dur=%d\n", m+10, pid, m, 400+i%97)
+}
+
+// runFiles is n run files of pid 1 in a directory, one span each, as
+// the sink names them (host.<pid>-<run tag>.log).
+func runFiles(dir string, n int) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	for i := range n {
+		m := mono + int64(i)*1_000_000
+		t := wall + int64(i)*1_000_000_000
+		text := fmt.Sprintf("[mono_ns=%d][T0x0][INFO] host_log_run: [HOSTLOG_RUN] v=1 pid=1 run=%08x-2b8e-4c01-b22b-35f37d985057 start_ns=%d\n", m, i, t) +
+			fmt.Sprintf("[mono_ns=%d][T0x1][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=1 mono_ns=%d wall_ns=%d\n", m, m, t) +
+			fmt.Sprintf("[mono_ns=%d][T0x1][TIMING] emit_host_span: [STRACE] v=1 pid=1 tid=1 inv=1 hid=9868ba6096912ce7 depth=0 name=svc.handler ts=%d dur=%d\n", m+10, m, 400+i%97)
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("host.1-%08x.log", i)), []byte(text), 0o644); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
+}
