@@ -56,6 +56,7 @@ func TestDamagedArchive(t *testing.T) {
 			return b
 		}, "damaged"},
 		{"empty", func([]byte) []byte { return nil }, "its end is lost"},
+		{"cut within its header", func(b []byte) []byte { return b[:4] }, "the last 4 of its 4 bytes are lost"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			h, err := ReadHost(nil, damagedDir(t, tt.harm), nil)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"simpler.dev/log/levels"
 	"simpler.dev/log/sink"
@@ -74,4 +75,38 @@ func ExampleReadHost() {
 	// anchors (one a file): 2
 	// drop reports: 0
 	// span chip.run hid=9f2c depth=0, of the invocation: true
+}
+
+// Following the directory a running service writes, as strace-timing
+// --follow does: each Poll gives EachSpan the spans written since the
+// last, through the rotation and compression the sink does meanwhile.
+func ExampleFollower() {
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+	counts := map[string]int{}
+	f := strace.NewFollower(&strace.Parser{EachSpan: func(s *strace.Span) { counts[s.Name]++ }}, dir)
+
+	st, _ := slogsimpler.NewState(&slogsimpler.Options{
+		Dir:      dir,
+		Level:    levels.Timing,
+		Rotation: sink.Rotation{MaxSize: 64 << 10, Compress: true},
+	})
+	st.Start()
+	ctx := spanattr.WithLogger(context.Background(), slog.New(st.Handler()))
+	for round := range 3 {
+		for range 400 { // about 80 KiB: a rotation a round
+			_, sp := spanattr.Start(ctx, "db.query")
+			sp.End()
+		}
+		st.Flush(time.Minute) // the spans in the file before the Poll
+		if err := f.Poll(); err != nil {
+			fmt.Println(err)
+		}
+		fmt.Printf("after round %d: %d\n", round+1, counts["db.query"])
+	}
+	st.Close(0)
+	// Output:
+	// after round 1: 400
+	// after round 2: 800
+	// after round 3: 1200
 }

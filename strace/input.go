@@ -155,8 +155,8 @@ func ReadFile(p *Parser, path string, stdin io.Reader, wrap func(io.Reader) io.R
 		stored = &counted{r: r}
 		zr, err := gzip.NewReader(stored)
 		if err != nil {
-			if err == io.EOF {
-				err = errTruncatedGz // empty: nothing of it was written
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				err = errTruncatedGz // empty, or cut within its header
 			}
 			return damaged(path, fmt.Errorf("%s: %w", path, err), 0, fileSize(path))
 		}

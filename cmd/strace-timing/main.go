@@ -49,6 +49,10 @@ type config struct {
 	since, until string
 	pids, runs   []string
 	sel          *strace.Selection
+	// follow is --follow: the report again every every, as the inputs
+	// grow, until SIGINT or SIGTERM.
+	follow bool
+	every  time.Duration
 	// terminal says whether standard output is a terminal, decided by
 	// the caller of runTerm (main asks the descriptor, tests say).
 	terminal bool
@@ -64,7 +68,7 @@ func (c *config) show() func(string) string {
 	return nil
 }
 
-const usageLine = "usage: strace-timing [-h] [--assert-native-overlap] [--require-hidden-prepare] [--rounds-table] [--tree] [--stats] [--tables] [--stats-json PATH] [--trace-out PATH] [--swimlane PATH] [--host-phase-records PATH] [--hosts [--label NAME ...]] [--generation GEN] [--html PATH] [--go-trace FILE] [--since T] [--until T] [--pid N ...] [--run TAG ...] [--raw] LOG [LOG ...]"
+const usageLine = "usage: strace-timing [-h] [--assert-native-overlap] [--require-hidden-prepare] [--rounds-table] [--tree] [--stats] [--tables] [--stats-json PATH] [--trace-out PATH] [--swimlane PATH] [--host-phase-records PATH] [--hosts [--label NAME ...]] [--generation GEN] [--html PATH] [--go-trace FILE] [--since T] [--until T] [--pid N ...] [--run TAG ...] [--follow [--every D]] [--raw] LOG [LOG ...]"
 
 // usageError is a command line the tool cannot run: it prints the usage
 // and exits 2, as argparse does.
@@ -96,6 +100,8 @@ func newFlagSet(c *config) *flag.FlagSet {
 	fs.StringVar(&c.until, "until", "", "read only spans that start before `T` (as --since)")
 	fs.Var(cli.Repeated{List: &c.pids}, "pid", "read only this process's spans and records (repeatable); files named for other processes are not read")
 	fs.Var(cli.Repeated{List: &c.runs}, "run", "read only this run's spans and records: its identity or a prefix (the tag the reader prints, as in host.<pid>-<tag>.log), - for a process's unmarked run (repeatable)")
+	fs.BoolVar(&c.follow, "follow", false, "with --stats or --tables: keep reading the LOGs (directories: their files as they appear, through rotation, compression and new runs) as a service writes them, printing the report every --every, and a last one on SIGINT or SIGTERM (exit 0)")
+	fs.DurationVar(&c.every, "every", 5*time.Second, "with --follow, how often the report is printed (a Go `duration`: 5s, 1m)")
 	fs.BoolVar(&c.raw, "raw", false, "print span names and hids in the tables and the tree as decoded even when standard output is a terminal (escape sequences and bidi controls included); --stats escapes them whatever this says")
 	return fs
 }
@@ -138,8 +144,9 @@ spans) and the anchored one before it ("bind phase=" lines); see
   - a warning says when a process's rotated files do not start at
     .00000001 or skip numbers (retention removed them);
   - --hosts, --label, --generation, --stats, --stats-json, --tables,
-    --html, --go-trace and --raw are ours; --hosts and --html say how
-    many spans they leave off the timeline, and why;
+    --html, --go-trace, --since, --until, --pid, --run, --follow, --every
+    and --raw are ours; --hosts and --html say how many spans they leave
+    off the timeline, and why;
   - span names are printed as decoded from their %XX escapes, as the
     reference prints them, only when standard output is not a terminal
     (a name can then hold escape sequences and bidi controls, which a
@@ -185,6 +192,11 @@ http.request, db.query) is read as any service's:
 	case len(c.labels) > len(c.inputs):
 		return c, usageError{"more --label than LOG"}
 	}
+	everySet := false
+	fs.Visit(func(f *flag.Flag) { everySet = everySet || f.Name == "every" })
+	if err := c.followArgs(everySet); err != nil {
+		return c, err
+	}
 	sel, err := strace.ParseSelection(c.since, c.until, c.pids, c.runs, c.inputs, time.Now())
 	if err != nil {
 		return c, usageError{err.Error()}
@@ -228,7 +240,7 @@ func argparseWords(err error, args []string) string {
 // then ours: every flag parseArgs defines, and help.
 var optionOrder = []string{"help", "trace-out", "swimlane", "host-phase-records", "rounds-table", "tree",
 	"assert-native-overlap", "require-hidden-prepare", "hosts", "label", "generation", "stats", "stats-json", "html", "go-trace", "raw",
-	"tables", "since", "until", "pid", "run"}
+	"tables", "since", "until", "pid", "run", "follow", "every"}
 
 // expandPrefixes gives long options argparse's abbreviations: "--rounds"
 // is --rounds-table, "--trace=t.json" is --trace-out=t.json, because the
@@ -313,6 +325,9 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 		return fail(err)
 	}
 	c.terminal = terminal
+	if c.follow {
+		return follow(&c, stdout, stderr)
+	}
 	p := strace.Parser{Select: c.sel}
 	var aligned *straceview.Aligned
 	var hosts []strace.HostLog

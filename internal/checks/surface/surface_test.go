@@ -207,8 +207,12 @@ func receiverExported(e ast.Expr) bool {
 //     strace package so that strace-otlp, on the public API only, selects
 //     as strace-timing does; the day of a clock time and a file's first
 //     anchor stay inside: 153 and 106.
+//   - strace.Follower, NewFollower and Poll (issue 56): tail -F for a
+//     service's log directory through rotation and compression, which
+//     needs what a file said of itself and so lives beside the Parser:
+//     155 and 107.
 func TestExportedSurface(t *testing.T) {
-	const budgetTop, budgetMethods = 153, 106
+	const budgetTop, budgetMethods = 155, 107
 	top, methods := exported(t, root)
 	t.Logf("exported: %d names, %d methods", top, methods)
 	assert.LessOrEqual(t, top, budgetTop, "the public packages export more names than the budget")

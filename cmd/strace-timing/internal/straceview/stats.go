@@ -274,10 +274,21 @@ func (b *StatsBuilder) SimplerRuntime() bool { return b.simpler || b.spans == 0 
 
 // Stats makes the report. It takes the durations kept as it goes: the
 // builder is empty after it.
-func (b *StatsBuilder) Stats() SpanStats {
+func (b *StatsBuilder) Stats() SpanStats { return b.report(false) }
+
+// Snapshot makes the report of the spans added so far and keeps them:
+// more can be added, and the next report counts them all (--follow). It
+// holds, for a moment, the report beside what the builder holds.
+func (b *StatsBuilder) Snapshot() SpanStats { return b.report(true) }
+
+// report makes the report; keep keeps the builder's entries, which only
+// a Stats lets go as it goes.
+func (b *StatsBuilder) report(keep bool) SpanStats {
 	out := SpanStats{Overall: ProcessStats{Spans: b.spans}}
-	b.index = nil // the rows are found by number from here on
-	clear(b.recent[:])
+	if !keep {
+		b.index = nil // the rows are found by number from here on
+		clear(b.recent[:])
+	}
 	// The sorts, most of the work on a long log, on every core.
 	work := make(chan *durations)
 	var wg sync.WaitGroup
@@ -358,11 +369,13 @@ func (b *StatsBuilder) Stats() SpanStats {
 		p := &out.Processes[procOf[i]]
 		p.Names = append(p.Names, nameStats(e.k.name, e.d.cur, b.device[e.k.name]))
 		p.Spans += len(e.d.cur)
-		if i%statChunk == statChunk-1 || i == b.n-1 {
+		if !keep && (i%statChunk == statChunk-1 || i == b.n-1) {
 			b.chunks[i/statChunk] = nil
 		}
 	}
-	b.chunks, b.n = nil, 0
+	if !keep {
+		b.chunks, b.n = nil, 0
+	}
 	for i := range out.Processes {
 		sortNames(out.Processes[i].Names)
 	}

@@ -1,0 +1,285 @@
+package strace
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"simpler.dev/log/internal/logname"
+)
+
+// A Follower reads logs as they are written, the way tail -F follows a
+// file: each [Follower.Poll] reads into its Parser the whole lines
+// appended to its inputs since the last one, the files that appeared
+// since (a new run's, a rotation's next), and what was still unread of
+// a file when it was rotated away, also once the sink has compressed it.
+// Every line is read once, whatever rotation and compression did in
+// between: a file is known by its identity on disk (a rotation renames
+// the file the sink was writing, and [os.SameFile] still knows it), and
+// a compressed file by the plain one it was made of (its name, or its
+// first line when the plain file was renamed and compressed between two
+// Polls), whose bytes already read are skipped in it.
+//
+// What a file says of itself (its anchors and run records) goes on
+// counting for the lines appended to it later, as if it were read in one
+// piece; only MergedRuns, which needs a file's end, is not looked for.
+// A line the writer is still writing (no newline yet) waits for the next
+// Poll. Retention can remove a rotated file before a Poll reads its end:
+// what was unread of it is lost to the follower, as it is to anyone.
+type Follower struct {
+	p      *Parser
+	inputs []string
+	// byName holds what was read of each file by the name it was last
+	// seen under (a rotated file's compressed name too); live the files
+	// last seen under a current name (host.<pid>.log), which a rotation
+	// may have renamed since: a new rotated name is looked for among
+	// them.
+	byName map[string]*followed
+	live   []*followed
+}
+
+// followed is what was read of one file.
+type followed struct {
+	fi  os.FileInfo // its identity on disk, at its last read
+	off int64       // bytes read: up to the end of its last whole line
+	// head is its first line (at most headMax bytes): the sink begins
+	// each file with a record of its own time, so a compressed file made
+	// of it, whose plain name was never seen, is known by it.
+	head string
+	file fileState // what it said of itself so far
+	done bool      // compressed, read whole: nothing more comes
+}
+
+// NewFollower returns a Follower reading inputs (files and directories, as
+// [Inputs] takes them; a directory may be empty or not yet exist) into p.
+// p is given every span as ReadFile gives it, to EachSpan if it is set.
+func NewFollower(p *Parser, inputs ...string) *Follower {
+	return &Follower{p: p, inputs: inputs, byName: map[string]*followed{}}
+}
+
+// Poll reads what the inputs hold that was not read before. It goes on
+// past a file it cannot read: the error joins each such file's (one
+// wrapping [ErrDamaged] for a compressed file read in part); a file
+// removed between the listing and its read is no error.
+func (f *Follower) Poll() error {
+	var errs []error
+	for _, in := range f.inputs {
+		paths, err := Inputs(in)
+		if err != nil {
+			if fi, statErr := os.Stat(in); errors.Is(statErr, fs.ErrNotExist) || (statErr == nil && fi.IsDir()) {
+				continue // not there yet, or no log in it yet
+			}
+			errs = append(errs, err)
+			continue
+		}
+		for _, path := range paths {
+			if err := f.poll(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// poll reads what is new of the file at path.
+func (f *Follower) poll(path string) error {
+	if strings.HasSuffix(path, logname.Gz) {
+		return f.pollGz(path)
+	}
+	file, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	fi, err := file.Stat()
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil // a pipe or a device is read by ReadFile, not followed
+	}
+	st := f.byName[path]
+	if st == nil || !os.SameFile(st.fi, fi) {
+		st = f.renamed(fi)
+		if st == nil {
+			st = &followed{}
+		}
+		f.byName[path] = st
+	}
+	if _, seq, ok := logname.Parse(filepath.Base(path)); ok && seq == 0 {
+		if !st.listed(f.live) {
+			f.live = append(f.live, st)
+		}
+	} else {
+		f.live = removeFollowed(f.live, st) // renamed by a rotation: its name stays
+	}
+	st.fi = fi
+	if fi.Size() < st.off {
+		st.off, st.file = 0, fileState{} // truncated: read again from its start
+	}
+	end, err := lastLineEnd(file, st.off, fi.Size())
+	if err != nil || end == st.off {
+		return err
+	}
+	if st.off == 0 {
+		head := make([]byte, min(end, headMax))
+		if _, err := file.ReadAt(head, 0); err != nil {
+			return err
+		}
+		st.head = firstLine(head)
+	}
+	err = f.p.readChunk(path, &st.file, io.NewSectionReader(file, st.off, end-st.off))
+	st.off = end
+	return err
+}
+
+// pollGz reads a compressed file: the rest of the plain file it was made
+// of, if that was followed, else all of it; once.
+func (f *Follower) pollGz(path string) error {
+	st := f.byName[path]
+	if st == nil {
+		st = f.byName[strings.TrimSuffix(path, logname.Gz)]
+		if st == nil {
+			st = &followed{}
+		}
+		f.byName[path] = st
+	}
+	if st.done {
+		return nil
+	}
+	file, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	stored := &counted{r: file}
+	zr, err := gzip.NewReader(stored)
+	if err == nil {
+		defer zr.Close()
+		br := bufio.NewReaderSize(gzReader{zr}, headMax)
+		if st.off == 0 {
+			// Made of a file last seen under its current name, renamed
+			// and compressed since: the live file with its first line.
+			head, _ := br.Peek(headMax)
+			if was := f.firstLined(firstLine(head)); was != nil {
+				st = was // what it said of itself goes on counting
+				f.byName[path] = st
+				f.live = removeFollowed(f.live, was)
+			}
+		}
+		var r io.Reader = br
+		if _, err = io.CopyN(io.Discard, r, st.off); err == nil {
+			err = f.p.readChunk(path, &st.file, r)
+		} else if err == io.EOF {
+			err = nil // shorter than what was read of it plain: nothing new
+		}
+	} else if err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = errTruncatedGz // empty, or cut within its header
+	}
+	st.done, st.file = true, fileState{}
+	f.live = removeFollowed(f.live, st)
+	if err != nil {
+		return damaged(path, fmt.Errorf("%s: %w", path, err), stored.n, fileSize(path))
+	}
+	return nil
+}
+
+// renamed returns the file followed under a current name that fi is now,
+// nil for none.
+func (f *Follower) renamed(fi os.FileInfo) *followed {
+	for _, st := range f.live {
+		if os.SameFile(st.fi, fi) {
+			return st
+		}
+	}
+	return nil
+}
+
+// firstLined returns the file followed under a current name whose first
+// line is head, nil for none (or for a head of no whole line).
+func (f *Follower) firstLined(head string) *followed {
+	if !strings.HasSuffix(head, "\n") {
+		return nil
+	}
+	for _, st := range f.live {
+		if st.head == head {
+			return st
+		}
+	}
+	return nil
+}
+
+// headMax bounds the first line a file is known by.
+const headMax = 512
+
+// firstLine is b up to its first newline, included; all of b when it
+// holds none.
+func firstLine(b []byte) string {
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[:i+1]
+	}
+	return string(b)
+}
+
+// listed reports whether st is in sts.
+func (st *followed) listed(sts []*followed) bool {
+	for _, s := range sts {
+		if s == st {
+			return true
+		}
+	}
+	return false
+}
+
+func removeFollowed(sts []*followed, st *followed) []*followed {
+	for i, s := range sts {
+		if s == st {
+			return append(sts[:i], sts[i+1:]...)
+		}
+	}
+	return sts
+}
+
+// lastLineEnd returns the offset just past the last newline of file
+// between from and size, from when there is none: a line still being
+// written is left for later.
+func lastLineEnd(file io.ReaderAt, from, size int64) (int64, error) {
+	buf := make([]byte, 64<<10)
+	for end := size; end > from; {
+		start := max(from, end-int64(len(buf)))
+		n, err := file.ReadAt(buf[:end-start], start)
+		if err != nil && !(err == io.EOF && int64(n) == end-start) {
+			return from, err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			return start + int64(i) + 1, nil
+		}
+		end = start
+	}
+	return from, nil
+}
+
+// readChunk reads r, the next part of the file at path, whose reading so
+// far left st, and places what it held on the wall clock, as
+// readFileWith does with a whole file.
+func (p *Parser) readChunk(path string, st *fileState, r io.Reader) error {
+	p.file = *st
+	records, lines, spans := len(p.Records), len(p.RecordLines), len(p.Spans)
+	err := p.readBlocks(r, runtime.GOMAXPROCS(0), 0)
+	p.attribute(path, records, lines, spans)
+	p.placeRecords(records, lines)
+	p.placeRest()
+	p.selectFile(spans, records, lines)
+	p.numberRuns()
+	*st = p.file
+	p.file.reset()
+	return err
+}
