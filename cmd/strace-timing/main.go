@@ -10,6 +10,7 @@ import (
 	"maps"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -500,10 +501,15 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 		if gt != nil {
 			doc.TraceEvents = append(doc.TraceEvents, gt.Events(int64(len(invs)+1), "Go execution trace")...)
 		}
-		if err := writeFile(c.traceOut, stderr, func(w io.Writer) error { return straceview.WriteJSON(w, doc) }); err != nil {
+		parts, err := writeTraceParts(c.traceOut, stderr, doc)
+		if err != nil {
 			return fail(err)
 		}
 		fmt.Fprintf(stdout, "Wrote Chrome trace: %s (%d spans)\n", c.traceOut, keyed)
+		if len(parts) > 1 {
+			fmt.Fprintf(stdout, "  in %d parts by time, each under %d MB (what Perfetto's UI loads in a browser): %s\n",
+				len(parts), traceOutMax>>20, strings.Join(parts, ", "))
+		}
 		if left := len(p.Spans) - keyed; left > 0 {
 			// The reference's trace holds the invocations' spans only;
 			// say what that leaves out rather than lose it silently.
@@ -881,6 +887,82 @@ func hostsDoc(a *straceview.Aligned, doc *straceview.Document) {
 }
 
 // writeFile writes path through write, with a progress line on a
+// traceOutMax bounds each file --trace-out writes. Perfetto's UI parses
+// a trace in the browser, in memory that is typically 2 GB and holds a
+// trace several times its size (perfetto.dev, "Visualising large
+// traces"); a 900 MB JSON trace is reported to crash it
+// (google/perfetto#99), and chrome://tracing stopped at 256 MB. Past it,
+// the trace is written in parts by time, each a trace of its own. A
+// variable so that a test can lower it.
+var traceOutMax int64 = 256 << 20
+
+// writeTraceParts writes doc to path, or, past traceOutMax, to path and
+// then its parts path.2.json, path.3.json ... (partPath), returning the
+// paths written; parts left by an earlier, longer trace of path are
+// removed, so that no part of another trace is read as this one's.
+func writeTraceParts(path string, stderr io.Writer, doc straceview.Document) ([]string, error) {
+	progress := cli.StartProgress(stderr, "writing "+path, 0)
+	defer progress.Done()
+	var f *os.File
+	var paths []string
+	closeLast := func() error {
+		if f == nil {
+			return nil
+		}
+		err := f.Close()
+		f = nil
+		return err
+	}
+	_, err := straceview.WriteJSONParts(doc, traceOutMax, func(n int) (io.Writer, error) {
+		if err := closeLast(); err != nil {
+			return nil, err
+		}
+		p := partPath(path, n)
+		var err error
+		if f, err = os.Create(p); err != nil {
+			return nil, err
+		}
+		paths = append(paths, p)
+		return progress.Writer(f), nil
+	})
+	if cerr := closeLast(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return paths, fmt.Errorf("%s: %w", path, err)
+	}
+	for n := len(paths) + 1; isTracePart(partPath(path, n)); n++ {
+		if os.Remove(partPath(path, n)) != nil {
+			break
+		}
+	}
+	return paths, nil
+}
+
+// isTracePart reports whether the file at path begins as a trace
+// WriteJSONParts writes: only such a file is removed as a stale part.
+func isTracePart(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	const head = `{"traceEvents":[`
+	b := make([]byte, len(head))
+	_, err = io.ReadFull(f, b)
+	return err == nil && string(b) == head
+}
+
+// partPath is the path of part n of a trace written to path: path itself
+// for the first, then t.2.json for t.json (trace.2 for trace).
+func partPath(path string, n int) string {
+	if n == 1 {
+		return path
+	}
+	ext := filepath.Ext(path)
+	return fmt.Sprintf("%s.%d%s", strings.TrimSuffix(path, ext), n, ext)
+}
+
 // terminal (stderr) when it takes more than a second.
 func writeFile(path string, stderr io.Writer, write func(io.Writer) error) error {
 	f, err := os.Create(path)

@@ -10,7 +10,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -266,4 +268,91 @@ func htmlProcesses(t *testing.T, path string) []string {
 		out = append(out, p.Label)
 	}
 	return out
+}
+
+// TestServiceTraceParts: --trace-out on a service's log of 4 goroutines
+// × 2 000 invocations draws a lane for the process and a thread for each
+// goroutine (at most 16 tracks, not 8 000), and past the size Perfetto's
+// UI loads (lowered here to 256 KiB) writes it in parts: each read back
+// in full, under the bound, naming its process and threads, and together
+// every invocation and span once.
+func TestServiceTraceParts(t *testing.T) {
+	// A full queue waits (a State's own default drops, counted), so that
+	// every span is in the log.
+	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing, Dir: t.TempDir(), Backpressure: time.Minute})
+	require.NoError(t, err)
+	require.NoError(t, st.Start())
+	ctx := spanattr.WithLogger(context.Background(), slog.New(st.Handler()))
+	const goroutines, invocations = 4, 2000
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Go(func() {
+			for i := range invocations {
+				ictx, inv := spanattr.NewInvocation(ctx, 0xa11ce)
+				_, sp := spanattr.Start(ictx, "http.request", slog.Int("g", g), slog.Int("i", i))
+				sp.End()
+				inv.End()
+			}
+		})
+	}
+	wg.Wait()
+	require.NoError(t, st.Close(0))
+
+	old := traceOutMax
+	traceOutMax = 256 << 10
+	t.Cleanup(func() { traceOutMax = old })
+	dir := t.TempDir()
+	out := filepath.Join(dir, "t.json")
+	code, stdout, errs := runCmd(t, "", st.Path(), "--trace-out", out)
+	require.Equal(t, 0, code, errs)
+	parts, err := filepath.Glob(filepath.Join(dir, "t*.json"))
+	require.NoError(t, err)
+	require.Greater(t, len(parts), 3, "precondition: the trace is past 256 KiB: %s", stdout)
+	assert.Contains(t, stdout, fmt.Sprintf("in %d parts by time, each under 0 MB", len(parts)))
+
+	tracks := map[[2]int64]bool{}
+	counts := map[string]int{}
+	for n := 1; n <= len(parts); n++ {
+		b, err := os.ReadFile(partPath(out, n))
+		require.NoError(t, err)
+		assert.LessOrEqual(t, len(b), int(traceOutMax), "part %d", n)
+		var doc struct {
+			TraceEvents []struct {
+				Name, Ph string
+				PID, TID int64
+			} `json:"traceEvents"`
+		}
+		require.NoError(t, json.Unmarshal(b, &doc), "part %d is a JSON document of its own", n)
+		names := map[string]bool{}
+		for _, e := range doc.TraceEvents {
+			if e.Ph == "M" {
+				names[e.Name] = true
+				continue
+			}
+			tracks[[2]int64{e.PID, e.TID}] = true
+			if e.Name == "http.request" || strings.HasPrefix(e.Name, "inv=") {
+				counts[strings.SplitN(e.Name, "=", 2)[0]]++
+			}
+		}
+		assert.True(t, names["process_name"] && names["thread_name"], "part %d names its process and threads", n)
+	}
+	assert.LessOrEqual(t, len(tracks), 16, "tracks")
+	assert.Equal(t, map[string]int{"http.request": goroutines * invocations, "inv": goroutines * invocations}, counts)
+
+	// Written again in fewer parts: the parts past them, left by the
+	// longer trace, are removed, and a file after them that is no trace
+	// stays.
+	n := len(parts) - 1
+	require.NoError(t, os.WriteFile(partPath(out, n+1), []byte("not ours"), 0o644))
+	traceOutMax = 1 << 20
+	code, _, errs = runCmd(t, "", st.Path(), "--trace-out", out)
+	require.Equal(t, 0, code, errs)
+	again, err := filepath.Glob(filepath.Join(dir, "t*.json"))
+	require.NoError(t, err)
+	written := len(again) - 1 // the file that is no trace is among them
+	require.Greater(t, n, written, "precondition: fewer parts")
+	for k := written + 1; k <= n; k++ {
+		assert.NoFileExists(t, partPath(out, k), "a stale part")
+	}
+	assert.FileExists(t, partPath(out, n+1), "the file that is no trace stays")
 }

@@ -11,6 +11,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -329,21 +330,112 @@ func (m *emitter) span(s *strace.Span, pid, tid int64) bool {
 // writes for doc, and strings are escaped as JSON requires without HTML
 // escaping, as Python's json.dump writes them.
 func WriteJSON(w io.Writer, doc Document) error {
-	bw := bufio.NewWriterSize(w, 256<<10)
-	b := make([]byte, 0, 4096)
-	b = append(b, `{"traceEvents":[`...)
-	n := 0
-	var err error
-	event := func(e *Event) bool {
-		if n > 0 {
-			b = append(b, ',')
-		}
-		n++
-		b = appendEvent(b, e)
-		if len(b) > 64<<10 {
+	_, err := WriteJSONParts(doc, 0, func(int) (io.Writer, error) { return w, nil })
+	return err
+}
+
+// WriteJSONParts writes doc as WriteJSON does, in parts of at most max
+// bytes each (0: one part, whatever its size), each a whole document
+// that a viewer loads on its own: the events in order (a log's, by time),
+// each part naming the processes and threads of its events (the metadata
+// events of an earlier part written again before the first event of
+// theirs in it), then doc's lists after the events. next gives the writer of part n (1, 2, ...), called once each
+// as the part begins; WriteJSONParts returns how many parts it wrote. A
+// flow arrow whose two ends fall in two parts is drawn in neither.
+func WriteJSONParts(doc Document, max int64, next func(n int) (io.Writer, error)) (int, error) {
+	tail := appendTail(nil, doc)
+	var (
+		bw      *bufio.Writer
+		b       = make([]byte, 0, 4096)
+		part    int
+		size    int64 // of the part so far
+		events  int   // in the part, metadata included
+		spans   int   // of them, not metadata
+		scratch []byte
+		err     error
+		// meta holds the metadata events by what they name (a process:
+		// its pid and tid metaProcess; a thread: its pid and tid), and
+		// named what this part has named so far.
+		meta  = map[[2]int64][]Event{}
+		named = map[[2]int64]bool{}
+		mb    []byte // not scratch, which holds the event being written
+	)
+	flush := func() bool {
+		if len(b) > 0 && err == nil {
 			_, err = bw.Write(b)
-			b = b[:0]
 		}
+		b = b[:0]
+		return err == nil
+	}
+	put := func(eb []byte) {
+		if events > 0 {
+			b = append(b, ',')
+			size++
+		}
+		b = append(b, eb...)
+		size += int64(len(eb))
+		events++
+		if len(b) > 64<<10 {
+			flush()
+		}
+	}
+	begin := func() bool {
+		part++
+		w, werr := next(part)
+		if werr != nil {
+			err = werr
+			return false
+		}
+		bw = bufio.NewWriterSize(w, 256<<10)
+		b = append(b, `{"traceEvents":[`...)
+		size, events, spans = int64(len(b))+int64(len(tail)), 0, 0
+		clear(named)
+		return true
+	}
+	// name writes, before an event of key's, the metadata an earlier part
+	// held of it.
+	name := func(key [2]int64) {
+		if named[key] {
+			return
+		}
+		named[key] = true
+		for i := range meta[key] {
+			mb = appendEvent(mb[:0], &meta[key][i])
+			put(mb)
+		}
+	}
+	end := func() bool {
+		b = append(b, tail...)
+		if flush() {
+			err = bw.Flush()
+		}
+		return err == nil
+	}
+	if !begin() {
+		return 0, err
+	}
+	event := func(e *Event) bool {
+		scratch = appendEvent(scratch[:0], e)
+		if max > 0 && spans > 0 && size+1+int64(len(scratch)) > max {
+			if !end() || !begin() {
+				return false
+			}
+		}
+		if e.Ph == "M" {
+			key := [2]int64{e.PID, e.TID}
+			if strings.HasPrefix(e.Name, "process_") {
+				key[1] = metaProcess
+			}
+			c := *e
+			c.Args = maps.Clone(e.Args)
+			meta[key] = append(meta[key], c)
+			named[key] = true
+		} else {
+			name([2]int64{e.PID, metaProcess})
+			name([2]int64{e.PID, e.TID})
+			spans++
+		}
+		put(scratch)
 		return err == nil
 	}
 	if doc.stream != nil {
@@ -355,8 +447,18 @@ func WriteJSON(w io.Writer, doc Document) error {
 		}
 	}
 	if err != nil {
-		return err
+		return part, err
 	}
+	end()
+	return part, err
+}
+
+// metaProcess is the tid of a process's own metadata in WriteJSONParts.
+const metaProcess = math.MinInt64
+
+// appendTail appends what follows the events of doc: its lists, and the
+// document's end.
+func appendTail(b []byte, doc Document) []byte {
 	b = append(b, `],"displayTimeUnit":`...)
 	b = appendJSONString(b, doc.DisplayTimeUnit)
 	if doc.Unaligned != nil {
@@ -373,7 +475,7 @@ func WriteJSON(w io.Writer, doc Document) error {
 		b = append(b, `,"unalignedSpans":`...)
 		j, err := json.Marshal(doc.UnalignedSpans)
 		if err != nil {
-			return err
+			j = []byte("[]") // plain structs of strings and numbers: never
 		}
 		b = append(b, j...)
 	}
@@ -393,11 +495,7 @@ func WriteJSON(w io.Writer, doc Document) error {
 		}
 		b = append(b, ']')
 	}
-	b = append(b, "}\n"...)
-	if _, err := bw.Write(b); err != nil {
-		return err
-	}
-	return bw.Flush()
+	return append(b, "}\n"...)
 }
 
 func appendEvent(b []byte, e *Event) []byte {
