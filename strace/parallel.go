@@ -302,6 +302,7 @@ func (p *Parser) absorb(q *Parser, g *growth) {
 	if q.file.lastRun != nil {
 		p.file.lastRun = runs[q.file.lastRun]
 	}
+	p.file.ranOf = nil
 	p.file.marked = p.file.marked || q.file.marked
 	if p.EachSpan != nil {
 		// Handed on and let go: the block's spans are all p holds of them.

@@ -68,6 +68,11 @@ type fileState struct {
 	// which carries no pid). marked says the file held one.
 	lastRun *Run
 	marked  bool
+	// ranOf is the run runOf last returned (of ranOf.PID): spans come
+	// from one process at a time, and runOf is asked once a span. Who
+	// changes what runOf reads (a run record, a block's merge) sets it
+	// to nil.
+	ranOf *Run
 	// spannedPID caches the last pid noteSpan noted.
 	spannedPID int64
 	// anchorSpanned says, for each anchor of the block a Parser read in

@@ -114,13 +114,17 @@ var runOrder = func(a, b *Run) int {
 // file being read: the last run record of pid before it in the file, or,
 // without one, the pid's unmarked run.
 func (p *Parser) runOf(pid int64) *Run {
-	if r := p.file.lastRun; r != nil && r.PID == pid {
+	if r := p.file.ranOf; r != nil && r.PID == pid {
 		return r
 	}
-	if r := p.file.pid(pid).run; r != nil {
-		return r
+	r := p.file.lastRun
+	if r == nil || r.PID != pid {
+		if r = p.file.pid(pid).run; r == nil {
+			r = p.run(pid, "", 0)
+		}
 	}
-	return p.run(pid, "", 0)
+	p.file.ranOf = r
+	return r
 }
 
 // runRecord reads the [HOSTLOG_RUN] record line holds, if it is one in
@@ -142,7 +146,7 @@ func (p *Parser) runRecord(line []byte) {
 	v := p.file.pid(r.PID)
 	v.run = r
 	p.file.set(r.PID, v)
-	p.file.lastRun = r
+	p.file.lastRun, p.file.ranOf = r, nil
 	p.file.marked = true
 }
 

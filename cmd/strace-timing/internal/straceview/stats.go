@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"simpler.dev/log/strace"
 )
@@ -104,11 +105,12 @@ type StatsBuilder struct {
 	seed   maphash.Seed
 	device map[string]bool
 	spans  int
-	// recent caches the rows of the last few keys: a log's spans come
-	// from a few names and processes at a time, and a look here is
-	// cheaper than a hash of a name. next is the entry replaced next.
-	recent  [8]recentKey
-	next    int
+	// recent caches rows by where their name's bytes are (the parser
+	// keeps one copy of each name of a log of a few): a log's spans come
+	// from a few names and processes at a time, in turn, and one compare
+	// here is cheaper than a hash of a name. A slot holds the last key
+	// whose name's bytes fell in it.
+	recent  [64]recentKey
 	simpler bool
 }
 
@@ -236,14 +238,9 @@ func (b *StatsBuilder) grow() {
 func (b *StatsBuilder) Add(h int, s *strace.Span) {
 	b.spans++
 	k := statKey{h, proc{realPID(s), s.Run}, s.Name}
-	var d *durations
-	for i := range b.recent {
-		if r := &b.recent[i]; r.d != nil && r.k == k {
-			d = r.d
-			break
-		}
-	}
-	if d == nil {
+	slot := &b.recent[(uintptr(unsafe.Pointer(unsafe.StringData(k.name)))>>3^uintptr(k.pid))%uintptr(len(b.recent))]
+	d := slot.d
+	if d == nil || slot.k != k {
 		var added bool
 		if d, added = b.find(k); added {
 			switch Family(s.Name) {
@@ -251,8 +248,7 @@ func (b *StatsBuilder) Add(h int, s *strace.Span) {
 				b.simpler = true
 			}
 		}
-		b.recent[b.next] = recentKey{k, d}
-		b.next = (b.next + 1) % len(b.recent)
+		*slot = recentKey{k, d}
 	}
 	d.add(s.Dur)
 	if s.IsDevice() {
