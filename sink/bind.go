@@ -3,11 +3,7 @@ package sink
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
-
-	"simpler.dev/log/internal/stdio"
 )
 
 // ErrAlreadyBound is wrapped by BindDir's error when another directory was
@@ -145,10 +141,10 @@ func (f *dirFile) reopen() {
 	f.dir.dh = dh
 }
 
-// reopenRefused says why Reopen kept the directory it holds, from a
-// goroutine of its own so a stalled standard error holds up no write;
-// tests replace it.
-var reopenRefused = func(msg string) { go io.WriteString(stdio.Writer(os.Stderr), msg) }
+// reopenRefused says why Reopen kept the directory it holds, through
+// stderrWarner so a stalled standard error holds up no write; tests
+// replace it.
+var reopenRefused = func(msg string) { stderrWarner.say(msg) }
 
 // Path returns the log file's path once a directory is bound, or "". It
 // takes no lock.

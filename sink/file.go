@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -16,7 +15,6 @@ import (
 	"simpler.dev/log/internal/logname"
 	"simpler.dev/log/internal/runid"
 	"simpler.dev/log/internal/safedir"
-	"simpler.dev/log/internal/stdio"
 )
 
 // ErrUnsafeFile is wrapped by the error for a log path that is not a
@@ -76,9 +74,9 @@ type dirFile struct {
 	// writeTold says tellWrite said that writes to the file fail; a write
 	// that succeeds clears it, so the next failure is said again.
 	writeTold bool
-	// saying counts the warnings say is still writing on standard error,
-	// for Close to wait for (within sayGrace).
-	saying sync.WaitGroup
+	// said says say handed a warning to stderrWarner, for Close to wait
+	// for its writing (within sayGrace).
+	said bool
 	// movedFrom is the path ownName first found another run's; moved
 	// says open has said so.
 	movedFrom string
@@ -389,28 +387,22 @@ func (f *dirFile) tellWrite(err error) {
 	f.say(fmt.Sprintf("sink: cannot write %s: %v; records are counted output_failed until a write succeeds\n", f.dir.filePath, err))
 }
 
-// say writes msg on standard error from a goroutine of its own, so a
-// stalled standard error holds up nothing (or tells a test's warn).
+// say writes msg on standard error through stderrWarner, so a stalled
+// standard error holds up nothing (or tells a test's warn).
 func (f *dirFile) say(msg string) {
 	if f.warn != nil {
 		f.warn(msg)
 		return
 	}
-	f.saying.Add(1)
-	go func() {
-		defer f.saying.Done()
-		fmt.Fprint(stdio.Writer(os.Stderr), msg)
-	}()
+	f.said = true
+	stderrWarner.say(msg)
 }
 
 // Close implements Destination: the file is closed and never reopened.
 func (f *dirFile) Close() error {
 	f.closeCur()
-	said := make(chan struct{})
-	go func() { f.saying.Wait(); close(said) }()
-	select { // the warnings on their way out, within sayGrace
-	case <-said:
-	case <-time.After(sayGrace):
+	if f.said { // the warnings on their way out, within sayGrace
+		stderrWarner.wait(sayGrace)
 	}
 	if f.checkTimer != nil {
 		f.checkTimer.Stop()
