@@ -90,8 +90,10 @@ type Logging struct {
 }
 
 // Close flushes and closes the state (reporting drops in the log) and
-// returns any error, including a timeout that left records pending; the
-// console's last lines are written first (waiting at most 250 ms for a
+// returns what failed, joined: the console's (lines it could not write,
+// or its writer's error) and the state's, including a timeout that left
+// records pending. The console's last lines are written first (waiting
+// at most 250 ms for a
 // terminal or pipe that does not read), then the console stops: lines it
 // could not write are counted ([Fanout.Failures]) and reported in the
 // file, and its writer goroutine ends: a write stuck on a pipe of the
@@ -132,8 +134,10 @@ func (l *Logging) Close() error {
 			l.Fanout.failures.Add(uint64(lost))
 		}
 		reportFailure(l.State, fmt.Sprintf("a log handler failed: the console: %d lines not written (it stopped reading)", lost))
+		err = fmt.Errorf("slogsimpler: the console: %d lines not written (it stopped reading)", lost)
 	case err != nil:
 		reportFailure(l.State, fmt.Sprintf("a log handler failed: the console: %v", err))
+		err = fmt.Errorf("slogsimpler: the console: %w", err)
 	}
 	// The total, whatever the reports made at most once a second said: a
 	// console on a pipe closed early fails every line in a blink, and
@@ -143,7 +147,7 @@ func (l *Logging) Close() error {
 			reportFailure(l.State, fmt.Sprintf("log handlers failed %d time(s) in all: records a handler could not take, and console lines not written", n))
 		}
 	}
-	return l.State.Close(0)
+	return errors.Join(err, l.State.Close(0))
 }
 
 // restoreDefaults undoes Setup's slog.SetDefault and log.SetOutput and
@@ -266,6 +270,13 @@ func Setup(opts *Options) (*Logging, error) {
 	if flushBound <= 0 {
 		flushBound = p.bound
 	}
+	// A Setup that fails leaves the State as it found it: what it changed
+	// before failing is put back.
+	was := st.settings()
+	fail := func(err error) (*Logging, error) {
+		st.restore(was)
+		return nil, err
+	}
 	if level != nil {
 		st.thr.set(level, st) // Setup's choice, not the state's: a later Setup defaults again
 	}
@@ -274,11 +285,17 @@ func Setup(opts *Options) (*Logging, error) {
 	// (its maker's, or an earlier Setup's); anything else replaces it.
 	if o.Rotation != (sink.Rotation{}) {
 		if err := st.sink.SetRotation(o.Rotation); err != nil {
-			return nil, fmt.Errorf("slogsimpler: %w", err)
+			return fail(fmt.Errorf("slogsimpler: %w", err))
 		}
+		st.rot.Store(&o.Rotation)
 	}
 	if err := st.BindDir(o.Dir); err != nil { // "" keeps the State's binding
-		return nil, err
+		return fail(err)
+	}
+	if !o.Synchronous && !st.synchronous {
+		if err := st.Start(); err != nil {
+			return fail(err)
+		}
 	}
 	// A full queue: Setup's choice, else the State's maker's, else a
 	// service's default, a bounded wait (DefaultBackpressure).
@@ -287,11 +304,6 @@ func Setup(opts *Options) (*Logging, error) {
 		st.sink.SetBackpressure(max(o.Backpressure, 0)) // DropWhenFull: no wait
 	case !st.bpChosen:
 		st.sink.SetBackpressure(DefaultBackpressure)
-	}
-	if !o.Synchronous && !st.synchronous {
-		if err := st.Start(); err != nil {
-			return nil, err
-		}
 	}
 	lg := &Logging{State: st}
 	children := []slog.Handler{st.Handler()}

@@ -65,6 +65,38 @@ type State struct {
 	// synchronous is the maker's Options.Synchronous: Setup does not
 	// start the writer of such a state. Set by NewState, never changed.
 	synchronous bool
+	// rot is the Rotation last given to the sink (by NewState or Setup),
+	// for a Setup that fails to put back.
+	rot atomic.Pointer[sink.Rotation]
+}
+
+// settings is what Setup changes of a State before it can fail (its
+// threshold, flush policy and Rotation), for a failing Setup to put back.
+type settings struct {
+	level  int64
+	follow *leveler
+	ops    bool
+	flush  *flushPolicy
+	rot    *sink.Rotation
+}
+
+func (s *State) settings() settings {
+	return settings{s.thr.level.Load(), s.thr.follow.Load(), s.thr.ops.Load(), s.flush.Load(), s.rot.Load()}
+}
+
+// restore puts back what settings took.
+func (s *State) restore(v settings) {
+	if v.follow != nil {
+		s.thr.follow.Store(v.follow)
+	} else {
+		s.thr.store(slog.Level(v.level))
+	}
+	s.thr.ops.Store(v.ops)
+	s.flush.Store(v.flush)
+	if v.rot != nil {
+		s.sink.SetRotation(*v.rot) // it was accepted once
+		s.rot.Store(v.rot)
+	}
 }
 
 // routeBox is Setup's route for records made outside slog: the fan-out
@@ -146,6 +178,7 @@ func NewState(opts *Options) (*State, error) {
 	if err := s.sink.SetRotation(o.Rotation); err != nil {
 		return nil, fmt.Errorf("slogsimpler: %w", err)
 	}
+	s.rot.Store(&o.Rotation)
 	var err error
 	if o.Dir != "" {
 		err = s.BindDir(o.Dir)

@@ -1,0 +1,54 @@
+package slogsimpler
+
+import (
+	"log/slog"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"simpler.dev/log/levels"
+	"simpler.dev/log/sink"
+)
+
+// TestSetupFailsWithoutChange: a Setup that fails (a Dir other than the
+// one the State is bound to) leaves the State as it found it: its
+// threshold, flush policy and Rotation are the maker's, not the failed
+// Setup's. On 8292346 they were the failed Setup's.
+func TestSetupFailsWithoutChange(t *testing.T) {
+	for _, env := range []string{envLevel, envMAXLevel, envFlushLevel, envConsoleLevel} {
+		t.Setenv(env, "") // blank reads as unset: the options alone decide
+	}
+	for _, tc := range []struct {
+		name  string
+		level *slog.LevelVar
+	}{
+		{"a plain level", nil},
+		{"a Leveler followed", new(slog.LevelVar)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := &Options{Level: levels.Warn, FlushLevel: levels.Warn, FlushBound: 7e6,
+				Dir: t.TempDir(), Rotation: sink.Rotation{MaxSize: 1 << 20}}
+			if tc.level != nil {
+				tc.level.Set(levels.Debug)
+				o.Level = tc.level
+			}
+			st, err := NewState(o)
+			require.NoError(t, err)
+			defer st.Close(0)
+			before := st.Level()
+			flush := *st.flush.Load()
+			_, err = Setup(&Options{State: st, Dir: t.TempDir(), NoConsole: true, Level: levels.Trace,
+				FlushLevel: levels.Info, FlushBound: 9e6, Rotation: sink.Rotation{MaxSize: 2 << 20}})
+			require.ErrorIs(t, err, sink.ErrAlreadyBound)
+			assert.Equal(t, before, st.Level(), "the threshold")
+			if tc.level != nil {
+				tc.level.Set(levels.Error)
+				assert.Equal(t, levels.Error, st.Level(), "still following the maker's Leveler")
+			}
+			assert.Equal(t, flush.level, st.flush.Load().level, "the flush level")
+			assert.Equal(t, flush.bound, st.flush.Load().bound, "the flush bound")
+			assert.Equal(t, int64(1<<20), st.rot.Load().MaxSize, "the Rotation")
+		})
+	}
+}
