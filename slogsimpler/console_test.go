@@ -360,6 +360,23 @@ func TestFanout(t *testing.T) {
 		assert.False(t, written != 2 || reported != 1, "written %d, reports %d (rate limited to one): %q", written, reported, file.Bytes())
 		assert.EqualValues(t, 4, f.Failures(), "failures %d, want 4 (two panics, two errors)", f.Failures())
 	})
+	t.Run("a child's failure never reaches the caller, as documented", func(t *testing.T) {
+		// On 8292346 Handle returned the failing child's error (and a
+		// panicking child's nothing).
+		st, file := newTestState(t, levels.Info)
+		f := NewFanout(st, errHandler{st.Handler()}, st.Handler(), panicHandler{st.Handler()})
+		for _, h := range []slog.Handler{f, f.WithAttrs([]slog.Attr{slog.Int("a", 1)}), f.WithGroup("g")} {
+			assert.NoError(t, h.Handle(context.Background(), slog.NewRecord(time.Now(), levels.Info, "handled", 0)))
+		}
+		assert.EqualValues(t, 6, f.Failures(), "counted: an error and a panic a record")
+		handled := 0
+		for _, r := range records(t, file.Bytes()) {
+			if r.Msg == "handled" {
+				handled++
+			}
+		}
+		assert.Equal(t, 3, handled, "the other child had every record")
+	})
 	t.Run("clones from many goroutines", func(t *testing.T) {
 		st, file := newTestState(t, levels.Info)
 		var con lockedBuffer

@@ -349,8 +349,10 @@ func Setup(opts *Options) (*Logging, error) {
 // A Fanout sends each record to several handlers (github.com/samber/
 // slog-multi), each with its own level: a child that does not want a
 // record is not given it. A child that panics or fails does not stop the
-// others and never reaches the caller: the failure is counted and, at most
-// once a second, reported as an ERROR record in the state's log.
+// others and never reaches the caller (Handle returns nil: the record
+// went to every other child, and the failure is accounted for here): the
+// failure is counted and, at most once a second, reported as an ERROR
+// record in the state's log.
 // WithAttrs and WithGroup clone every child; a clone's failures count
 // where the Fanout's do (Failures), since each child carries the count.
 //
@@ -367,7 +369,7 @@ type Fanout struct {
 func NewFanout(st *State, children ...slog.Handler) *Fanout {
 	failures := new(atomic.Uint64)
 	var last atomic.Int64
-	recovery := slogmulti.RecoverHandlerError(func(_ context.Context, r slog.Record, err error) {
+	failed := func(r *slog.Record, err error) {
 		failures.Add(1)
 		now := time.Now().UnixNano()
 		prev := last.Load()
@@ -375,12 +377,39 @@ func NewFanout(st *State, children ...slog.Handler) *Fanout {
 			return
 		}
 		reportFailure(st, fmt.Sprintf("a log handler failed on a record at %s (%q): %v", levels.Name(r.Level), r.Message, err))
-	})
+	}
 	wrapped := make([]slog.Handler, len(children))
 	for i, c := range children {
-		wrapped[i] = recovery(c)
+		wrapped[i] = guarded{c, failed}
 	}
 	return &Fanout{Handler: slogmulti.Fanout(wrapped...), failures: failures}
+}
+
+// guarded is a Fanout's child: its failure or panic is given to failed
+// and goes no further (slog-multi's recovery passes an error on).
+type guarded struct {
+	slog.Handler
+	failed func(*slog.Record, error)
+}
+
+func (g guarded) Handle(ctx context.Context, r slog.Record) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			g.failed(&r, fmt.Errorf("panic: %v", p))
+		}
+	}()
+	if err := g.Handler.Handle(ctx, r); err != nil {
+		g.failed(&r, err)
+	}
+	return nil
+}
+
+func (g guarded) WithAttrs(as []slog.Attr) slog.Handler {
+	return guarded{g.Handler.WithAttrs(as), g.failed}
+}
+
+func (g guarded) WithGroup(name string) slog.Handler {
+	return guarded{g.Handler.WithGroup(name), g.failed}
 }
 
 // Failures returns how many times a child failed or panicked, in f and
