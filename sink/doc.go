@@ -28,7 +28,8 @@
 //
 // Package slogsimpler also queues records it has not rendered: a plain
 // record's fields (message, source, level, clock reading, goroutine id and
-// up to eight scalar attributes) go into a second array beside the ring,
+// up to ten scalar attributes, an error's as its text) go into a second
+// array beside the ring,
 // and the writer renders the record as it copies it into the batch. The
 // producer's call then costs a copy of those fields instead of the
 // envelope. The sink declines such a record once the writer is more than

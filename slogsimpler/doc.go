@@ -58,13 +58,15 @@
 //
 // The door renders in the calling goroutine, with one exception: while
 // the writer runs and keeps up, a plain record (a slog call site's, with
-// at most eight attributes, each a string, number, bool, duration or
-// time, below the flush level) is copied into its queue slot as fields,
+// at most ten attributes, each a string, number, bool, duration, time or
+// error (kept as its text, read at the call), its message and strings at
+// most 512 bytes, below the flush level) is copied into its queue slot as
+// fields,
 // with the caller's goroutine id and clock reading, and the writer
 // renders it, to the same bytes, through the same renderer. Nothing in
 // such a record can change after the call or run the program's code, so
 // rendering it later says what rendering it at once would; every other
-// record (an error, a Stringer, a LogValuer, a group) says what its values
+// record (a Stringer, a LogValuer, a group) says what its values
 // said at the call because it is rendered there. Once the writer is more
 // than a quarter of the queue behind, callers render their records again,
 // so that producers faster than the writer share its work.
