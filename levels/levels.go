@@ -24,8 +24,10 @@ const (
 // [OP] lines switched on: as a threshold (the name "trace" parses to it) it
 // admits what DEBUG admits and turns op lines on; a handler bound to a
 // state is Enabled at Trace exactly when op lines would be written, which
-// is how op code asks, at no cost, whether to build them. Records are never
-// written at Trace: op lines are DEBUG records.
+// is how op code asks, at no cost, whether to build them. Enabled and
+// Handle agree: a record logged at Trace is written where Enabled says
+// Trace, as a DEBUG record (the ladder has no TRACE; op lines are DEBUG
+// records too), and nowhere else.
 const Trace = ladder.Trace // -8
 
 // Name returns the envelope name of a record at level l, rounded down:

@@ -10,7 +10,6 @@ import (
 	"simpler.dev/log/internal/origin"
 	"simpler.dev/log/internal/render"
 	"simpler.dev/log/internal/tracelink"
-	"simpler.dev/log/levels"
 	"simpler.dev/log/sink"
 )
 
@@ -75,8 +74,7 @@ func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
 	if s == nil {
 		return nil
 	}
-	t := s.thr.current()
-	if t == levels.Nul || r.Level < t {
+	if !s.enabled(r.Level) { // Trace too: written as DEBUG when enabled (levels.Trace)
 		return nil
 	}
 	rd := &h.r

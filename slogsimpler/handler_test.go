@@ -177,6 +177,39 @@ func TestLevelerIsLive(t *testing.T) {
 	assert.Equal(t, levels.Debug, s.Level())
 }
 
+// TestTraceEnabledIsWritten: one contract for Enabled and Handle at
+// levels.Trace. Where Enabled says Trace (a Trace threshold: op lines
+// on), a record logged at Trace is written, as a DEBUG record; where it
+// does not (DEBUG, INFO), it is not. On 8292346 Enabled said true at a
+// Trace threshold and Handle wrote nothing.
+func TestTraceEnabledIsWritten(t *testing.T) {
+	for _, tc := range []struct {
+		threshold slog.Level
+		want      bool
+		started   bool // the writer renders a plain record, handed off
+	}{{levels.Trace, true, false}, {levels.Trace, true, true}, {levels.Debug, false, false}, {levels.Info, false, true}} {
+		t.Run(fmt.Sprintf("threshold %v started=%v", tc.threshold, tc.started), func(t *testing.T) {
+			s, buf := newTestState(t, tc.threshold)
+			if tc.started {
+				require.NoError(t, s.Start())
+			}
+			l := slog.New(s.Handler())
+			ctx := context.Background()
+			assert.Equal(t, tc.want, l.Enabled(ctx, levels.Trace))
+			l.Log(ctx, levels.Trace, "at trace")
+			require.NoError(t, s.Close(0))
+			recs := records(t, buf.Bytes())
+			if !tc.want {
+				assert.Empty(t, recs)
+				return
+			}
+			require.Len(t, recs, 1)
+			assert.Equal(t, levels.Debug, recs[0].Level)
+			assert.Equal(t, "at trace", recs[0].Msg)
+		})
+	}
+}
+
 func TestDefaultsAndOptionsNotWritten(t *testing.T) {
 	opts := &Options{}
 	s, err := NewState(opts)
