@@ -275,6 +275,9 @@ func Setup(opts *Options) (*Logging, error) {
 	was := st.settings()
 	fail := func(err error) (*Logging, error) {
 		st.restore(was)
+		if errors.Is(err, sink.ErrClosed) {
+			err = fmt.Errorf("slogsimpler: Setup: the State is closed (a Logging's Close closes the State it was given, Default() included); make a new one with NewState: %w", err)
+		}
 		return nil, err
 	}
 	if level != nil {

@@ -11,6 +11,20 @@ import (
 	"simpler.dev/log/sink"
 )
 
+// TestSetupAfterClose: a Setup on a State a Logging's Close closed says
+// so and how to go on, where it said a bare "sink: closed".
+func TestSetupAfterClose(t *testing.T) {
+	st, err := NewState(&Options{Output: new(Capture)})
+	require.NoError(t, err)
+	lg, err := Setup(&Options{State: st, NoConsole: true})
+	require.NoError(t, err)
+	require.NoError(t, lg.Close())
+	_, err = Setup(&Options{State: st, NoConsole: true})
+	require.ErrorIs(t, err, sink.ErrClosed)
+	assert.ErrorContains(t, err, "slogsimpler: Setup: the State is closed")
+	assert.ErrorContains(t, err, "make a new one with NewState")
+}
+
 // TestSetupFailsWithoutChange: a Setup that fails (a Dir other than the
 // one the State is bound to) leaves the State as it found it: its
 // threshold, flush policy and Rotation are the maker's, not the failed
