@@ -369,12 +369,25 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 		if c.swimlane == "" && c.html == "" && os.Getenv("GOMEMLIMIT") == "" {
 			softLimit = 2
 		}
-		if c.statsOnly() {
-			// The report alone: the spans are folded into it as they are
-			// read, never held. A log of simpler's runtime with no view
-			// asked for prints its tables, which need every span: it is
-			// read again for them (statsOnly holds a LOG of stdin out).
-			sb := straceview.NewStatsBuilder()
+		if c.streamed() {
+			// The --stats report or simpler's tables alone: the spans are
+			// folded into them as they are read, never held. With no view
+			// asked for, both are made, and the log's kind picks which is
+			// printed.
+			var sb *straceview.StatsBuilder
+			var tb *straceview.TablesBuilder
+			if c.stats || c.statsJSON != "" || !c.tables {
+				sb = straceview.NewStatsBuilder()
+			}
+			if !c.stats {
+				tb = straceview.NewTablesBuilder()
+			}
+			spans := func() int {
+				if sb != nil {
+					return sb.Spans()
+				}
+				return tb.Spans()
+			}
 			// A row (a process and a name) holds a few hundred bytes, and
 			// so does each process's run: with a million names or
 			// processes that is far past an eighth of the input, and a
@@ -385,15 +398,27 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 			// runs are read on their own goroutine).
 			base := int64(-1)
 			p.EachSpan = func(s *strace.Span) {
-				sb.Add(0, s)
-				if sb.Spans()%4096 != 0 {
+				if sb != nil {
+					sb.Add(0, s)
+				}
+				if tb != nil {
+					tb.Add(s)
+				}
+				if spans()%4096 != 0 {
 					return
 				}
 				if base < 0 {
 					base = setMemoryLimit(-1) // readInputs' eighth of the input
 				}
 				if base > 0 && base < math.MaxInt64 {
-					setMemoryLimit(base + int64(sb.Names())*bytesPerName + int64(len(p.Runs))*bytesPerRun)
+					held := int64(len(p.Runs)) * bytesPerRun
+					if sb != nil {
+						held += int64(sb.Names()) * bytesPerName
+					}
+					if tb != nil {
+						held += tb.Held()
+					}
+					setMemoryLimit(base + held)
 				}
 			}
 			// What is held is 8 bytes a span (a line is well over 64
@@ -408,10 +433,10 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 				fmt.Fprintln(stderr, inputError(err))
 				return 1
 			}
-			if c.stats || !sb.SimplerRuntime() {
+			if c.stats || (!c.tables && !sb.SimplerRuntime()) {
 				return statsReport(&c, &p, sb, stdout, stderr)
 			}
-			p = strace.Parser{Select: c.sel}
+			return tablesReport(&c, &p, tb, sb, stdout, stderr)
 		}
 		if err := readInputs(&p, c.inputs, stdin, stderr, softLimit); err != nil {
 			fmt.Fprintln(stderr, inputError(err))
@@ -613,17 +638,36 @@ func noteService(stderr io.Writer, c *config, report bool) {
 	}
 }
 
-// statsOnly reports whether c asks for the --stats report and nothing
-// that needs the spans themselves: a reader can then fold them into it as
-// it reads (straceview.StatsBuilder), never holding them. With no view
-// asked for, a log of simpler's runtime prints its tables instead, read
-// again for them, which standard input cannot be.
-func (c *config) statsOnly() bool {
-	if c.hosts || c.goTr != "" || c.traceOut != "" || c.swimlane != "" || c.html != "" ||
-		c.overlap || c.rounds || c.tree || c.tables {
-		return false
+// streamed reports whether the run prints the --stats report or
+// simpler's tables alone (with --stats-json or not), nothing that needs
+// the spans themselves: the reader folds them into the report
+// (straceview.StatsBuilder) and the tables (straceview.TablesBuilder) as
+// it reads, never holding them, in one reading (of standard input too).
+func (c *config) streamed() bool {
+	return !c.hosts && c.goTr == "" && c.traceOut == "" && c.swimlane == "" && c.html == "" &&
+		!c.overlap && !c.rounds && !c.tree
+}
+
+// tablesReport ends a run that read p for simpler's tables, folded into
+// tb as it was read (and for --stats-json into sb): the warnings, the
+// note on a log without simpler's runtime, the tables and the JSON.
+func tablesReport(c *config, p *strace.Parser, tb *straceview.TablesBuilder, sb *straceview.StatsBuilder, stdout, stderr io.Writer) int {
+	warn(stderr, p, tb.Spans())
+	warnGaps(stderr, c.inputs)
+	simpler := tb.SimplerRuntime()
+	if !simpler {
+		noteService(stderr, c, false)
 	}
-	return c.stats || !slices.Contains(c.inputs, "-")
+	tb.Write(stdout, c.show(), !simpler)
+	if c.statsJSON != "" {
+		st := sb.Stats()
+		if err := writeFile(c.statsJSON, stderr, func(w io.Writer) error { return straceview.WriteStatsJSON(w, st) }); err != nil {
+			fmt.Fprintln(stderr, "strace-timing:", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "Wrote span statistics: %s (%d spans)\n", c.statsJSON, st.Overall.Spans)
+	}
+	return 0
 }
 
 // statsReport ends a run that read p for the --stats report alone,

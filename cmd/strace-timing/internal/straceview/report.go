@@ -59,38 +59,75 @@ func WriteServiceTables(w io.Writer, buckets []Bucket, show func(string) string)
 
 // writeTables is WriteTables, with service the roots named by their names.
 func writeTables(w io.Writer, buckets []Bucket, show func(string) string, service bool) {
-	if len(buckets) == 0 {
-		fmt.Fprintln(w, "No [STRACE] markers found.")
-		return
-	}
+	tables := make([]callableTable, 0, len(buckets))
 	for _, b := range buckets {
-		fmt.Fprintf(w, "callable hid=%s — %d invocation(s)\n", shown(show, b.HID), len(b.Invocations))
-		var roots []int64
-		rootName := "chip.run" // as simpler's reader names every root
-		stages := map[string][]int64{}
-		for n, iv := range b.Invocations {
+		t := newCallableTable(b.HID, len(b.Invocations))
+		for _, iv := range b.Invocations {
 			if r := iv.Root(); r != nil {
-				roots = append(roots, r.Dur)
-				switch {
-				case !service:
-				case n == 0 || len(roots) == 1:
-					rootName = r.Name
-				case r.Name != rootName:
-					rootName = "root"
-				}
+				t.root(r.Name, r.Dur)
 			}
 			for name, s := range byName(iv) {
 				if s.Depth != 0 {
-					stages[name] = append(stages[name], s.Dur)
+					t.stage(name, s.Dur)
 				}
 			}
 		}
-		if len(roots) > 0 {
+		tables = append(tables, t)
+	}
+	printTables(w, tables, show, service)
+}
+
+// A callableTable is what a callable's table prints, gathered one
+// invocation at a time in the table's order: its roots' durations and
+// its stages' (each name's earliest span in an invocation, not at depth
+// 0), which the means sum in that order.
+type callableTable struct {
+	hid         string
+	invocations int
+	roots       []int64
+	// rootName is the first root's name, or "root" once two differ
+	// (a service's tables print it; simpler's say chip.run).
+	rootName string
+	stages   map[string][]int64
+}
+
+func newCallableTable(hid string, invocations int) callableTable {
+	return callableTable{hid: hid, invocations: invocations, rootName: "chip.run", stages: map[string][]int64{}}
+}
+
+// root adds the next invocation's root.
+func (t *callableTable) root(name string, dur int64) {
+	t.roots = append(t.roots, dur)
+	switch {
+	case len(t.roots) == 1:
+		t.rootName = name
+	case name != t.rootName:
+		t.rootName = "root"
+	}
+}
+
+// stage adds the next invocation's stage of that name.
+func (t *callableTable) stage(name string, dur int64) {
+	t.stages[name] = append(t.stages[name], dur)
+}
+
+// printTables prints tables as WriteTables does; service names the roots
+// by their names.
+func printTables(w io.Writer, tables []callableTable, show func(string) string, service bool) {
+	if len(tables) == 0 {
+		fmt.Fprintln(w, "No [STRACE] markers found.")
+		return
+	}
+	for _, t := range tables {
+		fmt.Fprintf(w, "callable hid=%s — %d invocation(s)\n", shown(show, t.hid), t.invocations)
+		if roots := t.roots; len(roots) > 0 {
+			rootName := "chip.run" // as simpler's reader names every root
 			if service {
-				rootName = shown(show, rootName)
+				rootName = shown(show, t.rootName)
 			}
 			fmt.Fprintf(w, "  %s: mean=%sus min=%sus max=%sus\n", rootName, fmtUS(meanNS(roots)), fmtUS(slices.Min(roots)), fmtUS(slices.Max(roots)))
 		}
+		stages := t.stages
 		names := make([]string, 0, len(stages))
 		for n := range stages {
 			names = append(names, n)

@@ -1,0 +1,220 @@
+package straceview
+
+import (
+	"cmp"
+	"io"
+	"slices"
+
+	"simpler.dev/log/strace"
+)
+
+// A TablesBuilder makes simpler's per-callable tables (WriteTables,
+// WriteServiceTables) from spans given one at a time, as a reader
+// streams them (strace.Parser.EachSpan), to the same bytes, keeping of
+// each invocation only what the tables print: its first root, and for
+// each span name the duration of its earliest span, 24 bytes a name,
+// never the spans. A log of any length then takes memory that grows with
+// its invocations and the names in each, not with its spans: a week of a
+// runtime's log reads where holding every span did not. The zero
+// TablesBuilder is not ready: use NewTablesBuilder.
+type TablesBuilder struct {
+	names []string          // by number
+	named map[string]uint32 // a name's (and a hid's) number
+	// invs holds the invocations in chunks (a *invocationAcc stays
+	// valid), found through index; a log's spans come from one
+	// invocation at a time, and last is the one the last span was of.
+	invs  [][]invocationAcc
+	n     int
+	index map[invocationKey]int32
+	last  *invocationAcc
+	// spans counts the spans added; simpler says one was of simpler's
+	// runtime.
+	spans   int
+	simpler bool
+	// entries counts the names' entries of every invocation, for Held.
+	entries int
+}
+
+type invocationKey struct {
+	pid int64
+	run *strace.Run
+	inv uint64
+}
+
+// invocationAcc is what the tables need of one invocation.
+type invocationAcc struct {
+	key      invocationKey
+	hid      uint32 // its first span's
+	hasRoot  bool
+	rootName uint32 // its first span at depth 0, in log order
+	rootDur  int64
+	// earliest holds, by name, the earliest span (the first of those
+	// with its start); byName looks it up past a few names.
+	earliest []nameEarliest
+	byName   map[uint32]int32
+}
+
+type nameEarliest struct {
+	name   uint32
+	depth0 bool
+	ts     int64
+	dur    int64
+}
+
+// invChunk is how many invocations a chunk holds.
+const invChunk = 1 << 10
+
+// NewTablesBuilder returns an empty builder.
+func NewTablesBuilder() *TablesBuilder {
+	return &TablesBuilder{named: map[string]uint32{}, index: map[invocationKey]int32{}}
+}
+
+func (b *TablesBuilder) number(s string) uint32 {
+	if n, ok := b.named[s]; ok {
+		return n
+	}
+	n := uint32(len(b.names))
+	b.names = append(b.names, s)
+	b.named[s] = n
+	return n
+}
+
+// Add adds span s, if it is one the invocation views use (InInvocation).
+func (b *TablesBuilder) Add(s *strace.Span) {
+	b.spans++
+	switch Family(s.Name) {
+	case "chip", "core", "node":
+		b.simpler = true
+	}
+	if !InInvocation(s) {
+		return
+	}
+	k := invocationKey{s.PID, s.Run, s.Inv}
+	iv := b.last
+	if iv == nil || iv.key != k {
+		i, ok := b.index[k]
+		if !ok {
+			if b.n%invChunk == 0 {
+				b.invs = append(b.invs, make([]invocationAcc, invChunk))
+			}
+			i = int32(b.n)
+			b.n++
+			b.index[k] = i
+			iv = &b.invs[i/invChunk][i%invChunk]
+			*iv = invocationAcc{key: k, hid: b.number(s.HID)}
+		} else {
+			iv = &b.invs[i/invChunk][i%invChunk]
+		}
+		b.last = iv
+	}
+	name := b.number(s.Name)
+	if s.Depth == 0 && !iv.hasRoot {
+		iv.hasRoot, iv.rootName, iv.rootDur = true, name, s.Dur
+	}
+	e := nameEarliest{name, s.Depth == 0, s.TS, s.Dur}
+	if at, ok := iv.find(name); !ok {
+		iv.add(e)
+		b.entries++
+	} else if s.TS < iv.earliest[at].ts {
+		iv.earliest[at] = e
+	}
+}
+
+// find returns where name's entry is in iv.earliest.
+func (iv *invocationAcc) find(name uint32) (int, bool) {
+	if iv.byName != nil {
+		at, ok := iv.byName[name]
+		return int(at), ok
+	}
+	for i := range iv.earliest {
+		if iv.earliest[i].name == name {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// add appends e, a name not in iv.earliest; past 32 names a map finds
+// them (an invocation of a million names is read in linear time).
+func (iv *invocationAcc) add(e nameEarliest) {
+	iv.earliest = append(iv.earliest, e)
+	switch n := len(iv.earliest); {
+	case n == 32:
+		iv.byName = make(map[uint32]int32, 64)
+		for i, x := range iv.earliest {
+			iv.byName[x.name] = int32(i)
+		}
+	case n > 32:
+		iv.byName[e.name] = int32(n - 1)
+	}
+}
+
+// Spans is how many spans were added.
+func (b *TablesBuilder) Spans() int { return b.spans }
+
+// SimplerRuntime reports what SimplerRuntime would of the spans added.
+func (b *TablesBuilder) SimplerRuntime() bool { return b.simpler || b.spans == 0 }
+
+// Write prints the tables, simpler's (service false) or a service's, as
+// WriteTables and WriteServiceTables print them from the spans added.
+// The builder is empty after it.
+func (b *TablesBuilder) Write(w io.Writer, show func(string) string, service bool) {
+	b.index, b.last = nil, nil
+	// The invocations in Group's order: by process (a pid's later runs
+	// as their lane pids: SplitRuns), then inv; then by callable, as
+	// Buckets orders them.
+	order := make([]*invocationAcc, 0, b.n)
+	for i := range b.n {
+		order = append(order, &b.invs[i/invChunk][i%invChunk])
+	}
+	lane := func(iv *invocationAcc) proc { return proc{strace.LanePID(iv.key.pid, iv.key.run), iv.key.run} }
+	slices.SortFunc(order, func(x, y *invocationAcc) int {
+		return cmp.Or(compareProcs(lane(x), lane(y)), cmp.Compare(x.key.inv, y.key.inv))
+	})
+	type bucket struct {
+		hid  uint32
+		invs []*invocationAcc
+	}
+	var buckets []bucket
+	at := map[uint32]int{}
+	for _, iv := range order {
+		i, ok := at[iv.hid]
+		if !ok {
+			i = len(buckets)
+			at[iv.hid] = i
+			buckets = append(buckets, bucket{hid: iv.hid})
+		}
+		buckets[i].invs = append(buckets[i].invs, iv)
+	}
+	order = nil
+	for _, bk := range buckets {
+		slices.SortStableFunc(bk.invs, func(x, y *invocationAcc) int { return cmp.Compare(x.key.inv, y.key.inv) })
+	}
+	slices.SortStableFunc(buckets, func(x, y bucket) int { return cmp.Compare(len(y.invs), len(x.invs)) })
+	tables := make([]callableTable, 0, len(buckets))
+	for _, bk := range buckets {
+		t := newCallableTable(b.names[bk.hid], len(bk.invs))
+		for _, iv := range bk.invs {
+			if iv.hasRoot {
+				t.root(b.names[iv.rootName], iv.rootDur)
+			}
+			for _, e := range iv.earliest {
+				if !e.depth0 {
+					t.stage(b.names[e.name], e.dur)
+				}
+			}
+			iv.earliest, iv.byName = nil, nil // its durations are the table's now
+		}
+		tables = append(tables, t)
+	}
+	b.invs, b.n = nil, 0
+	printTables(w, tables, show, service)
+}
+
+// Held is about how many bytes the builder holds: its invocations and
+// their names' entries.
+func (b *TablesBuilder) Held() int64 { return int64(b.n)*invocationBytes + int64(b.entries)*24 }
+
+// invocationBytes is about what an invocation holds besides its names'
+// entries: its accumulator and its index entry.
+const invocationBytes = 160
