@@ -10,7 +10,7 @@ BENCH ?= .
 # select one set of versions for all of them.
 export GOWORK ?= off
 
-.PHONY: test lane-race lane-plain readme root-api otel-api otel-tests otel-demo-tests bench-vet crosscheck nocgo test-arm vet-all fmt-check tidy-check vet vet32 api-check cross race stress allocs otel otel-demo bench bench-compare bench-lib reader-mixes fuzz cover
+.PHONY: test lane-race lane-plain readme root-api otel-api otel-tests otel-demo-tests bench-vet crosscheck nocgo test-arm vet-all fmt-check tidy-check vet vet32 api-check cross race stress allocs otel otel-demo bench bench-compare bench-lib reader-mixes reader-views fuzz cover
 
 # Every platform the library supports: it must build and vet on each
 # (tests run on this machine's).
@@ -239,6 +239,12 @@ bench-compare:
 # 700 MB of temporary files and a minute; not part of make test.
 reader-mixes:
 	$(GO) run ./cmd/strace-timing/internal/mixes
+
+# The views on a 4 M-span log of simpler's runtime (700 MB, a few
+# minutes): peak memory a span of --stats, --tables (held to 64 bytes),
+# --trace-out and --html.
+reader-views:
+	$(GO) run ./cmd/strace-timing/internal/mixes -views
 
 # The library's own micro-benchmarks.
 bench-lib:

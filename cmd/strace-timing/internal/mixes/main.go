@@ -10,9 +10,12 @@
 //
 // It is `make reader-mixes`, not part of make test: it writes about
 // 700 MB to the temporary directory and takes a minute on two cores, and
-// its figures are the machine's.
+// its figures are the machine's. With -views (`make reader-views`) it
+// measures each view instead, on a 4 M-span log of simpler's runtime,
+// bytes of peak memory a span, and fails past 64 for the views that
+// stream.
 //
-//	go run ./cmd/strace-timing/internal/mixes [-keep DIR]
+//	go run ./cmd/strace-timing/internal/mixes [-views] [-keep DIR]
 package main
 
 import (
@@ -35,30 +38,122 @@ type mix struct {
 
 func main() {
 	keep := flag.String("keep", "", "write the logs into `DIR` and keep them (default: a temporary directory, removed)")
+	views := flag.Bool("views", false, "measure the views on a 4 M-span log of simpler's runtime instead (--stats, --tables, --trace-out, --html): peak memory a span")
 	flag.Parse()
-	if err := run(*keep, os.Stdout); err != nil {
+	do := run
+	if *views {
+		do = runViews
+	}
+	if err := do(*keep, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "mixes:", err)
 		os.Exit(1)
 	}
 }
 
-func run(keep string, out io.Writer) error {
-	dir := keep
-	if dir == "" {
-		d, err := os.MkdirTemp("", "mixes")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		dir = d
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+// workDir is keep, made, or a temporary directory removed by done.
+func workDir(keep string) (dir string, done func(), err error) {
+	if keep != "" {
+		return keep, func() {}, os.MkdirAll(keep, 0o755)
+	}
+	d, err := os.MkdirTemp("", "mixes")
+	return d, func() { os.RemoveAll(d) }, err
+}
+
+// build builds strace-timing into dir.
+func build(dir string) (string, error) {
+	bin := filepath.Join(dir, "strace-timing")
+	cmd := exec.Command("go", "build", "-o", bin, "simpler.dev/log/cmd/strace-timing")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("building strace-timing: %w", err)
+	}
+	return bin, nil
+}
+
+// viewBudget is the most peak memory a span a streamed view may hold
+// (issue 56): 256 MB for the 4 M-span log.
+const viewBudget = 64
+
+// runViews measures each view on a 4 M-span log of simpler's runtime
+// (250 000 invocations of 16 spans, two callables): --stats and --tables
+// stream and are held to viewBudget bytes a span; --trace-out and --html
+// still hold every span, and their figures are printed as they are.
+func runViews(keep string, out io.Writer) error {
+	dir, done, err := workDir(keep)
+	if err != nil {
 		return err
 	}
-	bin := filepath.Join(dir, "strace-timing")
-	build := exec.Command("go", "build", "-o", bin, "simpler.dev/log/cmd/strace-timing")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("building strace-timing: %w", err)
+	defer done()
+	bin, err := build(dir)
+	if err != nil {
+		return err
+	}
+	const spans = 4_000_000
+	log, err := lines(simplerLine)(filepath.Join(dir, "simpler4m"), spans)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "| view | time | peak memory | bytes a span |")
+	fmt.Fprintln(out, "|---|---|---|---|")
+	var failed []string
+	for _, v := range []struct {
+		args     []string
+		streamed bool
+	}{
+		{[]string{"--stats"}, true},
+		{[]string{"--tables"}, true},
+		{[]string{"--trace-out", filepath.Join(dir, "t.json")}, false},
+		{[]string{"--html", filepath.Join(dir, "t.html")}, false},
+	} {
+		r, err := measure(bin, log, v.args...)
+		if err != nil {
+			return fmt.Errorf("%s: %w", v.args[0], err)
+		}
+		per := float64(r.rss) / spans
+		note := ""
+		if !v.streamed {
+			note = " (holds every span)"
+		}
+		fmt.Fprintf(out, "| %s%s | %.2f s | %.0f MB | %.0f |\n", v.args[0], note, r.wall.Seconds(), mb(r.rss), per)
+		if v.streamed && per > viewBudget {
+			failed = append(failed, fmt.Sprintf("%s: %.0f bytes a span", v.args[0], per))
+		}
+	}
+	if failed != nil {
+		return fmt.Errorf("past %d bytes a span: %q", viewBudget, failed)
+	}
+	return nil
+}
+
+// simplerLine is span i of a runtime's log: invocations of sixteen spans
+// (chip.run at depth 0, then fifteen stages), every fifth of another
+// callable, after one anchor.
+func simplerLine(w *bufio.Writer, i int) {
+	if i == 0 {
+		fmt.Fprintf(w, "[mono_ns=%d][T0x1][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=7 mono_ns=%d wall_ns=%d\n", mono, mono, wall)
+	}
+	inv, k := i/16+1, i%16
+	name, depth := "chip.run", 0
+	if k > 0 {
+		name, depth = fmt.Sprintf("chip.run.stage%02d", k), 1+k%3
+	}
+	hid := "9868ba6096912ce7"
+	if inv%5 == 0 {
+		hid = "1f00aa0b0c0d0e0f"
+	}
+	m := mono + int64(i)*1000
+	fmt.Fprintf(w, "[mono_ns=%d][T0x1][TIMING] emit_host_span: [STRACE] v=1 pid=7 tid=1 inv=%d hid=%s depth=%d name=%s ts=%d dur=%d k=%d\n", m, inv, hid, depth, name, m-500, 400+i%997, i)
+}
+
+func run(keep string, out io.Writer) error {
+	dir, done, err := workDir(keep)
+	if err != nil {
+		return err
+	}
+	defer done()
+	bin, err := build(dir)
+	if err != nil {
+		return err
 	}
 	mixes := []mix{
 		{"10⁶ spans of 10⁶ distinct names, one process", 100_000, lines(namesLine(false))},
@@ -107,7 +202,7 @@ type result struct {
 	rss  int64 // peak resident bytes
 }
 
-func measure(bin, path string) (result, error) {
+func measure(bin, path string, args ...string) (result, error) {
 	var r result
 	err := filepath.Walk(path, func(_ string, fi os.FileInfo, err error) error {
 		if err == nil && fi.Mode().IsRegular() {
@@ -118,7 +213,10 @@ func measure(bin, path string) (result, error) {
 	if err != nil {
 		return r, err
 	}
-	cmd := exec.Command(bin, "--stats", path)
+	if len(args) == 0 {
+		args = []string{"--stats"}
+	}
+	cmd := exec.Command(bin, append(args, path)...)
 	cmd.Stderr = os.Stderr
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
