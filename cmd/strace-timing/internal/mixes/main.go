@@ -50,24 +50,26 @@ func main() {
 	}
 }
 
-// workDir is keep, made, or a temporary directory removed by done.
-func workDir(keep string) (dir string, done func(), err error) {
-	if keep != "" {
-		return keep, func() {}, os.MkdirAll(keep, 0o755)
+// prepare makes the directory the logs go in (keep, or a temporary one
+// that done removes) and builds strace-timing into it.
+func prepare(keep string) (dir, bin string, done func(), err error) {
+	dir, done = keep, func() {}
+	if keep == "" {
+		if dir, err = os.MkdirTemp("", "mixes"); err != nil {
+			return "", "", nil, err
+		}
+		done = func() { os.RemoveAll(dir) }
+	} else if err = os.MkdirAll(keep, 0o755); err != nil {
+		return "", "", nil, err
 	}
-	d, err := os.MkdirTemp("", "mixes")
-	return d, func() { os.RemoveAll(d) }, err
-}
-
-// build builds strace-timing into dir.
-func build(dir string) (string, error) {
-	bin := filepath.Join(dir, "strace-timing")
+	bin = filepath.Join(dir, "strace-timing")
 	cmd := exec.Command("go", "build", "-o", bin, "simpler.dev/log/cmd/strace-timing")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("building strace-timing: %w", err)
+		done()
+		return "", "", nil, fmt.Errorf("building strace-timing: %w", err)
 	}
-	return bin, nil
+	return dir, bin, done, nil
 }
 
 // viewBudget is the most peak memory a span a streamed view may hold
@@ -79,15 +81,11 @@ const viewBudget = 64
 // stream and are held to viewBudget bytes a span; --trace-out and --html
 // still hold every span, and their figures are printed as they are.
 func runViews(keep string, out io.Writer) error {
-	dir, done, err := workDir(keep)
+	dir, bin, done, err := prepare(keep)
 	if err != nil {
 		return err
 	}
 	defer done()
-	bin, err := build(dir)
-	if err != nil {
-		return err
-	}
 	const spans = 4_000_000
 	log, err := lines(simplerLine)(filepath.Join(dir, "simpler4m"), spans)
 	if err != nil {
@@ -146,15 +144,11 @@ func simplerLine(w *bufio.Writer, i int) {
 }
 
 func run(keep string, out io.Writer) error {
-	dir, done, err := workDir(keep)
+	dir, bin, done, err := prepare(keep)
 	if err != nil {
 		return err
 	}
 	defer done()
-	bin, err := build(dir)
-	if err != nil {
-		return err
-	}
 	mixes := []mix{
 		{"10⁶ spans of 10⁶ distinct names, one process", 100_000, lines(namesLine(false))},
 		{"the same names, shorter lines", 100_000, lines(namesLine(true))},

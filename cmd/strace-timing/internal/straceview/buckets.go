@@ -17,22 +17,49 @@ type Bucket struct {
 // invocations keep the order in which their hid first appears in invs
 // (which Group sorts by pid, then inv), as simpler's reader orders them.
 func Buckets(invs []*Invocation) []Bucket {
-	index := map[string]int{}
-	var out []Bucket
-	for _, iv := range invs {
-		i, ok := index[iv.HID]
-		if !ok {
-			i = len(out)
-			index[iv.HID] = i
-			out = append(out, Bucket{HID: iv.HID})
-		}
-		out[i].Invocations = append(out[i].Invocations, iv)
+	hids, groups := callables(invs, func(iv *Invocation) (string, uint64) { return iv.HID, iv.Inv })
+	out := make([]Bucket, len(hids))
+	for i := range hids {
+		out[i] = Bucket{HID: hids[i], Invocations: groups[i]}
 	}
-	for _, b := range out {
-		slices.SortStableFunc(b.Invocations, func(a, b *Invocation) int { return cmp.Compare(a.Inv, b.Inv) })
-	}
-	slices.SortStableFunc(out, func(a, b Bucket) int { return cmp.Compare(len(b.Invocations), len(a.Invocations)) })
 	return out
+}
+
+// callables groups invs, given in Group's order, by callable as Buckets
+// does: each callable's invocations by inv (stably), the callables
+// busiest first, as many keeping the order their hid first comes in.
+// key gives an invocation's hid and inv.
+func callables[T any, H comparable](invs []T, key func(T) (H, uint64)) ([]H, [][]T) {
+	index := map[H]int{}
+	var hids []H
+	var groups [][]T
+	for _, iv := range invs {
+		hid, _ := key(iv)
+		i, ok := index[hid]
+		if !ok {
+			i = len(hids)
+			index[hid] = i
+			hids, groups = append(hids, hid), append(groups, nil)
+		}
+		groups[i] = append(groups[i], iv)
+	}
+	for _, g := range groups {
+		slices.SortStableFunc(g, func(a, b T) int {
+			_, x := key(a)
+			_, y := key(b)
+			return cmp.Compare(x, y)
+		})
+	}
+	order := make([]int, len(hids))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(len(groups[b]), len(groups[a])) })
+	sortedHIDs, sortedGroups := make([]H, len(order)), make([][]T, len(order))
+	for i, o := range order {
+		sortedHIDs[i], sortedGroups[i] = hids[o], groups[o]
+	}
+	return sortedHIDs, sortedGroups
 }
 
 // Label names a bucket as simpler's reader does: "decode" for the busiest

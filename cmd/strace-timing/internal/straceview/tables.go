@@ -171,30 +171,12 @@ func (b *TablesBuilder) Write(w io.Writer, show func(string) string, service boo
 	slices.SortFunc(order, func(x, y *invocationAcc) int {
 		return cmp.Or(compareProcs(lane(x), lane(y)), cmp.Compare(x.key.inv, y.key.inv))
 	})
-	type bucket struct {
-		hid  uint32
-		invs []*invocationAcc
-	}
-	var buckets []bucket
-	at := map[uint32]int{}
-	for _, iv := range order {
-		i, ok := at[iv.hid]
-		if !ok {
-			i = len(buckets)
-			at[iv.hid] = i
-			buckets = append(buckets, bucket{hid: iv.hid})
-		}
-		buckets[i].invs = append(buckets[i].invs, iv)
-	}
+	hids, groups := callables(order, func(iv *invocationAcc) (uint32, uint64) { return iv.hid, iv.key.inv })
 	order = nil
-	for _, bk := range buckets {
-		slices.SortStableFunc(bk.invs, func(x, y *invocationAcc) int { return cmp.Compare(x.key.inv, y.key.inv) })
-	}
-	slices.SortStableFunc(buckets, func(x, y bucket) int { return cmp.Compare(len(y.invs), len(x.invs)) })
-	tables := make([]callableTable, 0, len(buckets))
-	for _, bk := range buckets {
-		t := newCallableTable(b.names[bk.hid], len(bk.invs))
-		for _, iv := range bk.invs {
+	tables := make([]callableTable, 0, len(hids))
+	for i, hid := range hids {
+		t := newCallableTable(b.names[hid], len(groups[i]))
+		for _, iv := range groups[i] {
 			if iv.hasRoot {
 				t.root(b.names[iv.rootName], iv.rootDur)
 			}
