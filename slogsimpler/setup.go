@@ -275,8 +275,11 @@ func Setup(opts *Options) (*Logging, error) {
 	was := st.settings()
 	fail := func(err error) (*Logging, error) {
 		st.restore(was)
-		if errors.Is(err, sink.ErrClosed) {
-			err = fmt.Errorf("slogsimpler: Setup: the State is closed (a Logging's Close closes the State it was given, Default() included); make a new one with NewState: %w", err)
+		switch {
+		case errors.Is(err, sink.ErrClosed):
+			err = fmt.Errorf("slogsimpler: Setup: the State is closed (a Logging's Close closes the State it was given, Default() included); make a new one with NewState: %w", sink.ErrClosed)
+		case errors.Is(err, sink.ErrAlreadyBound):
+			err = fmt.Errorf("slogsimpler: Setup: the State already writes to %s, and Setup was given Dir %s (leave Dir empty to keep the State's, or make a new State with NewState): %w", st.dir(), o.Dir, sink.ErrAlreadyBound)
 		}
 		return nil, err
 	}

@@ -33,7 +33,9 @@ import (
 // piece; only MergedRuns, which needs a file's end, is not looked for.
 // A line the writer is still writing (no newline yet) waits for the next
 // Poll. Retention can remove a rotated file before a Poll reads its end:
-// what was unread of it is lost to the follower, as it is to anyone.
+// what was unread of it is lost to the follower, and Poll says so (the
+// rotated files whose numbers it never saw), so poll more often than the
+// sink rotates MaxFiles times.
 type Follower struct {
 	p      *Parser
 	inputs []string
@@ -44,6 +46,10 @@ type Follower struct {
 	// them.
 	byName map[string]*followed
 	live   []*followed
+	// next is, by log set (logname.Parse), the number of the rotated
+	// file it expects next: one past the highest seen. A higher one
+	// means the files between were removed before any Poll saw them.
+	next map[string]int
 }
 
 // followed is what was read of one file.
@@ -62,13 +68,14 @@ type followed struct {
 // [Inputs] takes them; a directory may be empty or not yet exist) into p.
 // p is given every span as ReadFile gives it, to EachSpan if it is set.
 func NewFollower(p *Parser, inputs ...string) *Follower {
-	return &Follower{p: p, inputs: inputs, byName: map[string]*followed{}}
+	return &Follower{p: p, inputs: inputs, byName: map[string]*followed{}, next: map[string]int{}}
 }
 
 // Poll reads what the inputs hold that was not read before. It goes on
 // past a file it cannot read: the error joins each such file's (one
-// wrapping [ErrDamaged] for a compressed file read in part); a file
-// removed between the listing and its read is no error.
+// wrapping [ErrDamaged] for a compressed file read in part), and one for
+// rotated files removed before a Poll read them whole; a file removed
+// between the listing and its read is no error.
 func (f *Follower) Poll() error {
 	var errs []error
 	for _, in := range f.inputs {
@@ -80,6 +87,9 @@ func (f *Follower) Poll() error {
 			errs = append(errs, err)
 			continue
 		}
+		if err := f.missed(paths); err != nil {
+			errs = append(errs, err)
+		}
 		for _, path := range paths {
 			if err := f.poll(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				errs = append(errs, err)
@@ -87,6 +97,40 @@ func (f *Follower) Poll() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// missed notes the rotated files of paths (a directory's listing, in
+// order) and returns an error naming those a set skipped since the last
+// Poll: removed before they were seen. What a set held before its first
+// Poll is not the follower's to count (RotationGaps says it).
+func (f *Follower) missed(paths []string) error {
+	var msgs []string
+	for _, path := range paths {
+		set, seq, ok := logname.Parse(filepath.Base(path))
+		if !ok || seq == 0 {
+			continue
+		}
+		next, known := f.next[set]
+		if known && seq > next {
+			msgs = append(msgs, fmt.Sprintf("%d rotated file(s) of %s (%s to %s)", seq-next,
+				filepath.Join(filepath.Dir(path), logname.Current(set)), logname.Rotated("host."+set+".", next), logname.Rotated("host."+set+".", seq-1)))
+		}
+		if !known || seq >= next {
+			f.next[set] = seq + 1
+		}
+	}
+	// A set seen with its current file only expects its first rotation.
+	for _, path := range paths {
+		if set, seq, ok := logname.Parse(filepath.Base(path)); ok && seq == 0 {
+			if _, known := f.next[set]; !known {
+				f.next[set] = 1
+			}
+		}
+	}
+	if msgs == nil {
+		return nil
+	}
+	return fmt.Errorf("%s were removed before they were read whole (retention ran ahead of the reader): what was unread of them is not counted", strings.Join(msgs, ", "))
 }
 
 // poll reads what is new of the file at path.

@@ -133,3 +133,26 @@ func gzipFile(t *testing.T, path string) string {
 	require.NoError(t, os.WriteFile(path+".gz", []byte(sb.String()), 0o644))
 	return path + ".gz"
 }
+
+// TestFollowerMissed: rotated files removed before a Poll saw them
+// (retention running ahead of a reader that polls too seldom) are said,
+// once; what a directory held before the first Poll is not.
+func TestFollowerMissed(t *testing.T) {
+	dir := t.TempDir()
+	line := logtest.HostSpanRecord(7, 1, "op", "", 0, 1, 10) + "\n"
+	write := func(name string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(line), 0o644))
+	}
+	write("host.7.00000004.log") // retention removed 1 to 3 before the reader began
+	write("host.7.log")
+	f := strace.NewFollower(&strace.Parser{}, dir)
+	require.NoError(t, f.Poll(), "what was gone before the first Poll")
+	write("host.7.00000005.log")
+	require.NoError(t, f.Poll(), "the next rotation, seen")
+	write("host.7.00000008.log")
+	require.NoError(t, os.Remove(filepath.Join(dir, "host.7.00000004.log")))
+	err := f.Poll()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "2 rotated file(s) of "+filepath.Join(dir, "host.7.log")+" (host.7.00000006.log to host.7.00000007.log) were removed before they were read whole")
+	require.NoError(t, f.Poll(), "said once")
+}

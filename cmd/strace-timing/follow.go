@@ -2,11 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
+	"regexp"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -39,10 +43,12 @@ func (c *config) followArgs(everySet bool) error {
 		}
 	}
 	switch {
-	case c.stats == c.tables:
-		return usageError{"argument --follow: with --stats or --tables (the report kept up to date as spans arrive)"}
+	case !c.stats && !c.tables:
+		return usageError{"argument --follow: needs --stats or --tables (the report it keeps up to date)"}
+	case c.stats && c.tables:
+		return usageError{"argument --follow: --stats or --tables, not both"}
 	case len(other) > 0:
-		return usageError{fmt.Sprintf("argument --follow: only with --stats or --tables, not with %s", other[0])}
+		return usageError{fmt.Sprintf("argument --follow: not with %s (it keeps --stats or --tables up to date, nothing else)", other[0])}
 	case slices.Contains(c.inputs, "-"):
 		return usageError{"argument --follow: standard input (-) cannot be followed: name the files or their directory"}
 	case c.every <= 0:
@@ -64,29 +70,31 @@ func follow(c *config, stdout, stderr io.Writer) int {
 
 // followUntil is follow until ctx is done.
 func followUntil(ctx context.Context, c *config, stdout, stderr io.Writer) int {
-	sb := straceview.NewStatsBuilder()
-	p := strace.Parser{Select: c.sel, EachSpan: func(s *strace.Span) { sb.Add(0, s) }}
-	spans, body := sb.Spans, func() { straceview.WriteStatsText(stdout, sb.Snapshot()) }
+	// The report and the tables are made as the spans stream by (their
+	// builders hold no span), so a service followed for a week is
+	// followed in the memory its names and invocations take.
+	var p strace.Parser
+	var spans func() int
+	var body func()
 	if c.tables {
-		// The tables need every span (they group them by invocation), so
-		// the Parser keeps them; each report groups a copy, as the
-		// Parser goes on placing its own.
-		p.EachSpan = nil
-		spans = func() int { return len(p.Spans) }
-		body = func() {
-			spans := slices.Clone(p.Spans)
-			straceview.SplitRuns(spans)
-			buckets := straceview.Buckets(straceview.Group(spans, straceview.InInvocation))
-			if straceview.SimplerRuntime(spans) {
-				straceview.WriteTables(stdout, buckets, c.show())
-			} else {
-				straceview.WriteServiceTables(stdout, buckets, c.show())
-			}
+		tb := straceview.NewTablesBuilder()
+		p = strace.Parser{Select: c.sel, EachSpan: tb.Add}
+		spans = tb.Spans
+		body = func() { tb.WriteSoFar(stdout, c.show(), !tb.SimplerRuntime()) }
+	} else {
+		sb := straceview.NewStatsBuilder()
+		p = strace.Parser{Select: c.sel, EachSpan: func(s *strace.Span) { sb.Add(0, s) }}
+		spans = sb.Spans
+		body = func() { straceview.WriteStatsText(stdout, sb.Snapshot()) }
+	}
+	for _, in := range c.inputs {
+		if _, err := os.Stat(in); errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintf(stderr, "note: %s does not exist yet; it is followed once it does\n", in)
 		}
 	}
 	f := strace.NewFollower(&p, c.inputs...)
-	said := map[string]bool{} // each file's error once, however many reports
-	report := func(last bool) {
+	said := map[string]bool{} // each file's error once, however many polls
+	poll := func() {
 		if err := f.Poll(); err != nil {
 			for _, e := range splitJoined(err) {
 				if msg := e.Error(); !said[msg] {
@@ -95,6 +103,25 @@ func followUntil(ctx context.Context, c *config, stdout, stderr io.Writer) int {
 				}
 			}
 		}
+	}
+	// The reader's warnings (incomplete records, drops the log reports,
+	// two runs in a file) are said when they change, and with the last
+	// report; the rotated files retention removed before the first
+	// report, once.
+	kinds := map[string]bool{} // a warning's words, its numbers left out
+	warnings := func(last bool) {
+		var b strings.Builder
+		warn(&b, &p, spans())
+		for line := range strings.Lines(b.String()) {
+			if kind := digits.ReplaceAllString(line, "N"); last || !kinds[kind] {
+				kinds[kind] = true
+				io.WriteString(stderr, line)
+			}
+		}
+	}
+	report := func(last bool) {
+		poll()
+		warnings(last)
 		head := "following"
 		if last {
 			head = "last report"
@@ -103,19 +130,31 @@ func followUntil(ctx context.Context, c *config, stdout, stderr io.Writer) int {
 		body()
 		fmt.Fprintln(stdout)
 	}
-	tick := time.NewTicker(c.every)
-	defer tick.Stop()
+	// Read more often than reported (at most every half second): a
+	// rotated file retention removes before it is read whole is lost to
+	// the report.
+	reading := time.NewTicker(min(c.every, 500*time.Millisecond))
+	defer reading.Stop()
+	reporting := time.NewTicker(c.every)
+	defer reporting.Stop()
 	report(false)
+	warnGaps(stderr, c.inputs)
 	for {
 		select {
 		case <-ctx.Done():
 			report(true)
 			return 0
-		case <-tick.C:
+		case <-reporting.C:
 			report(false)
+		case <-reading.C:
+			poll()
 		}
 	}
 }
+
+// digits finds the numbers of a warning, which change from report to
+// report while its kind does not.
+var digits = regexp.MustCompile(`[0-9]+`)
 
 // splitJoined is the errors errors.Join joined, or err alone.
 func splitJoined(err error) []error {
@@ -123,4 +162,19 @@ func splitJoined(err error) []error {
 		return j.Unwrap()
 	}
 	return []error{err}
+}
+
+// every is --every's value: a duration, said plainly when it is not one
+// (flag's own says "parse error").
+type every time.Duration
+
+func (e *every) String() string { return time.Duration(*e).String() }
+
+func (e *every) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a duration: give one with its unit (5s, 1m)", s)
+	}
+	*e = every(d)
+	return nil
 }

@@ -102,7 +102,8 @@ func newFlagSet(c *config) *flag.FlagSet {
 	fs.Var(cli.Repeated{List: &c.pids}, "pid", "read only this process's spans and records (repeatable); files named for other processes are not read")
 	fs.Var(cli.Repeated{List: &c.runs}, "run", "read only this run's spans and records: its identity or a prefix (the tag the reader prints, as in host.<pid>-<tag>.log), - for a process's unmarked run (repeatable)")
 	fs.BoolVar(&c.follow, "follow", false, "with --stats or --tables: keep reading the LOGs (directories: their files as they appear, through rotation, compression and new runs) as a service writes them, printing the report every --every, and a last one on SIGINT or SIGTERM (exit 0)")
-	fs.DurationVar(&c.every, "every", 5*time.Second, "with --follow, how often the report is printed (a Go `duration`: 5s, 1m)")
+	c.every = 5 * time.Second
+	fs.Var((*every)(&c.every), "every", "with --follow, how often the report is printed (a Go `duration`: 5s, 1m)")
 	fs.BoolVar(&c.raw, "raw", false, "print span names and hids in the tables and the tree as decoded even when standard output is a terminal (escape sequences and bidi controls included); --stats escapes them whatever this says")
 	return fs
 }
@@ -532,7 +533,7 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 		}
 		fmt.Fprintf(stdout, "Wrote Chrome trace: %s (%d spans)\n", c.traceOut, keyed)
 		if len(parts) > 1 {
-			fmt.Fprintf(stdout, "  in %d parts by time, each under %d MB (what Perfetto's UI loads in a browser): %s\n",
+			fmt.Fprintf(stdout, "  in %d parts, each under %d MiB (what Perfetto's UI loads in a browser; open each on its own): %s\n",
 				len(parts), traceOutMax>>20, strings.Join(parts, ", "))
 		}
 		if left := len(p.Spans) - keyed; left > 0 {
@@ -936,7 +937,7 @@ func hostsDoc(a *straceview.Aligned, doc *straceview.Document) {
 // trace several times its size (perfetto.dev, "Visualising large
 // traces"); a 900 MB JSON trace is reported to crash it
 // (google/perfetto#99), and chrome://tracing stopped at 256 MB. Past it,
-// the trace is written in parts by time, each a trace of its own. A
+// the trace is written in parts, each a trace of its own. A
 // variable so that a test can lower it.
 var traceOutMax int64 = 256 << 20
 

@@ -308,7 +308,7 @@ func TestServiceTraceParts(t *testing.T) {
 	parts, err := filepath.Glob(filepath.Join(dir, "t*.json"))
 	require.NoError(t, err)
 	require.Greater(t, len(parts), 3, "precondition: the trace is past 256 KiB: %s", stdout)
-	assert.Contains(t, stdout, fmt.Sprintf("in %d parts by time, each under 0 MB", len(parts)))
+	assert.Contains(t, stdout, fmt.Sprintf("in %d parts, each under 0 MiB", len(parts)))
 
 	tracks := map[[2]int64]bool{}
 	counts := map[string]int{}

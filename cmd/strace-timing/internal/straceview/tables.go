@@ -159,7 +159,21 @@ func (b *TablesBuilder) SimplerRuntime() bool { return b.simpler || b.spans == 0
 // WriteTables and WriteServiceTables print them from the spans added.
 // The builder is empty after it.
 func (b *TablesBuilder) Write(w io.Writer, show func(string) string, service bool) {
-	b.index, b.last = nil, nil
+	b.write(w, show, service, false)
+}
+
+// WriteSoFar is Write that keeps what the builder holds: more spans can
+// be added, and the next tables count them all (--follow).
+func (b *TablesBuilder) WriteSoFar(w io.Writer, show func(string) string, service bool) {
+	b.write(w, show, service, true)
+}
+
+// write is Write; keep keeps the builder's invocations, which Write lets
+// go as their durations pass into the tables.
+func (b *TablesBuilder) write(w io.Writer, show func(string) string, service, keep bool) {
+	if !keep {
+		b.index, b.last = nil, nil
+	}
 	// The invocations in Group's order: by process (a pid's later runs
 	// as their lane pids: SplitRuns), then inv; then by callable, as
 	// Buckets orders them.
@@ -185,11 +199,15 @@ func (b *TablesBuilder) Write(w io.Writer, show func(string) string, service boo
 					t.stage(b.names[e.name], e.dur)
 				}
 			}
-			iv.earliest, iv.byName = nil, nil // its durations are the table's now
+			if !keep {
+				iv.earliest, iv.byName = nil, nil // its durations are the table's now
+			}
 		}
 		tables = append(tables, t)
 	}
-	b.invs, b.n = nil, 0
+	if !keep {
+		b.invs, b.n = nil, 0
+	}
 	printTables(w, tables, show, service)
 }
 
