@@ -377,10 +377,10 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 			// printed.
 			var sb *straceview.StatsBuilder
 			var tb *straceview.TablesBuilder
-			if c.stats || c.statsJSON != "" || !c.tables {
+			if c.stats || c.statsJSON != "" || !c.tables && !c.rounds {
 				sb = straceview.NewStatsBuilder()
 			}
-			if !c.stats {
+			if c.rounds || !c.stats {
 				tb = straceview.NewTablesBuilder()
 			}
 			spans := func() int {
@@ -434,7 +434,7 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 				fmt.Fprintln(stderr, inputError(err))
 				return 1
 			}
-			if c.stats || (!c.tables && !sb.SimplerRuntime()) {
+			if !c.rounds && (c.stats || (!c.tables && !sb.SimplerRuntime())) {
 				return statsReport(&c, &p, sb, stdout, stderr)
 			}
 			return tablesReport(&c, &p, tb, sb, stdout, stderr)
@@ -639,19 +639,20 @@ func noteService(stderr io.Writer, c *config, report bool) {
 	}
 }
 
-// streamed reports whether the run prints the --stats report or
-// simpler's tables alone (with --stats-json or not), nothing that needs
-// the spans themselves: the reader folds them into the report
+// streamed reports whether the run prints the --stats report, simpler's
+// tables or the rounds table alone (with --stats-json or not), nothing
+// that needs the spans themselves: the reader folds them into the report
 // (straceview.StatsBuilder) and the tables (straceview.TablesBuilder) as
 // it reads, never holding them, in one reading (of standard input too).
 func (c *config) streamed() bool {
 	return !c.hosts && c.goTr == "" && c.traceOut == "" && c.swimlane == "" && c.html == "" &&
-		!c.overlap && !c.rounds && !c.tree
+		!c.overlap && !c.tree
 }
 
-// tablesReport ends a run that read p for simpler's tables, folded into
-// tb as it was read (and for --stats-json into sb): the warnings, the
-// note on a log without simpler's runtime, the tables and the JSON.
+// tablesReport ends a run that read p for simpler's tables or the rounds
+// table, folded into tb as it was read (and for --stats-json into sb):
+// the warnings, the note on a log without simpler's runtime, the tables
+// and the JSON.
 func tablesReport(c *config, p *strace.Parser, tb *straceview.TablesBuilder, sb *straceview.StatsBuilder, stdout, stderr io.Writer) int {
 	warn(stderr, p, tb.Spans())
 	warnGaps(stderr, c.inputs)
@@ -659,7 +660,11 @@ func tablesReport(c *config, p *strace.Parser, tb *straceview.TablesBuilder, sb 
 	if !simpler {
 		noteService(stderr, c, false)
 	}
-	tb.Write(stdout, c.show(), !simpler)
+	if c.rounds {
+		tb.WriteRounds(stdout)
+	} else {
+		tb.Write(stdout, c.show(), !simpler)
+	}
 	if c.statsJSON != "" {
 		st := sb.Stats()
 		if err := writeFile(c.statsJSON, stderr, func(w io.Writer) error { return straceview.WriteStatsJSON(w, st) }); err != nil {

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"simpler.dev/log/strace"
+	"simpler.dev/log/internal/satmath"
 )
 
 // The spans a round's columns come from, and the columns in print order.
@@ -31,23 +31,35 @@ const (
 // 0 when neither span is there (a missing span reads 0 too).
 func roundMetrics(iv *Invocation) [5]float64 {
 	names := byName(iv)
+	return roundMetricsOf(func(name string) (ts, dur int64, ok bool) {
+		if s := names[name]; s != nil {
+			return s.TS, s.Dur, true
+		}
+		return 0, 0, false
+	})
+}
+
+// roundMetricsOf is roundMetrics of an invocation whose earliest span of
+// each name (byName's) earliest gives: its start and duration.
+func roundMetricsOf(earliest func(name string) (ts, dur int64, ok bool)) [5]float64 {
 	var m [5]float64
 	for c, name := range roundSpans {
-		if s := names[name]; name != "" && s != nil {
-			m[c] = float64(s.Dur) / 1000
+		if _, dur, ok := earliest(name); name != "" && ok {
+			m[c] = float64(dur) / 1000
 		}
 	}
 	var start, end int64
 	seen := false
-	for _, s := range []*strace.Span{names[roundSpans[colOrch]], names[roundSpans[colSched]]} {
-		if s == nil {
+	for _, name := range []string{roundSpans[colOrch], roundSpans[colSched]} {
+		ts, dur, ok := earliest(name)
+		if !ok {
 			continue
 		}
-		if !seen || s.TS < start {
-			start = s.TS
+		if !seen || ts < start {
+			start = ts
 		}
-		if !seen || spanEnd(s) > end {
-			end = spanEnd(s)
+		if e := satmath.Add(ts, dur); !seen || e > end {
+			end = e
 		}
 		seen = true
 	}
@@ -74,6 +86,12 @@ func WriteRounds(w io.Writer, buckets []Bucket) {
 	for i, iv := range invs {
 		rows[i] = roundMetrics(iv)
 	}
+	printRounds(w, rows)
+}
+
+// printRounds prints WriteRounds' table of rows, the busiest callable's
+// invocations' columns in inv order.
+func printRounds(w io.Writer, rows [][5]float64) {
 	n := len(rows)
 	host := make([]float64, n)
 	for i, r := range rows {

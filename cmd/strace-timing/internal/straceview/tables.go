@@ -2,6 +2,7 @@ package straceview
 
 import (
 	"cmp"
+	"fmt"
 	"io"
 	"slices"
 
@@ -174,19 +175,7 @@ func (b *TablesBuilder) write(w io.Writer, show func(string) string, service, ke
 	if !keep {
 		b.index, b.last = nil, nil
 	}
-	// The invocations in Group's order: by process (a pid's later runs
-	// as their lane pids: SplitRuns), then inv; then by callable, as
-	// Buckets orders them.
-	order := make([]*invocationAcc, 0, b.n)
-	for i := range b.n {
-		order = append(order, &b.invs[i/invChunk][i%invChunk])
-	}
-	lane := func(iv *invocationAcc) proc { return proc{strace.LanePID(iv.key.pid, iv.key.run), iv.key.run} }
-	slices.SortFunc(order, func(x, y *invocationAcc) int {
-		return cmp.Or(compareProcs(lane(x), lane(y)), cmp.Compare(x.key.inv, y.key.inv))
-	})
-	hids, groups := callables(order, func(iv *invocationAcc) (uint32, uint64) { return iv.hid, iv.key.inv })
-	order = nil
+	hids, groups := b.callables()
 	tables := make([]callableTable, 0, len(hids))
 	for i, hid := range hids {
 		t := newCallableTable(b.names[hid], len(groups[i]))
@@ -209,6 +198,48 @@ func (b *TablesBuilder) write(w io.Writer, show func(string) string, service, ke
 		b.invs, b.n = nil, 0
 	}
 	printTables(w, tables, show, service)
+}
+
+// callables returns the invocations by callable, as Buckets gives them:
+// in Group's order (by process, a pid's later runs as their lane pids
+// as SplitRuns makes them, then inv), grouped by hid, busiest first.
+func (b *TablesBuilder) callables() ([]uint32, [][]*invocationAcc) {
+	order := make([]*invocationAcc, 0, b.n)
+	for i := range b.n {
+		order = append(order, &b.invs[i/invChunk][i%invChunk])
+	}
+	lane := func(iv *invocationAcc) proc { return proc{strace.LanePID(iv.key.pid, iv.key.run), iv.key.run} }
+	slices.SortFunc(order, func(x, y *invocationAcc) int {
+		return cmp.Or(compareProcs(lane(x), lane(y)), cmp.Compare(x.key.inv, y.key.inv))
+	})
+	return callables(order, func(iv *invocationAcc) (uint32, uint64) { return iv.hid, iv.key.inv })
+}
+
+// WriteRounds prints the per-round table as WriteRounds does from the
+// spans added, from each invocation's earliest span of the round's
+// names.
+func (b *TablesBuilder) WriteRounds(w io.Writer) {
+	_, groups := b.callables()
+	if len(groups) == 0 || len(groups[0]) == 0 {
+		fmt.Fprintln(w, "No [STRACE] markers found.")
+		return
+	}
+	rows := make([][5]float64, len(groups[0])) // the busiest, in inv order
+	for i, iv := range groups[0] {
+		rows[i] = roundMetricsOf(func(name string) (ts, dur int64, ok bool) {
+			n, known := b.named[name]
+			if !known {
+				return 0, 0, false
+			}
+			at, found := iv.find(n)
+			if !found {
+				return 0, 0, false
+			}
+			e := iv.earliest[at]
+			return e.ts, e.dur, true
+		})
+	}
+	printRounds(w, rows)
 }
 
 // Held is about how many bytes the builder holds: its invocations and

@@ -30,6 +30,26 @@ func tablesOfSpans(spans []strace.Span, service bool) string {
 	return out.String()
 }
 
+// roundsOfSpans and roundsStreamed are --rounds-table's output, as
+// tablesOfSpans and tablesStreamed are the tables'.
+func roundsOfSpans(spans []strace.Span) string {
+	spans = slices.Clone(spans)
+	SplitRuns(spans)
+	var out bytes.Buffer
+	WriteRounds(&out, Buckets(Group(spans, InInvocation)))
+	return out.String()
+}
+
+func roundsStreamed(spans []strace.Span) string {
+	b := NewTablesBuilder()
+	for i := range spans {
+		b.Add(&spans[i])
+	}
+	var out bytes.Buffer
+	b.WriteRounds(&out)
+	return out.String()
+}
+
 func tablesStreamed(spans []strace.Span, service bool) string {
 	b := NewTablesBuilder()
 	for i := range spans {
@@ -54,6 +74,7 @@ func TestTablesBuilder(t *testing.T) {
 		for _, service := range []bool{false, true} {
 			assert.Equal(t, tablesOfSpans(p.Spans, service), tablesStreamed(p.Spans, service), "%s, service=%v", filepath.Base(log), service)
 		}
+		assert.Equal(t, roundsOfSpans(p.Spans), roundsStreamed(p.Spans), "%s: the rounds", filepath.Base(log))
 	}
 
 	run1 := &strace.Run{PID: 7, ID: "a", N: 1, Of: 2}
@@ -67,6 +88,9 @@ func TestTablesBuilder(t *testing.T) {
 		}
 		inv := uint64(1 + r.IntN(300))
 		name := fmt.Sprintf("chip.run.s%d", r.IntN(60)) // past 32 names an invocation: the map
+		if r.IntN(6) == 0 { // the rounds' columns
+			name = []string{"chip.run.runner_run.device_wall", "chip.run.runner_run.device_wall.orch", "chip.run.runner_run.device_wall.sched"}[r.IntN(3)]
+		}
 		depth := 1 + r.IntN(3)
 		if r.IntN(8) == 0 {
 			name, depth = []string{"chip.run", "http.request"}[r.IntN(2)], 0 // roots of two names
@@ -80,5 +104,9 @@ func TestTablesBuilder(t *testing.T) {
 		require.True(t, strings.Count(want, "callable hid=") >= 4, "precondition: %s", want)
 		assert.Equal(t, want, tablesStreamed(spans, service), "service=%v", service)
 	}
+	rounds := roundsOfSpans(spans)
+	require.Contains(t, rounds, "Trimmed Avg Host", "precondition: more than 20 rounds")
+	require.Contains(t, rounds, "Effective", "precondition: orch and sched")
+	assert.Equal(t, rounds, roundsStreamed(spans))
 	assert.Equal(t, "No [STRACE] markers found.\n", tablesStreamed(nil, false))
 }
