@@ -88,7 +88,8 @@ func TestTablesBuilder(t *testing.T) {
 		}
 		inv := uint64(1 + r.IntN(300))
 		name := fmt.Sprintf("chip.run.s%d", r.IntN(60)) // past 32 names an invocation: the map
-		if r.IntN(6) == 0 { // the rounds' columns
+		// The rounds' columns, now and then.
+		if r.IntN(6) == 0 {
 			name = []string{"chip.run.runner_run.device_wall", "chip.run.runner_run.device_wall.orch", "chip.run.runner_run.device_wall.sched"}[r.IntN(3)]
 		}
 		depth := 1 + r.IntN(3)
