@@ -377,11 +377,14 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 			// printed.
 			var sb *straceview.StatsBuilder
 			var tb *straceview.TablesBuilder
-			if c.stats || c.statsJSON != "" || !c.tables && !c.rounds {
+			if c.stats || c.statsJSON != "" || !c.tables && !c.rounds && !c.tree {
 				sb = straceview.NewStatsBuilder()
 			}
-			if c.rounds || !c.stats {
+			if c.rounds || c.tree || !c.stats {
 				tb = straceview.NewTablesBuilder()
+				if c.tree {
+					tb.KeepTrees()
+				}
 			}
 			spans := func() int {
 				if sb != nil {
@@ -434,7 +437,7 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 				fmt.Fprintln(stderr, inputError(err))
 				return 1
 			}
-			if !c.rounds && (c.stats || (!c.tables && !sb.SimplerRuntime())) {
+			if !c.rounds && !c.tree && (c.stats || (!c.tables && !sb.SimplerRuntime())) {
 				return statsReport(&c, &p, sb, stdout, stderr)
 			}
 			return tablesReport(&c, &p, tb, sb, stdout, stderr)
@@ -640,17 +643,16 @@ func noteService(stderr io.Writer, c *config, report bool) {
 }
 
 // streamed reports whether the run prints the --stats report, simpler's
-// tables or the rounds table alone (with --stats-json or not), nothing
+// tables, the rounds table or the tree alone (with --stats-json or not), nothing
 // that needs the spans themselves: the reader folds them into the report
 // (straceview.StatsBuilder) and the tables (straceview.TablesBuilder) as
 // it reads, never holding them, in one reading (of standard input too).
 func (c *config) streamed() bool {
-	return !c.hosts && c.goTr == "" && c.traceOut == "" && c.swimlane == "" && c.html == "" &&
-		!c.overlap && !c.tree
+	return !c.hosts && c.goTr == "" && c.traceOut == "" && c.swimlane == "" && c.html == "" && !c.overlap
 }
 
-// tablesReport ends a run that read p for simpler's tables or the rounds
-// table, folded into tb as it was read (and for --stats-json into sb):
+// tablesReport ends a run that read p for simpler's tables, the rounds
+// table or the tree, folded into tb as it was read (and for --stats-json into sb):
 // the warnings, the note on a log without simpler's runtime, the tables
 // and the JSON.
 func tablesReport(c *config, p *strace.Parser, tb *straceview.TablesBuilder, sb *straceview.StatsBuilder, stdout, stderr io.Writer) int {
@@ -660,9 +662,12 @@ func tablesReport(c *config, p *strace.Parser, tb *straceview.TablesBuilder, sb 
 	if !simpler {
 		noteService(stderr, c, false)
 	}
-	if c.rounds {
+	switch {
+	case c.rounds:
 		tb.WriteRounds(stdout)
-	} else {
+	case c.tree:
+		tb.WriteTree(stdout, c.show())
+	default:
 		tb.Write(stdout, c.show(), !simpler)
 	}
 	if c.statsJSON != "" {

@@ -100,6 +100,8 @@ func runViews(keep string, out io.Writer) error {
 	}{
 		{[]string{"--stats"}, true},
 		{[]string{"--tables"}, true},
+		{[]string{"--tree"}, true},
+		{[]string{"--rounds-table"}, true},
 		{[]string{"--trace-out", filepath.Join(dir, "t.json")}, false},
 		{[]string{"--html", filepath.Join(dir, "t.html")}, false},
 	} {

@@ -66,13 +66,22 @@ func callables[T any, H comparable](invs []T, key func(T) (H, uint64)) ([]H, [][
 // when it has more than one invocation, "prefill" for a callable seen once,
 // else the hid's first 8 characters.
 func Label(buckets []Bucket, hid string) string {
-	if len(buckets) > 0 && buckets[0].HID == hid && len(buckets[0].Invocations) > 1 {
-		return "decode"
-	}
-	for _, b := range buckets {
-		if b.HID == hid && len(b.Invocations) == 1 {
-			return "prefill"
+	for i, b := range buckets {
+		if b.HID == hid {
+			return label(hid, i == 0, len(b.Invocations))
 		}
+	}
+	return label(hid, false, 0)
+}
+
+// label is Label of the bucket of hid, the busiest when first, of n
+// invocations.
+func label(hid string, first bool, n int) string {
+	switch {
+	case first && n > 1:
+		return "decode"
+	case n == 1:
+		return "prefill"
 	}
 	return hid[:min(8, len(hid))]
 }

@@ -163,16 +163,21 @@ func WriteTree(w io.Writer, buckets []Bucket, show func(string) string) {
 		fmt.Fprintln(w, "No [STRACE] markers found.")
 		return
 	}
-	for _, b := range buckets {
-		n := len(b.Invocations)
-		suffix := " — 1 invocation"
-		if n > 1 {
-			suffix = fmt.Sprintf(" — median of %d invocation(s)", n)
-		}
-		fmt.Fprintf(w, "callable hid=%s (%s)%s\n", shown(show, b.HID), shown(show, Label(buckets, b.HID)), suffix)
+	for i, b := range buckets {
+		treeHead(w, b.HID, i == 0, len(b.Invocations), show)
 		writeAggTree(w, b.Invocations, show)
 		fmt.Fprintln(w)
 	}
+}
+
+// treeHead prints the line a callable's tree begins with: its hid, its
+// label (the busiest when first), its n invocations.
+func treeHead(w io.Writer, hid string, first bool, n int, show func(string) string) {
+	suffix := " — 1 invocation"
+	if n > 1 {
+		suffix = fmt.Sprintf(" — median of %d invocation(s)", n)
+	}
+	fmt.Fprintf(w, "callable hid=%s (%s)%s\n", shown(show, hid), shown(show, label(hid, first, n)), suffix)
 }
 
 // writeAggTree prints one callable's tree as simpler's reader does. The
@@ -191,35 +196,66 @@ func writeAggTree(w io.Writer, invs []*Invocation, show func(string) string) {
 			samples[name] = append(samples[name], s.Dur)
 		}
 	}
-	med := func(name string) float64 { return Summarize(samples[name]).Median / 1000 }
 	ref := invs[len(invs)-1]
-	present := map[string]bool{}
-	for _, s := range ref.Spans {
-		present[s.Name] = true
+	refSpans := make([]treeSpan, len(ref.Spans))
+	for i, s := range ref.Spans {
+		refSpans[i] = treeSpan{s.Name, s.TS, s.IsDevice()}
 	}
-	children := map[string][]*strace.Span{}
-	var roots []*strace.Span
-	for _, s := range ref.Spans {
-		if parent, _, ok := cutLast(s.Name); ok && present[parent] {
+	effective := func(orch, sched string) []int64 {
+		var effs []int64
+		for _, bn := range byNames {
+			o, sc := bn[orch], bn[sched]
+			if o != nil && sc != nil {
+				effs = append(effs, max(spanEnd(o), spanEnd(sc))-min(o.TS, sc.TS))
+			}
+		}
+		return effs
+	}
+	writeTreeOf(w, refSpans, samples, effective, show)
+}
+
+// A treeSpan is what the tree prints of a span of the invocation it is
+// drawn from: its name, start and clock.
+type treeSpan struct {
+	name   string
+	ts     int64
+	device bool
+}
+
+// writeTreeOf prints one callable's tree, as writeAggTree describes: ref
+// is the last invocation's spans in log order; samples each name's
+// earliest span's duration in every invocation; effective the merged
+// window orch ∪ sched of every invocation that has both.
+func writeTreeOf(w io.Writer, ref []treeSpan, samples map[string][]int64, effective func(orch, sched string) []int64, show func(string) string) {
+	med := func(name string) float64 { return Summarize(samples[name]).Median / 1000 }
+	present := map[string]bool{}
+	for _, s := range ref {
+		present[s.name] = true
+	}
+	children := map[string][]*treeSpan{}
+	var roots []*treeSpan
+	for i := range ref {
+		s := &ref[i]
+		if parent, _, ok := cutLast(s.name); ok && present[parent] {
 			children[parent] = append(children[parent], s)
 		} else {
 			roots = append(roots, s)
 		}
 	}
-	byTS := func(a, b *strace.Span) int { return cmp.Compare(a.TS, b.TS) }
-	var emit func(s *strace.Span, indent int)
-	emit = func(s *strace.Span, indent int) {
+	byTS := func(a, b *treeSpan) int { return cmp.Compare(a.ts, b.ts) }
+	var emit func(s *treeSpan, indent int)
+	emit = func(s *treeSpan, indent int) {
 		tag := ""
-		if s.IsDevice() {
+		if s.device {
 			tag = " [dev]"
 		}
-		_, leaf, _ := cutLast(s.Name)
-		fmt.Fprintf(w, "%s%-22s%6s  %12.1f us\n", strings.Repeat("  ", indent), shown(show, leaf), tag, med(s.Name))
-		kids := slices.Clone(children[s.Name])
+		_, leaf, _ := cutLast(s.name)
+		fmt.Fprintf(w, "%s%-22s%6s  %12.1f us\n", strings.Repeat("  ", indent), shown(show, leaf), tag, med(s.name))
+		kids := slices.Clone(children[s.name])
 		slices.SortStableFunc(kids, byTS)
-		var orch, sched *strace.Span
+		var orch, sched *treeSpan
 		for _, k := range kids {
-			switch _, l, _ := cutLast(k.Name); l {
+			switch _, l, _ := cutLast(k.name); l {
 			case "orch":
 				if orch == nil {
 					orch = k
@@ -231,19 +267,13 @@ func writeAggTree(w io.Writer, invs []*Invocation, show func(string) string) {
 			}
 		}
 		for _, c := range kids {
-			_, cleaf, _ := cutLast(c.Name)
+			_, cleaf, _ := cutLast(c.name)
 			switch {
 			case cleaf == "orch" && sched != nil:
-				var effs []int64
-				for _, bn := range byNames {
-					o, sc := bn[c.Name], bn[sched.Name]
-					if o != nil && sc != nil {
-						effs = append(effs, max(spanEnd(o), spanEnd(sc))-min(o.TS, sc.TS))
-					}
-				}
+				effs := effective(c.name, sched.name)
 				base := strings.Repeat("  ", indent+1)
 				fmt.Fprintf(w, "%s%-22s [dev]  %12.1f us\n", base, "Effective", Summarize(effs).Median/1000)
-				fmt.Fprintf(w, "%s  orch %.1f  ∥  sched %.1f   (concurrent)\n", base, med(c.Name), med(sched.Name))
+				fmt.Fprintf(w, "%s  orch %.1f  ∥  sched %.1f   (concurrent)\n", base, med(c.name), med(sched.name))
 			case cleaf == "sched" && orch != nil:
 				// shown beside orch on the Effective line above
 			default:

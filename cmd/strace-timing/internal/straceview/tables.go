@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 
+	"simpler.dev/log/internal/satmath"
 	"simpler.dev/log/strace"
 )
 
@@ -32,6 +33,13 @@ type TablesBuilder struct {
 	// runtime.
 	spans   int
 	simpler bool
+	// trees, set by KeepTrees, keeps what the tree needs besides: every
+	// span of each callable's last invocation (the tree's structure is
+	// its). An invocation may be that when it has the highest inv of its
+	// hid so far (maxInv); candidates are those, whose spans are kept.
+	trees      bool
+	maxInv     map[uint32]uint64
+	candidates map[uint32][]*invocationAcc
 	// entries counts the names' entries of every invocation, for Held.
 	entries int
 }
@@ -53,6 +61,16 @@ type invocationAcc struct {
 	// with its start); byName looks it up past a few names.
 	earliest []nameEarliest
 	byName   map[uint32]int32
+	// full holds every span, in log order, while the invocation may be
+	// its callable's last (TablesBuilder.trees); kept says it is kept.
+	full []treeSpanAcc
+	kept bool
+}
+
+type treeSpanAcc struct {
+	name   uint32
+	device bool
+	ts     int64
 }
 
 type nameEarliest struct {
@@ -103,12 +121,18 @@ func (b *TablesBuilder) Add(s *strace.Span) {
 			b.index[k] = i
 			iv = &b.invs[i/invChunk][i%invChunk]
 			*iv = invocationAcc{key: k, hid: b.number(s.HID)}
+			if b.trees {
+				b.candidate(iv)
+			}
 		} else {
 			iv = &b.invs[i/invChunk][i%invChunk]
 		}
 		b.last = iv
 	}
 	name := b.number(s.Name)
+	if iv.kept {
+		iv.full = append(iv.full, treeSpanAcc{name, s.IsDevice(), s.TS})
+	}
 	if s.Depth == 0 && !iv.hasRoot {
 		iv.hasRoot, iv.rootName, iv.rootDur = true, name, s.Dur
 	}
@@ -118,6 +142,77 @@ func (b *TablesBuilder) Add(s *strace.Span) {
 		b.entries++
 	} else if s.TS < iv.earliest[at].ts {
 		iv.earliest[at] = e
+	}
+}
+
+// KeepTrees makes the builder keep what WriteTree needs; call it before
+// the first Add.
+func (b *TablesBuilder) KeepTrees() {
+	b.trees, b.maxInv, b.candidates = true, map[uint32]uint64{}, map[uint32][]*invocationAcc{}
+}
+
+// candidate keeps every span of iv, new, while it may be its callable's
+// last invocation: one of the highest inv (ties are ordered by process
+// only at the end, as runs are numbered); a higher one lets the others'
+// go.
+func (b *TablesBuilder) candidate(iv *invocationAcc) {
+	top, seen := b.maxInv[iv.hid]
+	switch {
+	case !seen || iv.key.inv > top:
+		for _, old := range b.candidates[iv.hid] {
+			old.full, old.kept = nil, false
+		}
+		b.maxInv[iv.hid] = iv.key.inv
+		b.candidates[iv.hid] = append(b.candidates[iv.hid][:0], iv)
+	case iv.key.inv == top:
+		b.candidates[iv.hid] = append(b.candidates[iv.hid], iv)
+	default:
+		return
+	}
+	iv.kept = true
+}
+
+// WriteTree prints the trees as WriteTree does from the spans added
+// (KeepTrees must have been called before them).
+func (b *TablesBuilder) WriteTree(w io.Writer, show func(string) string) {
+	hids, groups := b.callables()
+	if len(hids) == 0 {
+		fmt.Fprintln(w, "No [STRACE] markers found.")
+		return
+	}
+	for i, hid := range hids {
+		invs := groups[i]
+		treeHead(w, b.names[hid], i == 0, len(invs), show)
+		samples := map[string][]int64{}
+		for _, iv := range invs {
+			for _, e := range iv.earliest {
+				samples[b.names[e.name]] = append(samples[b.names[e.name]], e.dur)
+			}
+		}
+		last := invs[len(invs)-1]
+		ref := make([]treeSpan, len(last.full))
+		for j, s := range last.full {
+			ref[j] = treeSpan{b.names[s.name], s.ts, s.device}
+		}
+		effective := func(orch, sched string) []int64 {
+			o, okO := b.named[orch]
+			sc, okS := b.named[sched]
+			if !okO || !okS {
+				return nil
+			}
+			var effs []int64
+			for _, iv := range invs {
+				i, f1 := iv.find(o)
+				j, f2 := iv.find(sc)
+				if f1 && f2 {
+					x, y := iv.earliest[i], iv.earliest[j]
+					effs = append(effs, max(satmath.Add(x.ts, x.dur), satmath.Add(y.ts, y.dur))-min(x.ts, y.ts))
+				}
+			}
+			return effs
+		}
+		writeTreeOf(w, ref, samples, effective, show)
+		fmt.Fprintln(w)
 	}
 }
 

@@ -50,6 +50,27 @@ func roundsStreamed(spans []strace.Span) string {
 	return out.String()
 }
 
+// treeOfSpans and treeStreamed are --tree's output, as tablesOfSpans and
+// tablesStreamed are the tables'.
+func treeOfSpans(spans []strace.Span) string {
+	spans = slices.Clone(spans)
+	SplitRuns(spans)
+	var out bytes.Buffer
+	WriteTree(&out, Buckets(Group(spans, InInvocation)), nil)
+	return out.String()
+}
+
+func treeStreamed(spans []strace.Span) string {
+	b := NewTablesBuilder()
+	b.KeepTrees()
+	for i := range spans {
+		b.Add(&spans[i])
+	}
+	var out bytes.Buffer
+	b.WriteTree(&out, nil)
+	return out.String()
+}
+
 func tablesStreamed(spans []strace.Span, service bool) string {
 	b := NewTablesBuilder()
 	for i := range spans {
@@ -75,6 +96,7 @@ func TestTablesBuilder(t *testing.T) {
 			assert.Equal(t, tablesOfSpans(p.Spans, service), tablesStreamed(p.Spans, service), "%s, service=%v", filepath.Base(log), service)
 		}
 		assert.Equal(t, roundsOfSpans(p.Spans), roundsStreamed(p.Spans), "%s: the rounds", filepath.Base(log))
+		assert.Equal(t, treeOfSpans(p.Spans), treeStreamed(p.Spans), "%s: the tree", filepath.Base(log))
 	}
 
 	run1 := &strace.Run{PID: 7, ID: "a", N: 1, Of: 2}
@@ -96,8 +118,12 @@ func TestTablesBuilder(t *testing.T) {
 		if r.IntN(8) == 0 {
 			name, depth = []string{"chip.run", "http.request"}[r.IntN(2)], 0 // roots of two names
 		}
+		attrs := ""
+		if r.IntN(10) == 0 {
+			attrs = "clk=dev"
+		}
 		spans = append(spans, strace.Span{PID: 7, Run: run, Inv: inv, HID: fmt.Sprintf("h%d", inv%4), Name: name,
-			Depth: depth, TS: int64(r.IntN(1000)), Dur: int64(r.IntN(1_000_000))})
+			Depth: depth, TS: int64(r.IntN(1000)), Dur: int64(r.IntN(1_000_000)), Attrs: attrs})
 	}
 	spans = append(spans, strace.Span{PID: 8, Run: &strace.Run{PID: 8, N: 1, Of: 1}, Inv: 1, HID: "h9", Name: "ext.x", Depth: 0, Dur: 5})
 	for _, service := range []bool{false, true} {
@@ -109,5 +135,9 @@ func TestTablesBuilder(t *testing.T) {
 	require.Contains(t, rounds, "Trimmed Avg Host", "precondition: more than 20 rounds")
 	require.Contains(t, rounds, "Effective", "precondition: orch and sched")
 	assert.Equal(t, rounds, roundsStreamed(spans))
+	tree := treeOfSpans(spans)
+	require.Contains(t, tree, "Effective", "precondition: orch and sched under device_wall")
+	require.Contains(t, tree, "[dev]", "precondition: device spans")
+	assert.Equal(t, tree, treeStreamed(spans))
 	assert.Equal(t, "No [STRACE] markers found.\n", tablesStreamed(nil, false))
 }
