@@ -106,3 +106,24 @@ func TestHTMLInBrowser(t *testing.T) {
 		})
 	}
 }
+
+// TestHTMLAsksForAWindow: past the spans a timeline page holds, --html
+// reads the log once to count them, holds none, writes no page and says
+// how to select fewer; a selection under the bound draws as ever.
+func TestHTMLAsksForAWindow(t *testing.T) {
+	old := htmlMaxSpans
+	htmlMaxSpans = 5
+	t.Cleanup(func() { htmlMaxSpans = old })
+	page := filepath.Join(t.TempDir(), "t.html")
+	code, _, errs := runCmd(t, "", fixture, "--html", page)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, "strace-timing: --html: the log holds 8 spans (with a selection, the selection's), past the 5 a timeline page holds")
+	assert.Contains(t, errs, "select a window (--since, --until), a process (--pid) or a run (--run)")
+	assert.NoFileExists(t, page)
+
+	htmlMaxSpans = 8
+	code, out, errs := runCmd(t, "", fixture, "--html", page)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "Wrote HTML timeline: "+page)
+	assert.FileExists(t, page)
+}

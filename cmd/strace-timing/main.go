@@ -442,6 +442,18 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 			}
 			return tablesReport(&c, &p, tb, sb, stdout, stderr)
 		}
+		if c.html != "" && !slices.Contains(c.inputs, "-") {
+			// The page holds every span it draws: past htmlMaxSpans it
+			// is refused before any is held (a first reading counts
+			// them, in the memory --stats takes), with what to do.
+			q := strace.Parser{Select: c.sel}
+			n := 0
+			q.EachSpan = func(*strace.Span) { n++ }
+			if readInputs(&q, c.inputs, stdin, io.Discard, 1.0/8) == nil && n > htmlMaxSpans {
+				fmt.Fprintf(stderr, "strace-timing: --html: the log holds %d spans (with a selection, the selection's), past the %d a timeline page holds (its data takes about 500 bytes a span here and more in the browser); select a window (--since, --until), a process (--pid) or a run (--run): --stats and the tables read any length\n", n, htmlMaxSpans)
+				return 1
+			}
+		}
 		if err := readInputs(&p, c.inputs, stdin, stderr, softLimit); err != nil {
 			fmt.Fprintln(stderr, inputError(err))
 			return 1
@@ -942,6 +954,12 @@ func hostsDoc(a *straceview.Aligned, doc *straceview.Document) {
 }
 
 // writeFile writes path through write, with a progress line on a
+// htmlMaxSpans is the most spans --html draws: the page holds them all,
+// and the reader holds about 500 bytes a span to make it (1 GB at
+// this bound); a browser draws a million in a second or two. A variable
+// so that a test can lower it.
+var htmlMaxSpans = 2_000_000
+
 // traceOutMax bounds each file --trace-out writes. Perfetto's UI parses
 // a trace in the browser, in memory that is typically 2 GB and holds a
 // trace several times its size (perfetto.dev, "Visualising large
