@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"simpler.dev/log/internal/logname"
@@ -50,6 +51,7 @@ type Follower struct {
 	// file it expects next: one past the highest seen. A higher one
 	// means the files between were removed before any Poll saw them.
 	next map[string]int
+	buf  []byte // lastLineEnd's
 }
 
 // followed is what was read of one file.
@@ -159,7 +161,7 @@ func (f *Follower) poll(path string) error {
 		f.byName[path] = st
 	}
 	if _, seq, ok := logname.Parse(filepath.Base(path)); ok && seq == 0 {
-		if !st.listed(f.live) {
+		if !slices.Contains(f.live, st) {
 			f.live = append(f.live, st)
 		}
 	} else {
@@ -169,7 +171,7 @@ func (f *Follower) poll(path string) error {
 	if fi.Size() < st.off {
 		st.off, st.file = 0, fileState{} // truncated: read again from its start
 	}
-	end, err := lastLineEnd(file, st.off, fi.Size())
+	end, err := f.lastLineEnd(file, st.off, fi.Size())
 	if err != nil || end == st.off {
 		return err
 	}
@@ -273,30 +275,18 @@ func firstLine(b []byte) string {
 	return string(b)
 }
 
-// listed reports whether st is in sts.
-func (st *followed) listed(sts []*followed) bool {
-	for _, s := range sts {
-		if s == st {
-			return true
-		}
-	}
-	return false
-}
-
 func removeFollowed(sts []*followed, st *followed) []*followed {
-	for i, s := range sts {
-		if s == st {
-			return append(sts[:i], sts[i+1:]...)
-		}
-	}
-	return sts
+	return slices.DeleteFunc(sts, func(s *followed) bool { return s == st })
 }
 
 // lastLineEnd returns the offset just past the last newline of file
 // between from and size, from when there is none: a line still being
 // written is left for later.
-func lastLineEnd(file io.ReaderAt, from, size int64) (int64, error) {
-	buf := make([]byte, 64<<10)
+func (f *Follower) lastLineEnd(file io.ReaderAt, from, size int64) (int64, error) {
+	if f.buf == nil {
+		f.buf = make([]byte, 64<<10)
+	}
+	buf := f.buf
 	for end := size; end > from; {
 		start := max(from, end-int64(len(buf)))
 		n, err := file.ReadAt(buf[:end-start], start)
@@ -312,16 +302,12 @@ func lastLineEnd(file io.ReaderAt, from, size int64) (int64, error) {
 }
 
 // readChunk reads r, the next part of the file at path, whose reading so
-// far left st, and places what it held on the wall clock, as
-// readFileWith does with a whole file.
+// far left st, as readFileWith reads a whole file.
 func (p *Parser) readChunk(path string, st *fileState, r io.Reader) error {
 	p.file = *st
 	records, lines, spans := len(p.Records), len(p.RecordLines), len(p.Spans)
 	err := p.readBlocks(r, runtime.GOMAXPROCS(0), 0)
-	p.attribute(path, records, lines, spans)
-	p.placeRecords(records, lines)
-	p.placeRest()
-	p.selectFile(spans, records, lines)
+	p.settle(path, records, lines, spans)
 	p.numberRuns()
 	*st = p.file
 	p.file.reset()

@@ -39,10 +39,7 @@ func (p *Parser) readFileWith(path string, r io.Reader, workers int) error {
 	records, lines := len(p.Records), len(p.RecordLines)
 	spans := len(p.Spans)
 	err := p.readBlocks(r, workers, size)
-	p.attribute(path, records, lines, spans)
-	p.placeRecords(records, lines)
-	p.placeRest()
-	p.selectFile(spans, records, lines)
+	p.settle(path, records, lines, spans)
 	if !p.file.marked {
 		var rerun []int64
 		for pid, v := range p.file.pids {
@@ -61,6 +58,16 @@ func (p *Parser) readFileWith(path string, r io.Reader, workers int) error {
 	// it through the report made after.
 	p.file.reset()
 	return err
+}
+
+// settle gives what was read from path since the indexes records, lines
+// and spans their pid (attribute), places it on the wall clock and
+// applies the selection.
+func (p *Parser) settle(path string, records, lines, spans int) {
+	p.attribute(path, records, lines, spans)
+	p.placeRecords(records, lines)
+	p.placeRest()
+	p.selectFile(spans, records, lines)
 }
 
 // readBlocks reads r, a file of size bytes (0: not known), in blocks
