@@ -59,9 +59,8 @@ func (c *config) followArgs(everySet bool) error {
 
 // follow runs --follow: the inputs are read as they grow, the --stats
 // report or the tables printed every c.every (the time of each at its
-// head), and, on
-// SIGINT or SIGTERM, the inputs read once more and a last report printed;
-// it then returns 0.
+// head), and, on SIGINT or SIGTERM, the inputs read once more and a last
+// report printed; it then returns 0.
 func follow(c *config, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -105,9 +104,9 @@ func followUntil(ctx context.Context, c *config, stdout, stderr io.Writer) int {
 		}
 	}
 	// The reader's warnings (incomplete records, drops the log reports,
-	// two runs in a file) are said when they change, and with the last
-	// report; the rotated files retention removed before the first
-	// report, once.
+	// two runs in a file) are said when a new kind appears, and all of
+	// them with the last report; the rotated files retention removed
+	// before the first report, once.
 	kinds := map[string]bool{} // a warning's words, its numbers left out
 	warnings := func(last bool) {
 		var b strings.Builder
