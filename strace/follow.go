@@ -24,7 +24,10 @@ import (
 // a file when it was rotated away, also once the sink has compressed it.
 // Every line is read once, whatever rotation and compression did in
 // between: a file is known by its identity on disk (a rotation renames
-// the file the sink was writing, and [os.SameFile] still knows it), and
+// the file the sink was writing, and [os.SameFile] still knows it) and
+// its first line (a file system reuses a removed file's inode at once,
+// for the next file; the sink begins every file with a record of its own
+// time), and
 // a compressed file by the plain one it was made of (its name, or its
 // first line when the plain file was renamed and compressed between two
 // Polls), whose bytes already read are skipped in it.
@@ -50,7 +53,10 @@ type Follower struct {
 	// next is, by log set (logname.Parse), the number of the rotated
 	// file it expects next: one past the highest seen. A higher one
 	// means the files between were removed before any Poll saw them.
-	next map[string]int
+	// polled holds the inputs a Poll has looked at: a set that first
+	// appears in one of them expects its first rotated file.
+	next   map[string]int
+	polled map[string]bool
 	buf  []byte // lastLineEnd's
 }
 
@@ -70,7 +76,7 @@ type followed struct {
 // [Inputs] takes them; a directory may be empty or not yet exist) into p.
 // p is given every span as ReadFile gives it, to EachSpan if it is set.
 func NewFollower(p *Parser, inputs ...string) *Follower {
-	return &Follower{p: p, inputs: inputs, byName: map[string]*followed{}, next: map[string]int{}}
+	return &Follower{p: p, inputs: inputs, byName: map[string]*followed{}, next: map[string]int{}, polled: map[string]bool{}}
 }
 
 // Poll reads what the inputs hold that was not read before. It goes on
@@ -81,6 +87,8 @@ func NewFollower(p *Parser, inputs ...string) *Follower {
 func (f *Follower) Poll() error {
 	var errs []error
 	for _, in := range f.inputs {
+		seen := f.polled[in]
+		f.polled[in] = true
 		paths, err := Inputs(in)
 		if err != nil {
 			if fi, statErr := os.Stat(in); errors.Is(statErr, fs.ErrNotExist) || (statErr == nil && fi.IsDir()) {
@@ -89,7 +97,7 @@ func (f *Follower) Poll() error {
 			errs = append(errs, err)
 			continue
 		}
-		if err := f.missed(paths); err != nil {
+		if err := f.missed(paths, seen); err != nil {
 			errs = append(errs, err)
 		}
 		for _, path := range paths {
@@ -103,9 +111,11 @@ func (f *Follower) Poll() error {
 
 // missed notes the rotated files of paths (a directory's listing, in
 // order) and returns an error naming those a set skipped since the last
-// Poll: removed before they were seen. What a set held before its first
-// Poll is not the follower's to count (RotationGaps says it).
-func (f *Follower) missed(paths []string) error {
+// Poll: removed before they were seen. A set that appears in an input
+// polled before (seen) skipped what came before its first file seen;
+// what an input held before its first Poll is not the follower's to
+// count (RotationGaps says it).
+func (f *Follower) missed(paths []string, seen bool) error {
 	var msgs []string
 	for _, path := range paths {
 		set, seq, ok := logname.Parse(filepath.Base(path))
@@ -113,6 +123,9 @@ func (f *Follower) missed(paths []string) error {
 			continue
 		}
 		next, known := f.next[set]
+		if !known && seen {
+			next, known = 1, true
+		}
 		if known && seq > next {
 			msgs = append(msgs, fmt.Sprintf("%d rotated file(s) of %s (%s to %s)", seq-next,
 				filepath.Join(filepath.Dir(path), logname.Current(set)), logname.Rotated("host."+set+".", next), logname.Rotated("host."+set+".", seq-1)))
@@ -153,8 +166,8 @@ func (f *Follower) poll(path string) error {
 		return nil // a pipe or a device is read by ReadFile, not followed
 	}
 	st := f.byName[path]
-	if st == nil || !os.SameFile(st.fi, fi) {
-		st = f.renamed(fi)
+	if st == nil || !f.same(st, file, fi) {
+		st = f.renamed(file, fi)
 		if st == nil {
 			st = &followed{}
 		}
@@ -238,15 +251,33 @@ func (f *Follower) pollGz(path string) error {
 	return nil
 }
 
-// renamed returns the file followed under a current name that fi is now,
-// nil for none.
-func (f *Follower) renamed(fi os.FileInfo) *followed {
+// renamed returns the file followed under a current name that file (fi)
+// is now, nil for none.
+func (f *Follower) renamed(file io.ReaderAt, fi os.FileInfo) *followed {
 	for _, st := range f.live {
-		if os.SameFile(st.fi, fi) {
+		if f.same(st, file, fi) {
 			return st
 		}
 	}
 	return nil
+}
+
+// same reports whether file (fi) is the file st followed: the same
+// identity on disk, and, once a line of it was read, the same first line
+// (an inode freed by a removal is the next new file's at once).
+func (f *Follower) same(st *followed, file io.ReaderAt, fi os.FileInfo) bool {
+	if !os.SameFile(st.fi, fi) {
+		return false
+	}
+	if st.head == "" {
+		return true
+	}
+	if f.buf == nil {
+		f.buf = make([]byte, 64<<10)
+	}
+	head := f.buf[:len(st.head)]
+	n, _ := file.ReadAt(head, 0)
+	return n == len(head) && string(head) == st.head
 }
 
 // firstLined returns the file followed under a current name whose first

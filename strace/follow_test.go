@@ -156,3 +156,45 @@ func TestFollowerMissed(t *testing.T) {
 	assert.Contains(t, err.Error(), "2 rotated file(s) of "+filepath.Join(dir, "host.7.log")+" (host.7.00000006.log to host.7.00000007.log) were removed before they were read whole")
 	require.NoError(t, f.Poll(), "said once")
 }
+
+// TestFollowerReusedIdentity: a file system gives a removed file's inode
+// to the next new file at once; a file with the identity of one followed
+// before but another first line is a new file, read from its start (a
+// file truncated and written past where it was read, the same). On
+// 8292346 it was read on from the old file's offset, the middle of a
+// line, and its spans were another run's.
+func TestFollowerReusedIdentity(t *testing.T) {
+	dir := t.TempDir()
+	var got []string
+	f := strace.NewFollower(&strace.Parser{EachSpan: func(s *strace.Span) { got = append(got, s.Name) }}, dir)
+	live := filepath.Join(dir, "host.7.log")
+	span := func(name string) string { return logtest.HostSpanRecord(7, 1, name, "", 0, 1, 10) + "\n" }
+	run := func(mono int) string {
+		return fmt.Sprintf("[mono_ns=%d][T0x0][INFO] host_log_run: [HOSTLOG_RUN] v=1 pid=7 run=11111111-2b8e-4c01-b22b-35f37d985057 start_ns=5\n", mono)
+	}
+	require.NoError(t, os.WriteFile(live, []byte(run(1000)+span("a")+span("b")), 0o644))
+	require.NoError(t, f.Poll())
+	// The same inode (written in place), a new first line, longer than
+	// what was read of the old.
+	require.NoError(t, os.WriteFile(live, []byte(run(2000)+span("c")+span("d")+span("e")), 0o644))
+	require.NoError(t, f.Poll())
+	assert.Equal(t, []string{"a", "b", "c", "d", "e"}, got)
+}
+
+// TestFollowerMissedBeforeFirstSight: a set that appears in a directory
+// already followed (here, one that did not exist yet) expects its first
+// rotated file: those removed before the first Poll that saw the set
+// are said too.
+func TestFollowerMissedBeforeFirstSight(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "logs")
+	f := strace.NewFollower(&strace.Parser{}, dir)
+	require.NoError(t, f.Poll())
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	line := logtest.HostSpanRecord(7, 1, "op", "", 0, 1, 10) + "\n"
+	for _, name := range []string{"host.7.00000003.log", "host.7.log"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(line), 0o644))
+	}
+	err := f.Poll()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "2 rotated file(s) of "+filepath.Join(dir, "host.7.log")+" (host.7.00000001.log to host.7.00000002.log)")
+}

@@ -117,9 +117,13 @@ func TestHTMLAsksForAWindow(t *testing.T) {
 	page := filepath.Join(t.TempDir(), "t.html")
 	code, _, errs := runCmd(t, "", fixture, "--html", page)
 	assert.Equal(t, 1, code)
-	assert.Contains(t, errs, "strace-timing: --html: the log holds 8 spans (with a selection, the selection's), past the 5 a timeline page holds")
+	assert.Contains(t, errs, "strace-timing: --html: the log holds 8 spans, past the 5 a timeline page holds")
 	assert.Contains(t, errs, "select a window (--since, --until), a process (--pid) or a run (--run)")
 	assert.NoFileExists(t, page)
+
+	code, _, errs = runCmd(t, "", fixture, "--html", page, "--pid", "100", "--pid", "200")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, "strace-timing: --html: the selection keeps 8 spans (of 8), past the 5")
 
 	htmlMaxSpans = 8
 	code, out, errs := runCmd(t, "", fixture, "--html", page)

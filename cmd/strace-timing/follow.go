@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -93,10 +94,16 @@ func followUntil(ctx context.Context, c *config, stdout, stderr io.Writer) int {
 	}
 	f := strace.NewFollower(&p, c.inputs...)
 	said := map[string]bool{} // each file's error once, however many polls
+	missed := 0               // rotated files retention removed unread, in all
 	poll := func() {
 		if err := f.Poll(); err != nil {
 			for _, e := range splitJoined(err) {
-				if msg := e.Error(); !said[msg] {
+				msg := e.Error()
+				for _, m := range missedFiles.FindAllStringSubmatch(msg, -1) {
+					n, _ := strconv.Atoi(m[1])
+					missed += n
+				}
+				if !said[msg] {
 					said[msg] = true
 					fmt.Fprintln(stderr, "warning:", msg)
 				}
@@ -121,6 +128,9 @@ func followUntil(ctx context.Context, c *config, stdout, stderr io.Writer) int {
 	report := func(last bool) {
 		poll()
 		warnings(last)
+		if last && missed > 0 {
+			fmt.Fprintf(stderr, "warning: in all, %d rotated file(s) were removed before they were read whole (retention ran ahead of the reader): what was unread of them is not in this report\n", missed)
+		}
 		head := "following"
 		if last {
 			head = "last report"
@@ -150,6 +160,10 @@ func followUntil(ctx context.Context, c *config, stdout, stderr io.Writer) int {
 		}
 	}
 }
+
+// missedFiles finds the counts in strace.Follower's error for rotated
+// files removed before they were read whole.
+var missedFiles = regexp.MustCompile(`(\d+) rotated file\(s\) of `)
 
 // digits finds the numbers of a warning, which change from report to
 // report while its kind does not.

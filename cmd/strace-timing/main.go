@@ -450,7 +450,11 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 			n := 0
 			q.EachSpan = func(*strace.Span) { n++ }
 			if readInputs(&q, c.inputs, stdin, io.Discard, 1.0/8) == nil && n > htmlMaxSpans {
-				fmt.Fprintf(stderr, "strace-timing: --html: the log holds %d spans (with a selection, the selection's), past the %d a timeline page holds (its data takes about 500 bytes a span here and more in the browser); select a window (--since, --until), a process (--pid) or a run (--run): --stats and the tables read any length\n", n, htmlMaxSpans)
+				what := fmt.Sprintf("the log holds %d spans", n)
+				if c.sel != nil {
+					what = fmt.Sprintf("the selection keeps %d spans (of %d)", n, n+q.Deselected)
+				}
+				fmt.Fprintf(stderr, "strace-timing: --html: %s, past the %d a timeline page holds (its data takes about 500 bytes a span here and more in the browser); select a window (--since, --until), a process (--pid) or a run (--run), or a narrower one: --stats and the tables read any length\n", what, htmlMaxSpans)
 				return 1
 			}
 		}
