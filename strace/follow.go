@@ -57,7 +57,7 @@ type Follower struct {
 	// appears in one of them expects its first rotated file.
 	next   map[string]int
 	polled map[string]bool
-	buf  []byte // lastLineEnd's
+	buf    []byte // lastLineEnd's and same's reads
 }
 
 // followed is what was read of one file.
