@@ -20,6 +20,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -27,6 +28,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -130,10 +132,46 @@ func runViews(keep string, out io.Writer) error {
 			failed = append(failed, fmt.Sprintf("%s: %.0f bytes a span", v.args[0], per))
 		}
 	}
+	// Last: reading the parts back grows this process, and a child
+	// started after it would be charged for it (Linux counts the memory
+	// a child shares with its parent until its exec in its peak).
+	if err := checkParts(out, filepath.Join(dir, "t.json")); err != nil {
+		failed = append(failed, err.Error())
+	}
 	if failed != nil {
 		return fmt.Errorf("past %d bytes a span: %q", viewBudget, failed)
 	}
 	return nil
+}
+
+// traceMax is the most bytes a part of --trace-out holds (strace-timing's
+// traceOutMax): what Perfetto's UI loads.
+const traceMax = 256 << 20
+
+// checkParts reads every part of the trace written to path back in full:
+// each at most traceMax bytes and a JSON document of its own.
+func checkParts(out io.Writer, path string) error {
+	ext := filepath.Ext(path)
+	for n := 1; ; n++ {
+		p := path
+		if n > 1 {
+			p = fmt.Sprintf("%s.%d%s", strings.TrimSuffix(path, ext), n, ext)
+		}
+		b, err := os.ReadFile(p)
+		if errors.Is(err, os.ErrNotExist) && n > 1 {
+			fmt.Fprintf(out, "| (the trace: %d parts, each read back whole: at most 256 MiB and valid JSON) | | | |\n", n-1)
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if len(b) > traceMax {
+			return fmt.Errorf("%s: %d bytes, past %d", p, len(b), traceMax)
+		}
+		if !json.Valid(b) {
+			return fmt.Errorf("%s: not a JSON document", p)
+		}
+	}
 }
 
 // simplerLine is span i of a runtime's log: invocations of sixteen spans
