@@ -162,11 +162,25 @@ func (c *cursor) num(key string) (uint64, bool) {
 	if !c.spaces() || !c.lit(key) {
 		return 0, false
 	}
+	// The value is read as the digits are found, in one pass: up to 19
+	// digits cannot pass 2^64-1; a longer number is read again, checked.
 	j := c.i
-	if c.digits() == 0 {
-		return 0, false
+	var v uint64
+	for c.i < len(c.b) {
+		d := c.b[c.i] - '0'
+		if d > 9 {
+			break
+		}
+		v = v*10 + uint64(d)
+		c.i++
 	}
-	return looseUint(c.b[j:c.i])
+	switch n := c.i - j; {
+	case n == 0:
+		return 0, false
+	case n > 19:
+		return looseUint(c.b[j:c.i])
+	}
+	return v, true
 }
 
 func looseUint(b []byte) (uint64, bool) {

@@ -96,3 +96,30 @@ func FuzzScanSpan(f *testing.F) {
 		}
 	})
 }
+
+// TestNumBounds: a number is read in one pass up to 19 digits and
+// checked past them: 2^64-1 is a value, 2^64 is not (no span), and
+// leading zeros count for nothing.
+func TestNumBounds(t *testing.T) {
+	for _, tc := range []struct {
+		inv   string
+		want  uint64
+		found bool
+	}{
+		{"0", 0, true},
+		{"9999999999999999999", 9999999999999999999, true},   // 19 digits
+		{"18446744073709551615", 18446744073709551615, true}, // 2^64-1, 20 digits
+		{"18446744073709551616", 0, false},                   // 2^64
+		{"99999999999999999999", 0, false},
+		{"0000000000000000000000042", 42, true},
+	} {
+		t.Run(tc.inv, func(t *testing.T) {
+			line := []byte("[STRACE] v=1 pid=1 tid=1 inv=" + tc.inv + " hid=a depth=0 name=n ts=1 dur=1")
+			f, _, _, found := ScanSpan(line, 0, len(line), len(line))
+			require.Equal(t, tc.found, found)
+			if found {
+				assert.Equal(t, tc.want, f.Inv)
+			}
+		})
+	}
+}
