@@ -2,6 +2,8 @@ package loose
 
 import (
 	"bytes"
+	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/wire"
 )
 
 // TestScanSpanReadsWhatIsWritten: every span package envelope writes is
@@ -122,4 +125,59 @@ func TestNumBounds(t *testing.T) {
 			}
 		})
 	}
+}
+
+// anchorRE is the reader's anchor grammar as simpler's reader writes it,
+// the oracle ScanAnchor's hand-made match is held to.
+var anchorRE = regexp.MustCompile(regexp.QuoteMeta(envelope.MarkerHeader) + `\d+\]\[T0x[0-9a-fA-F]+\]\[TIMING\]\s+` +
+	wire.FuncAnchor + `:\s+` + regexp.QuoteMeta(envelope.MarkerAnchor) +
+	`\s+v=(\d+)\s+pid=(\d+)\s+mono_ns=(\d+)\s+wall_ns=(\d+)[ \t]*\r?$`)
+
+// anchorByRE is ScanAnchor through anchorRE.
+func anchorByRE(line []byte) (envelope.Anchor, bool) {
+	line = bytes.TrimSuffix(line, []byte{'\n'})
+	m := anchorRE.FindSubmatch(line)
+	if m == nil {
+		return envelope.Anchor{}, false
+	}
+	v, err1 := strconv.ParseUint(string(m[1]), 10, 64)
+	pid, err2 := strconv.ParseInt(string(m[2]), 10, 64)
+	mono, err3 := strconv.ParseInt(string(m[3]), 10, 64)
+	wall, err4 := strconv.ParseInt(string(m[4]), 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || v != 1 || pid > math.MaxInt32 {
+		return envelope.Anchor{}, false
+	}
+	return envelope.Anchor{PID: int(pid), Mono: mono, Wall: wall}, true
+}
+
+// TestScanAnchorAsRE: the hand-made match finds what the expression
+// finds, on the lines that test its edges.
+func TestScanAnchorAsRE(t *testing.T) {
+	const a = "[mono_ns=10][T0x1][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=5 mono_ns=10 wall_ns=20"
+	for _, line := range []string{
+		a, a + "\n", a + " \t\r\n", a + "\r", a + " x", a + "\r\r",
+		"junk " + a, "[mono_ns=1][T0x2][INFO] f: " + a, "[mono_ns=" + a,
+		strings.Replace(a, "] clock", "]\v clock", 1), strings.Replace(a, "] clock", "]\f\n clock", 1),
+		strings.Replace(a, "v=1", "v=2", 1), strings.Replace(a, "pid=5", "pid=2147483648", 1),
+		strings.Replace(a, "wall_ns=20", "wall_ns=9223372036854775808", 1), strings.Replace(a, "T0x1", "T0xAbC", 1),
+		strings.Replace(a, "T0x1", "T0x", 1), strings.Replace(a, "mono_ns=10]", "mono_ns=]", 1),
+		a + " " + a,
+	} {
+		want, wantOK := anchorByRE([]byte(line))
+		got, ok := ScanAnchor([]byte(line))
+		assert.Equal(t, wantOK, ok, "%q", line)
+		assert.Equal(t, want, got, "%q", line)
+	}
+}
+
+func FuzzScanAnchorAsRE(f *testing.F) {
+	f.Add([]byte("[mono_ns=10][T0x1][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=5 mono_ns=10 wall_ns=20\r\n"))
+	f.Add([]byte("x [mono_ns=1][T0xf][TIMING]\tclock_anchor:\f[CLOCK_ANCHOR]\nv=01 pid=0 mono_ns=0 wall_ns=0 \t"))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		want, wantOK := anchorByRE(line)
+		got, ok := ScanAnchor(line)
+		if ok != wantOK || got != want {
+			t.Fatalf("%q: got %v %v, the expression %v %v", line, got, ok, want, wantOK)
+		}
+	})
 }
