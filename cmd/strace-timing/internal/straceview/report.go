@@ -1,6 +1,7 @@
 package straceview
 
 import (
+	"bufio"
 	"cmp"
 	"fmt"
 	"io"
@@ -114,6 +115,9 @@ func (t *callableTable) stage(name string, dur int64) {
 // printTables prints tables as WriteTables does; service names the roots
 // by their names.
 func printTables(w io.Writer, tables []callableTable, show func(string) string, service bool) {
+	bw := bufio.NewWriterSize(w, 64<<10) // a line a name: one write for many
+	defer bw.Flush()
+	w = bw
 	if len(tables) == 0 {
 		fmt.Fprintln(w, "No [STRACE] markers found.")
 		return
