@@ -734,17 +734,19 @@ func offClock(spans []strace.Span) (far, host int) {
 }
 
 // bytesPerName is about what the stats report holds for each of its rows
-// (a process and a span name): its durations, a map entry and the row
-// (about 170 bytes for a row of one span; 384 here let the heap grow to
-// 2.45 times a log of a million names, 256 holds it to 2.05 with the
-// same time, and 160, below what is held, costs 1.7 times the time);
+// (a process and a span name): its entry, its durations and, as the
+// report is made, the row that takes the entry's place (about 100 bytes
+// for a row of one span: TestStatsHeldAllocs). 256 here let the heap
+// grow to 2.3 to 2.4 times a log of a million short names; 128 holds it
+// to 1.6 (`make reader-mixes`, which fails past 2);
 // bytesPerRun what the Parser holds for each process (a run, its anchor
-// and their entries in the Parser's maps: 512 here held a log of a
-// million processes at 2.7 times its size before those maps shrank, 256
-// holds it to 2.0 in the same time).
+// and their entries in the Parser's maps): 256 here held a log of a
+// million processes to 1.5 times its size but at 20 times a tenth's time
+// (the collector running against the limit), 384 to 1.9 at 13 to 15
+// times, 512 let it pass twice.
 const (
-	bytesPerName = 256
-	bytesPerRun  = 256
+	bytesPerName = 128
+	bytesPerRun  = 384
 )
 
 // setMemoryLimit is debug.SetMemoryLimit; the tests, which call run in
