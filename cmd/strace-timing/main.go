@@ -959,7 +959,6 @@ func hostsDoc(a *straceview.Aligned, doc *straceview.Document) {
 	doc.UnalignedSpans = a.Unaligned
 }
 
-// writeFile writes path through write, with a progress line on a
 // htmlMaxSpans is the most spans --html draws: the page holds them all,
 // and the reader holds about 500 bytes a span to make it (1 GB at
 // this bound); a browser draws a million in a second or two. A variable
@@ -1042,6 +1041,7 @@ func partPath(path string, n int) string {
 	return fmt.Sprintf("%s.%d%s", strings.TrimSuffix(path, ext), n, ext)
 }
 
+// writeFile writes path through write, with a progress line on a
 // terminal (stderr) when it takes more than a second.
 func writeFile(path string, stderr io.Writer, write func(io.Writer) error) error {
 	f, err := os.Create(path)
