@@ -562,10 +562,9 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 		}
 	}
 	if c.statsJSON != "" {
-		if err := writeFile(c.statsJSON, stderr, func(w io.Writer) error { return straceview.WriteStatsJSON(w, stats()) }); err != nil {
+		if err := writeStatsJSON(c.statsJSON, stats(), stdout, stderr); err != nil {
 			return fail(err)
 		}
-		fmt.Fprintf(stdout, "Wrote span statistics: %s (%d spans)\n", c.statsJSON, stats().Overall.Spans)
 	}
 	if c.swimlane != "" {
 		var passes []map[string]any
@@ -687,14 +686,21 @@ func tablesReport(c *config, p *strace.Parser, tb *straceview.TablesBuilder, sb 
 		tb.Write(stdout, c.show(), !simpler)
 	}
 	if c.statsJSON != "" {
-		st := sb.Stats()
-		if err := writeFile(c.statsJSON, stderr, func(w io.Writer) error { return straceview.WriteStatsJSON(w, st) }); err != nil {
+		if err := writeStatsJSON(c.statsJSON, sb.Stats(), stdout, stderr); err != nil {
 			fmt.Fprintln(stderr, "strace-timing:", err)
 			return 1
 		}
-		fmt.Fprintf(stdout, "Wrote span statistics: %s (%d spans)\n", c.statsJSON, st.Overall.Spans)
 	}
 	return 0
+}
+
+// writeStatsJSON writes --stats-json's file and says so on stdout.
+func writeStatsJSON(path string, st straceview.SpanStats, stdout, stderr io.Writer) error {
+	if err := writeFile(path, stderr, func(w io.Writer) error { return straceview.WriteStatsJSON(w, st) }); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "Wrote span statistics: %s (%d spans)\n", path, st.Overall.Spans)
+	return nil
 }
 
 // statsReport ends a run that read p for the --stats report alone,
@@ -709,11 +715,10 @@ func statsReport(c *config, p *strace.Parser, sb *straceview.StatsBuilder, stdou
 	st := sb.Stats()
 	straceview.WriteStatsText(stdout, st)
 	if c.statsJSON != "" {
-		if err := writeFile(c.statsJSON, stderr, func(w io.Writer) error { return straceview.WriteStatsJSON(w, st) }); err != nil {
+		if err := writeStatsJSON(c.statsJSON, st, stdout, stderr); err != nil {
 			fmt.Fprintln(stderr, "strace-timing:", err)
 			return 1
 		}
-		fmt.Fprintf(stdout, "Wrote span statistics: %s (%d spans)\n", c.statsJSON, st.Overall.Spans)
 	}
 	return 0
 }
