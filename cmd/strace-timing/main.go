@@ -449,7 +449,12 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 			q := strace.Parser{Select: c.sel}
 			n := 0
 			q.EachSpan = func(*strace.Span) { n++ }
-			if readInputs(&q, c.inputs, stdin, io.Discard, 1.0/8) == nil && n > htmlMaxSpans {
+			// The count's tight memory limit is for the count alone: the
+			// page's reading goes without one, as it did.
+			limit := setMemoryLimit(-1)
+			counted := readInputs(&q, c.inputs, stdin, io.Discard, 1.0/8)
+			setMemoryLimit(limit)
+			if counted == nil && n > htmlMaxSpans {
 				what := fmt.Sprintf("the log holds %d spans", n)
 				if c.sel != nil {
 					what = fmt.Sprintf("the selection keeps %d spans (of %d)", n, n+q.Deselected)
