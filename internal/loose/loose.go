@@ -120,14 +120,20 @@ func anchorAt(line []byte, i int) (envelope.Anchor, bool) {
 	if c.i != len(c.b) {
 		return envelope.Anchor{}, false
 	}
-	v, err1 := strconv.ParseUint(string(f[0]), 10, 64)
-	pid, err2 := strconv.ParseInt(string(f[1]), 10, 64)
-	mono, err3 := strconv.ParseInt(string(f[2]), 10, 64)
-	wall, err4 := strconv.ParseInt(string(f[3]), 10, 64)
-	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || v != 1 || pid > math.MaxInt32 {
+	return anchorOf(f[0], f[1], f[2], f[3])
+}
+
+// anchorOf is the version-1 anchor the digits of v, pid, mono_ns and
+// wall_ns make, when each fits its field.
+func anchorOf(v, pid, mono, wall []byte) (envelope.Anchor, bool) {
+	ver, err1 := strconv.ParseUint(string(v), 10, 64)
+	p, err2 := strconv.ParseInt(string(pid), 10, 64)
+	m, err3 := strconv.ParseInt(string(mono), 10, 64)
+	w, err4 := strconv.ParseInt(string(wall), 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || ver != 1 || p > math.MaxInt32 {
 		return envelope.Anchor{}, false
 	}
-	return envelope.Anchor{PID: int(pid), Mono: mono, Wall: wall}, true
+	return envelope.Anchor{PID: int(p), Mono: m, Wall: w}, true
 }
 
 // reCursor is a cursor whose white space is RE2's \s (no \v), as

@@ -2,7 +2,6 @@ package loose
 
 import (
 	"bytes"
-	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -133,21 +132,15 @@ var anchorRE = regexp.MustCompile(regexp.QuoteMeta(envelope.MarkerHeader) + `\d+
 	wire.FuncAnchor + `:\s+` + regexp.QuoteMeta(envelope.MarkerAnchor) +
 	`\s+v=(\d+)\s+pid=(\d+)\s+mono_ns=(\d+)\s+wall_ns=(\d+)[ \t]*\r?$`)
 
-// anchorByRE is ScanAnchor through anchorRE.
+// anchorByRE is ScanAnchor through anchorRE (the fields' values as
+// ScanAnchor makes them: the match is what is compared).
 func anchorByRE(line []byte) (envelope.Anchor, bool) {
 	line = bytes.TrimSuffix(line, []byte{'\n'})
 	m := anchorRE.FindSubmatch(line)
 	if m == nil {
 		return envelope.Anchor{}, false
 	}
-	v, err1 := strconv.ParseUint(string(m[1]), 10, 64)
-	pid, err2 := strconv.ParseInt(string(m[2]), 10, 64)
-	mono, err3 := strconv.ParseInt(string(m[3]), 10, 64)
-	wall, err4 := strconv.ParseInt(string(m[4]), 10, 64)
-	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || v != 1 || pid > math.MaxInt32 {
-		return envelope.Anchor{}, false
-	}
-	return envelope.Anchor{PID: int(pid), Mono: mono, Wall: wall}, true
+	return anchorOf(m[1], m[2], m[3], m[4])
 }
 
 // TestScanAnchorAsRE: the hand-made match finds what the expression
