@@ -339,9 +339,11 @@ func WriteJSON(w io.Writer, doc Document) error {
 // that a viewer loads on its own: the events in order (a log's, by time),
 // each part naming the processes and threads of its events (the metadata
 // events of an earlier part written again before the first event of
-// theirs in it), then doc's lists after the events. next gives the writer of part n (1, 2, ...), called once each
-// as the part begins; WriteJSONParts returns how many parts it wrote. A
-// flow arrow whose two ends fall in two parts is drawn in neither.
+// theirs in it), then doc's lists after the events. next gives the writer
+// of part n (1, 2, ...), called once each as the part begins;
+// WriteJSONParts returns how many parts it wrote. A flow arrow whose two
+// ends fall in two parts is drawn in neither. With max 0 the metadata is
+// not kept: there is no later part to name it in.
 func WriteJSONParts(doc Document, max int64, next func(n int) (io.Writer, error)) (int, error) {
 	tail := appendTail(nil, doc)
 	var (
@@ -421,7 +423,9 @@ func WriteJSONParts(doc Document, max int64, next func(n int) (io.Writer, error)
 				return false
 			}
 		}
-		if e.Ph == "M" {
+		switch {
+		case max == 0: // one part: no metadata to name again
+		case e.Ph == "M":
 			key := [2]int64{e.PID, e.TID}
 			if strings.HasPrefix(e.Name, "process_") {
 				key[1] = metaProcess
@@ -430,7 +434,7 @@ func WriteJSONParts(doc Document, max int64, next func(n int) (io.Writer, error)
 			c.Args = maps.Clone(e.Args)
 			meta[key] = append(meta[key], c)
 			named[key] = true
-		} else {
+		default:
 			name([2]int64{e.PID, metaProcess})
 			name([2]int64{e.PID, e.TID})
 			spans++
