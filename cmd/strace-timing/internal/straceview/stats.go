@@ -96,10 +96,8 @@ func Statistics(hosts []strace.HostLog) SpanStats {
 // size).
 type StatsBuilder struct {
 	labels []string // the hosts', by index
-	// chunks hold the entries, statChunk each (never grown, so a
-	// *durations stays valid); n is how many there are.
-	chunks [][]statEntry
-	n      int
+	// rows holds the entries (a *durations stays valid).
+	rows chunked[statEntry]
 	// index is an open-addressed table of entry numbers + 1 (0: empty),
 	// its length a power of two at least twice n; seed hashes its keys.
 	index  []int32
@@ -119,8 +117,6 @@ type statEntry struct {
 	k statKey
 	d durations
 }
-
-const statChunk = 1 << 12
 
 type recentKey struct {
 	k statKey
@@ -196,25 +192,21 @@ func NewStatsBuilder(labels ...string) *StatsBuilder {
 }
 
 // entry is entry i.
-func (b *StatsBuilder) entry(i int) *statEntry { return &b.chunks[i/statChunk][i%statChunk] }
+func (b *StatsBuilder) entry(i int) *statEntry { return b.rows.at(i) }
 
 // find returns the durations of k, adding an entry for it if it has
 // none (new reports whether it did).
 func (b *StatsBuilder) find(k statKey) (d *durations, new bool) {
-	if 2*(b.n+1) > len(b.index) {
+	if 2*(b.rows.len()+1) > len(b.index) {
 		b.grow()
 	}
 	mask := uint64(len(b.index) - 1)
 	for h := maphash.Comparable(b.seed, k) & mask; ; h = (h + 1) & mask {
 		switch e := b.index[h]; {
 		case e == 0:
-			if b.n%statChunk == 0 {
-				b.chunks = append(b.chunks, make([]statEntry, statChunk))
-			}
-			b.index[h] = int32(b.n + 1)
-			en := b.entry(b.n)
+			en := b.rows.add()
 			en.k = k
-			b.n++
+			b.index[h] = int32(b.rows.len())
 			return &en.d, true
 		case b.entry(int(e-1)).k == k:
 			return &b.entry(int(e - 1)).d, false
@@ -226,7 +218,7 @@ func (b *StatsBuilder) find(k statKey) (d *durations, new bool) {
 func (b *StatsBuilder) grow() {
 	b.index = make([]int32, max(1024, 2*len(b.index)))
 	mask := uint64(len(b.index) - 1)
-	for i := range b.n {
+	for i := range b.rows.len() {
 		h := maphash.Comparable(b.seed, b.entry(i).k) & mask
 		for b.index[h] != 0 {
 			h = (h + 1) & mask
@@ -263,7 +255,7 @@ func (b *StatsBuilder) Spans() int { return b.spans }
 // Names is how many (process, name) tables rows the builder holds: what
 // it holds grows with them (an entry and a row each, about a hundred
 // bytes), not with the spans (8 bytes each).
-func (b *StatsBuilder) Names() int { return b.n }
+func (b *StatsBuilder) Names() int { return b.rows.len() }
 
 // SimplerRuntime reports what SimplerRuntime would of the spans added:
 // whether any is of simpler's runtime, or none was added.
@@ -296,7 +288,7 @@ func (b *StatsBuilder) report(keep bool) SpanStats {
 			}
 		})
 	}
-	for i := range b.n {
+	for i := range b.rows.len() {
 		work <- &b.entry(i).d
 	}
 	close(work)
@@ -305,7 +297,7 @@ func (b *StatsBuilder) report(keep bool) SpanStats {
 	// processes: a million processes grew one a split at a time), then
 	// each entry's process number in procOf, and each process's rows in
 	// a slice of its own size, counted first.
-	order := make([]int32, b.n)
+	order := make([]int32, b.rows.len())
 	for i := range order {
 		order[i] = int32(i)
 	}
@@ -314,7 +306,7 @@ func (b *StatsBuilder) report(keep bool) SpanStats {
 		return cmp.Or(cmp.Compare(a.host, c.host), compareProcs(a.proc, c.proc))
 	}
 	slices.SortFunc(order, sameProc)
-	procOf := make([]int32, b.n)
+	procOf := make([]int32, b.rows.len())
 	for i, e := range order {
 		if i == 0 || sameProc(order[i-1], e) != 0 {
 			k := &b.entry(int(e)).k
@@ -361,17 +353,17 @@ func (b *StatsBuilder) report(keep bool) SpanStats {
 	order = nil
 	// Each chunk of entries goes once its rows are made, so that the rows
 	// take the place of what they summarise rather than add to it.
-	for i := range b.n {
+	for i := range b.rows.len() {
 		e := b.entry(i)
 		p := &out.Processes[procOf[i]]
 		p.Names = append(p.Names, nameStats(e.k.name, e.d.cur, b.device[e.k.name]))
 		p.Spans += len(e.d.cur)
-		if !keep && (i%statChunk == statChunk-1 || i == b.n-1) {
-			b.chunks[i/statChunk] = nil
+		if !keep {
+			b.rows.done(i)
 		}
 	}
 	if !keep {
-		b.chunks, b.n = nil, 0
+		b.rows.reset()
 	}
 	for i := range out.Processes {
 		sortNames(out.Processes[i].Names)

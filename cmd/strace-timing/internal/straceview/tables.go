@@ -22,11 +22,10 @@ import (
 type TablesBuilder struct {
 	names []string          // by number
 	named map[string]uint32 // a name's (and a hid's) number
-	// invs holds the invocations in chunks (a *invocationAcc stays
-	// valid), found through index; a log's spans come from one
-	// invocation at a time, and last is the one the last span was of.
-	invs  [][]invocationAcc
-	n     int
+	// invs holds the invocations (a *invocationAcc stays valid), found
+	// through index; a log's spans come from one invocation at a time,
+	// and last is the one the last span was of.
+	invs  chunked[invocationAcc]
 	index map[invocationKey]int32
 	last  *invocationAcc
 	// spans counts the spans added; simpler says one was of simpler's
@@ -80,9 +79,6 @@ type nameEarliest struct {
 	dur    int64
 }
 
-// invChunk is how many invocations a chunk holds.
-const invChunk = 1 << 10
-
 // NewTablesBuilder returns an empty builder.
 func NewTablesBuilder() *TablesBuilder {
 	return &TablesBuilder{named: map[string]uint32{}, index: map[invocationKey]int32{}}
@@ -113,19 +109,14 @@ func (b *TablesBuilder) Add(s *strace.Span) {
 	if iv == nil || iv.key != k {
 		i, ok := b.index[k]
 		if !ok {
-			if b.n%invChunk == 0 {
-				b.invs = append(b.invs, make([]invocationAcc, invChunk))
-			}
-			i = int32(b.n)
-			b.n++
-			b.index[k] = i
-			iv = &b.invs[i/invChunk][i%invChunk]
+			iv = b.invs.add()
+			b.index[k] = int32(b.invs.len() - 1)
 			*iv = invocationAcc{key: k, hid: b.number(s.HID)}
 			if b.trees {
 				b.candidate(iv)
 			}
 		} else {
-			iv = &b.invs[i/invChunk][i%invChunk]
+			iv = b.invs.at(int(i))
 		}
 		b.last = iv
 	}
@@ -290,7 +281,7 @@ func (b *TablesBuilder) write(w io.Writer, show func(string) string, service, ke
 		tables = append(tables, t)
 	}
 	if !keep {
-		b.invs, b.n = nil, 0
+		b.invs.reset()
 	}
 	printTables(w, tables, show, service)
 }
@@ -299,9 +290,9 @@ func (b *TablesBuilder) write(w io.Writer, show func(string) string, service, ke
 // in Group's order (by process, a pid's later runs as their lane pids
 // as SplitRuns makes them, then inv), grouped by hid, busiest first.
 func (b *TablesBuilder) callables() ([]uint32, [][]*invocationAcc) {
-	order := make([]*invocationAcc, 0, b.n)
-	for i := range b.n {
-		order = append(order, &b.invs[i/invChunk][i%invChunk])
+	order := make([]*invocationAcc, 0, b.invs.len())
+	for i := range b.invs.len() {
+		order = append(order, b.invs.at(i))
 	}
 	lane := func(iv *invocationAcc) proc { return proc{strace.LanePID(iv.key.pid, iv.key.run), iv.key.run} }
 	slices.SortFunc(order, func(x, y *invocationAcc) int {
@@ -339,7 +330,9 @@ func (b *TablesBuilder) WriteRounds(w io.Writer) {
 
 // Held is about how many bytes the builder holds: its invocations and
 // their names' entries.
-func (b *TablesBuilder) Held() int64 { return int64(b.n)*invocationBytes + int64(b.entries)*24 }
+func (b *TablesBuilder) Held() int64 {
+	return int64(b.invs.len())*invocationBytes + int64(b.entries)*24
+}
 
 // invocationBytes is about what an invocation holds besides its names'
 // entries: its accumulator and its index entry.
