@@ -97,9 +97,11 @@ func (b *TablesBuilder) number(s string) uint32 {
 // Add adds span s, if it is one the invocation views use (InInvocation).
 func (b *TablesBuilder) Add(s *strace.Span) {
 	b.spans++
-	switch Family(s.Name) {
-	case "chip", "core", "node":
-		b.simpler = true
+	if !b.simpler { // asked until one span says so
+		switch Family(s.Name) {
+		case "chip", "core", "node":
+			b.simpler = true
+		}
 	}
 	if !InInvocation(s) {
 		return
