@@ -290,10 +290,9 @@ func Setup(opts *Options) (*Logging, error) {
 	// Rotation and Backpressure: zero is "not given" and keeps the State's
 	// (its maker's, or an earlier Setup's); anything else replaces it.
 	if o.Rotation != (sink.Rotation{}) {
-		if err := st.sink.SetRotation(o.Rotation); err != nil {
+		if err := st.setRotation(o.Rotation); err != nil {
 			return fail(fmt.Errorf("slogsimpler: %w", err))
 		}
-		st.rot.Store(&o.Rotation)
 	}
 	if err := st.BindDir(o.Dir); err != nil { // "" keeps the State's binding
 		return fail(err)
@@ -398,7 +397,7 @@ type guarded struct {
 	failed func(*slog.Record, error)
 }
 
-func (g guarded) Handle(ctx context.Context, r slog.Record) (err error) {
+func (g guarded) Handle(ctx context.Context, r slog.Record) error {
 	defer func() {
 		if p := recover(); p != nil {
 			g.failed(&r, fmt.Errorf("panic: %v", p))

@@ -94,9 +94,17 @@ func (s *State) restore(v settings) {
 	s.thr.ops.Store(v.ops)
 	s.flush.Store(v.flush)
 	if v.rot != nil {
-		s.sink.SetRotation(*v.rot) // it was accepted once
-		s.rot.Store(v.rot)
+		s.setRotation(*v.rot) // it was accepted once
 	}
+}
+
+// setRotation gives the sink r and keeps it in rot.
+func (s *State) setRotation(r sink.Rotation) error {
+	if err := s.sink.SetRotation(r); err != nil {
+		return err
+	}
+	s.rot.Store(&r)
+	return nil
 }
 
 // routeBox is Setup's route for records made outside slog: the fan-out
@@ -175,10 +183,9 @@ func NewState(opts *Options) (*State, error) {
 	s.setFlush(o.FlushLevel, o.FlushBound)
 	s.thr.set(o.Level, s)
 	s.thr.chosen.Store(o.Level != nil)
-	if err := s.sink.SetRotation(o.Rotation); err != nil {
+	if err := s.setRotation(o.Rotation); err != nil {
 		return nil, fmt.Errorf("slogsimpler: %w", err)
 	}
-	s.rot.Store(&o.Rotation)
 	var err error
 	if o.Dir != "" {
 		err = s.BindDir(o.Dir)
