@@ -110,7 +110,7 @@ func (f *Follower) Poll() error {
 }
 
 // missed notes the rotated files of paths (a directory's listing, in
-// order) and returns an error naming those a set skipped since the last
+// name order: a set's rotated files before its current one) and returns an error naming those a set skipped since the last
 // Poll: removed before they were seen. A set that appears in an input
 // polled before (seen) skipped what came before its first file seen;
 // what an input held before its first Poll is not the follower's to
@@ -119,10 +119,16 @@ func (f *Follower) missed(paths []string, seen bool) error {
 	var msgs []string
 	for _, path := range paths {
 		set, seq, ok := logname.Parse(filepath.Base(path))
-		if !ok || seq == 0 {
+		if !ok {
 			continue
 		}
 		next, known := f.next[set]
+		if seq == 0 { // a set seen with its current file only expects its first rotation
+			if !known {
+				f.next[set] = 1
+			}
+			continue
+		}
 		if !known && seen {
 			next, known = 1, true
 		}
@@ -132,14 +138,6 @@ func (f *Follower) missed(paths []string, seen bool) error {
 		}
 		if !known || seq >= next {
 			f.next[set] = seq + 1
-		}
-	}
-	// A set seen with its current file only expects its first rotation.
-	for _, path := range paths {
-		if set, seq, ok := logname.Parse(filepath.Base(path)); ok && seq == 0 {
-			if _, known := f.next[set]; !known {
-				f.next[set] = 1
-			}
 		}
 	}
 	if msgs == nil {
