@@ -101,7 +101,7 @@ func (f *Follower) Poll() error {
 			errs = append(errs, err)
 		}
 		for _, path := range paths {
-			if err := f.poll(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := f.pollListed(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				errs = append(errs, err)
 			}
 		}
@@ -144,6 +144,23 @@ func (f *Follower) missed(paths []string, seen bool) error {
 		return nil
 	}
 	return fmt.Errorf("%s were removed before they were read whole (retention ran ahead of the reader): what was unread of them is not counted", strings.Join(msgs, ", "))
+}
+
+// pollListed reads what is new of the file at path, as a listing named
+// it. A rotated file the listing found plain may have been compressed
+// since (the sink renames the finished .gz into place, then removes the
+// plain file): its rest is read from the .gz in the same Poll, as the
+// next listing would name it, so that a Poll after a Flush reads
+// everything flushed.
+func (f *Follower) pollListed(path string) error {
+	err := f.poll(path)
+	if !errors.Is(err, fs.ErrNotExist) || strings.HasSuffix(path, logname.Gz) {
+		return err
+	}
+	if _, seq, ok := logname.Parse(filepath.Base(path)); !ok || seq == 0 {
+		return err
+	}
+	return f.poll(path + logname.Gz)
 }
 
 // poll reads what is new of the file at path.
