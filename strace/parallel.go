@@ -314,7 +314,8 @@ func (p *Parser) absorb(q *Parser, g *growth) {
 	if p.EachSpan != nil {
 		// Handed on and let go: the block's spans are all p holds of them.
 		for i := range q.Spans {
-			if p.Select != nil && !p.pickedFromBlock(&q.Spans[i]) {
+			p.placeEach(&q.Spans[i])
+			if p.Select != nil && !p.pickSpan(&q.Spans[i]) {
 				q.Spans[i] = Span{}
 				continue
 			}

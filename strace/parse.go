@@ -109,9 +109,11 @@ type Parser struct {
 	// EachSpan, set before reading, is given every span read, in log
 	// order, with its Run, and the Parser keeps none (Spans stays empty):
 	// a reader that folds spans into a summary (strace-timing --stats)
-	// then holds what it keeps, not the log. The span is not placed on
-	// the wall clock (its WallAt reports none) unless Select has a window,
-	// and is valid only during the call.
+	// then holds what it keeps, not the log. The span is placed on the
+	// wall clock by the last anchor of its process before it in its file;
+	// one that has none there is not placed (its WallAt reports none),
+	// and [Parser.NearestAnchor] places it as a kept span is placed once
+	// every file is read. The span is valid only during the call.
 	EachSpan func(*Span)
 	// Heads counts record heads ("[STRACE] v=N"), torn records included.
 	Heads int
@@ -185,6 +187,8 @@ type Parser struct {
 	renumber []int64
 	// one is the span given to EachSpan.
 	one Span
+	// byRun is NearestAnchor's index of the anchors.
+	byRun anchorsByRun
 }
 
 // A MergedRun is a file in which a process's anchors say two runs or more
@@ -449,7 +453,8 @@ func (p *Parser) spans(line []byte, i, limit, end int) int {
 		p.file.noteSpan(s.PID)
 		if p.EachSpan != nil {
 			p.one = s // handed on from a field: a local would escape, one allocation a span
-			if p.Select != nil && !p.picked(&p.one) {
+			p.placeEach(&p.one)
+			if p.Select != nil && !p.pickSpan(&p.one) {
 				i = next
 				continue
 			}

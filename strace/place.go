@@ -203,6 +203,47 @@ func (p *Parser) placeByFile(c *clock, anchor int, r *Run) bool {
 	return false
 }
 
+// NearestAnchor returns the anchor of run r nearest to mono on the
+// monotonic clock among those read so far, and whether r has one: what
+// places a span or record that no anchor of its process came before in
+// its own file (see the notes above). A span given to EachSpan unplaced
+// for that reason (its WallAt reports none, it is not on a device's
+// clock) is placed as a kept one is by the anchor NearestAnchor returns
+// for its Run and TS once every file is read.
+func (p *Parser) NearestAnchor(r *Run, mono int64) (envelope.Anchor, bool) {
+	if p.byRun.n != len(p.Anchors) || p.byRun.m == nil {
+		m := map[*Run][]envelope.Anchor{}
+		for i, a := range p.Anchors {
+			m[p.AnchorRuns[i]] = append(m[p.AnchorRuns[i]], a)
+		}
+		for _, as := range m {
+			slices.SortFunc(as, func(a, b envelope.Anchor) int { return cmp.Compare(a.Mono, b.Mono) })
+		}
+		p.byRun = anchorsByRun{n: len(p.Anchors), m: m}
+	}
+	as := p.byRun.m[r]
+	if len(as) == 0 {
+		return envelope.Anchor{}, false
+	}
+	i, _ := slices.BinarySearchFunc(as, mono, func(a envelope.Anchor, m int64) int { return cmp.Compare(a.Mono, m) })
+	switch {
+	case i == len(as):
+		return as[i-1], true
+	case i == 0:
+		return as[0], true
+	case satmath.Sub(mono, as[i-1].Mono) <= satmath.Sub(as[i].Mono, mono):
+		return as[i-1], true
+	}
+	return as[i], true
+}
+
+// anchorsByRun is what NearestAnchor looks in: the anchors of each run,
+// in monotonic order, as they stood when n anchors had been read.
+type anchorsByRun struct {
+	n int
+	m map[*Run][]envelope.Anchor
+}
+
 // placeRest places what came before any anchor of its process in its own
 // file by the process's anchor nearest on the monotonic clock, among all
 // anchors read so far. It runs after each file, so it sees the set read
@@ -212,29 +253,8 @@ func (p *Parser) placeRest() {
 	if len(p.pendSpans) == 0 && len(p.pendRecs) == 0 && len(p.pendLines) == 0 {
 		return
 	}
-	byRun := map[*Run][]envelope.Anchor{}
-	for i, a := range p.Anchors {
-		byRun[p.AnchorRuns[i]] = append(byRun[p.AnchorRuns[i]], a)
-	}
-	for _, as := range byRun {
-		slices.SortFunc(as, func(a, b envelope.Anchor) int { return cmp.Compare(a.Mono, b.Mono) })
-	}
-	nearest := func(r *Run, mono int64) (envelope.Anchor, bool) {
-		as := byRun[r]
-		if len(as) == 0 {
-			return envelope.Anchor{}, false
-		}
-		i, _ := slices.BinarySearchFunc(as, mono, func(a envelope.Anchor, m int64) int { return cmp.Compare(a.Mono, m) })
-		switch {
-		case i == len(as):
-			return as[i-1], true
-		case i == 0:
-			return as[0], true
-		case satmath.Sub(mono, as[i-1].Mono) <= satmath.Sub(as[i].Mono, mono):
-			return as[i-1], true
-		}
-		return as[i], true
-	}
+	p.byRun = anchorsByRun{} // built again: the runs' anchors as they stand
+	nearest := p.NearestAnchor
 	for _, i := range p.pendSpans {
 		s := &p.Spans[i]
 		if a, ok := nearest(s.Run, s.TS); ok {
@@ -253,4 +273,5 @@ func (p *Parser) placeRest() {
 			l.Place(a)
 		}
 	}
+	p.byRun = anchorsByRun{} // let go: a log of a million processes has a million anchors
 }

@@ -292,25 +292,16 @@ func SkipFiles(paths []string, sel *Selection) (kept []string, skipped int) {
 	return kept, skipped
 }
 
-// picked places span s on the wall clock by its file's anchor when the
-// selection has a window, and reports whether the selection picks it,
-// counting it when not. p.Select is not nil.
-func (p *Parser) picked(s *Span) bool {
-	if p.Select.timed() && !s.IsDevice() {
+// placeEach places s, a span about to be given to EachSpan, on the wall
+// clock by the last anchor of its process before it in its file, as a
+// kept span is placed: a span of a block read in parallel (Parser.absorb)
+// that its block's own anchors placed stays as it is; one before any of
+// them follows the file's anchors as they stood before the block (what
+// the block saw first).
+func (p *Parser) placeEach(s *Span) {
+	if s.flipped == 0 && !s.IsDevice() {
 		p.placeByAnchor(s)
 	}
-	return p.pickSpan(s)
-}
-
-// pickedFromBlock is picked for a span of a block read in parallel
-// (Parser.absorb): placed by its block's own anchors if it was, else by
-// the file's as they stood before the block (what the block saw first),
-// as the spans p keeps are placed.
-func (p *Parser) pickedFromBlock(s *Span) bool {
-	if p.Select.timed() && !s.IsDevice() && s.flipped == 0 {
-		p.placeByAnchor(s)
-	}
-	return p.pickSpan(s)
 }
 
 // pickSpan reports whether p.Select picks span s as it is placed,

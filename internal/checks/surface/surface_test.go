@@ -211,8 +211,12 @@ func receiverExported(e ast.Expr) bool {
 //     service's log directory through rotation and compression, which
 //     needs what a file said of itself and so lives beside the Parser:
 //     155 and 107.
+//   - Parser.NearestAnchor (issue 56): what places a span EachSpan gives
+//     unplaced (its file's anchor after it), so that a reader that
+//     streams spans (strace-timing's trace, written from a temporary
+//     file) places them as a Parser that holds them does: 155 and 108.
 func TestExportedSurface(t *testing.T) {
-	const budgetTop, budgetMethods = 155, 107
+	const budgetTop, budgetMethods = 155, 108
 	top, methods := exported(t, root)
 	t.Logf("exported: %d names, %d methods", top, methods)
 	assert.LessOrEqual(t, top, budgetTop, "the public packages export more names than the budget")
