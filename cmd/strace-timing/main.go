@@ -330,6 +330,19 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 	if c.follow {
 		return follow(&c, stdout, stderr)
 	}
+	var gt *straceview.GoTrace
+	if c.goTr != "" {
+		f, err := os.Open(c.goTr)
+		if err != nil {
+			return fail(err)
+		}
+		g, err := straceview.ReadGoTrace(f)
+		f.Close()
+		if err != nil {
+			return fail(fmt.Errorf("%s: %w", c.goTr, err))
+		}
+		gt = &g
+	}
 	p := strace.Parser{Select: c.sel}
 	var aligned *straceview.Aligned
 	var hosts []strace.HostLog
@@ -400,6 +413,14 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 			// tenth of it). The limit grows with them, looked at every
 			// 4 096 spans (EachSpan runs where the Parser merges, so its
 			// runs are read on their own goroutine).
+			var spill *straceview.Spill
+			if c.traceOut != "" {
+				var err error
+				if spill, err = straceview.NewSpill(""); err != nil {
+					return fail(err)
+				}
+				defer spill.Close()
+			}
 			base := int64(-1)
 			p.EachSpan = func(s *strace.Span) {
 				if sb != nil {
@@ -407,6 +428,18 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 				}
 				if tb != nil {
 					tb.Add(s)
+					if sb != nil && !c.stats && c.statsJSON == "" && tb.SimplerRuntime() {
+						// The log is simpler's: the tables are printed, not
+						// the report, which holds 7 bytes a span.
+						sb = nil
+					}
+				}
+				switch {
+				case spill == nil:
+				case tb != nil:
+					spill.AddNumbered(s, tb.Last()) // the tables' index is the trace's
+				default:
+					spill.Add(s, straceview.InInvocation)
 				}
 				if spans()%4096 != 0 {
 					return
@@ -422,6 +455,9 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 					if tb != nil {
 						held += tb.Held()
 					}
+					if spill != nil {
+						held += spill.Held()
+					}
 					setMemoryLimit(base + held)
 				}
 			}
@@ -432,15 +468,29 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 			limit := 0.0
 			if os.Getenv("GOMEMLIMIT") == "" {
 				limit = 1.0 / 8
+				if spill != nil {
+					// The trace's writing takes ten times its reading
+					// (22 s and 2.5 s for 4 M spans): a collector that
+					// runs twice as often while reading costs little, and
+					// a sixteenth held the peak to 55 bytes a span, where
+					// an eighth let it reach 61 (`make reader-views`).
+					limit = 1.0 / 16
+				}
 			}
 			if err := readInputs(&p, c.inputs, stdin, stderr, limit); err != nil {
 				fmt.Fprintln(stderr, inputError(err))
 				return 1
 			}
-			if !c.rounds && !c.tree && (c.stats || (!c.tables && !sb.SimplerRuntime())) {
-				return statsReport(&c, &p, sb, stdout, stderr)
+			trace := func(simpler bool) int { return 0 }
+			if spill != nil {
+				trace = func(simpler bool) int {
+					return streamTrace(&c, &p, spill, gt, simpler, stdout, stderr)
+				}
 			}
-			return tablesReport(&c, &p, tb, sb, stdout, stderr)
+			if !c.rounds && !c.tree && (c.stats || (!c.tables && sb != nil && !sb.SimplerRuntime())) {
+				return statsReport(&c, &p, sb, trace, stdout, stderr)
+			}
+			return tablesReport(&c, &p, tb, sb, trace, stdout, stderr)
 		}
 		if c.html != "" && !slices.Contains(c.inputs, "-") {
 			// The page holds every span it draws: past htmlMaxSpans it
@@ -467,19 +517,6 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 			fmt.Fprintln(stderr, inputError(err))
 			return 1
 		}
-	}
-	var gt *straceview.GoTrace
-	if c.goTr != "" {
-		f, err := os.Open(c.goTr)
-		if err != nil {
-			return fail(err)
-		}
-		g, err := straceview.ReadGoTrace(f)
-		f.Close()
-		if err != nil {
-			return fail(fmt.Errorf("%s: %w", c.goTr, err))
-		}
-		gt = &g
 	}
 
 	if aligned == nil {
@@ -548,22 +585,8 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 			doc = straceview.ChromeTraceStreamByPID(invs, anchors)
 		}
 		hostsDoc(aligned, &doc)
-		if gt != nil {
-			doc.TraceEvents = append(doc.TraceEvents, gt.Events(int64(len(invs)+1), "Go execution trace")...)
-		}
-		parts, err := writeTraceParts(c.traceOut, stderr, doc)
-		if err != nil {
+		if err := writeTrace(&c, doc, gt, len(invs), keyed, len(p.Spans)-keyed, stdout, stderr); err != nil {
 			return fail(err)
-		}
-		fmt.Fprintf(stdout, "Wrote Chrome trace: %s (%d spans)\n", c.traceOut, keyed)
-		if len(parts) > 1 {
-			fmt.Fprintf(stdout, "  in %d parts, each under %d MiB (what Perfetto's UI loads in a browser; open each on its own): %s\n",
-				len(parts), traceOutMax>>20, strings.Join(parts, ", "))
-		}
-		if left := len(p.Spans) - keyed; left > 0 {
-			// The reference's trace holds the invocations' spans only;
-			// say what that leaves out rather than lose it silently.
-			fmt.Fprintf(stderr, "note: %d span(s) of the node and external families (ext.*) are not in the Chrome trace, which holds the invocations' spans; --stats and --html show every span\n", left)
 		}
 	}
 	if c.statsJSON != "" {
@@ -663,19 +686,21 @@ func noteService(stderr io.Writer, c *config, report bool) {
 }
 
 // streamed reports whether the run prints the --stats report, simpler's
-// tables, the rounds table or the tree alone (with --stats-json or not), nothing
-// that needs the spans themselves: the reader folds them into the report
-// (straceview.StatsBuilder) and the tables (straceview.TablesBuilder) as
-// it reads, never holding them, in one reading (of standard input too).
+// tables, the rounds table or the tree (with --stats-json or not), and
+// writes at most the Chrome trace, nothing that needs the spans held: the
+// reader folds them into the report (straceview.StatsBuilder) and the
+// tables (straceview.TablesBuilder) as it reads, and the trace's spans go
+// to a temporary file (straceview.Spill), in one reading (of standard
+// input too).
 func (c *config) streamed() bool {
-	return !c.hosts && c.goTr == "" && c.traceOut == "" && c.swimlane == "" && c.html == "" && !c.overlap
+	return !c.hosts && c.swimlane == "" && c.html == "" && !c.overlap
 }
 
 // tablesReport ends a run that read p for simpler's tables, the rounds
 // table or the tree, folded into tb as it was read (and for --stats-json into sb):
 // the warnings, the note on a log without simpler's runtime, the tables
 // and the JSON.
-func tablesReport(c *config, p *strace.Parser, tb *straceview.TablesBuilder, sb *straceview.StatsBuilder, stdout, stderr io.Writer) int {
+func tablesReport(c *config, p *strace.Parser, tb *straceview.TablesBuilder, sb *straceview.StatsBuilder, trace func(simpler bool) int, stdout, stderr io.Writer) int {
 	warn(stderr, p, tb.Spans())
 	warnGaps(stderr, c.inputs)
 	simpler := tb.SimplerRuntime()
@@ -689,6 +714,9 @@ func tablesReport(c *config, p *strace.Parser, tb *straceview.TablesBuilder, sb 
 		tb.WriteTree(stdout, c.show())
 	default:
 		tb.Write(stdout, c.show(), !simpler)
+	}
+	if code := trace(simpler); code != 0 {
+		return code
 	}
 	if c.statsJSON != "" {
 		if err := writeStatsJSON(c.statsJSON, sb.Stats(), stdout, stderr); err != nil {
@@ -711,7 +739,7 @@ func writeStatsJSON(path string, st straceview.SpanStats, stdout, stderr io.Writ
 // statsReport ends a run that read p for the --stats report alone,
 // folded into sb as it was read: the warnings, the note on a log without
 // simpler's runtime, the report and its JSON.
-func statsReport(c *config, p *strace.Parser, sb *straceview.StatsBuilder, stdout, stderr io.Writer) int {
+func statsReport(c *config, p *strace.Parser, sb *straceview.StatsBuilder, trace func(simpler bool) int, stdout, stderr io.Writer) int {
 	warn(stderr, p, sb.Spans())
 	warnGaps(stderr, c.inputs)
 	if !sb.SimplerRuntime() {
@@ -719,6 +747,9 @@ func statsReport(c *config, p *strace.Parser, sb *straceview.StatsBuilder, stdou
 	}
 	st := sb.Stats()
 	straceview.WriteStatsText(stdout, st)
+	if code := trace(sb.SimplerRuntime()); code != 0 {
+		return code
+	}
 	if c.statsJSON != "" {
 		if err := writeStatsJSON(c.statsJSON, st, stdout, stderr); err != nil {
 			fmt.Fprintln(stderr, "strace-timing:", err)
@@ -974,6 +1005,52 @@ func hostsDoc(a *straceview.Aligned, doc *straceview.Document) {
 // this bound); a browser draws a million in a second or two. A variable
 // so that a test can lower it.
 var htmlMaxSpans = 2_000_000
+
+// streamTrace writes --trace-out from the spans read into spill (the
+// streamed run): its invocations, read back one at a time, drawn as the
+// run that holds the spans draws them.
+func streamTrace(c *config, p *strace.Parser, spill *straceview.Spill, gt *straceview.GoTrace, simpler bool, stdout, stderr io.Writer) int {
+	invs, err := spill.Invocations(p.NearestAnchor)
+	if err == nil {
+		var doc straceview.Document
+		if simpler {
+			doc = straceview.ChromeTraceStream(invs, straceview.Buckets(invs), straceview.LastAnchors(p))
+		} else {
+			doc = straceview.ChromeTraceStreamByPID(invs, straceview.LastAnchors(p))
+		}
+		err = writeTrace(c, doc, gt, len(invs), spill.Spans(), spill.Others(), stdout, stderr)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "strace-timing:", err)
+		return 1
+	}
+	return 0
+}
+
+// writeTrace writes doc, the Chrome trace of invs invocations holding
+// keyed spans, with the Go execution trace gt after them, to --trace-out
+// and says so; left counts the spans of the log that no invocation
+// holds.
+func writeTrace(c *config, doc straceview.Document, gt *straceview.GoTrace, invs, keyed, left int, stdout, stderr io.Writer) error {
+	if gt != nil {
+		doc.TraceEvents = append(doc.TraceEvents, gt.Events(int64(invs+1), "Go execution trace")...)
+	}
+	parts, err := writeTraceParts(c.traceOut, stderr, doc)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "Wrote Chrome trace: %s (%d spans)\n", c.traceOut, keyed)
+	if len(parts) > 1 {
+		fmt.Fprintf(stdout, "  in %d parts, each under %d MiB (what Perfetto's UI loads in a browser; open each on its own): %s\n",
+			len(parts), traceOutMax>>20, strings.Join(parts, ", "))
+	}
+	if left > 0 {
+		// The reference's trace holds the invocations' spans only;
+		// say what that leaves out rather than lose it silently.
+		fmt.Fprintf(stderr, "note: %d span(s) of the node and external families (ext.*) are not in the Chrome trace, which holds the invocations' spans; --stats and --html show every span\n", left)
+	}
+	return nil
+}
 
 // traceOutMax bounds each file --trace-out writes. Perfetto's UI parses
 // a trace in the browser, in memory that is typically 2 GB and holds a

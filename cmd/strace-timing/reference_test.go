@@ -186,6 +186,9 @@ func matchReference(t *testing.T, g straceview.Generation, script string, args [
 	assert.Equal(t, ref.err, ourDifferences(g, errs))
 	assert.Equal(t, readJSON(t, refJSON, g), readJSON(t, ourJSON, g), "Chrome trace differs from the reference's")
 	assert.Equal(t, readJSON(t, refSwim, g), readJSON(t, ourSwim, g), "swimlane differs from the reference's")
+	if !slices.Contains(args, "--host-phase-records") {
+		assertTraceStreamed(t, append([]string{"--generation", g.String()}, args...), out, errs, ourJSON)
+	}
 	for _, mode := range [][]string{{"--tree"}, {"--rounds-table"}, {"--assert-native-overlap"}, {"--assert-native-overlap", "--require-hidden-prepare"}} {
 		ref := python(t, script, append(slices.Clone(args), mode...)...)
 		code, out, errs := runCmd(t, "", append(append([]string{"--generation", g.String()}, args...), mode...)...)

@@ -108,7 +108,7 @@ func runViews(keep string, out io.Writer) error {
 		{[]string{"--tables"}, true, false},
 		{[]string{"--tree"}, true, false},
 		{[]string{"--rounds-table"}, true, false},
-		{[]string{"--trace-out", filepath.Join(dir, "t.json")}, false, false},
+		{[]string{"--trace-out", filepath.Join(dir, "t.json")}, true, false},
 		{[]string{"--html", filepath.Join(dir, "t.html")}, true, true},
 	} {
 		r, err := measure(bin, log, v.args...)

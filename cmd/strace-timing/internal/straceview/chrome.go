@@ -51,8 +51,11 @@ type Document struct {
 	UnalignedSpans []UnalignedSpan `json:"unalignedSpans,omitempty"`
 
 	// stream, when set, makes the first events as WriteJSON writes them
-	// (see ChromeTraceStream); TraceEvents follow them.
-	stream iter.Seq[*Event]
+	// (see ChromeTraceStream); TraceEvents follow them. A stream yields
+	// each process's events together, its metadata first. streamErr is
+	// where it leaves why it stopped early (a Spill read back).
+	stream    iter.Seq[*Event]
+	streamErr *error
 }
 
 // Events returns every event of doc, those it makes as they are written
@@ -152,7 +155,8 @@ func formatWall(ns int64) string {
 // caller adds to TraceEvents: a million-span trace is never a million
 // Events in memory, only the spans it is made from.
 func ChromeTraceStream(invs []*Invocation, buckets []Bucket, anchors map[int64]envelope.Anchor) Document {
-	return Document{DisplayTimeUnit: "ms", ClockAnchors: anchorList(anchors), stream: chromeEvents(invs, buckets)}
+	var err error
+	return Document{DisplayTimeUnit: "ms", ClockAnchors: anchorList(anchors), stream: chromeEvents(invs, buckets, &err), streamErr: &err}
 }
 
 // ChromeTraceStreamByPID is the Chrome trace of a log without simpler's
@@ -164,7 +168,8 @@ func ChromeTraceStream(invs []*Invocation, buckets []Bucket, anchors map[int64]e
 // thread of their own. A lane per invocation, as simpler's view draws
 // it, made 8 000 lanes of a service's 8 000 requests of four goroutines.
 func ChromeTraceStreamByPID(invs []*Invocation, anchors map[int64]envelope.Anchor) Document {
-	return Document{DisplayTimeUnit: "ms", ClockAnchors: anchorList(anchors), stream: serviceEvents(invs)}
+	var err error
+	return Document{DisplayTimeUnit: "ms", ClockAnchors: anchorList(anchors), stream: serviceEvents(invs, &err), streamErr: &err}
 }
 
 // deviceTID is the device lane's thread in the service view: no
@@ -174,7 +179,7 @@ const deviceTID = 0
 // serviceEvents yields ChromeTraceStreamByPID's events: per process (in
 // the order its first invocation comes), its names, then each
 // invocation's slice and spans. The Event it yields is reused.
-func serviceEvents(invs []*Invocation) iter.Seq[*Event] {
+func serviceEvents(invs []*Invocation, errp *error) iter.Seq[*Event] {
 	return func(yield func(*Event) bool) {
 		type process struct {
 			pid  int64
@@ -201,7 +206,12 @@ func serviceEvents(invs []*Invocation) iter.Seq[*Event] {
 			}
 			named := map[int64]bool{}
 			for _, iv := range p.invs {
-				for _, s := range iv.Spans {
+				spans, err := iv.spans()
+				if err != nil {
+					*errp = err
+					return
+				}
+				for _, s := range spans {
 					tid := s.TID
 					if s.IsDevice() {
 						tid = deviceTID
@@ -220,12 +230,17 @@ func serviceEvents(invs []*Invocation) iter.Seq[*Event] {
 				}
 			}
 			for _, iv := range p.invs {
+				spans, err := iv.spans()
+				if err != nil {
+					*errp = err
+					return
+				}
 				if iv.Inv != 0 {
 					// The invocation's slice, on its outermost host span's
 					// thread, from its first start to its last end.
 					var root *strace.Span
 					var start, end int64
-					for _, s := range iv.Spans {
+					for _, s := range spans {
 						if s.IsDevice() {
 							continue
 						}
@@ -248,7 +263,7 @@ func serviceEvents(invs []*Invocation) iter.Seq[*Event] {
 						}
 					}
 				}
-				for _, s := range iv.Spans {
+				for _, s := range spans {
 					tid := s.TID
 					if s.IsDevice() {
 						tid = deviceTID
@@ -265,7 +280,7 @@ func serviceEvents(invs []*Invocation) iter.Seq[*Event] {
 // chromeEvents yields the per-invocation view's events in order, each
 // lane named after its callable. The Event it yields, its args and its
 // times, are reused for the next one: a caller that keeps one copies it.
-func chromeEvents(invs []*Invocation, buckets []Bucket) iter.Seq[*Event] {
+func chromeEvents(invs []*Invocation, buckets []Bucket, errp *error) iter.Seq[*Event] {
 	return func(yield func(*Event) bool) {
 		m := newEmitter(yield)
 		for lane, iv := range invs {
@@ -280,7 +295,12 @@ func chromeEvents(invs []*Invocation, buckets []Bucket) iter.Seq[*Event] {
 				!m.meta("thread_name", pid, 1, "device (clk=dev)") {
 				return
 			}
-			for _, s := range iv.Spans {
+			spans, err := iv.spans()
+			if err != nil {
+				*errp = err
+				return
+			}
+			for _, s := range spans {
 				tid := int64(0)
 				if s.IsDevice() {
 					tid = 1
@@ -355,12 +375,16 @@ func WriteJSONParts(doc Document, max int64, next func(n int) (io.Writer, error)
 		spans   int   // of them, not metadata
 		scratch []byte
 		err     error
-		// meta holds the metadata events by what they name (a process:
-		// its pid and tid metaProcess; a thread: its pid and tid), and
-		// named what this part has named so far.
-		meta  = map[[2]int64][]Event{}
-		named = map[[2]int64]bool{}
-		mb    []byte // not scratch, which holds the event being written
+		// meta holds the metadata events, written, by what they name (a
+		// process: its pid and tid metaProcess; a thread: its pid and
+		// tid), and named what this part has named so far. A stream
+		// yields each process's events together: once it names another
+		// process, the last one's are let go (streamKeys), so that a
+		// trace of a lane per invocation holds one lane's, not 250 000.
+		meta       = map[[2]int64][][]byte{}
+		named      = map[[2]int64]bool{}
+		streaming  bool
+		streamKeys [][2]int64
 	)
 	flush := func() bool {
 		if len(b) > 0 && err == nil {
@@ -401,8 +425,7 @@ func WriteJSONParts(doc Document, max int64, next func(n int) (io.Writer, error)
 			return
 		}
 		named[key] = true
-		for i := range meta[key] {
-			mb = appendEvent(mb[:0], &meta[key][i])
+		for _, mb := range meta[key] {
 			put(mb)
 		}
 	}
@@ -430,9 +453,17 @@ func WriteJSONParts(doc Document, max int64, next func(n int) (io.Writer, error)
 			if strings.HasPrefix(e.Name, "process_") {
 				key[1] = metaProcess
 			}
-			c := *e
-			c.Args = maps.Clone(e.Args)
-			meta[key] = append(meta[key], c)
+			if streaming {
+				if len(streamKeys) > 0 && streamKeys[0][0] != e.PID {
+					for _, k := range streamKeys {
+						delete(meta, k)
+						delete(named, k)
+					}
+					streamKeys = streamKeys[:0]
+				}
+				streamKeys = append(streamKeys, key)
+			}
+			meta[key] = append(meta[key], slices.Clone(scratch))
 			named[key] = true
 		default:
 			name([2]int64{e.PID, metaProcess})
@@ -443,7 +474,12 @@ func WriteJSONParts(doc Document, max int64, next func(n int) (io.Writer, error)
 		return err == nil
 	}
 	if doc.stream != nil {
+		streaming = true
 		doc.stream(event)
+		streaming = false
+		if err == nil && doc.streamErr != nil {
+			err = *doc.streamErr
+		}
 	}
 	for i := range doc.TraceEvents {
 		if err == nil {

@@ -42,7 +42,20 @@ type Invocation struct {
 	Run   *strace.Run // see proc
 	Inv   uint64
 	HID   string         // of its first span
-	Spans []*strace.Span // into the slice given to Group, in its order
+	Spans []*strace.Span // into the slice given to Group, in its order; nil for a Spill's
+	// A Spill's invocation is its at-th: its spans are read back from
+	// the Spill's file.
+	spill *Spill
+	at    int32
+}
+
+// spans returns iv's spans: Spans, or for a Spill's invocation its spans
+// read back, valid until the next call.
+func (iv *Invocation) spans() ([]*strace.Span, error) {
+	if iv.spill == nil {
+		return iv.Spans, nil
+	}
+	return iv.spill.spans(iv)
 }
 
 // Root returns the depth-0 span, or nil.

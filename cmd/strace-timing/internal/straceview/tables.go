@@ -28,6 +28,7 @@ type TablesBuilder struct {
 	invs  chunked[invocationAcc]
 	index map[invocationKey]int32
 	last  *invocationAcc
+	lastN int32 // last's number; -1 when the last span was in none
 	// spans counts the spans added; simpler says one was of simpler's
 	// runtime.
 	spans   int
@@ -104,6 +105,7 @@ func (b *TablesBuilder) Add(s *strace.Span) {
 		}
 	}
 	if !InInvocation(s) {
+		b.lastN = -1
 		return
 	}
 	k := invocationKey{s.PID, s.Run, s.Inv}
@@ -112,7 +114,8 @@ func (b *TablesBuilder) Add(s *strace.Span) {
 		i, ok := b.index[k]
 		if !ok {
 			iv = b.invs.add()
-			b.index[k] = int32(b.invs.len() - 1)
+			i = int32(b.invs.len() - 1)
+			b.index[k] = i
 			*iv = invocationAcc{key: k, hid: b.number(s.HID)}
 			if b.trees {
 				b.candidate(iv)
@@ -120,7 +123,9 @@ func (b *TablesBuilder) Add(s *strace.Span) {
 		} else {
 			iv = b.invs.at(int(i))
 		}
-		b.last = iv
+		b.last, b.lastN = iv, i
+	} else if b.lastN < 0 {
+		b.lastN = b.index[k]
 	}
 	name := b.number(s.Name)
 	if iv.kept {
@@ -237,6 +242,11 @@ func (iv *invocationAcc) add(e nameEarliest) {
 		iv.byName[e.name] = int32(n - 1)
 	}
 }
+
+// Last returns the number of the invocation of the span added last: 0,
+// 1, … in the order the invocations were first seen; -1 for a span in
+// none (not InInvocation). A Spill given it needs no index of its own.
+func (b *TablesBuilder) Last() int32 { return b.lastN }
 
 // Spans is how many spans were added.
 func (b *TablesBuilder) Spans() int { return b.spans }
