@@ -97,3 +97,14 @@ func TestTraceStreamed(t *testing.T) {
 		})
 	}
 }
+
+// TestTraceStreamedNoTemp: with no temporary file to be had (TMPDIR not
+// there), --trace-out says so and what to do, and fails; the tables are
+// not printed half.
+func TestTraceStreamedNoTemp(t *testing.T) {
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "gone"))
+	code, out, errs := runCmd(t, "", fixture, "--trace-out", filepath.Join(t.TempDir(), "t.json"))
+	assert.Equal(t, 1, code)
+	assert.Empty(t, out)
+	assert.Contains(t, errs, "strace-timing: a temporary file for the spans (TMPDIR names where): ")
+}
