@@ -107,27 +107,41 @@ func TestHTMLInBrowser(t *testing.T) {
 	}
 }
 
-// TestHTMLAsksForAWindow: past the spans a timeline page holds, --html
-// reads the log once to count them, holds none, writes no page and says
+// TestHeldViewsAskForAWindow: past the spans a view that holds every
+// span takes (a timeline page, a swimlane, hosts on one clock), the run
+// reads the log once to count them, holds none, writes nothing and says
 // how to select fewer; a selection under the bound draws as ever.
-func TestHTMLAsksForAWindow(t *testing.T) {
-	old := htmlMaxSpans
-	htmlMaxSpans = 5
-	t.Cleanup(func() { htmlMaxSpans = old })
-	page := filepath.Join(t.TempDir(), "t.html")
-	code, _, errs := runCmd(t, "", fixture, "--html", page)
-	assert.Equal(t, 1, code)
-	assert.Contains(t, errs, "strace-timing: --html: the log holds 8 spans, past the 5 a timeline page holds")
-	assert.Contains(t, errs, "select a window (--since, --until), a process (--pid) or a run (--run)")
-	assert.NoFileExists(t, page)
+func TestHeldViewsAskForAWindow(t *testing.T) {
+	for _, tc := range []struct {
+		flag  string
+		bound *int
+		args  func(out string) []string
+		wrote string
+	}{
+		{"--html", &htmlMaxSpans, func(out string) []string { return []string{fixture, "--html", out} }, "Wrote HTML timeline: "},
+		{"--swimlane", &swimlaneMaxSpans, func(out string) []string { return []string{fixture, "--swimlane", out} }, "Wrote host swimlane: "},
+		{"--hosts", &hostsMaxSpans, func(out string) []string { return []string{"--hosts", fixture, "--trace-out", out} }, "Wrote Chrome trace: "},
+	} {
+		t.Run(tc.flag, func(t *testing.T) {
+			old := *tc.bound
+			*tc.bound = 5
+			t.Cleanup(func() { *tc.bound = old })
+			out := filepath.Join(t.TempDir(), "view")
+			code, _, errs := runCmd(t, "", tc.args(out)...)
+			assert.Equal(t, 1, code)
+			assert.Contains(t, errs, "strace-timing: "+tc.flag+": the log holds 8 spans, past the 5 ")
+			assert.Contains(t, errs, "select a window (--since, --until), a process (--pid) or a run (--run)")
+			assert.NoFileExists(t, out)
 
-	code, _, errs = runCmd(t, "", fixture, "--html", page, "--pid", "100", "--pid", "200")
-	assert.Equal(t, 1, code)
-	assert.Contains(t, errs, "strace-timing: --html: the selection keeps 8 spans (of 8), past the 5")
+			code, _, errs = runCmd(t, "", append(tc.args(out), "--pid", "100", "--pid", "200")...)
+			assert.Equal(t, 1, code)
+			assert.Contains(t, errs, "strace-timing: "+tc.flag+": the selection keeps 8 spans (of 8), past the 5")
 
-	htmlMaxSpans = 8
-	code, out, errs := runCmd(t, "", fixture, "--html", page)
-	require.Equal(t, 0, code, errs)
-	assert.Contains(t, out, "Wrote HTML timeline: "+page)
-	assert.FileExists(t, page)
+			*tc.bound = 8
+			code, stdout, errs := runCmd(t, "", tc.args(out)...)
+			require.Equal(t, 0, code, errs)
+			assert.Contains(t, stdout, tc.wrote+out)
+			assert.FileExists(t, out)
+		})
+	}
 }

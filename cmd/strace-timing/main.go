@@ -343,6 +343,9 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 		}
 		gt = &g
 	}
+	if code := refuseHeld(&c, stdin, stderr); code != 0 {
+		return code
+	}
 	p := strace.Parser{Select: c.sel}
 	var aligned *straceview.Aligned
 	var hosts []strace.HostLog
@@ -491,27 +494,6 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 				return statsReport(&c, &p, sb, trace, stdout, stderr)
 			}
 			return tablesReport(&c, &p, tb, sb, trace, stdout, stderr)
-		}
-		if c.html != "" && !slices.Contains(c.inputs, "-") {
-			// The page holds every span it draws: past htmlMaxSpans it
-			// is refused before any is held (a first reading counts
-			// them, in the memory --stats takes), with what to do.
-			q := strace.Parser{Select: c.sel}
-			n := 0
-			q.EachSpan = func(*strace.Span) { n++ }
-			// The count's tight memory limit is for the count alone: the
-			// page's reading goes without one, as it did.
-			limit := setMemoryLimit(-1)
-			counted := readInputs(&q, c.inputs, stdin, io.Discard, 1.0/8)
-			setMemoryLimit(limit)
-			if counted == nil && n > htmlMaxSpans {
-				what := fmt.Sprintf("the log holds %d spans", n)
-				if c.sel != nil {
-					what = fmt.Sprintf("the selection keeps %d spans (of %d)", n, n+q.Deselected)
-				}
-				fmt.Fprintf(stderr, "strace-timing: --html: %s, past the %d a timeline page holds (its data takes about 500 bytes a span here and more in the browser); select a window (--since, --until), a process (--pid) or a run (--run), or a narrower one: --stats and the tables read any length\n", what, htmlMaxSpans)
-				return 1
-			}
 		}
 		if err := readInputs(&p, c.inputs, stdin, stderr, softLimit); err != nil {
 			fmt.Fprintln(stderr, inputError(err))
@@ -1000,11 +982,74 @@ func hostsDoc(a *straceview.Aligned, doc *straceview.Document) {
 	doc.UnalignedSpans = a.Unaligned
 }
 
-// htmlMaxSpans is the most spans --html draws: the page holds them all,
-// and the reader holds about 500 bytes a span to make it (1 GB at
-// this bound); a browser draws a million in a second or two. A variable
-// so that a test can lower it.
-var htmlMaxSpans = 2_000_000
+// The most spans the views that hold every span take, past which each
+// asks for a window (refuseHeld). Variables so that a test can lower
+// them.
+var (
+	// htmlMaxSpans: the page holds them all, and the reader holds about
+	// 500 bytes a span to make it (1 GB at this bound); a browser draws a
+	// million in a second or two.
+	htmlMaxSpans = 2_000_000
+	// swimlaneMaxSpans: the swimlane is one Chrome JSON file of about
+	// 265 bytes a span, past 256 MiB (what Perfetto's UI loads, see
+	// traceOutMax) at a million; making it holds about 570 bytes a span
+	// (2.2 GB for 4 M spans).
+	swimlaneMaxSpans = 1_000_000
+	// hostsMaxSpans: placing several hosts on one clock holds every span
+	// of each, about 690 bytes a span (2.7 GB for 4 M spans), 1.4 GB at
+	// this bound.
+	hostsMaxSpans = 2_000_000
+)
+
+// refuseHeld: --html, --swimlane and --hosts hold every span they draw;
+// past what each takes (htmlMaxSpans, …) the run is refused before any
+// is held, with what to do: a first reading counts the spans the
+// selection keeps, in the memory --stats takes. It returns the exit
+// code, 0 to go on. Standard input, which cannot be read twice, is not
+// counted.
+func refuseHeld(c *config, stdin io.Reader, stderr io.Writer) int {
+	type bound struct {
+		flag string
+		max  int
+		why  string
+	}
+	var bounds []bound
+	if c.html != "" {
+		bounds = append(bounds, bound{"--html", htmlMaxSpans, "a timeline page holds (its data takes about 500 bytes a span here and more in the browser)"})
+	}
+	if c.swimlane != "" {
+		bounds = append(bounds, bound{"--swimlane", swimlaneMaxSpans, "a swimlane holds (one file of about 265 bytes a span, past 256 MiB there: what Perfetto's UI loads)"})
+	}
+	if c.hosts {
+		bounds = append(bounds, bound{"--hosts", hostsMaxSpans, "placing hosts on one clock holds (about 690 bytes a span)"})
+	}
+	if bounds == nil || slices.Contains(c.inputs, "-") {
+		return 0
+	}
+	q := strace.Parser{Select: c.sel}
+	n := 0
+	q.EachSpan = func(*strace.Span) { n++ }
+	// The count's tight memory limit is for the count alone: the views'
+	// reading goes without one, as it did.
+	limit := setMemoryLimit(-1)
+	counted := readInputs(&q, c.inputs, stdin, io.Discard, 1.0/8)
+	setMemoryLimit(limit)
+	if counted != nil {
+		return 0 // the reading says why, in the run's own words
+	}
+	for _, b := range bounds {
+		if n <= b.max {
+			continue
+		}
+		what := fmt.Sprintf("the log holds %d spans", n)
+		if c.sel != nil {
+			what = fmt.Sprintf("the selection keeps %d spans (of %d)", n, n+q.Deselected)
+		}
+		fmt.Fprintf(stderr, "strace-timing: %s: %s, past the %d %s; select a window (--since, --until), a process (--pid) or a run (--run), or a narrower one: --stats, the tables and --trace-out read any length\n", b.flag, what, b.max, b.why)
+		return 1
+	}
+	return 0
+}
 
 // streamTrace writes --trace-out from the spans read into spill (the
 // streamed run): its invocations, read back one at a time, drawn as the

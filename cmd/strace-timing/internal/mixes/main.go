@@ -41,7 +41,7 @@ type mix struct {
 
 func main() {
 	keep := flag.String("keep", "", "write the logs into `DIR` and keep them (default: a temporary directory, removed)")
-	views := flag.Bool("views", false, "measure the views on a 4 M-span log of simpler's runtime instead (--stats, --tables, --trace-out, --html): peak memory a span")
+	views := flag.Bool("views", false, "measure the views on a 4 M-span log of simpler's runtime instead (--stats, the tables, --trace-out, and --html, --swimlane and --hosts, which ask for a window): peak memory a span")
 	flag.Parse()
 	do := run
 	if *views {
@@ -110,6 +110,8 @@ func runViews(keep string, out io.Writer) error {
 		{[]string{"--rounds-table"}, true, false},
 		{[]string{"--trace-out", filepath.Join(dir, "t.json")}, true, false},
 		{[]string{"--html", filepath.Join(dir, "t.html")}, true, true},
+		{[]string{"--swimlane", filepath.Join(dir, "s.json")}, true, true},
+		{[]string{"--hosts", "--stats"}, true, true},
 	} {
 		r, err := measure(bin, log, v.args...)
 		var exit *exec.ExitError
@@ -123,7 +125,7 @@ func runViews(keep string, out io.Writer) error {
 		note := ""
 		switch {
 		case v.refused:
-			note = " (asks for a window: past what a page holds)"
+			note = " (asks for a window: past what the view holds)"
 		case !v.streamed:
 			note = " (holds every span)"
 		}
