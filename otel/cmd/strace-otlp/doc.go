@@ -14,7 +14,10 @@
 // Each LOG (a file, a directory of host.*.log, or - for standard input) is
 // one host, labelled by its directory name or --label. Spans of a process
 // without an anchor, and device-clock spans, are skipped and counted unless
-// --assume-wall says their ts is already Unix nanoseconds. The exit status
+// --assume-wall says their ts is already Unix nanoseconds. A LOG is held
+// whole while it is sent (about 1.3 times its size): one of more than
+// --max-spans spans (2 000 000; 0 for no bound), counted first, sends
+// nothing and asks for a window (--since, --until, --pid, --run). The exit status
 // is 0 when everything placed was accepted; 1 when the collector refused or
 // could not be reached (the message says how much was sent), when it took
 // a batch but rejected part of it (an OTLP partial success: "42 of 49

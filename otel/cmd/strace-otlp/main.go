@@ -39,7 +39,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-const usage = "usage: strace-otlp --endpoint URL [--signals traces,logs] [--log-level LEVEL] [--label NAME ...] [--service-name NAME] [--assume-wall] [--timeout D] [--since T] [--until T] [--pid N ...] [--run TAG ...] LOG [LOG ...]"
+const usage = "usage: strace-otlp --endpoint URL [--signals traces,logs] [--log-level LEVEL] [--label NAME ...] [--service-name NAME] [--assume-wall] [--timeout D] [--since T] [--until T] [--pid N ...] [--run TAG ...] [--max-spans N] LOG [LOG ...]"
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("strace-otlp", flag.ContinueOnError)
@@ -64,6 +64,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&until, "until", "", "send only what starts before `T` (as --since)")
 	fs.Var(repeated{&pids}, "pid", "send only this process's spans and records (repeatable)")
 	fs.Var(repeated{&runs}, "run", "send only this run's spans and records: its identity or a prefix (the tag in host.<pid>-<tag>.log), - for a process's unmarked run (repeatable)")
+	maxSpans := defaultMaxSpans
+	fs.IntVar(&maxSpans, "max-spans", maxSpans, "the most spans one LOG may send (each LOG is held whole while it is sent, about 1.3 times its size): past them nothing is sent and the command asks for a window; 0 for no bound")
 	fs.TextVar(&logLevel, "log-level", logLevel, "the level from which records are sent as log records: trace, debug, info, timing, warn or error")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -131,6 +133,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	for _, g := range strace.RotationGaps(paths) {
 		fmt.Fprintf(stderr, "warning: %s\n", g)
+	}
+	if maxSpans > 0 {
+		if code := refuseLarge(inputs, sel, maxSpans, stderr); code != 0 {
+			return code
+		}
 	}
 	// Streaming: one host is read at a time, and each part of it is
 	// exported as it is made and dropped, so the command holds one host's
@@ -404,3 +411,36 @@ func (r repeated) String() string {
 }
 
 func (r repeated) Set(v string) error { *r.list = append(*r.list, v); return nil }
+
+// defaultMaxSpans is --max-spans' default: a LOG is held whole while it
+// is sent (its spans placed, its records as lines: about 1.3 times the
+// log, TestHeldWhileSending), some 500 MB at this bound for a runtime's
+// log of about 180 bytes a span.
+const defaultMaxSpans = 2_000_000
+
+// refuseLarge reads each LOG once, counting the spans the selection
+// keeps and holding none (strace.Parser.EachSpan), and past max in one
+// says so, with what to do, and returns 1; 0 to go on. Standard input,
+// which cannot be read twice, is not counted.
+func refuseLarge(inputs []string, sel *strace.Selection, max int, stderr io.Writer) int {
+	for _, in := range inputs {
+		if in == "-" {
+			continue
+		}
+		n := 0
+		q := &strace.Parser{Select: sel, EachSpan: func(*strace.Span) { n++ }}
+		if _, err := strace.ReadHost(q, in, nil); err != nil && !errors.Is(err, strace.ErrDamaged) {
+			return 0 // the send's reading says why, in its own words
+		}
+		if n <= max {
+			continue
+		}
+		what := fmt.Sprintf("holds %d spans", n)
+		if sel != nil {
+			what = fmt.Sprintf("keeps %d spans of the selection (of %d)", n, n+q.Deselected)
+		}
+		fmt.Fprintf(stderr, "strace-otlp: %s %s, past --max-spans %d (a LOG is held whole while it is sent, about 1.3 times its size): nothing sent; select a window (--since, --until), a process (--pid) or a run (--run), or raise --max-spans (0: no bound)\n", in, what, max)
+		return 1
+	}
+	return 0
+}

@@ -220,3 +220,28 @@ func TestSelection(t *testing.T) {
 		assert.Contains(t, errb.String(), "strace-otlp: "+bad[0])
 	}
 }
+
+// TestMaxSpans: a LOG past --max-spans (of the selection) sends nothing
+// and asks for a window, before anything is held or sent; a selection
+// under it, or --max-spans 0, sends.
+func TestMaxSpans(t *testing.T) {
+	httpURL, _, sink := otlptest.Receiver(t)
+	log := writeLog(t) // 6 spans
+	var out, errb bytes.Buffer
+	assert.Equal(t, 1, run([]string{"--endpoint", httpURL, "--max-spans", "4", log}, nil, &out, &errb))
+	assert.Contains(t, errb.String(), "strace-otlp: "+log+" holds 6 spans, past --max-spans 4 (a LOG is held whole while it is sent")
+	assert.Contains(t, errb.String(), "select a window (--since, --until), a process (--pid) or a run (--run), or raise --max-spans (0: no bound)")
+	assert.Empty(t, collect(sink), "nothing sent")
+	assert.Empty(t, out.String())
+
+	errb.Reset()
+	assert.Equal(t, 1, run([]string{"--endpoint", httpURL, "--max-spans", "4", "--pid", "41", log}, nil, &out, &errb))
+	assert.Contains(t, errb.String(), "keeps 5 spans of the selection (of 6), past --max-spans 4")
+
+	for _, args := range [][]string{{"--max-spans", "5", "--pid", "41"}, {"--max-spans", "0"}} {
+		sink.Reset()
+		errb.Reset()
+		require.Equal(t, 0, run(append(append([]string{"--endpoint", httpURL}, args...), log), nil, &out, &errb), "%v: %s", args, errb.String())
+		assert.Contains(t, collect(sink), "chip.run", "%v", args)
+	}
+}
