@@ -172,7 +172,13 @@
 //	defer lg.Close()
 //
 // and to return from main rather than call os.Exit, or call lg.Close()
-// before os.Exit.
+// before os.Exit. A service that shuts down under a deadline (a
+// container's grace period) bounds the wait with [Logging.Shutdown], as it
+// does [http.Server.Shutdown]:
+//
+//	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+//	defer cancel()
+//	err := lg.Shutdown(ctx) // a deferred lg.Close() after it is safe
 //
 // # The standard log package
 //

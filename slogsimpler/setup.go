@@ -87,6 +87,10 @@ type Logging struct {
 		flags  int
 	}
 	stdlog *stdlogWriter // log's output as Setup set it
+	// closing runs the close once; closeErr is what it returned, written
+	// inside closing.Do and read after it.
+	closing  sync.Once
+	closeErr error
 }
 
 // Close flushes and closes the state (reporting drops in the log) and
@@ -108,7 +112,39 @@ type Logging struct {
 // Close go where they went before rather than to a closed state, counted
 // and reported nowhere. Each is restored only while it is still the one
 // Setup installed: a program that replaced it meanwhile keeps its own.
-func (l *Logging) Close() error {
+func (l *Logging) Close() error { return l.close(0) }
+
+// Shutdown is Close bounded by ctx, as [http.Server.Shutdown] is: the
+// state waits for the records pending at most until ctx's deadline
+// (without one, as Close does: a second), and Shutdown returns ctx.Err()
+// if ctx is done first, the closing going on, bounded, behind it.
+// Otherwise it returns what Close returns. The first of Close and
+// Shutdown closes; a later one waits for it and returns what it returned
+// (a deferred Close after a Shutdown is safe).
+func (l *Logging) Shutdown(ctx context.Context) error {
+	var timeout time.Duration // the state's default
+	if d, ok := ctx.Deadline(); ok {
+		timeout = max(time.Until(d), time.Nanosecond) // zero would mean the default
+	}
+	done := make(chan error, 1)
+	go func() { done <- l.close(timeout) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// close is Close, the state waiting at most timeout (zero: its default),
+// once: a later call (Close deferred after a Shutdown) waits for the
+// first and returns what it returned.
+func (l *Logging) close(timeout time.Duration) error {
+	l.closing.Do(func() { l.closeErr = l.closeOnce(timeout) })
+	return l.closeErr
+}
+
+func (l *Logging) closeOnce(timeout time.Duration) error {
 	l.restore.Do(l.restoreDefaults)
 	if l.sampling != nil {
 		l.sampling.flush() // what was sampled out since the last report
@@ -147,7 +183,7 @@ func (l *Logging) Close() error {
 			reportFailure(l.State, fmt.Sprintf("log handlers failed %d time(s) in all: records a handler could not take, and console lines not written", n))
 		}
 	}
-	return errors.Join(err, l.State.Close(0))
+	return errors.Join(err, l.State.Close(timeout))
 }
 
 // restoreDefaults undoes Setup's slog.SetDefault and log.SetOutput and

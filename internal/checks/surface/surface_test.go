@@ -215,8 +215,10 @@ func receiverExported(e ast.Expr) bool {
 //     unplaced (its file's anchor after it), so that a reader that
 //     streams spans (strace-timing's trace, written from a temporary
 //     file) places them as a Parser that holds them does: 155 and 108.
+//   - Logging.Shutdown(ctx) (issue 57): Close bounded by a context, as
+//     http.Server.Shutdown is, for a service's grace period: 155 and 109.
 func TestExportedSurface(t *testing.T) {
-	const budgetTop, budgetMethods = 155, 108
+	const budgetTop, budgetMethods = 155, 109
 	top, methods := exported(t, root)
 	t.Logf("exported: %d names, %d methods", top, methods)
 	assert.LessOrEqual(t, top, budgetTop, "the public packages export more names than the budget")
