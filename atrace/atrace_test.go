@@ -22,6 +22,7 @@ import (
 
 	"simpler.dev/log/internal/testkit/logtest"
 	"simpler.dev/log/levels"
+	"simpler.dev/log/sink"
 	"simpler.dev/log/slogsimpler"
 )
 
@@ -385,6 +386,8 @@ func TestLevelsAndClose(t *testing.T) {
 	assert.EqualValues(t, nil, r.Close())
 	_, err := r.Dump()
 	assert.True(t, errors.Is(err, ErrClosed), "dump after Close: %v", err)
+	assert.ErrorIs(t, err, sink.ErrClosed, "one sentinel for a use after Close, the library's")
+	assert.EqualError(t, err, "atrace: recorder closed: sink: closed")
 	ents, _ := os.ReadDir(r.Dir())
 	require.EqualValues(t, 2, len(ents), "%v", ents)
 	b, _ := os.ReadFile(filepath.Join(r.Dir(), ents[0].Name(), "exit_tracer_host.txt"))

@@ -41,7 +41,7 @@ func (s *shared) dump(event string, device bool, core *stackcore) (string, error
 	s.dumpMu.Lock()
 	defer s.dumpMu.Unlock()
 	if s.closed {
-		return "", ErrClosed
+		return "", errRecorderClosed
 	}
 	// Two dumps never share a directory: each takes a time strictly after
 	// the last one's (at microsecond resolution).

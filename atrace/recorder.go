@@ -22,6 +22,7 @@ import (
 	"simpler.dev/log/internal/render"
 	"simpler.dev/log/internal/stdio"
 	"simpler.dev/log/levels"
+	"simpler.dev/log/sink"
 	"simpler.dev/log/slogsimpler"
 )
 
@@ -517,5 +518,11 @@ func (r *Recorder) Close() error {
 	return err
 }
 
-// ErrClosed is returned by dumps after Close.
-var ErrClosed = errors.New("atrace: recorder closed")
+// ErrClosed is the library's one sentinel for a use after Close,
+// [sink.ErrClosed]: a dump after Close returns an error that wraps it
+// ("atrace: recorder closed: sink: closed"), so errors.Is(err,
+// sink.ErrClosed) and errors.Is(err, atrace.ErrClosed) tell alike.
+var ErrClosed = sink.ErrClosed
+
+// errRecorderClosed is what a dump after Close returns.
+var errRecorderClosed = fmt.Errorf("atrace: recorder closed: %w", ErrClosed)

@@ -342,7 +342,10 @@ func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("sink: %s timed out after %v: %d records pending, %d dropped", e.Op, e.Timeout, e.Pending, e.Dropped)
 }
 
-// ErrClosed is returned by Start after Close.
+// ErrClosed is the library's one sentinel for a use after Close: Start
+// and BindDir on a closed Sink return it (wrapped, with what was asked),
+// as do slogsimpler's Setup on a closed State and atrace's dumps after
+// Close (atrace.ErrClosed is this one).
 var ErrClosed = errors.New("sink: closed")
 
 // ErrWriterBusy is wrapped by Start's error when a writer that was asked to
