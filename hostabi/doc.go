@@ -105,7 +105,7 @@
 //     record later fails to reach the file, and so does Go's: a write that
 //     fails with an anchor among its records (a module's or Go's own,
 //     accepted earlier into the queue) puts the claim back to 0
-//     (sink.Options.AnchorLost), so the next TIMING record, Go's or a
+//     (the State's sink is told: internal/sinkseam), so the next TIMING record, Go's or a
 //     module's, writes one; the failed records are counted output_failed.
 //   - reported_drop_count stays 0: the Go writer keeps its own report;
 //     Go's Flush, Quiesce and Close drain and report for both sides. A

@@ -117,7 +117,7 @@ func TestAdmissionStopsAtOnce(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := &sleepWriter{delay: 500 * time.Microsecond}
-			s := New(&Options{Report: testReport, Destination: Writer(w)})
+			s := newTest(&testOptions{Report: testReport, Destination: Writer(w)})
 			require.NoError(t, s.Start())
 			stop := flatOut(s, 8)
 			require.Eventually(t, func() bool { return s.Counts().QueueFull > 0 }, time.Minute, time.Millisecond,

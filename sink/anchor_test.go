@@ -36,7 +36,7 @@ func (d *fullDisk) write(f *os.File, b []byte) (int, error) {
 func headedSink(t *testing.T, dir string, r Rotation) *Sink {
 	t.Helper()
 	n := 0
-	s := New(&Options{PID: rotPID, FileHeader: func(dst []byte) []byte {
+	s := newTest(&testOptions{PID: rotPID, FileHeader: func(dst []byte) []byte {
 		n++
 		return fmt.Appendf(dst, "HEADER %d\n", n)
 	}})

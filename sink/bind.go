@@ -21,8 +21,8 @@ var ErrAlreadyBound = errors.New("sink: a different directory is already bound")
 // counted as output_failed when that cannot be made, never as written; the
 // path is compared with the open file at least once a second and reopened
 // when it was replaced or renamed away. Every file opened at the path
-// starts with the run's [HOSTLOG_RUN] record, then the record
-// Options.FileHeader renders (the state's [CLOCK_ANCHOR]).
+// starts with the run's [HOSTLOG_RUN] record, then, for a slogsimpler
+// State's sink, the state's [CLOCK_ANCHOR].
 //
 // A run (one process lifetime) never writes into another run's file,
 // whatever their pids (SPEC §6, "Runs"): in a container every service may
@@ -91,8 +91,8 @@ func (o *output) bind(dir string) error {
 }
 
 // Reopen closes the bound file and opens the path again at the next
-// write (a new file, starting with Options.FileHeader's record, when the
-// old one was renamed away): for rotation by another program, such as
+// write (a new file, starting with its heading records, when the old one
+// was renamed away): for rotation by another program, such as
 // logrotate's postrotate running kill -HUP. The directory's path is looked
 // up again too, as BindDir did: after a bound directory was removed and
 // made again, Reopen is how the sink is told to follow it (it never

@@ -82,7 +82,8 @@
 // made relative to it), and makes it the destination for good: the first
 // directory bound wins, and a record it cannot take is counted as
 // output_failed and never sent elsewhere. Every file it opens there starts
-// with [Options.FileHeader]'s record (the state's [CLOCK_ANCHOR]), and
+// with its [HOSTLOG_RUN] record (and, for a slogsimpler State's sink, the
+// state's [CLOCK_ANCHOR]), and
 // [Sink.Reopen] opens the path again for rotation by another program;
 // [Sink.SetRotation] caps the files itself ([Rotation]: a size per file,
 // how many rotated files are kept, an age past which old runs' files go,
@@ -118,10 +119,10 @@
 // one reason ([Counts]): queue_full (no free slot), claim_exhausted (the
 // bounded claim budget was lost to contention while slots were free),
 // output_failed (the destination returned an error) or not_admitted (the
-// sink is closed or the record is empty or too long). With
-// [Options.Report] the sink also reports losses in the log itself, with a
-// record the option renders (simpler's [HOSTLOG_DROPS], from package
-// slogsimpler) whenever the total has grown: from the writer before a
+// sink is closed or the record is empty or too long). A slogsimpler
+// State's sink also reports losses in the log itself, with the state's
+// record (simpler's [HOSTLOG_DROPS]) whenever the total has grown: from
+// the writer before a
 // batch or when it is idle, at most about once a second, whether or not
 // the queue has drained (a destination too slow ever to drain it still
 // gets its losses reported); and at every quiesce and at close. A report

@@ -125,7 +125,7 @@ func TestBindRefusesSpecialFiles(t *testing.T) {
 			dir := t.TempDir()
 			check := tt.plant(t, logPath(dir))
 			out := &memWriter{}
-			s := New(&Options{Report: testReport, Destination: Pipe(out)})
+			s := newTest(&testOptions{Report: testReport, Destination: Pipe(out)})
 			err := s.BindDir(dir)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), dir, "the error names the directory")
@@ -157,7 +157,7 @@ func TestBindRefusesSpecialFiles(t *testing.T) {
 func TestRemovedDirectory(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "logs")
 	require.NoError(t, os.Mkdir(dir, 0o750))
-	s := New(&Options{Report: testReport})
+	s := newTest(&testOptions{Report: testReport})
 	require.NoError(t, s.BindDir(dir))
 	require.NoError(t, put(s, rec("before", 20)))
 	require.NoError(t, os.RemoveAll(dir))
@@ -194,7 +194,7 @@ func TestRemovedDirectory(t *testing.T) {
 // a new file at the path, counted once.
 func TestRemovedFileIsRecreated(t *testing.T) {
 	dir := t.TempDir()
-	s := New(&Options{Report: testReport})
+	s := newTest(&testOptions{Report: testReport})
 	require.NoError(t, s.BindDir(dir))
 	require.NoError(t, put(s, rec("one", 20)))
 	require.NoError(t, os.Remove(logPath(dir)))
@@ -214,7 +214,7 @@ func TestRemovedFileIsRecreated(t *testing.T) {
 // arrives.
 func TestStartAfterTimedOutQuiesce(t *testing.T) {
 	w := newStallWriter()
-	s := New(&Options{Report: testReport, Destination: Pipe(w)})
+	s := newTest(&testOptions{Report: testReport, Destination: Pipe(w)})
 	require.NoError(t, s.Start())
 	require.NoError(t, put(s, rec("a", 10)))
 	<-w.entered // the writer is inside the stalled write
@@ -242,7 +242,7 @@ func TestStartAfterTimedOutQuiesce(t *testing.T) {
 // closes the destination.
 func TestCloseBoundedWhenSyncWriteStalls(t *testing.T) {
 	w := newStallWriter()
-	s := New(&Options{Report: testReport, Destination: Pipe(w)})
+	s := newTest(&testOptions{Report: testReport, Destination: Pipe(w)})
 	go func() { _ = put(s, rec("stalled", 10)) }()
 	<-w.entered
 	err := s.Close(20 * time.Millisecond)
@@ -260,7 +260,7 @@ func TestCloseBoundedWhenSyncWriteStalls(t *testing.T) {
 // TestCloseBoundedWhenAsyncWriteStalls: the same with a writer goroutine.
 func TestCloseBoundedWhenAsyncWriteStalls(t *testing.T) {
 	w := newStallWriter()
-	s := New(&Options{Report: testReport, Destination: Pipe(w)})
+	s := newTest(&testOptions{Report: testReport, Destination: Pipe(w)})
 	require.NoError(t, s.Start())
 	require.NoError(t, put(s, rec("stalled", 10)))
 	<-w.entered
@@ -286,11 +286,11 @@ func openFDs(t *testing.T) int {
 // Close closes it; the shared duplicate of standard error is made once per
 // process; Quiesce and reports after Close never reopen the file.
 func TestNoDescriptorLeakAndNoReopenAfterClose(t *testing.T) {
-	New(&Options{Report: testReport}) // the process's one duplicate of stderr exists from here on
+	newTest(&testOptions{Report: testReport}) // the process's one duplicate of stderr exists from here on
 	before := openFDs(t)
 	for range 3 {
 		dir := t.TempDir()
-		s := New(&Options{Report: testReport})
+		s := newTest(&testOptions{Report: testReport})
 		require.NoError(t, s.BindDir(dir))
 		require.NoError(t, s.Start())
 		require.NoError(t, put(s, rec("x", 10)))
@@ -312,7 +312,7 @@ func TestNoDescriptorLeakAndNoReopenAfterClose(t *testing.T) {
 // descriptor 2 can be replaced.
 func TestClosedStderrPipeIsEPIPE(t *testing.T) {
 	if os.Getenv("SINK_EPIPE_CHILD") == "1" {
-		s := New(&Options{Report: testReport})
+		s := newTest(&testOptions{Report: testReport})
 		err := put(s, rec("x", 10))
 		c := s.Counts()
 		if err == ErrOutputFailed && c.OutputFailed == 1 {
@@ -343,7 +343,7 @@ func TestClosedStderrPipeIsEPIPE(t *testing.T) {
 func TestReportWhileQueueNeverDrains(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := &memWriter{delay: 50 * time.Millisecond}
-		s := New(&Options{Report: testReport, Destination: Pipe(w)})
+		s := newTest(&testOptions{Report: testReport, Destination: Pipe(w)})
 		require.NoError(t, s.Start())
 		for range slots + 100 {
 			_ = put(s, rec("r", 300))
@@ -364,7 +364,7 @@ func TestReportWhileQueueNeverDrains(t *testing.T) {
 func TestSubmitFlush(t *testing.T) {
 	t.Run("written before return", func(t *testing.T) {
 		w := &memWriter{}
-		s := New(&Options{Report: testReport, Destination: Pipe(w)})
+		s := newTest(&testOptions{Report: testReport, Destination: Pipe(w)})
 		require.NoError(t, s.Start())
 		for range 100 {
 			require.NoError(t, put(s, rec("r", 100)))
@@ -376,7 +376,7 @@ func TestSubmitFlush(t *testing.T) {
 	})
 	t.Run("bounded when stalled", func(t *testing.T) {
 		w := newStallWriter()
-		s := New(&Options{Report: testReport, Destination: Pipe(w)})
+		s := newTest(&testOptions{Report: testReport, Destination: Pipe(w)})
 		require.NoError(t, s.Start())
 		var te *TimeoutError
 		require.ErrorAs(t, s.SubmitFlush(rec("r", 100), 10*time.Millisecond), &te)
@@ -394,7 +394,7 @@ func TestSubmitFlush(t *testing.T) {
 // Synchronous writes: only the check can notice.
 func TestRenamedFileIsNoticed(t *testing.T) {
 	dir := t.TempDir()
-	s := New(&Options{Report: testReport})
+	s := newTest(&testOptions{Report: testReport})
 	require.NoError(t, s.BindDir(dir))
 	require.NoError(t, put(s, rec("before", 20)))
 	moved := filepath.Join(dir, "moved.log")
@@ -430,7 +430,7 @@ func TestSwappedDirectoryNotFollowed(t *testing.T) {
 	dir, moved, target := filepath.Join(root, "logs"), filepath.Join(root, "moved"), filepath.Join(root, "target")
 	require.NoError(t, os.Mkdir(dir, 0o750))
 	require.NoError(t, os.Mkdir(target, 0o750))
-	s := New(&Options{Report: testReport})
+	s := newTest(&testOptions{Report: testReport})
 	require.NoError(t, s.BindDir(dir))
 	require.NoError(t, put(s, rec("before", 20)))
 	require.NoError(t, os.Rename(dir, moved))
@@ -451,7 +451,7 @@ func TestSwappedDirectoryNotFollowed(t *testing.T) {
 // record said written before an exit is in a file someone can read.
 func TestSynchronousLinkReads(t *testing.T) {
 	dir := t.TempDir()
-	s := New(&Options{Report: testReport})
+	s := newTest(&testOptions{Report: testReport})
 	require.NoError(t, s.BindDir(dir))
 	f := s.out.dest.(*dirFile)
 	// The once-a-second check is what a slow machine adds: out of the way.

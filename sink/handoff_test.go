@@ -44,7 +44,7 @@ func TestHandoffQueue(t *testing.T) {
 
 	t.Run("rendered by the writer, in claim order", func(t *testing.T) {
 		w := &memWriter{}
-		s := New(&Options{Report: testReport, Destination: Pipe(w)})
+		s := newTest(&testOptions{Report: testReport, Destination: Pipe(w)})
 		q := handoff.Attach(s, tally)
 		assert.Equal(t, handoff.Declined, handOff(q, plainRecord("before Start"), &rd), "claimed without a writer")
 		require.NoError(t, s.Start())
@@ -78,7 +78,7 @@ func TestHandoffQueue(t *testing.T) {
 	// plain records.
 	stalled := func(t *testing.T) (*gateWriter, *Sink, handoff.Queue) {
 		w := &gateWriter{open: make(chan struct{}), entered: make(chan struct{}, 1)}
-		s := New(&Options{Report: testReport, Destination: Pipe(w)})
+		s := newTest(&testOptions{Report: testReport, Destination: Pipe(w)})
 		q := handoff.Attach(s, tally)
 		require.NoError(t, s.Start())
 		require.NoError(t, put(s, rec("first", 20)))

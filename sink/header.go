@@ -13,15 +13,15 @@ import (
 // A fileHeader is what every file the sink opens at a bound directory
 // starts with: the run's [HOSTLOG_RUN] record (SPEC §6, "Runs": it tells
 // this run's files from another's with the same pid, and the readers key
-// a process on it), then Options.FileHeader's record with what goes with
+// a process on it), then the plumbing's FileHeader's record with what goes with
 // it: that header is a record written (counted so), and the owner is told
 // when a new file got one. The run record is the sink's, like a drop
 // report: not counted as written. One per Sink, made by New, shared by
 // every file it opens.
 type fileHeader struct {
 	run     envelope.Run            // this run; ID never empty
-	render  func(dst []byte) []byte // Options.FileHeader; nil for none
-	started func(written bool)      // Options.FileStarted; nil for none
+	render  func(dst []byte) []byte // the plumbing's FileHeader; nil for none
+	started func(written bool)      // the plumbing's FileStarted; nil for none
 	written *atomic.Uint64          // the sink's count of records written
 	// files counts the files whose header was written whole: a new file
 	// began. heading.write adds to it and the writer's reports read it,
@@ -29,7 +29,7 @@ type fileHeader struct {
 	files uint64
 }
 
-// A heading is the header (the run record, then Options.FileHeader: the
+// A heading is the header (the run record, then the plumbing's FileHeader: the
 // state's [CLOCK_ANCHOR]) owed to the file a dirFile has open: whether it
 // has been written, and what writing it takes. It belongs to one dirFile
 // and, like it, is not safe for concurrent use.

@@ -19,7 +19,7 @@ import (
 // It writes no further than its own record.
 func TestCallerRuns(t *testing.T) {
 	dir := t.TempDir()
-	s := New(&Options{Report: testReport})
+	s := newTest(&testOptions{Report: testReport})
 	require.NoError(t, s.BindDir(dir))
 	hold := make(chan struct{})
 	s.w.testHold = hold
@@ -54,7 +54,7 @@ func TestCallerRuns(t *testing.T) {
 // held, SubmitFlush times out at its bound, its record queued and counted.
 func TestCallerRunsOnlyForAFile(t *testing.T) {
 	w := &memWriter{}
-	s := New(&Options{Report: testReport, Destination: Pipe(w)})
+	s := newTest(&testOptions{Report: testReport, Destination: Pipe(w)})
 	hold := make(chan struct{})
 	s.w.testHold = hold
 	require.NoError(t, s.Start())
@@ -73,7 +73,7 @@ func TestCallerRunsOnlyForAFile(t *testing.T) {
 // draining, never both).
 func TestCallerRunsUnderLoad(t *testing.T) {
 	dir := t.TempDir()
-	s := New(&Options{Report: testReport, Backpressure: time.Minute})
+	s := newTest(&testOptions{Report: testReport, Backpressure: time.Minute})
 	require.NoError(t, s.BindDir(dir))
 	require.NoError(t, s.Start())
 	const producers, per, flushers, flushes = 4, 3000, 2, 100

@@ -83,7 +83,7 @@ func nofileChild(spec string) {
 	extra, _ = strconv.Atoi(parts[2])
 	n, _ = strconv.Atoi(parts[4])
 
-	s := New(&Options{Report: testReport})
+	s := newTest(&testOptions{Report: testReport})
 	if err := s.SetRotation(Rotation{MaxSize: 64 << 10, Compress: compress}); err != nil {
 		panic(err)
 	}

@@ -59,14 +59,14 @@ type output struct {
 	// compressFailed is Counts.CompressFailed: rotated files the bound
 	// file's compressor left uncompressed after a failure.
 	compressFailed atomic.Uint64
-	// header is Options.FileHeader, for the bound file to write into
+	// header is the plumbing's FileHeader, for the bound file to write into
 	// each new file; nil without one. Set by New.
 	header *fileHeader
 	pid    int // the pid in the file's name; set by New
 	// testWarn, when set (by a test, before BindDir), is the bound
 	// file's warn from its open on.
 	testWarn func(msg string)
-	// anchorLost is Options.AnchorLost; set by New, called under mu.
+	// anchorLost is the plumbing's AnchorLost; set by New, called under mu.
 	anchorLost func()
 	// lost takes back from written the records the bound file found, at a
 	// settle, written into an unlinked file it could not make again; set

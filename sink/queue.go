@@ -168,10 +168,6 @@ type queue struct {
 	// under backpressure and how long they waited in all; added to by
 	// producers, read by counts.
 	waited, waitedNanos atomic.Uint64
-	// ext is Options.External: where drops counted outside the sink are
-	// published. Set by New; loaded, like the counters above, by counts
-	// and dropTotal (every report).
-	ext *atomic.Pointer[[4]uint64]
 	// owner is the C state's accounting (hostlink.Counters) once package
 	// hostabi attached one to the State (countInto): from then on every
 	// drop is added there, to its total and its reason, rather than to the
@@ -194,12 +190,8 @@ type queue struct {
 
 // init readies a new queue: closed (synchronous mode until Start) and
 // without a ring yet.
-func (q *queue) init(ext *atomic.Pointer[[4]uint64], backpressure time.Duration) {
+func (q *queue) init(backpressure time.Duration) {
 	q.born = time.Now()
-	q.ext = ext
-	if q.ext == nil {
-		q.ext = new(atomic.Pointer[[4]uint64])
-	}
 	q.setBackpressure(backpressure)
 	q.head.Store(closedBit)
 }
@@ -482,11 +474,6 @@ func (q *queue) waitOut(start *time.Time) bool {
 // before every batch.
 func (q *queue) dropTotal() uint64 {
 	t := q.queueFull.Load() + q.claimExhausted.Load() + q.outputFailed.Load() + q.notAdmitted.Load()
-	if e := q.ext.Load(); e != nil {
-		for i := range e {
-			t += atomic.LoadUint64(&e[i])
-		}
-	}
 	if c := q.owner.Load(); c != nil {
 		for i := range c.Reasons {
 			t += atomic.LoadUint64(&c.Reasons[i])
@@ -562,12 +549,6 @@ func (q *queue) counts() Counts {
 		NotAdmitted:    q.notAdmitted.Load(),
 		Waited:         q.waited.Load(),
 		WaitedFor:      time.Duration(q.waitedNanos.Load()),
-	}
-	if e := q.ext.Load(); e != nil {
-		c.QueueFull += atomic.LoadUint64(&e[0])
-		c.ClaimExhausted += atomic.LoadUint64(&e[1])
-		c.OutputFailed += atomic.LoadUint64(&e[2])
-		c.NotAdmitted += atomic.LoadUint64(&e[3])
 	}
 	if o := q.owner.Load(); o != nil {
 		c.QueueFull += atomic.LoadUint64(&o.Reasons[queueFullReason])

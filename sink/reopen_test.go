@@ -76,7 +76,7 @@ func TestReopenFollowsNoPlantedLink(t *testing.T) {
 			reopenRefused = func(msg string) { said = append(said, msg) } // the test's writes are synchronous
 			t.Cleanup(func() { reopenRefused = old })
 
-			s := New(&Options{Report: testReport})
+			s := newTest(&testOptions{Report: testReport})
 			require.NoError(t, s.BindDir(dir))
 			require.NoError(t, put(s, rec("before", 20)))
 			require.NoError(t, os.Rename(dir, moved))

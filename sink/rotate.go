@@ -20,7 +20,7 @@ const minRotateSize = fileBatch
 // own host.<pid>-<tag>.log, see Sink.BindDir); when a write would take it
 // past MaxSize it is renamed host.<pid>.<seq>.log (host.<pid>-<tag>.<seq>.log;
 // seq counting up from 1, eight digits) and a new file begins at the
-// name, starting with the run's [HOSTLOG_RUN] and Options.FileHeader's
+// name, starting with the run's [HOSTLOG_RUN] and the plumbing's FileHeader's
 // record (the state's [CLOCK_ANCHOR]) like every file the sink opens.
 // Names sort in the order written, the rotated before the current, so
 // simpler's strace_timing.py and package strace, which read a directory's

@@ -20,7 +20,7 @@ const rotPID = 4242
 func rotatingSink(t *testing.T, dir string, r Rotation) *Sink {
 	t.Helper()
 	n := 0
-	s := New(&Options{PID: rotPID, FileHeader: func(dst []byte) []byte {
+	s := newTest(&testOptions{PID: rotPID, FileHeader: func(dst []byte) []byte {
 		n++
 		return fmt.Appendf(dst, "HEADER %d\n", n)
 	}})

@@ -94,7 +94,7 @@ func TestAnotherRunsFileIsNeverWritten(t *testing.T) {
 				require.NoError(t, os.WriteFile(tagged, []byte(tt.taken), 0o640))
 			}
 			var said []string
-			s := New(&Options{PID: rotPID, FileHeader: func(dst []byte) []byte { return append(dst, "HEADER 2\n"...) }})
+			s := newTest(&testOptions{PID: rotPID, FileHeader: func(dst []byte) []byte { return append(dst, "HEADER 2\n"...) }})
 			s.out.testWarn = func(msg string) { said = append(said, msg) }
 			require.NoError(t, s.BindDir(dir))
 			require.NoError(t, put(s, rec("mine ", 40)))
@@ -245,7 +245,7 @@ func TestRunsInChildProcesses(t *testing.T) {
 // runChild is one child of TestRunsInChildProcesses: pid 1, as in a
 // container.
 func runChild(t *testing.T, dir string) {
-	s := New(&Options{PID: 1})
+	s := newTest(&testOptions{PID: 1})
 	require.NoError(t, s.BindDir(dir))
 	require.NoError(t, s.Start())
 	for i := range 2000 {

@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync/atomic"
 	"time"
 
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/hostlink"
 	"simpler.dev/log/internal/runid"
+	"simpler.dev/log/internal/sinkseam"
 )
 
 // Options configure a Sink. The zero value and nil mean defaults.
@@ -18,46 +18,6 @@ type Options struct {
 	// BindDir). Nil means Pipe(os.Stderr): standard error, shared, at
 	// most 512 bytes a write.
 	Destination Destination
-	// PID is the process id in the log file's name; 0 means os.Getpid().
-	PID int
-	// Report renders the record that reports losses in the log itself,
-	// appended to dst (512 bytes of room): c is the accounting now
-	// and fresh how much of c.Dropped is new since the last report. The
-	// sink writes it beside a batch, whenever the drop total has grown
-	// (at most about once a second from the writer, and always at a
-	// quiesce and at close); it takes no queue slot and is not counted
-	// as written. It is called with the destination's lock held and must
-	// not log. Nil means no report in the log (Counts still tells).
-	Report func(dst []byte, c Counts, fresh uint64) []byte
-	// FileHeader, if not nil, renders the record every file the sink opens
-	// at a bound directory starts with (the first, and one recreated after
-	// the old was removed or replaced), appended to dst: the state's
-	// [CLOCK_ANCHOR], so each file can be placed on the wall clock alone.
-	// It may return nothing. It is written before any other record of
-	// that file but the sink's own [HOSTLOG_RUN] (see BindDir), and
-	// counted as written.
-	FileHeader func(dst []byte) []byte
-	// FileStarted, if not nil, is told once per new file whether
-	// FileHeader's record was written (false when there was none): the
-	// owner of an anchor claim releases it when it was not. A header the
-	// disk did not take is not told: it stays owed and is written before
-	// anything else reaches that file.
-	FileStarted func(headerWritten bool)
-	// AnchorLost, if not nil, is told when a write failed whose records
-	// held a [CLOCK_ANCHOR] (queued before, so accepted): the anchor is not
-	// in the file, and the owner of the anchor claim releases it so that
-	// a later record writes one, as simpler's writer does.
-	AnchorLost func()
-	// External, if not nil, is where the owner publishes drops counted
-	// outside the sink, by reason (queue_full, claim_exhausted,
-	// output_failed, not_admitted), in memory that never moves, updated
-	// atomically: C modules that could not submit records here count them
-	// in their own state. Counts and every report add them. The array
-	// must be 8-byte aligned, as 64-bit atomics need on 32-bit platforms:
-	// Go aligns the first word of an array it allocates so, and the C
-	// state's counters (package hostabi) are 8-byte fields of the seed's
-	// layout.
-	External *atomic.Pointer[[4]uint64]
 	// Backpressure, if positive, is how long a producer that finds the
 	// queue full waits for a free slot (sleeping, after the yields every
 	// producer makes) before it counts the record as queue_full: for a
@@ -92,28 +52,36 @@ type Sink struct {
 
 // New returns a synchronous sink writing to opts.Destination (standard
 // error when nil) until a directory is bound.
-func New(opts *Options) *Sink {
+func New(opts *Options) *Sink { return newSink(opts, nil) }
+
+// newSink is New with what a State gives its sink beside Options (nil
+// for nothing): see package sinkseam.
+func newSink(opts *Options, plumbing *sinkseam.Plumbing[Counts]) *Sink {
 	var o Options
 	if opts != nil {
 		o = *opts
 	}
+	var p sinkseam.Plumbing[Counts]
+	if plumbing != nil {
+		p = *plumbing
+	}
 	s := &Sink{}
-	s.q.init(o.External, o.Backpressure)
-	s.w.q, s.w.out, s.w.report = &s.q, &s.out, o.Report
+	s.q.init(o.Backpressure)
+	s.w.q, s.w.out, s.w.report = &s.q, &s.out, p.Report
 	s.w.consume = make(chan struct{}, 1)
 	s.w.bell.wake = make(chan struct{}, 1)
 	dest := o.Destination
 	if dest == nil {
 		dest = Pipe(nil)
 	}
-	pid := o.PID
+	pid := p.PID
 	if pid == 0 {
 		pid = runid.PID() // os.Getpid(), or a test's (runid.SetPID)
 	}
 	header := &fileHeader{run: envelope.Run{PID: pid, ID: runid.ID(), Start: runid.Start()},
-		render: o.FileHeader, started: o.FileStarted, written: &s.q.written}
+		render: p.FileHeader, started: p.FileStarted, written: &s.q.written}
 	s.out.init(dest, pid, header)
-	s.out.anchorLost = o.AnchorLost
+	s.out.anchorLost = p.AnchorLost
 	s.out.lost = func(n uint64) {
 		s.q.written.Add(-n)
 		s.q.drop(outputFailedReason, n)
@@ -125,6 +93,9 @@ func init() {
 	// The seam through which a State gives its sink the C state's
 	// accounting (package hostabi's attach): see hostlink.CountInto.
 	hostlink.CountInto = func(s any, c hostlink.Counters) { s.(*Sink).q.countInto(&c) }
+	// The seam through which a State makes its sink with its report, its
+	// files' anchor and their pid: see package sinkseam.
+	sinkseam.New = newSink
 }
 
 // The errors Write returns, one per drop reason. Each drop has been

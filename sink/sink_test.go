@@ -81,7 +81,7 @@ func checkIdentity(t *testing.T, s *Sink, produced uint64) Counts {
 
 func TestSyncMode(t *testing.T) {
 	w := &memWriter{}
-	s := New(&Options{Report: testReport, Destination: Pipe(w)})
+	s := newTest(&testOptions{Report: testReport, Destination: Pipe(w)})
 	for i := range 5 {
 		require.NoError(t, put(s, rec(fmt.Sprint(i), 40)))
 	}
@@ -92,7 +92,7 @@ func TestSyncMode(t *testing.T) {
 
 func TestInvalidRecordsNotAdmitted(t *testing.T) {
 	w := &memWriter{}
-	s := New(&Options{Report: testReport, Destination: Pipe(w)})
+	s := newTest(&testOptions{Report: testReport, Destination: Pipe(w)})
 	for _, r := range [][]byte{nil, {}, make([]byte, slotSize+1)} {
 		err := put(s, r)
 		assert.True(t, errors.Is(err, ErrNotAdmitted), "Write(%d bytes) = %v, want ErrNotAdmitted", len(r), err)
@@ -191,7 +191,7 @@ func stressFast(t *testing.T, producers, each int) (Counts, *countWriter) {
 	w := &countWriter{size: 100, each: each, seen: make([]bool, producers*each)}
 	// A private destination takes batched writes: the writer is as fast as
 	// it can be, which is what "fast destination" means here.
-	s := New(&Options{Report: testReport, Destination: Writer(w)})
+	s := newTest(&testOptions{Report: testReport, Destination: Writer(w)})
 	require.NoError(t, s.Start())
 	var wg sync.WaitGroup
 	for p := range producers {
@@ -218,7 +218,7 @@ func stressFast(t *testing.T, producers, each int) (Counts, *countWriter) {
 // allowed here, but the accounting must be exact and every line whole.
 func TestStressFile(t *testing.T) {
 	const producers, each = 64, 2000
-	s := New(&Options{Report: testReport})
+	s := newTest(&testOptions{Report: testReport})
 	require.NoError(t, s.BindDir(t.TempDir()))
 	s.Start()
 	var wg sync.WaitGroup
@@ -261,7 +261,7 @@ func TestStressFile(t *testing.T) {
 func TestStressSlowDestination(t *testing.T) {
 	const producers, each = 64, 200
 	w := &memWriter{delay: 20 * time.Microsecond}
-	s := New(&Options{Report: testReport, Destination: Pipe(w)})
+	s := newTest(&testOptions{Report: testReport, Destination: Pipe(w)})
 	require.NoError(t, s.Start())
 	refused := produce(s, producers, each, 300)()
 	err := s.Close(10 * time.Second)
@@ -294,7 +294,7 @@ func TestNeverReadPipe(t *testing.T) {
 	defer r.Close()
 	defer wp.Close()
 	setPipeSize(t, wp, 4096)
-	s := New(&Options{Report: testReport, Destination: Pipe(wp)})
+	s := newTest(&testOptions{Report: testReport, Destination: Pipe(wp)})
 	require.NoError(t, s.Start())
 	for i := range 10000 {
 		_ = put(s, rec(fmt.Sprint(i), 400))
@@ -340,7 +340,7 @@ func TestOutputFaults(t *testing.T) {
 		for _, async := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/async=%v", tt.name, async), func(t *testing.T) {
 				w := tt.out()
-				s := New(&Options{Report: testReport, Destination: Pipe(w.(interface{ Write([]byte) (int, error) }))})
+				s := newTest(&testOptions{Report: testReport, Destination: Pipe(w.(interface{ Write([]byte) (int, error) }))})
 				if async {
 					s.Start()
 				}
@@ -357,7 +357,7 @@ func TestOutputFaults(t *testing.T) {
 
 func TestBoundDirectoryFaults(t *testing.T) {
 	t.Run("missing directory is created", func(t *testing.T) {
-		s := New(&Options{Report: testReport, Destination: Pipe(&memWriter{})})
+		s := newTest(&testOptions{Report: testReport, Destination: Pipe(&memWriter{})})
 		dir := filepath.Join(t.TempDir(), "a", "b")
 		require.NoError(t, s.BindDir(dir))
 		for _, d := range []string{filepath.Dir(dir), dir} {
@@ -371,7 +371,7 @@ func TestBoundDirectoryFaults(t *testing.T) {
 	})
 	t.Run("a directory that cannot be made leaves the sink unbound", func(t *testing.T) {
 		stderr := &memWriter{}
-		s := New(&Options{Report: testReport, Destination: Pipe(stderr)})
+		s := newTest(&testOptions{Report: testReport, Destination: Pipe(stderr)})
 		file := filepath.Join(t.TempDir(), "file")
 		require.NoError(t, os.WriteFile(file, nil, 0o600))
 		err := s.BindDir(filepath.Join(file, "logs"))
@@ -384,7 +384,7 @@ func TestBoundDirectoryFaults(t *testing.T) {
 	t.Run("directory removed mid-run", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "d")
 		os.Mkdir(dir, 0o750)
-		s := New(&Options{Report: testReport})
+		s := newTest(&testOptions{Report: testReport})
 		require.NoError(t, s.BindDir(dir))
 		s.Start()
 		_ = put(s, rec("before", 20))
@@ -409,13 +409,13 @@ func TestBoundDirectoryFaults(t *testing.T) {
 		dir := t.TempDir()
 		target := filepath.Join(dir, "target")
 		os.WriteFile(target, nil, 0o600)
-		s := New(&Options{Report: testReport})
+		s := newTest(&testOptions{Report: testReport})
 		os.Symlink(target, filepath.Join(dir, fmt.Sprintf("host.%d.log", os.Getpid())))
 		assert.NotEqualValues(t, nil, s.BindDir(dir), "followed a symlink at the last component")
 	})
 	t.Run("first binding wins", func(t *testing.T) {
 		a, b := t.TempDir(), t.TempDir()
-		s := New(&Options{Report: testReport})
+		s := newTest(&testOptions{Report: testReport})
 		err := s.BindDir("")
 		assert.False(t, err != nil || s.Path() != "", "empty bind changed something")
 		require.NoError(t, s.BindDir(a))
@@ -430,7 +430,7 @@ func TestFileModeAndBatching(t *testing.T) {
 	old := logtest.Umask(0o077)
 	defer logtest.Umask(old)
 	dir := t.TempDir()
-	s := New(&Options{Report: testReport})
+	s := newTest(&testOptions{Report: testReport})
 	require.NoError(t, s.BindDir(dir))
 	fi, err := os.Stat(s.Path())
 	assert.False(t, err != nil || fi.Mode().Perm() != 0o640, "mode %v under umask 077, want 0640", fi.Mode().Perm())
@@ -439,7 +439,7 @@ func TestFileModeAndBatching(t *testing.T) {
 
 func TestLifecycle(t *testing.T) {
 	t.Run("close twice", func(t *testing.T) {
-		s := New(&Options{Report: testReport, Destination: Pipe(&memWriter{})})
+		s := newTest(&testOptions{Report: testReport, Destination: Pipe(&memWriter{})})
 		s.Start()
 		require.NoError(t, s.Close(0))
 		assert.EqualValues(t, nil, s.Close(0))
@@ -447,7 +447,7 @@ func TestLifecycle(t *testing.T) {
 		assert.True(t, errors.Is(err, ErrClosed), "Start after Close = %v", err)
 	})
 	t.Run("flush with nothing pending", func(t *testing.T) {
-		s := New(&Options{Report: testReport, Destination: Pipe(&memWriter{})})
+		s := newTest(&testOptions{Report: testReport, Destination: Pipe(&memWriter{})})
 		assert.NoError(t, s.Flush(time.Millisecond))
 		s.Start()
 		assert.NoError(t, s.Flush(time.Millisecond))
@@ -455,7 +455,7 @@ func TestLifecycle(t *testing.T) {
 	})
 	t.Run("close racing flush", func(t *testing.T) {
 		w := &memWriter{}
-		s := New(&Options{Report: testReport, Destination: Pipe(w)})
+		s := newTest(&testOptions{Report: testReport, Destination: Pipe(w)})
 		s.Start()
 		var wg sync.WaitGroup
 		for range 4 {
@@ -472,7 +472,7 @@ func TestLifecycle(t *testing.T) {
 	})
 	t.Run("quiesce then restart", func(t *testing.T) {
 		w := &memWriter{}
-		s := New(&Options{Report: testReport, Destination: Pipe(w)})
+		s := newTest(&testOptions{Report: testReport, Destination: Pipe(w)})
 		s.Start()
 		for i := range 100 {
 			_ = put(s, rec(fmt.Sprintf("a%d", i), 30))
@@ -492,7 +492,7 @@ func TestLifecycle(t *testing.T) {
 		checkIdentity(t, s, 201)
 	})
 	t.Run("drop counts survive restart", func(t *testing.T) {
-		s := New(&Options{Report: testReport, Destination: Pipe(errWriter{syscall.EIO})})
+		s := newTest(&testOptions{Report: testReport, Destination: Pipe(errWriter{syscall.EIO})})
 		s.Start()
 		_ = put(s, rec("x", 10))
 		s.Quiesce(time.Second)
@@ -503,7 +503,7 @@ func TestLifecycle(t *testing.T) {
 		assert.EqualValues(t, 2, c.OutputFailed, "counts %+v", c)
 	})
 	t.Run("no goroutine left after close", func(t *testing.T) {
-		s := New(&Options{Report: testReport, Destination: Pipe(&memWriter{})})
+		s := newTest(&testOptions{Report: testReport, Destination: Pipe(&memWriter{})})
 		s.Start()
 		done := s.w.done
 		s.Close(0)
@@ -520,7 +520,7 @@ func TestLifecycle(t *testing.T) {
 func TestPeriodicReport(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := &memWriter{}
-		s := New(&Options{Report: testReport, Destination: Pipe(w)})
+		s := newTest(&testOptions{Report: testReport, Destination: Pipe(w)})
 		s.Start()
 		defer s.Close(0)
 		reports := func() int { return strings.Count(strings.Join(w.lines(), "\n"), "[HOSTLOG_DROPS]") }
@@ -550,7 +550,7 @@ func FuzzRing(f *testing.F) {
 			ops = ops[:64]
 		}
 		w := &flakyCounter{ids: map[string]int{}}
-		s := New(&Options{Report: testReport, Destination: Pipe(w)})
+		s := newTest(&testOptions{Report: testReport, Destination: Pipe(w)})
 		var produced atomic.Uint64
 		var seq atomic.Uint64
 		for _, op := range ops {
@@ -628,7 +628,7 @@ func (w *flakyCounter) Write(p []byte) (int, error) {
 func TestOutputPrivateBatches(t *testing.T) {
 	for _, private := range []bool{false, true} {
 		w := &memWriter{}
-		s := New(&Options{Report: testReport, Destination: dest(w, private)})
+		s := newTest(&testOptions{Report: testReport, Destination: dest(w, private)})
 		s.Start()
 		// Hold the writer back (it takes mu for each write) while 200
 		// records queue up, so it finds them all at once.

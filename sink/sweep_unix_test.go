@@ -57,7 +57,7 @@ func TestSweepKilledRunsDebris(t *testing.T) {
 	require.NoError(t, os.Truncate(filepath.Join(dir, "host.8.log"), 0)) // empty, live: kept
 	write("host.9.log", records)                                         // a dead run's log: kept
 
-	s := New(&Options{PID: 99})
+	s := newTest(&testOptions{PID: 99})
 	var said []string
 	s.out.testWarn = func(msg string) { said = append(said, msg) }
 	require.NoError(t, s.BindDir(dir))

@@ -67,7 +67,7 @@ func lastLine(s string) string {
 // file for the first half of each round, and prints the accounting.
 func tmpfsChild(dir string, rotate bool) {
 	n := 0
-	s := New(&Options{PID: rotPID, FileHeader: func(dst []byte) []byte {
+	s := newTest(&testOptions{PID: rotPID, FileHeader: func(dst []byte) []byte {
 		n++
 		return fmt.Appendf(dst, "HEADER %d %s\n", n, strings.Repeat(".", 150))
 	}})

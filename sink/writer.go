@@ -56,7 +56,7 @@ type writer struct {
 	line []byte
 	out  *output // the Sink's output; set by New, never changed
 
-	// report is Options.Report, set by New. reported (the drop total in
+	// report is the plumbing's Report, set by New. reported (the drop total in
 	// the last successful report) and lastReport (its time) are read and
 	// written under out.mu, by whoever writes: the goroutine, a producer
 	// in synchronous mode, Quiesce and Close.

@@ -16,6 +16,7 @@ import (
 	"simpler.dev/log/internal/origin"
 	"simpler.dev/log/internal/render"
 	"simpler.dev/log/internal/runid"
+	"simpler.dev/log/internal/sinkseam"
 	"simpler.dev/log/levels"
 	"simpler.dev/log/sink"
 )
@@ -166,7 +167,7 @@ func NewState(opts *Options) (*State, error) {
 	if dest == nil {
 		dest = sink.Pipe(o.Output)
 	}
-	s.sink = sink.New(&sink.Options{Destination: dest, Backpressure: max(o.Backpressure, 0),
+	s.sink = newSink(&sink.Options{Destination: dest, Backpressure: max(o.Backpressure, 0)}, &sinkseam.Plumbing[sink.Counts]{
 		// The drop report and each file's anchor are the state's records,
 		// made from their typed form; the sink writes them beside a batch
 		// and at a file's start, where they take no queue slot.
@@ -191,6 +192,12 @@ func NewState(opts *Options) (*State, error) {
 		err = s.BindDir(o.Dir)
 	}
 	return s, err
+}
+
+// newSink makes a State's sink, with its plumbing, through the seam
+// package sink sets (sinkseam.New).
+func newSink(o *sink.Options, p *sinkseam.Plumbing[sink.Counts]) *sink.Sink {
+	return sinkseam.New.(func(*sink.Options, *sinkseam.Plumbing[sink.Counts]) *sink.Sink)(o, p)
 }
 
 var (
