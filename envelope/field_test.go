@@ -103,7 +103,7 @@ func TestFinishCutsOnRuneBoundary(t *testing.T) {
 
 func TestTrustedEscapesButKeepsMarkers(t *testing.T) {
 	var l Line
-	l.Trusted("[STRACE] v=1 name=a\xff\u2028\u202e\u0085")
+	l.trusted("[STRACE] v=1 name=a\xff\u2028\u202e\u0085")
 	got := string(l.Finish())
 	assert.Equal(t, `[STRACE] v=1 name=a\xff\u2028\u202e\u0085`+"\n", got)
 }

@@ -67,7 +67,7 @@ type fitter struct {
 	lens       [maxPairs]uint16
 	msg        int
 	impossible bool
-	// pinned: the record holds trusted text (Line.Trusted), written
+	// pinned: the record holds trusted text (Line.trusted), written
 	// whole, which a fit keeps even when it has no attribute.
 	pinned bool
 	// Planned: the most bytes a value takes, and the message.

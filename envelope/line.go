@@ -1,6 +1,10 @@
 package envelope
 
-import "unicode/utf8"
+import (
+	"encoding/hex"
+	"unicode/utf8"
+	"unsafe"
+)
 
 // MaxRecord is the largest record in bytes, newline included: the portable
 // PIPE_BUF, so one write of one record to a shared pipe is atomic.
@@ -78,19 +82,21 @@ func (l *Line) Content() []byte { return l.buf[:min(l.n, maxContent)] }
 // separators escaped, invalid UTF-8 as \xNN, machine markers neutralised.
 func (l *Line) Message(s string) { l.textMode(s, false, userText, l.fit) }
 
-// Trusted writes machine-authored text as the message. It leaves markers
+// trusted writes machine-authored text as the message. It leaves markers
 // alone but escapes everything else that user text gets escaped (control
 // bytes, C1, bidi controls, U+2028/9, invalid UTF-8), so even a machine
-// record is one line of valid UTF-8. This module uses it for one thing, a
-// machine record a producer verified and handed over whole (a simulator's
-// or a C module's own span, op line, anchor or drop report: see
-// [ParseMachine]); user text must go through [Line.Message].
+// record is one line of valid UTF-8. This module uses it for two things:
+// a machine record a producer verified and handed over whole (a
+// simulator's or a C module's own span, op line, anchor or drop report)
+// and a record's trace ids; user text goes through [Line.Message]. It
+// skips the marker rule, so no user can call it: the module's renderer
+// (internal/render) reaches it by name (go:linkname).
 //
 // Trusted text is never cut: while a record is fitted it counts with the
 // envelope and the keys, and a record with no attribute but trusted text
 // can still be fitted by its message (a record's trace_id= and span_id=,
 // SPEC §13, which a fit keeps whole).
-func (l *Line) Trusted(s string) {
+func (l *Line) trusted(s string) {
 	if l.fit != nil {
 		l.fit.pinned = true
 	}
@@ -99,6 +105,21 @@ func (l *Line) Trusted(s string) {
 		return
 	}
 	l.textMode(s, false, machineText, nil)
+}
+
+// TraceIDs writes a record's W3C trace context as its last words,
+// " trace_id=<32 hex> span_id=<16 hex>" (SPEC §13): the ids of the span
+// the record was logged in, which a reader joins it to. A fit keeps them
+// whole, as it keeps the envelope: call it after the message and the
+// attributes.
+func (l *Line) TraceIDs(trace [16]byte, span [8]byte) {
+	const tk, sk = " trace_id=", " span_id="
+	var b [len(tk) + 32 + len(sk) + 16]byte
+	copy(b[:], tk)
+	hex.Encode(b[len(tk):], trace[:])
+	copy(b[len(tk)+32:], sk)
+	hex.Encode(b[len(tk)+32+len(sk):], span[:])
+	l.trusted(unsafe.String(&b[0], len(b))) // only hex and keys; trusted copies it, keeps nothing
 }
 
 // Rendered appends attributes rendered earlier (a handler's WithAttrs,

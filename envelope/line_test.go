@@ -121,7 +121,7 @@ func TestTruncation(t *testing.T) {
 				content[i] = 'a' + byte(i%26)
 			}
 			var l Line
-			l.Trusted(string(content))
+			l.trusted(string(content))
 			got := l.Finish()
 			if total <= 511 {
 				want := string(content) + "\n"
@@ -232,7 +232,7 @@ func TestMachineRecords(t *testing.T) {
 	})
 	t.Run("trusted keeps markers, escapes controls", func(t *testing.T) {
 		var l Line
-		l.Trusted("[STRACE] v=1\n")
+		l.trusted("[STRACE] v=1\n")
 		assert.EqualValues(t, "[STRACE] v=1\\n\n", string(l.Finish()))
 	})
 }
@@ -338,4 +338,33 @@ func TestNumbers(t *testing.T) {
 	l.byte1(' ')
 	l.hex(0)
 	assert.EqualValues(t, "18446744073709551615 1a 0", string(l.Content()))
+}
+
+// TestTraceIDs: a record's trace context is written as its last words,
+// in lower-case hex, and a fit keeps the pair whole while it cuts the
+// message.
+func TestTraceIDs(t *testing.T) {
+	trace := [16]byte{0x4b, 0xf9, 0x2f, 0x35, 0x77, 0xb3, 0x4d, 0xa6, 0xa3, 0xce, 0x92, 0x9d, 0x0e, 0x0e, 0x47, 0x36}
+	span := [8]byte{0x00, 0xf0, 0x67, 0xaa, 0x0b, 0xa9, 0x02, 0xb7}
+	const ids = " trace_id=4bf92f3577b34da6a3ce929d0e0e4736 span_id=00f067aa0ba902b7\n"
+	var l Line
+	l.header(5, 0x1, slog.LevelInfo)
+	l.caller(&frame{prefix: "main.f: [f.go:1] "})
+	l.Message("served")
+	l.TraceIDs(trace, span)
+	assert.Equal(t, "[mono_ns=5][T0x1][INFO] main.f: [f.go:1] served"+ids, string(l.Finish()))
+
+	render := func(l *Line) {
+		l.header(5, 0x1, slog.LevelInfo)
+		l.caller(&frame{prefix: "main.f: [f.go:1] "})
+		l.Message(strings.Repeat("x", 600))
+		l.TraceIDs(trace, span)
+	}
+	var long Line
+	render(&long)
+	require.True(t, long.Truncated())
+	require.True(t, long.Fit(render), "fitted by its message")
+	got := string(long.Finish())
+	assert.LessOrEqual(t, len(got), MaxRecord)
+	assert.True(t, strings.HasSuffix(got, ids), "the ids kept whole: %q", got)
 }
