@@ -49,7 +49,10 @@ var ErrAlreadyBound = errors.New("sink: a different directory is already bound")
 // binding it again is a no-op, binding another is an error wrapping
 // ErrAlreadyBound, and a file that later fails counts its records as
 // output_failed, never sending them elsewhere. An empty dir is a no-op.
-func (s *Sink) BindDir(dir string) error { return s.out.bind(dir) }
+func (s *Sink) BindDir(dir string) error {
+	s.made()
+	return s.out.bind(dir)
+}
 
 // bind is BindDir.
 func (o *output) bind(dir string) error {

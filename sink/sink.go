@@ -29,6 +29,7 @@ type Options struct {
 
 // A Sink delivers records to one destination. Create it with [New]; it
 // starts in synchronous mode. All methods are safe for concurrent use.
+// The zero Sink is not ready: its methods panic, saying to use New.
 type Sink struct {
 	// A Sink is three parts, each with one job, and its methods delegate
 	// to them: the queue (admission, the ring, the accounting), the
@@ -53,6 +54,16 @@ type Sink struct {
 // New returns a synchronous sink writing to opts.Destination (standard
 // error when nil) until a directory is bound.
 func New(opts *Options) *Sink { return newSink(opts, nil) }
+
+// made panics, saying what to do, on a Sink New did not make: the zero
+// Sink has no queue, no writer and no destination (issue 57: it panicked
+// on a nil pointer, and nothing said why). A Sink New made has its
+// writer's channel.
+func (s *Sink) made() {
+	if s.w.consume == nil {
+		panic("sink: a zero Sink: make one with sink.New")
+	}
+}
 
 // newSink is New with what a State gives its sink beside Options (nil
 // for nothing): see package sinkseam.
@@ -130,6 +141,7 @@ func (s *Sink) SubmitFlush(rec []byte, timeout time.Duration) error {
 // With noWait it never waits for room under backpressure: a full queue
 // drops the record, counted, after the yields every producer makes.
 func (s *Sink) submit(rec []byte, flush, noWait bool) (end uint64, err error) {
+	s.made()
 	if len(rec) == 0 || len(rec) > slotSize {
 		s.q.drop(notAdmittedReason, 1)
 		s.w.bell.poke()

@@ -119,7 +119,10 @@ const slowWrite = 10 * time.Millisecond
 // returns an error wrapping ErrWriterBusy: the old writer is still inside
 // a write to a stalled destination, and records are written synchronously
 // behind it until it returns.
-func (s *Sink) Start() error { return s.w.start() }
+func (s *Sink) Start() error {
+	s.made()
+	return s.w.start()
+}
 
 // start is Start.
 func (w *writer) start() error {
@@ -316,7 +319,10 @@ func backoff(deadline time.Time, done func() bool) bool {
 // the destination recovers (records submitted meanwhile wait for it, as a
 // synchronous write waits for its destination), and Start cancels the
 // quiesce. Quiesce after Close does nothing.
-func (s *Sink) Quiesce(timeout time.Duration) error { return s.w.quiesce(timeout) }
+func (s *Sink) Quiesce(timeout time.Duration) error {
+	s.made()
+	return s.w.quiesce(timeout)
+}
 
 // quiesce is Quiesce.
 func (w *writer) quiesce(timeout time.Duration) error {
@@ -371,7 +377,10 @@ func (w *writer) quiesceLocked(deadline time.Time, timeout time.Duration) error 
 // their temporary files removed (by the compression as it stops: one
 // stalled on the disk past the timeout removes its own when the disk
 // returns). Closing twice is safe; the second call returns nil.
-func (s *Sink) Close(timeout time.Duration) error { return s.w.close(timeout) }
+func (s *Sink) Close(timeout time.Duration) error {
+	s.made()
+	return s.w.close(timeout)
+}
 
 // close is Close.
 func (w *writer) close(timeout time.Duration) error {

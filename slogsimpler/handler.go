@@ -35,7 +35,10 @@ var _ slog.Handler = (*Handler)(nil)
 
 // Handler returns a handler bound to s: the one way to make one. Its
 // clones (WithAttrs, WithGroup) share s.
-func (s *State) Handler() *Handler { return &Handler{state: s} }
+func (s *State) Handler() *Handler {
+	s.made()
+	return &Handler{state: s}
+}
 
 // Enabled reports whether the bound state's live threshold admits level.
 func (h *Handler) Enabled(_ context.Context, level slog.Level) bool {

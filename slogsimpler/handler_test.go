@@ -312,14 +312,25 @@ func TestBoundDirectory(t *testing.T) {
 	assert.True(t, bytes.Contains(b, []byte("] to the file\n")), "file holds %q", b)
 	fi, _ := os.Stat(path)
 	assert.EqualValues(t, 0o640, fi.Mode().Perm(), "mode %v, want 0640", fi.Mode().Perm())
-	t.Run("a failed bind leaves the state unbound and retryable", func(t *testing.T) {
+	t.Run("a NewState that cannot bind returns no State", func(t *testing.T) {
 		var stderr lockedBuffer
 		file := filepath.Join(t.TempDir(), "file")
 		require.NoError(t, os.WriteFile(file, nil, 0o600))
 		s, err := NewState(&Options{Dir: filepath.Join(file, "logs"), Output: &stderr})
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), filepath.Join(file, "logs"))
-		require.NotNil(t, s)
+		assert.Nil(t, s, "a constructor that fails returns nothing to use (issue 57)")
+		assert.Empty(t, stderr.Bytes())
+	})
+	t.Run("a failed bind leaves the state unbound and retryable", func(t *testing.T) {
+		var stderr lockedBuffer
+		file := filepath.Join(t.TempDir(), "file")
+		require.NoError(t, os.WriteFile(file, nil, 0o600))
+		s, err := NewState(&Options{Output: &stderr})
+		require.NoError(t, err)
+		err = s.BindDir(filepath.Join(file, "logs"))
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), filepath.Join(file, "logs"))
 		assert.Empty(t, s.dir())
 		other := t.TempDir()
 		require.NoError(t, s.BindDir(other))

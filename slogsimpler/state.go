@@ -24,7 +24,9 @@ import (
 // A State is what every handler bound to it shares: the live threshold,
 // the clock-anchor claim, the bound directory and the sink with its
 // counters. A program normally has one, [Default]; tests make their own
-// with [NewState]. All methods are safe for concurrent use.
+// with [NewState]. All methods are safe for concurrent use. The zero
+// State is not ready: Handler, Start, BindDir and Close panic, saying to
+// use NewState or Default.
 type State struct {
 	// thr is the live threshold (and whether op lines are on). Written by
 	// SetLevel and Setup, read by every handler on every record.
@@ -144,9 +146,9 @@ const (
 // NewState returns a new State, synchronous until [State.Start]. A bad
 // Rotation is an error and no State, and so is an option that is
 // Setup's alone (the console's, Handlers, ReplaceAttr, CModuleHandlers,
-// State). When the directory cannot be bound (see [State.BindDir]) the
-// error comes with a State that is usable and unbound (records go to
-// Options.Destination, or Output), and BindDir can be tried again.
+// State). So is a directory that cannot be bound (see [State.BindDir]):
+// a constructor that fails returns nothing to use (the State it began is
+// closed), and the error says why.
 // Setup keeps every option given here unless it is given another (see
 // Options.State).
 func NewState(opts *Options) (*State, error) {
@@ -187,11 +189,22 @@ func NewState(opts *Options) (*State, error) {
 	if err := s.setRotation(o.Rotation); err != nil {
 		return nil, fmt.Errorf("slogsimpler: %w", err)
 	}
-	var err error
 	if o.Dir != "" {
-		err = s.BindDir(o.Dir)
+		if err := s.BindDir(o.Dir); err != nil {
+			s.Close(0) // nothing was written through it: it has no records to wait for
+			return nil, err
+		}
 	}
-	return s, err
+	return s, nil
+}
+
+// made panics, saying what to do, on a State NewState did not make: the
+// zero State has no sink (issue 57: it panicked on a nil pointer at the
+// first record, and nothing said why).
+func (s *State) made() {
+	if s.sink == nil {
+		panic("slogsimpler: a zero State: make one with NewState, or use Default()")
+	}
 }
 
 // newSink makes a State's sink, with its plumbing, through the seam
@@ -344,6 +357,7 @@ func (s *State) enabled(l slog.Level) bool {
 // binding it again is a no-op, another directory is an error wrapping
 // sink.ErrAlreadyBound.
 func (s *State) BindDir(dir string) error {
+	s.made()
 	if err := s.sink.BindDir(dir); err != nil {
 		return err
 	}
@@ -403,6 +417,7 @@ func (s *State) Path() string { return s.sink.Path() }
 // their records and return without I/O. Call Close (or Quiesce) before the
 // program exits so queued records are written.
 func (s *State) Start() error {
+	s.made()
 	if err := s.sink.Start(); err != nil {
 		return err
 	}
@@ -463,6 +478,7 @@ func (s *State) Quiesce(timeout time.Duration) error {
 // file, waiting at most timeout (zero: 1 s). Records logged afterwards are
 // counted as not_admitted. Closing twice is safe.
 func (s *State) Close(timeout time.Duration) error {
+	s.made()
 	s.c.close(timeout) // C modules' admission first, bounded
 	s.running.Store(false)
 	return s.sink.Close(timeout)
