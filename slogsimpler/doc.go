@@ -8,7 +8,7 @@
 //		if err != nil {
 //			log.Fatal(err)
 //		}
-//		defer lg.Close() // drains the queue, reports drops, closes the file
+//		defer lg.Close() // drains the queue, reports drops, stops the console
 //
 //		slog.Warn("slow request", "path", "/v1/items", "ms", 412)
 //	}

@@ -87,16 +87,24 @@ type Logging struct {
 		flags  int
 	}
 	stdlog *stdlogWriter // log's output as Setup set it
+	// started says Setup started the State's writer, which Close stops
+	// (it closes only what Setup made).
+	started bool
 	// closing runs the close once; closeErr is what it returned, written
 	// inside closing.Do and read after it.
 	closing  sync.Once
 	closeErr error
 }
 
-// Close flushes and closes the state (reporting drops in the log) and
-// returns what failed, joined: the console's (lines it could not write,
-// or its writer's error) and the state's, including a timeout that left
-// records pending. The console's last lines are written first (waiting
+// Close closes what Setup made and drains the state, and returns what
+// failed, joined: the console's (lines it could not write, or its
+// writer's error) and the state's, including a timeout that left records
+// pending. The State is Default() or the program's, so it stays open:
+// the writer Setup started stops once the queue is drained and the drops
+// are reported in the log (records logged to the State afterwards are
+// written in their own calls), one the program started runs on, and a
+// later Setup on the State works. A program that made its State closes
+// it (State.Close). The console's last lines are written first (waiting
 // at most 250 ms for a
 // terminal or pipe that does not read), then the console stops: lines it
 // could not write are counted ([Fanout.Failures]) and reported in the
@@ -183,7 +191,15 @@ func (l *Logging) closeOnce(timeout time.Duration) error {
 			reportFailure(l.State, fmt.Sprintf("log handlers failed %d time(s) in all: records a handler could not take, and console lines not written", n))
 		}
 	}
-	return errors.Join(err, l.State.Close(timeout))
+	// The State is not Setup's (it is Default() or the program's): it is
+	// drained, its drops reported, and left open, so that a later Setup
+	// on it works. The writer Setup started stops (Quiesce: records
+	// logged to the State afterwards are written in their own calls); one
+	// the program started runs on, and the State waits for it (Flush).
+	if l.started {
+		return errors.Join(err, l.State.Quiesce(timeout))
+	}
+	return errors.Join(err, l.State.Flush(timeout))
 }
 
 // restoreDefaults undoes Setup's slog.SetDefault and log.SetOutput and
@@ -313,7 +329,7 @@ func Setup(opts *Options) (*Logging, error) {
 		st.restore(was)
 		switch {
 		case errors.Is(err, sink.ErrClosed):
-			err = fmt.Errorf("slogsimpler: Setup: the State is closed (a Logging's Close closes the State it was given, Default() included); make a new one with NewState: %w", sink.ErrClosed)
+			err = fmt.Errorf("slogsimpler: Setup: the State is closed (State.Close); make a new one with NewState: %w", sink.ErrClosed)
 		case errors.Is(err, sink.ErrAlreadyBound):
 			err = fmt.Errorf("slogsimpler: Setup: the State already writes to %s, and Setup was given Dir %s (leave Dir empty to keep the State's, or make a new State with NewState): %w", st.dir(), o.Dir, sink.ErrAlreadyBound)
 		}
@@ -333,7 +349,9 @@ func Setup(opts *Options) (*Logging, error) {
 	if err := st.BindDir(o.Dir); err != nil { // "" keeps the State's binding
 		return fail(err)
 	}
+	started := false // the writer is Setup's to stop: it was not running
 	if !o.Synchronous && !st.synchronous {
+		started = !st.running.Load()
 		if err := st.Start(); err != nil {
 			return fail(err)
 		}
@@ -346,7 +364,7 @@ func Setup(opts *Options) (*Logging, error) {
 	case !st.bpChosen:
 		st.sink.SetBackpressure(DefaultBackpressure)
 	}
-	lg := &Logging{State: st}
+	lg := &Logging{State: st, started: started}
 	children := []slog.Handler{st.Handler()}
 	// The console goes with a bound directory, Setup's or the State's own:
 	// the records are in the file, not on standard error.

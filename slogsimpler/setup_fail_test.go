@@ -11,14 +11,27 @@ import (
 	"simpler.dev/log/sink"
 )
 
-// TestSetupAfterClose: a Setup on a State a Logging's Close closed says
-// so and how to go on, where it said a bare "sink: closed".
+// TestSetupAfterClose: a Logging's Close closes only what Setup made (the
+// console, the writer it started), so a Setup on the same State after it
+// works and logs; a Setup on a State its program closed says so and how
+// to go on, where it said a bare "sink: closed" (issue 57).
 func TestSetupAfterClose(t *testing.T) {
-	st, err := NewState(&Options{Output: new(Capture)})
+	c := new(Capture)
+	st, err := NewState(&Options{Output: c})
 	require.NoError(t, err)
 	lg, err := Setup(&Options{State: st, NoConsole: true})
 	require.NoError(t, err)
+	lg.Logger.Info("first")
 	require.NoError(t, lg.Close())
+	assert.Contains(t, c.String(), "first", "Close drained the queue")
+
+	lg, err = Setup(&Options{State: st, NoConsole: true})
+	require.NoError(t, err, "the State is the program's: Close left it open")
+	lg.Logger.Info("second")
+	require.NoError(t, lg.Close())
+	assert.Contains(t, c.String(), "second")
+
+	require.NoError(t, st.Close(0))
 	_, err = Setup(&Options{State: st, NoConsole: true})
 	require.ErrorIs(t, err, sink.ErrClosed)
 	assert.ErrorContains(t, err, "slogsimpler: Setup: the State is closed")
