@@ -117,8 +117,8 @@ func (p *Parser) readBlocks(r io.Reader, workers int, size int64) error {
 				} else {
 					spans = make([]Span, 0, bytes.Count(j.buf, markStrace))
 				}
-				q := &Parser{Spans: spans, KeepRecords: p.KeepRecords, KeepUnparsed: p.KeepUnparsed}
-				q.readSerial(bytes.NewReader(j.buf)) // a bytes.Reader cannot fail
+				q := &Parser{Spans: spans, KeepRecords: p.KeepRecords, KeepUnparsed: p.KeepUnparsed, each: p.EachSpan != nil}
+				q.readBlock(j.buf)
 				n := len(j.buf)
 				b := j.buf[:0]
 				pool.Put(&b)

@@ -27,7 +27,7 @@ func TestReadParallelMatchesRead(t *testing.T) {
 		// (a live file, grown since its size was taken).
 		var seq Parser
 		require.NoError(t, seq.readFileWith("", bytes.NewReader(in), 1))
-		seq.intern = interner{}
+		seq.intern, seq.attrs = interner{}, arena{}
 		for how, r := range map[string]func() io.Reader{
 			"size not known": func() io.Reader { return iotest.HalfReader(bytes.NewReader(in)) },
 			"size known":     func() io.Reader { return bytes.NewReader(in) },
@@ -38,7 +38,7 @@ func TestReadParallelMatchesRead(t *testing.T) {
 			t.Run(name+"/"+how, func(t *testing.T) {
 				var par Parser
 				require.NoError(t, par.readFileWith("", r(), 2))
-				par.intern = interner{}
+				par.intern, par.attrs = interner{}, arena{}
 				assert.True(t, reflect.DeepEqual(seq, par), "results differ: %d/%d spans, %d/%d heads, %d/%d lines", len(seq.Spans), len(par.Spans), seq.Heads, par.Heads, seq.Lines, par.Lines)
 			})
 		}

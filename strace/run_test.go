@@ -104,6 +104,7 @@ func TestRunsAcrossBlocks(t *testing.T) {
 	require.NoError(t, seq.readFileWith("", bytes.NewReader(in), 1))
 	require.NoError(t, par.readFileWith("", iotest.HalfReader(bytes.NewReader(in)), 2))
 	seq.intern, par.intern = interner{}, interner{}
+	seq.attrs, par.attrs = arena{}, arena{}
 	assert.True(t, reflect.DeepEqual(seq, par), "serial and parallel reads differ")
 	require.Len(t, par.Runs, 2)
 	for i, s := range par.Spans {

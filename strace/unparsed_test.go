@@ -110,6 +110,7 @@ func TestKeepUnparsed(t *testing.T) {
 				serial := &Parser{KeepRecords: levels.Info, KeepUnparsed: true}
 				readSet(t, serial, dir, 1)
 				serial.intern, unparsed.intern = interner{}, interner{}
+				serial.attrs, unparsed.attrs = arena{}, arena{}
 				assert.True(t, reflect.DeepEqual(serial.Spans, unparsed.Spans), "the same spans in blocks as serially")
 				assert.True(t, reflect.DeepEqual(serial.RecordLines, unparsed.RecordLines), "the same record lines in blocks as serially")
 			})
@@ -140,6 +141,7 @@ func TestReadSized(t *testing.T) {
 			par := &Parser{KeepRecords: levels.Info, KeepUnparsed: tt.unparsed, size: int64(len(in))}
 			require.NoError(t, par.readFileWith("", iotest.HalfReader(bytes.NewReader(in)), 2))
 			serial.intern, par.intern = interner{}, interner{}
+			serial.attrs, par.attrs = arena{}, arena{}
 			assert.True(t, reflect.DeepEqual(serial, par), "results differ: %d/%d spans, %d/%d records, %d/%d lines",
 				len(serial.Spans), len(par.Spans), len(serial.Records), len(par.Records), len(serial.RecordLines), len(par.RecordLines))
 			require.Len(t, par.Spans, 60000)

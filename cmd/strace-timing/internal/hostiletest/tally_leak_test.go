@@ -97,6 +97,7 @@ func leakCases() []leakCase {
 			log.Print("std")
 			slog.Error("e")
 			require.NoError(t, lg.Close())
+			require.NoError(t, st.Close(time.Second)) // the program's State: Close leaves it open
 		}},
 		{name: "Setup with a stalled console pipe + records + Close", parallel: 10, once: func(t *testing.T, dir string) {
 			r, w, err := os.Pipe()
@@ -113,6 +114,7 @@ func leakCases() []leakCase {
 			}
 			lg.Logger.Error("e")
 			_ = lg.Close()
+			_ = st.Close(time.Second)
 		}},
 		{name: "Setup with a trace recorder + an ERROR's dump + Close", once: func(t *testing.T, dir string) {
 			st, err := slogsimpler.NewState(nil)
@@ -125,6 +127,7 @@ func leakCases() []leakCase {
 			_, _ = rec.Dump()
 			require.NoError(t, rec.Close())
 			require.NoError(t, lg.Close())
+			require.NoError(t, st.Close(time.Second))
 		}},
 		{name: "destination stuck: Close times out, then the destination returns", once: func(t *testing.T, _ string) {
 			d := newStuckDest()
