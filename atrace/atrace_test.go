@@ -60,7 +60,7 @@ func waitDumps(t *testing.T, r *Recorder, n uint64) {
 func newRecorder(t *testing.T, e env, o *Options) (*Recorder, *bytes.Buffer) {
 	t.Helper()
 	var warnings bytes.Buffer
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Debug, Output: &warnings})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Debug, Output: &warnings})
 	require.NoError(t, err)
 	if e == nil {
 		e = env{}

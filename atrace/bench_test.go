@@ -25,7 +25,7 @@ import (
 func benchRecorder(b *testing.B, attach bool) (*slog.Logger, *Recorder) {
 	b.Helper()
 	dir := b.TempDir()
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: dir})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Dir: dir})
 	if err != nil {
 		b.Fatal(err)
 	}

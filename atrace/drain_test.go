@@ -60,7 +60,7 @@ func TestSignalDrainSlowDestination(t *testing.T) {
 		f, err := os.Create(filepath.Join(dir, "host."+strconv.Itoa(os.Getpid())+".log"))
 		childMust(err)
 		var held atomic.Bool
-		st, err := slogsimpler.NewState(&slogsimpler.Options{Destination: sink.Writer(slowFile{f, &held})})
+		st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Destination: sink.Writer(slowFile{f, &held})})
 		childMust(err)
 		rec, err := New(&Options{State: st, lookupEnv: env{envWorkPath: dir, "HOME": dir}.lookup})
 		childMust(err)

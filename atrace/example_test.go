@@ -20,7 +20,7 @@ import (
 func ExampleRecorder() {
 	root, _ := os.MkdirTemp("", "atrace")
 	defer os.RemoveAll(root)
-	st, _ := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Warn, Output: io.Discard})
+	st, _ := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Warn, Output: io.Discard})
 	rec, _ := atrace.New(&atrace.Options{State: st, Root: root})
 	log := slog.New(slogsimpler.NewFanout(st, st.Handler(), rec))
 	log.Debug("context the file does not keep", "step", 3)

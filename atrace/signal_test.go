@@ -30,7 +30,7 @@ import (
 const childRecords = 3000
 
 func childSetup(dir string, slow bool) (*Recorder, *slogsimpler.Logging) {
-	var opts slogsimpler.Options
+	var opts slogsimpler.StateOptions
 	setup := slogsimpler.Options{Dir: dir, NoConsole: true}
 	if slow {
 		// A destination that takes a fraction of a millisecond per record

@@ -210,7 +210,7 @@ func natives(b *testing.B) {
 // spanLogger is a synchronous slogsimpler logger at level, writing to
 // io.Discard.
 func spanLogger(b *testing.B, level slog.Level) *slog.Logger {
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: level, Output: io.Discard})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: level, Output: io.Discard})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -262,7 +262,7 @@ func BenchmarkSaturation(b *testing.B) {
 	var produced, written, dropped uint64
 	var elapsed time.Duration
 	for b.Loop() {
-		st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: b.TempDir()})
+		st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Dir: b.TempDir()})
 		if err != nil {
 			b.Fatal(err)
 		}

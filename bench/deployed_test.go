@@ -78,7 +78,7 @@ func deployedLoggers() []deployedLogger {
 			// As Setup deploys it: a call that finds the queue full
 			// waits for room (bounded), as the buffered peers' callers
 			// wait; NewState alone would drop (simpler's contract).
-			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: dir, Backpressure: slogsimpler.DefaultBackpressure})
+			st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Dir: dir, Backpressure: slogsimpler.DefaultBackpressure})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -38,20 +38,20 @@ func handlers(b *testing.B) []namedHandler {
 	if err != nil {
 		b.Fatal(err)
 	}
-	async, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Destination: sink.Writer(devnull)})
+	async, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Destination: sink.Writer(devnull)})
 	if err != nil {
 		b.Fatal(err)
 	}
 	if err := async.Start(); err != nil {
 		b.Fatal(err)
 	}
-	sync, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Output: io.Discard})
+	sync, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Output: io.Discard})
 	if err != nil {
 		b.Fatal(err)
 	}
 	// The synchronous handler with the write the asynchronous one takes
 	// off the caller: a system call per record, to /dev/null.
-	syncWrite, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Destination: sink.Writer(devnull)})
+	syncWrite, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Destination: sink.Writer(devnull)})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func (l *lockedBuffer) lines() []string {
 func newState(t *testing.T, level slog.Level) (*slogsimpler.State, *lockedBuffer) {
 	t.Helper()
 	var buf lockedBuffer
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: level, Output: &buf})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: level, Output: &buf})
 	require.NoError(t, err)
 	return st, &buf
 }

@@ -16,7 +16,7 @@ import (
 // An onboard device latches its CANN level from the host threshold once,
 // at init, and writes CANN's two-line records.
 func ExampleInitDevice() {
-	st, _ := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing, Output: &bytes.Buffer{}})
+	st, _ := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Timing, Output: &bytes.Buffer{}})
 	var out bytes.Buffer
 	dev, err := devicebridge.InitDevice(st, 0, &devicebridge.DeviceOptions{Out: &out, PName: "python3"})
 	if err != nil {
@@ -37,7 +37,7 @@ func ExampleInitDevice() {
 // threshold and destination as the host's records.
 func ExampleSim() {
 	var out bytes.Buffer
-	st, _ := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Output: &out})
+	st, _ := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Output: &out})
 	dev, _ := devicebridge.NewSim(st)
 	dev.Logf(levels.Info, "aicpu_scheduler", "core %d online", 0)
 	dev.Logf(levels.Debug, "aicpu_execute", "hidden at INFO")
@@ -51,7 +51,7 @@ func ExampleSim() {
 // machine records; a drop report in the host's name does not.
 func ExampleForwarder() {
 	var out bytes.Buffer
-	st, _ := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Output: &out})
+	st, _ := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Output: &out})
 	f, _ := devicebridge.NewForwarder(st, &devicebridge.ForwardOptions{PID: 9})
 	f.Forward(strings.NewReader(
 		"[mono_ns=5][T0x2a][TIMING] emit_host_span: [STRACE] v=1 pid=9 tid=42 inv=1 hid=0 depth=0 name=sim.step ts=1 dur=4 \n" +

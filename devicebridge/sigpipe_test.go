@@ -20,7 +20,7 @@ const childEnv = "DEVICEBRIDGE_CHILD"
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "cann-stdout" {
 		// CANN lines to standard output, a pipe nobody reads.
-		st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Output: os.Stderr})
+		st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Output: os.Stderr})
 		if err != nil {
 			os.Exit(2)
 		}

@@ -18,7 +18,7 @@ import (
 // it, and the program goes on logging without it. (Without cgo this
 // package is empty and the example does not build.)
 func ExampleBindPath() {
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Destination: sink.Writer(os.Stdout), Level: levels.Info})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Destination: sink.Writer(os.Stdout), Level: levels.Info})
 	if err != nil {
 		fmt.Println(err)
 		return

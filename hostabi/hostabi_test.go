@@ -45,7 +45,7 @@ func TestMain(m *testing.M) {
 
 // bound is a state writing into a directory, at threshold, with a consumer
 // module bound to it.
-func bound(t *testing.T, opts slogsimpler.Options) (*slogsimpler.State, ctest.Module) {
+func bound(t *testing.T, opts slogsimpler.StateOptions) (*slogsimpler.State, ctest.Module) {
 	t.Helper()
 	st, err := slogsimpler.NewState(&opts)
 	require.NoError(t, err)
@@ -100,7 +100,7 @@ func TestLayout(t *testing.T) {
 // TestInterleave: Go's records and the module's alternate line by line in
 // one host.<pid>.log, with one anchor.
 func TestInterleave(t *testing.T) {
-	st, mod := bound(t, slogsimpler.Options{Dir: t.TempDir(), Level: levels.Debug})
+	st, mod := bound(t, slogsimpler.StateOptions{Dir: t.TempDir(), Level: levels.Debug})
 	require.NoError(t, st.Start())
 	logger := slog.New(st.Handler())
 	for i := range 100 {
@@ -139,7 +139,7 @@ func TestOneAnchor(t *testing.T) {
 			f, err := os.Create(path)
 			require.NoError(t, err)
 			defer f.Close()
-			st, mod := bound(t, slogsimpler.Options{Destination: sink.Writer(f), Level: levels.Timing})
+			st, mod := bound(t, slogsimpler.StateOptions{Destination: sink.Writer(f), Level: levels.Timing})
 			logger := slog.New(st.Handler())
 			if first == "go" {
 				logger.Warn("go first")
@@ -168,7 +168,7 @@ func TestOneAnchor(t *testing.T) {
 // TestThresholdLive: a Go SetLevel reaches the module's next call, and a
 // followed LevelVar reaches it with Go's next record.
 func TestThresholdLive(t *testing.T) {
-	st, mod := bound(t, slogsimpler.Options{Dir: t.TempDir(), Level: levels.Info})
+	st, mod := bound(t, slogsimpler.StateOptions{Dir: t.TempDir(), Level: levels.Info})
 	assert.Equal(t, -1, mod.Log(10, "debug, filtered"))
 	assert.Equal(t, 1, mod.Log(20, "info"))
 	st.SetLevel(levels.Warn)
@@ -209,7 +209,7 @@ func TestQueueFull(t *testing.T) {
 	for _, bp := range []time.Duration{0, time.Hour} {
 		t.Run(fmt.Sprintf("backpressure %v", bp), func(t *testing.T) {
 			out := &blocked{release: make(chan struct{})}
-			st, mod := bound(t, slogsimpler.Options{Output: out, Level: levels.Info, FlushLevel: levels.Nul + 1, Backpressure: bp})
+			st, mod := bound(t, slogsimpler.StateOptions{Output: out, Level: levels.Info, FlushLevel: levels.Nul + 1, Backpressure: bp})
 			require.NoError(t, st.Start())
 			const n = 6000
 			accepted := 0
@@ -233,7 +233,7 @@ func TestQueueFull(t *testing.T) {
 // TestQuiesce: after Quiesce the module's records are not admitted and
 // counted; Start admits them again; after Close they are counted.
 func TestQuiesce(t *testing.T) {
-	st, mod := bound(t, slogsimpler.Options{Dir: t.TempDir(), Level: levels.Info})
+	st, mod := bound(t, slogsimpler.StateOptions{Dir: t.TempDir(), Level: levels.Info})
 	require.NoError(t, st.Start())
 	require.Equal(t, 1, mod.Log(20, "before"))
 	require.NoError(t, st.Quiesce(0))
@@ -253,7 +253,7 @@ func TestQuiesce(t *testing.T) {
 // TestConcurrent: C threads and goroutines log at once; every record is
 // written or counted, and the file stays whole.
 func TestConcurrent(t *testing.T) {
-	st, mod := bound(t, slogsimpler.Options{Dir: t.TempDir(), Level: levels.Info})
+	st, mod := bound(t, slogsimpler.StateOptions{Dir: t.TempDir(), Level: levels.Info})
 	require.NoError(t, st.Start())
 	logger := slog.New(st.Handler())
 	const workers, per = 4, 500
@@ -286,7 +286,7 @@ func TestConcurrent(t *testing.T) {
 // TestStraceReadsCSpans: the module's [STRACE] spans read back with
 // strace.Parser, against the one anchor.
 func TestStraceReadsCSpans(t *testing.T) {
-	st, mod := bound(t, slogsimpler.Options{Dir: t.TempDir(), Level: levels.Timing})
+	st, mod := bound(t, slogsimpler.StateOptions{Dir: t.TempDir(), Level: levels.Timing})
 	require.Equal(t, 1, mod.Span("chip.run.bind", 7, 1, 1_000_500, 200))
 	require.Equal(t, 1, mod.Span("chip.run", 7, 0, 1_000_000, 1_000))
 	require.NoError(t, st.Close(0))
@@ -308,7 +308,7 @@ func TestStraceReadsCSpans(t *testing.T) {
 }
 
 func TestBindErrors(t *testing.T) {
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Output: io.Discard})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Output: io.Discard})
 	require.NoError(t, err)
 
 	_, err = BindPath(st, filepath.Join(t.TempDir(), "missing.so"))
@@ -345,7 +345,7 @@ func TestBindErrors(t *testing.T) {
 
 // TestNeverBound: a module nobody bound is silent, as the seed says.
 func TestNeverBound(t *testing.T) {
-	st, _ := bound(t, slogsimpler.Options{Dir: t.TempDir(), Level: levels.Debug})
+	st, _ := bound(t, slogsimpler.StateOptions{Dir: t.TempDir(), Level: levels.Debug})
 	other, err := ctest.Open(consumer(t))
 	require.NoError(t, err)
 	assert.Equal(t, -1, other.Log(40, "unbound"))
@@ -374,7 +374,7 @@ func BenchmarkModuleRecord(b *testing.B) {
 	if out, err := exec.Command(cc, "-shared", "-fPIC", "-O2", "-I.", "-o", so, "testdata/consumer.c", "-lpthread").CombinedOutput(); err != nil {
 		b.Fatalf("%v\n%s", err, out)
 	}
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Destination: sink.Writer(io.Discard), Level: levels.Info})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Destination: sink.Writer(io.Discard), Level: levels.Info})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -408,7 +408,7 @@ func TestCRecordThroughTheFanout(t *testing.T) {
 	for _, asked := range []bool{false, true} {
 		t.Run(fmt.Sprintf("CModuleHandlers=%v", asked), func(t *testing.T) {
 			defer slog.SetDefault(slog.Default())
-			st, mod := bound(t, slogsimpler.Options{Level: levels.Info})
+			st, mod := bound(t, slogsimpler.StateOptions{Level: levels.Info})
 			rec := &logtest.Keeper{}
 			lg, err := slogsimpler.Setup(&slogsimpler.Options{Dir: t.TempDir(), State: st, NoConsole: true, Handlers: []slog.Handler{rec},
 				CModuleHandlers: asked,
@@ -491,7 +491,7 @@ func TestCRecordsKeepGoRules(t *testing.T) {
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			st, mod := bound(t, slogsimpler.Options{Dir: t.TempDir(), Level: levels.Info})
+			st, mod := bound(t, slogsimpler.StateOptions{Dir: t.TempDir(), Level: levels.Info})
 			require.Equal(t, 1, mod.Raw(tt.rec))
 			require.NoError(t, st.Close(0))
 			ls := lines(t, st) // every line an envelope record under 512 bytes
@@ -541,7 +541,7 @@ func (h holding) Write(p []byte) (int, error) { <-h.release; return len(p), nil 
 // hour, so a wait is a hang the watchdog sees, with no timing judged.
 func TestCErrorNeverWaitsForTheFlush(t *testing.T) {
 	dst := holding{release: make(chan struct{})}
-	st, mod := bound(t, slogsimpler.Options{Destination: sink.Writer(dst), Level: levels.Info, FlushBound: time.Hour})
+	st, mod := bound(t, slogsimpler.StateOptions{Destination: sink.Writer(dst), Level: levels.Info, FlushBound: time.Hour})
 	require.NoError(t, st.Start())
 	defer func() { _ = st.Close(time.Second) }()
 	defer close(dst.release)
@@ -582,7 +582,7 @@ func (f *failingOnce) Write(p []byte) (int, error) {
 // never got one.
 func TestAnchorClaimReleasedOnFailedWrite(t *testing.T) {
 	out := &failingOnce{}
-	st, mod := bound(t, slogsimpler.Options{Destination: sink.Writer(out), Level: levels.Timing, FlushLevel: levels.Nul + 1})
+	st, mod := bound(t, slogsimpler.StateOptions{Destination: sink.Writer(out), Level: levels.Timing, FlushLevel: levels.Nul + 1})
 	require.NoError(t, st.Start())
 	require.Equal(t, 1, mod.Log(30, "c first: its anchor's write fails"))
 	require.NoError(t, st.Flush(0))
@@ -629,7 +629,7 @@ func (w *stalledWriter) Write(p []byte) (int, error) {
 // queue_full.
 func TestCStateCountersFollowGo(t *testing.T) {
 	out := &stalledWriter{release: make(chan struct{})}
-	st, mod := bound(t, slogsimpler.Options{Destination: sink.Writer(out), Level: levels.Info,
+	st, mod := bound(t, slogsimpler.StateOptions{Destination: sink.Writer(out), Level: levels.Info,
 		Backpressure: slogsimpler.DropWhenFull, FlushLevel: levels.Nul + 1})
 	require.NoError(t, st.Start())
 	logger := slog.New(st.Handler())

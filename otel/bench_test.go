@@ -36,7 +36,7 @@ func (discard) Shutdown(context.Context) error                             { ret
 //
 //     cd otel && go test -run NONE -bench LiveSpan -benchmem -count 5 .
 func BenchmarkLiveSpan(b *testing.B) {
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing, Output: io.Discard})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Timing, Output: io.Discard})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func TestOneTreeWithTracer(t *testing.T) {
 	defer func() { _ = tp.Shutdown(context.Background()) }()
 	tracer := tp.Tracer("test")
 	ours := kept{tracetest.NewInMemoryExporter()}
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing, Output: io.Discard})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Timing, Output: io.Discard})
 	require.NoError(t, err)
 	live, err := NewLive(ours, &LiveOptions{State: st})
 	require.NoError(t, err)

@@ -81,7 +81,7 @@ func exampleLog(dir string) error {
 	if err != nil {
 		return err
 	}
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Destination: sink.Writer(f), Level: levels.Timing})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Destination: sink.Writer(f), Level: levels.Timing})
 	if err != nil {
 		return err
 	}

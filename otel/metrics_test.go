@@ -27,7 +27,7 @@ func TestLiveMetrics(t *testing.T) {
 			sink.Reset()
 			exp, err := NewMetricExporter(context.Background(), endpoint)
 			require.NoError(t, err)
-			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Output: io.Discard})
+			st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Output: io.Discard})
 			require.NoError(t, err)
 			live, err := NewLive(kept{newInMemory()}, &LiveOptions{State: st, Metrics: exp})
 			require.NoError(t, err)

@@ -94,7 +94,7 @@ func TestRunsAreInstances(t *testing.T) {
 // run as service.instance.id, the same identity its log's files start
 // with.
 func TestLiveInstanceID(t *testing.T) {
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Timing})
 	require.NoError(t, err)
 	exp := &recorder{}
 	live, err := NewLive(exp, &LiveOptions{State: st})

@@ -30,7 +30,7 @@ func TestHandleAllocs(t *testing.T) {
 		async bool
 	}{{"sync", false}, {"async", true}} {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := NewState(&Options{Level: levels.Debug, Output: io.Discard})
+			s, err := NewState(&StateOptions{Level: levels.Debug, Output: io.Discard})
 			require.NoError(t, err)
 			if tt.async {
 				require.NoError(t, s.Start())

@@ -38,7 +38,7 @@ func benchHandlers(b *testing.B) []struct {
 	name string
 	h    slog.Handler
 } {
-	sync, err := NewState(&Options{Level: levels.Debug, Output: io.Discard})
+	sync, err := NewState(&StateOptions{Level: levels.Debug, Output: io.Discard})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -46,14 +46,14 @@ func benchHandlers(b *testing.B) []struct {
 	if err != nil {
 		b.Fatal(err)
 	}
-	async, err := NewState(&Options{Level: levels.Debug, Destination: sink.Writer(devnull)})
+	async, err := NewState(&StateOptions{Level: levels.Debug, Destination: sink.Writer(devnull)})
 	if err != nil {
 		b.Fatal(err)
 	}
 	if err := async.Start(); err != nil {
 		b.Fatal(err)
 	}
-	file, err := NewState(&Options{Level: levels.Debug, Dir: b.TempDir()})
+	file, err := NewState(&StateOptions{Level: levels.Debug, Dir: b.TempDir()})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func BenchmarkConsole(b *testing.B) {
 // last INFO instead, so the difference between the two is the ERROR's
 // wait. "info" is one INFO for comparison: exit safety adds nothing there.
 func BenchmarkErrorFlush(b *testing.B) {
-	st, err := NewState(&Options{Level: levels.Debug, Dir: b.TempDir()})
+	st, err := NewState(&StateOptions{Level: levels.Debug, Dir: b.TempDir()})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func BenchmarkErrorFlush(b *testing.B) {
 // attribute slice), which every handler pays alike and which varies most
 // from run to run, stays out of the figure. Synchronous, to io.Discard.
 func BenchmarkHandle(b *testing.B) {
-	st, err := NewState(&Options{Level: levels.Debug, Output: io.Discard})
+	st, err := NewState(&StateOptions{Level: levels.Debug, Output: io.Discard})
 	if err != nil {
 		b.Fatal(err)
 	}

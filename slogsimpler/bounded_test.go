@@ -54,7 +54,7 @@ func (s *stalled) Write(p []byte) (int, error) {
 // the stall go to the new file (at c70c1aa both waited for the write).
 func TestBindDirDoesNotWaitOnAWrite(t *testing.T) {
 	out := &stalled{release: make(chan struct{}), entered: make(chan struct{})}
-	st, err := NewState(&Options{Level: levels.Warn, Destination: sink.Writer(out)})
+	st, err := NewState(&StateOptions{Level: levels.Warn, Destination: sink.Writer(out)})
 	require.NoError(t, err)
 	go slog.New(st.Handler()).Warn("stuck on stderr")
 	<-out.entered
@@ -76,7 +76,7 @@ func TestBindDirDoesNotWaitOnAWrite(t *testing.T) {
 // for as long as the claim was held).
 func TestAnchorClaimWaitIsBounded(t *testing.T) {
 	var buf bytes.Buffer
-	st, err := NewState(&Options{Level: levels.Timing, Destination: sink.Writer(&buf)})
+	st, err := NewState(&StateOptions{Level: levels.Timing, Destination: sink.Writer(&buf)})
 	require.NoError(t, err)
 	atomic.StoreInt32(st.anc.claim.Load(), -int32(st.anc.pid)) // held, never released
 	require.True(t, returns(func() { slog.New(st.Handler()).Log(context.Background(), levels.Timing, "timed") }), "the claim wait did not end")
@@ -91,7 +91,7 @@ func TestAnchorClaimWaitIsBounded(t *testing.T) {
 // none).
 func TestEveryFileStartsWithAnAnchor(t *testing.T) {
 	var stderr bytes.Buffer
-	st, err := NewState(&Options{Level: levels.Timing, Destination: sink.Writer(&stderr)})
+	st, err := NewState(&StateOptions{Level: levels.Timing, Destination: sink.Writer(&stderr)})
 	require.NoError(t, err)
 	log := slog.New(st.Handler())
 	log.Log(context.Background(), levels.Timing, "before the bind")
@@ -126,7 +126,7 @@ func TestStalledConsoleNeverBlocks(t *testing.T) {
 	defer r.Close()
 	defer w.Close()
 	dir := t.TempDir()
-	st, err := NewState(&Options{Level: levels.Info, Dir: dir})
+	st, err := NewState(&StateOptions{Level: levels.Info, Dir: dir})
 	require.NoError(t, err)
 	require.NoError(t, st.Start())
 	fan := NewFanout(st, st.Handler(), NewConsoleHandler(w, nil))
@@ -152,7 +152,7 @@ func TestStalledConsoleNeverBlocks(t *testing.T) {
 // place none of its spans).
 func TestReopenForOutsideRotation(t *testing.T) {
 	dir := t.TempDir()
-	st, err := NewState(&Options{Level: levels.Timing, Dir: dir})
+	st, err := NewState(&StateOptions{Level: levels.Timing, Dir: dir})
 	require.NoError(t, err)
 	require.NoError(t, st.Start())
 	log := slog.New(st.Handler())

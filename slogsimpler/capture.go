@@ -13,7 +13,7 @@ import (
 // and that State to Setup, and read the records back typed.
 //
 //	var c slogsimpler.Capture
-//	st, _ := slogsimpler.NewState(&slogsimpler.Options{Output: &c, Level: levels.Warn})
+//	st, _ := slogsimpler.NewState(&slogsimpler.StateOptions{Output: &c, Level: levels.Warn})
 //	lg, _ := slogsimpler.Setup(&slogsimpler.Options{State: st, Synchronous: true})
 //	defer lg.Close()
 //	runTheCodeUnderTest()

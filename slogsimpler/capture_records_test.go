@@ -23,7 +23,7 @@ import (
 func TestCaptureRecordsTyped(t *testing.T) {
 	defer slog.SetDefault(slog.Default())
 	var c slogsimpler.Capture
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Output: &c, Level: levels.Trace})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Output: &c, Level: levels.Trace})
 	require.NoError(t, err)
 	lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, Synchronous: true})
 	require.NoError(t, err)

@@ -21,7 +21,7 @@ func TestCaptureAcrossSetups(t *testing.T) {
 	for _, name := range []string{"first", "second", "third"} {
 		t.Run(name, func(t *testing.T) {
 			var c slogsimpler.Capture
-			st, err := slogsimpler.NewState(&slogsimpler.Options{Output: &c})
+			st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Output: &c})
 			require.NoError(t, err)
 			lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, Level: levels.Warn})
 			require.NoError(t, err)

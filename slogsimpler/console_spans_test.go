@@ -23,7 +23,7 @@ import (
 func TestConsoleShowsSpansForPeople(t *testing.T) {
 	var file logtest.Buffer
 	var con bytes.Buffer
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Trace, Output: &file})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Trace, Output: &file})
 	require.NoError(t, err)
 	console := slogsimpler.NewConsoleHandler(&con, &slogsimpler.ConsoleOptions{Level: levels.Debug, TimeFormat: "-"})
 	l := slog.New(slogsimpler.NewFanout(st, st.Handler(), console))
@@ -79,7 +79,7 @@ func TestConsoleSpanFilter(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var file logtest.Buffer
 			var con bytes.Buffer
-			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing, Output: &file})
+			st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Timing, Output: &file})
 			require.NoError(t, err)
 			console := slogsimpler.NewConsoleHandler(&con, &slogsimpler.ConsoleOptions{TimeFormat: "-", Spans: tt.filter})
 			l := slog.New(slogsimpler.NewFanout(st, st.Handler(), console))

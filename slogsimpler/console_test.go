@@ -280,7 +280,7 @@ func TestConsoleGroupDepth(t *testing.T) {
 // 1 MB each).
 func BenchmarkDeepGroups(b *testing.B) {
 	a := nestedGroups(10000)
-	st, err := NewState(&Options{Level: levels.Debug, Destination: sink.Writer(io.Discard)})
+	st, err := NewState(&StateOptions{Level: levels.Debug, Destination: sink.Writer(io.Discard)})
 	require.NoError(b, err)
 	for _, h := range []struct {
 		name string
@@ -438,7 +438,7 @@ func TestSetup(t *testing.T) {
 		old := slog.Default()
 		defer slog.SetDefault(old)
 		gate := make(chan struct{})
-		st, err := NewState(&Options{Destination: sink.Writer(gateWriter(gate))})
+		st, err := NewState(&StateOptions{Destination: sink.Writer(gateWriter(gate))})
 		require.NoError(t, err)
 		lg, err := Setup(&Options{State: st, Backpressure: time.Hour, Level: levels.Warn})
 		require.NoError(t, err)
@@ -501,7 +501,7 @@ func TestSetup(t *testing.T) {
 	t.Run("LOGGING_LEVEL=trace switches op lines on at DEBUG", func(t *testing.T) {
 		old := slog.Default()
 		defer slog.SetDefault(old)
-		st, _ := NewState(&Options{Output: io.Discard})
+		st, _ := NewState(&StateOptions{Output: io.Discard})
 		t.Setenv(envMAXLevel, "TRACE")
 		lg, err := Setup(&Options{NoConsole: true, State: st})
 		require.NoError(t, err)
@@ -591,7 +591,7 @@ func consoleChild(scenario, dir string) {
 	if strings.HasPrefix(scenario, "readme") {
 		// docs/SERVICE.md's "Prefer to wire it yourself?": a state with its own
 		// writer, and the console beside it in a fan-out.
-		st, err := NewState(&Options{Dir: dir})
+		st, err := NewState(&StateOptions{Dir: dir})
 		must(err)
 		must(st.Start())
 		h = NewFanout(st, st.Handler(), console)

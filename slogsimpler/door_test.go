@@ -37,7 +37,7 @@ import (
 func TestReplayedOriginsForgeNothing(t *testing.T) {
 	defer slog.SetDefault(slog.Default())
 	var buf logtest.Buffer
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Trace, Output: &buf})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Trace, Output: &buf})
 	require.NoError(t, err)
 	k := &logtest.Keeper{} // a handler of the program's, keeping every record to replay it
 	lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, NoConsole: true, Handlers: []slog.Handler{k}, Level: levels.Trace})
@@ -136,7 +136,7 @@ func (h *held) open()                       { h.once.Do(func() { close(h.release
 // with the reason counted (before, it said true while queue_full grew).
 func TestEmitReportsADrop(t *testing.T) {
 	dst := &held{release: make(chan struct{})}
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Destination: sink.Writer(dst)})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Destination: sink.Writer(dst)})
 	require.NoError(t, err)
 	require.NoError(t, st.Start())
 	defer func() { dst.open(); _ = st.Close(time.Second) }()
@@ -159,7 +159,7 @@ func TestEmitReportsADrop(t *testing.T) {
 // changes; before any is written, one reading kept.
 func TestAnchorIsTheStatesOwn(t *testing.T) {
 	var buf logtest.Buffer
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing, Output: &buf})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Timing, Output: &buf})
 	require.NoError(t, err)
 	before := st.Anchor()
 	assert.Equal(t, before, st.Anchor(), "a reading, kept until an anchor is written")
@@ -199,7 +199,7 @@ func (r refusing) WithGroup(string) slog.Handler      { return r }
 func TestCloseReportsTheFailuresInAll(t *testing.T) {
 	defer slog.SetDefault(slog.Default())
 	var buf logtest.Buffer
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Output: &buf})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Output: &buf})
 	require.NoError(t, err)
 	lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, NoConsole: true, Handlers: []slog.Handler{refusing{}}})
 	require.NoError(t, err)

@@ -18,7 +18,7 @@ import (
 // of the log puts it: wall = Wall + mono − Mono.
 func ExampleState_Anchor() {
 	var out bytes.Buffer
-	st, _ := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Output: &out})
+	st, _ := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Output: &out})
 	slog.New(st.Handler()).Info("serving", "addr", ":8080")
 
 	a := st.Anchor()

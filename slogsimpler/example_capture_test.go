@@ -15,7 +15,7 @@ import (
 func ExampleCapture() {
 	defer slog.SetDefault(slog.Default()) // a test puts the old default back
 	var c slogsimpler.Capture
-	st, _ := slogsimpler.NewState(&slogsimpler.Options{Output: &c, Level: levels.Warn})
+	st, _ := slogsimpler.NewState(&slogsimpler.StateOptions{Output: &c, Level: levels.Warn})
 	lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, Synchronous: true})
 	if err != nil {
 		fmt.Println(err)

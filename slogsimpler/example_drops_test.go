@@ -11,7 +11,7 @@ import (
 func ExampleState_Counts() {
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)
-	st, _ := slogsimpler.NewState(&slogsimpler.Options{Dir: dir})
+	st, _ := slogsimpler.NewState(&slogsimpler.StateOptions{Dir: dir})
 	st.Start()
 	log := slog.New(st.Handler())
 	for i := range 3 {

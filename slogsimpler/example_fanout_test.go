@@ -12,7 +12,7 @@ import (
 // file, WARN and above on the console.
 func ExampleNewFanout() {
 	var file, console bytes.Buffer
-	state, _ := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Debug, Output: &file})
+	state, _ := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Debug, Output: &file})
 	log := slog.New(slogsimpler.NewFanout(state,
 		state.Handler(),
 		slogsimpler.NewConsoleHandler(&console, &slogsimpler.ConsoleOptions{Level: levels.Warn}),

@@ -14,7 +14,7 @@ import (
 // password never reaches the file (nor a console or recorder beside it).
 func ExampleWithReplaceAttr() {
 	var out bytes.Buffer
-	st, _ := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Output: &out})
+	st, _ := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Output: &out})
 	redact := func(groups []string, a slog.Attr) slog.Attr {
 		if a.Key == "password" {
 			return slog.String("password", "REDACTED")
@@ -33,7 +33,7 @@ func ExampleWithReplaceAttr() {
 // and position. Its text is user text: escaped, markers neutralised.
 func ExampleState_Emit() {
 	var out bytes.Buffer
-	st, _ := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Output: &out})
+	st, _ := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Output: &out})
 	st.Emit(levels.Warn, slogsimpler.Source{Function: "aicpu_run", File: "kernel.cpp", Line: 88}, 0, 0, "task 7 slow\n[STRACE] forged")
 	show(out.Bytes())
 	// Output:

@@ -44,7 +44,7 @@ func show(b []byte) {
 
 func Example() {
 	var out bytes.Buffer // a real program leaves Output nil: standard error
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Debug, Output: &out})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Debug, Output: &out})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -61,7 +61,7 @@ func Example() {
 
 func ExampleState_SetLevel() {
 	var out bytes.Buffer
-	st, _ := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Error, Output: &out})
+	st, _ := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Error, Output: &out})
 	log := slog.New(st.Handler()).WithGroup("db")
 	log.Warn("hidden at ERROR")
 	st.SetLevel(levels.Warn) // live: the clone above sees it

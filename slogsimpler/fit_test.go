@@ -85,7 +85,7 @@ func TestCountsFittedAndCut(t *testing.T) {
 // nothing, as writing one that fits does not.
 func TestFittedAllocs(t *testing.T) {
 	racedetect.SkipAllocs(t)
-	s, err := NewState(&Options{Level: levels.Warn, Output: io.Discard})
+	s, err := NewState(&StateOptions{Level: levels.Warn, Output: io.Discard})
 	require.NoError(t, err)
 	defer s.Close(0)
 	log := slog.New(s.Handler()).With("svc", "api", "blob", strings.Repeat("b", 700))

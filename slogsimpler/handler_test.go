@@ -30,7 +30,7 @@ type lockedBuffer = logtest.Buffer
 func newTestState(t testing.TB, level slog.Level) (*State, *lockedBuffer) {
 	t.Helper()
 	var buf lockedBuffer
-	s, err := NewState(&Options{Level: level, Output: &buf})
+	s, err := NewState(&StateOptions{Level: level, Output: &buf})
 	require.NoError(t, err)
 	return s, &buf
 }
@@ -143,7 +143,7 @@ func TestThresholdsRoundUp(t *testing.T) {
 		{9, levels.Nul}, {100, levels.Nul}, {levels.Trace, levels.Debug},
 	} {
 		t.Run(fmt.Sprint(tt.in), func(t *testing.T) {
-			s, err := NewState(&Options{Level: tt.in, Output: io.Discard})
+			s, err := NewState(&StateOptions{Level: tt.in, Output: io.Discard})
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, s.Level(), "NewState")
 			s.SetLevel(levels.Info)
@@ -211,11 +211,11 @@ func TestTraceEnabledIsWritten(t *testing.T) {
 }
 
 func TestDefaultsAndOptionsNotWritten(t *testing.T) {
-	opts := &Options{}
+	opts := &StateOptions{}
 	s, err := NewState(opts)
 	require.NoError(t, err)
 	assert.EqualValues(t, levels.Timing, s.Level(), "default threshold %v, want TIMING", s.Level())
-	assert.EqualValues(t, (Options{}), *opts, "NewState wrote into the caller's options")
+	assert.EqualValues(t, (StateOptions{}), *opts, "NewState wrote into the caller's options")
 	d1, d2 := Default(), Default()
 	assert.Same(t, d1, d2, "Default is not one state")
 	assert.EqualValues(t, levels.Timing, d1.Level(), "Default is not a TIMING state")
@@ -248,7 +248,7 @@ func TestAnchorOncePerState(t *testing.T) {
 	})
 	t.Run("failed write releases the claim", func(t *testing.T) {
 		fw := &flakyWriter{fail: 1}
-		s, err := NewState(&Options{Output: fw})
+		s, err := NewState(&StateOptions{Output: fw})
 		require.NoError(t, err)
 		l := slog.New(s.Handler())
 		l.Warn("one") // the anchor fails, the record is written
@@ -301,7 +301,7 @@ func (f *flakyWriter) String() string {
 
 func TestBoundDirectory(t *testing.T) {
 	dir := t.TempDir()
-	s, err := NewState(&Options{Dir: dir, Level: levels.Info})
+	s, err := NewState(&StateOptions{Dir: dir, Level: levels.Info})
 	require.NoError(t, err)
 	slog.New(s.Handler()).Info("to the file")
 	require.NoError(t, s.Close(0))
@@ -316,7 +316,7 @@ func TestBoundDirectory(t *testing.T) {
 		var stderr lockedBuffer
 		file := filepath.Join(t.TempDir(), "file")
 		require.NoError(t, os.WriteFile(file, nil, 0o600))
-		s, err := NewState(&Options{Dir: filepath.Join(file, "logs"), Output: &stderr})
+		s, err := NewState(&StateOptions{Dir: filepath.Join(file, "logs"), Output: &stderr})
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), filepath.Join(file, "logs"))
 		assert.Nil(t, s, "a constructor that fails returns nothing to use (issue 57)")
@@ -326,7 +326,7 @@ func TestBoundDirectory(t *testing.T) {
 		var stderr lockedBuffer
 		file := filepath.Join(t.TempDir(), "file")
 		require.NoError(t, os.WriteFile(file, nil, 0o600))
-		s, err := NewState(&Options{Output: &stderr})
+		s, err := NewState(&StateOptions{Output: &stderr})
 		require.NoError(t, err)
 		err = s.BindDir(filepath.Join(file, "logs"))
 		require.Error(t, err)
@@ -433,14 +433,14 @@ func TestAnchorAtBindAndStart(t *testing.T) {
 	}{{"TIMING", levels.Timing, true}, {"DEBUG", levels.Debug, true}, {"WARN", levels.Warn, false}} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			s, err := NewState(&Options{Level: tt.level, Dir: dir})
+			s, err := NewState(&StateOptions{Level: tt.level, Dir: dir})
 			require.NoError(t, err)
 			b, err := os.ReadFile(s.Path())
 			require.NoError(t, err)
 			assert.Equal(t, tt.anchor, bytes.Contains(b, []byte("[CLOCK_ANCHOR]")), "after BindDir: %q", b)
 			require.NoError(t, s.Close(0))
 			var buf lockedBuffer
-			s2, err := NewState(&Options{Level: tt.level, Destination: sink.Writer(&buf)})
+			s2, err := NewState(&StateOptions{Level: tt.level, Destination: sink.Writer(&buf)})
 			require.NoError(t, err)
 			assert.Empty(t, buf.Bytes(), "nothing before Start")
 			require.NoError(t, s2.Start())

@@ -55,7 +55,7 @@ func TestHandoffWritesWhatTheCallerWould(t *testing.T) {
 	}
 	write := func(async bool) (string, Counts) {
 		var buf lockedBuffer
-		st, err := NewState(&Options{Level: levels.Info, Output: &buf})
+		st, err := NewState(&StateOptions{Level: levels.Info, Output: &buf})
 		require.NoError(t, err)
 		if async {
 			require.NoError(t, st.Start())
@@ -96,7 +96,7 @@ func TestHandoffWritesWhatTheCallerWould(t *testing.T) {
 func TestHandoffThroughQuiesce(t *testing.T) {
 	const goroutines, each = 8, 1500
 	var buf lockedBuffer
-	st, err := NewState(&Options{Level: levels.Info, Output: &buf})
+	st, err := NewState(&StateOptions{Level: levels.Info, Output: &buf})
 	require.NoError(t, err)
 	require.NoError(t, st.Start())
 	l := slog.New(st.Handler())

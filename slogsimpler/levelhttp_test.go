@@ -18,7 +18,7 @@ import (
 // shows it, PUT sets it from JSON or a form, a level it cannot read is
 // 400 and changes nothing, another method 405.
 func TestLevelHandler(t *testing.T) {
-	st, err := NewState(&Options{Level: levels.Info, Output: io.Discard})
+	st, err := NewState(&StateOptions{Level: levels.Info, Output: io.Discard})
 	require.NoError(t, err)
 	srv := httptest.NewServer(LevelHandler(st))
 	defer srv.Close()

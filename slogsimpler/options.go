@@ -10,33 +10,28 @@ import (
 	"simpler.dev/log/sink"
 )
 
-// Options configure a State ([NewState]) and a program's logging
-// ([Setup]): one set of names, each documented once, here. The zero value
-// and nil mean defaults. The first group is the State's, and the State
-// keeps what it was given; Setup applies the ones it is given to the
-// State it uses, field by field: a field Setup is given (not zero or nil)
-// replaces the State's, and one it is not keeps the State's (see State
-// for each). Output and Destination make a State, so Setup refuses them.
-// The second group is Setup's alone, and NewState refuses it.
-type Options struct {
+// StateOptions configure a new State ([NewState]). The zero value and
+// nil mean defaults: simpler's runtime's, TIMING and up, drops at a full
+// queue, synchronous until [State.Start]. [Setup] keeps whatever a State
+// was made with unless it is given that field (see [Options]).
+//
+// A State and a program's logging take two types, whose fields say which
+// constructor takes what: the defaults differ on purpose (a bare State is
+// simpler's runtime's, Setup's is a service's), and each type documents
+// its own; Setup's options that make no State (the console, Handlers)
+// are no field here.
+type StateOptions struct {
 	// Level is the threshold of the file (the state's live threshold),
 	// read live on every record: a slog.LevelVar moves it whenever it is
-	// set, and one given to ConsoleLevel too moves both. Levels between
-	// rungs round up onto the ladder. Nil means TIMING for a State
-	// (simpler's default) and INFO under Setup (slog's).
-	// Under Setup the first of these that is set wins: SIMPLER_LOG_LEVEL,
-	// then LOGGING_LEVEL=trace (levels.Trace), then Level, then the
-	// State's own level when the program chose it (Level given to
-	// NewState, or State.SetLevel), then INFO.
+	// set. Levels between rungs round up onto the ladder. Nil means
+	// TIMING, simpler's default. SIMPLER_LOG_LEVEL does not apply here,
+	// only under Setup.
 	Level slog.Leveler
 	// Dir is the directory for host.<pid>.log, bound at creation (see
 	// State.BindDir). Empty means none: records go to standard error (or
-	// Output), and Setup makes no separate console. Under Setup, empty
-	// keeps the State's directory (and Setup makes the console for it);
-	// Setup's binds a State not yet bound, and one other than the State's
-	// is an error wrapping sink.ErrAlreadyBound.
+	// Output). A Dir that cannot be bound is an error, and no State.
 	Dir string
-	// Output replaces standard error as a new State's destination until a
+	// Output replaces standard error as the State's destination until a
 	// directory is bound (tests, or a program that wants its records on a
 	// pipe of its own).
 	Output io.Writer
@@ -49,14 +44,71 @@ type Options struct {
 	// logging call returns only once it and every record queued before it
 	// are written (or counted as failed), or FlushBound has passed, so an
 	// error logged right before os.Exit is in the file. Read live on every
-	// record; nil means ERROR (under Setup the first that is set wins:
-	// SIMPLER_LOG_FLUSH_LEVEL, then FlushLevel, then the State's own).
+	// record; nil means ERROR; levels.Nul+1 switches it off.
+	FlushLevel slog.Leveler
+	// FlushBound bounds that wait; zero means 250 ms, and a negative one
+	// is an error. On timeout the record stays queued and counts like any
+	// other.
+	FlushBound time.Duration
+	// Backpressure is what a logging call does when it finds the queue
+	// full: zero or DropWhenFull drops its record (counted as queue_full,
+	// reported in the log) after the yields every producer makes, never
+	// sleeping, as simpler's runtime does; a positive duration waits up
+	// to that long for room first (see Options.Backpressure). Counts
+	// reports the waits and the drops.
+	Backpressure time.Duration
+	// Rotation caps the files of the bound directory: a size per file,
+	// how many rotated files to keep, an age past which old files go (see
+	// sink.Rotation). The zero value rotates nothing; a bad one is an
+	// error (MaxFiles or Compress without MaxSize too: nothing would
+	// rotate).
+	Rotation sink.Rotation
+	// Synchronous keeps the State synchronous under Setup too: no writer
+	// goroutine runs, and every record is written in its own logging call.
+	// A new State is synchronous until State.Start either way.
+	Synchronous bool
+}
+
+// check refuses what cannot mean what it says, as Options.check does.
+func (o *StateOptions) check() error {
+	return (&Options{FlushBound: o.FlushBound, Backpressure: o.Backpressure, Rotation: o.Rotation}).check("NewState")
+}
+
+// Options configure a program's logging ([Setup]). The zero value and nil
+// mean defaults: a service's, INFO and up, a bounded wait at a full queue.
+// The first group is also a State's ([StateOptions]): Setup applies the
+// ones it is given to the State it uses, field by field, a field given
+// (not zero or nil) replacing the State's and one not given keeping it
+// (see State). The second group is Setup's alone. NewState takes
+// StateOptions: see there why two types.
+type Options struct {
+	// Level is the threshold of the file (the state's live threshold),
+	// read live on every record: a slog.LevelVar moves it whenever it is
+	// set, and one given to ConsoleLevel too moves both. Levels between
+	// rungs round up onto the ladder. The first of these that is set
+	// wins: SIMPLER_LOG_LEVEL, then LOGGING_LEVEL=trace (levels.Trace),
+	// then Level, then the State's own level when the program chose it
+	// (StateOptions.Level, or State.SetLevel), then INFO (slog's).
+	Level slog.Leveler
+	// Dir is the directory for host.<pid>.log (see State.BindDir). Empty
+	// keeps the State's directory, and with none records go to the State's
+	// destination (standard error) and Setup makes no separate console;
+	// Setup makes the console whenever the State ends up bound. Setup's
+	// Dir binds a State not yet bound, and one other than the State's is
+	// an error wrapping sink.ErrAlreadyBound.
+	Dir string
+	// FlushLevel is the level from which a record is exit-safe: its
+	// logging call returns only once it and every record queued before it
+	// are written (or counted as failed), or FlushBound has passed, so an
+	// error logged right before os.Exit is in the file. Read live on every
+	// record; the first that is set wins: SIMPLER_LOG_FLUSH_LEVEL, then
+	// FlushLevel, then the State's own (ERROR unless its maker chose).
 	// levels.Nul+1 switches it off.
 	// Records from the standard log package routed by Setup are always
 	// written before their call returns.
 	FlushLevel slog.Leveler
-	// FlushBound bounds that wait; zero means 250 ms (under Setup, the
-	// State's own), and a negative one is an error. On timeout the record
+	// FlushBound bounds that wait; zero means the State's own (250 ms
+	// unless its maker chose), and a negative one is an error. On timeout the record
 	// stays queued and counts like any other.
 	FlushBound time.Duration
 	// Backpressure is what a logging call does when it finds the queue
@@ -67,37 +119,35 @@ type Options struct {
 	// writer needs to free a slot. DropWhenFull makes it drop, after the
 	// yields every producer makes (see package sink), never sleeping:
 	// simpler's own contract, for a program whose logging calls must never
-	// wait on the writer. Zero means the default: under Setup (a service), wait
-	// up to DefaultBackpressure, as zap's and phuslu's asynchronous
-	// writers make their callers wait; for a bare State (NewState), drop,
-	// as simpler's runtime does. Counts reports the waits (Waited,
-	// WaitedFor) and the drops. It takes effect at once, for every
-	// handler bound to the State. Under Setup, zero keeps the State's
-	// own choice when its maker made one (any non-zero Backpressure given
-	// to NewState), and anything else replaces it.
+	// wait on the writer. Zero keeps the State's own choice when its maker
+	// made one (a non-zero StateOptions.Backpressure), and otherwise means
+	// a service's default: wait up to DefaultBackpressure, as zap's and
+	// phuslu's asynchronous writers make their callers wait. Counts
+	// reports the waits (Waited, WaitedFor) and the drops. It takes effect
+	// at once, for every handler bound to the State.
 	Backpressure time.Duration
 	// Rotation caps the files of the bound directory: a size per file,
 	// how many rotated files to keep, an age past which old files go (see
 	// sink.Rotation), for example sink.Rotation{MaxSize: 64 << 20,
-	// MaxFiles: 10, MaxAge: 7 * 24 * time.Hour}. The zero value rotates
-	// nothing; a bad one is an error (MaxFiles or Compress without
-	// MaxSize too: nothing would rotate). Under Setup the zero value keeps
-	// the State's rotation, and any other replaces it whole (a field of it
-	// left zero is zero, not the State's), from the State's next write and
-	// before Setup binds Dir, so the bind's retention pass follows it.
+	// MaxFiles: 10, MaxAge: 7 * 24 * time.Hour}. The zero value keeps the
+	// State's rotation (none unless its maker chose one); any other replaces it
+	// whole (a field of it left zero is zero, not the State's), from the
+	// State's next write and before Setup binds Dir, so the bind's
+	// retention pass follows it. A bad one is an error (MaxFiles or
+	// Compress without MaxSize too: nothing would rotate).
 	Rotation sink.Rotation
 	// Synchronous is the writer's mode: with it, no writer goroutine runs
 	// and every record is written in its own logging call, under a lock,
 	// so none is dropped for want of room and each call costs a write.
 	// Without it Setup starts the writer: a logging call queues its
 	// record and returns (at a full queue it waits for room, or drops the
-	// record, counted: see Backpressure). A new State is synchronous until State.Start, and a
-	// State the program started keeps its writer. Given to NewState, it
-	// holds under Setup too: Setup does not start that State's writer
-	// (the program may, with State.Start).
+	// record, counted: see Backpressure). A State the program started
+	// keeps its writer, and one made with StateOptions.Synchronous stays
+	// synchronous under Setup (the program may start it, with
+	// State.Start).
 	Synchronous bool
 
-	// Setup's own: NewState refuses them.
+	// Setup's own.
 
 	// State is the state Setup uses; nil means Default(). Every option
 	// the State carries survives Setup unless Setup is given it:
@@ -115,7 +165,6 @@ type Options struct {
 	//   - Synchronous: Setup starts the writer unless it is given
 	//     Synchronous or the State was made Synchronous; it never stops a
 	//     writer the program started.
-	//   - Output, Destination: Setup refuses them (they make a State).
 	State *State
 	// Console is where Setup's coloured console goes; nil means standard
 	// error. It is only used with a directory bound (Setup's Dir or the
@@ -131,6 +180,13 @@ type Options struct {
 	ConsoleSpans func(depth int, took time.Duration) bool
 	// ConsoleAddSource adds the caller's file and line to console lines.
 	ConsoleAddSource bool
+	// ConsoleNoColor turns the console's colours off (see
+	// ConsoleOptions.NoColor); NO_COLOR and a console that is no terminal
+	// do too.
+	ConsoleNoColor bool
+	// ConsoleTimeFormat is the console's time layout (see
+	// ConsoleOptions.TimeFormat); empty means its default.
+	ConsoleTimeFormat string
 	// NoConsole leaves the console out: the file only.
 	NoConsole bool
 	// Sampling, when set, samples records before any destination sees
@@ -190,35 +246,4 @@ func (o *Options) check(who string) error {
 		return nil
 	}
 	return errors.New("slogsimpler: " + who + ": " + problem)
-}
-
-// onlySetup returns an error naming the first of Setup's own options o
-// sets, for NewState.
-func (o *Options) onlySetup() error {
-	var name string
-	switch {
-	case o.State != nil:
-		name = "State"
-	case o.Console != nil:
-		name = "Console"
-	case o.ConsoleLevel != nil:
-		name = "ConsoleLevel"
-	case o.ConsoleSpans != nil:
-		name = "ConsoleSpans"
-	case o.ConsoleAddSource:
-		name = "ConsoleAddSource"
-	case o.NoConsole:
-		name = "NoConsole"
-	case o.Handlers != nil:
-		name = "Handlers"
-	case o.ReplaceAttr != nil:
-		name = "ReplaceAttr"
-	case o.CModuleHandlers:
-		name = "CModuleHandlers"
-	case o.Sampling != nil:
-		name = "Sampling"
-	default:
-		return nil
-	}
-	return errors.New("slogsimpler: NewState: " + name + " is an option of Setup, not of a State")
 }

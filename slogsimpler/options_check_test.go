@@ -18,16 +18,16 @@ import (
 func TestBadOptions(t *testing.T) {
 	for _, tt := range []struct {
 		name string
-		opts slogsimpler.Options
+		opts slogsimpler.StateOptions
 		want string
 	}{
-		{"negative backpressure", slogsimpler.Options{Backpressure: -time.Second}, "Backpressure -1s is negative"},
-		{"negative flush bound", slogsimpler.Options{FlushBound: -time.Millisecond}, "FlushBound -1ms is negative"},
-		{"MaxFiles without MaxSize", slogsimpler.Options{Rotation: sink.Rotation{MaxFiles: 3}}, "Rotation.MaxFiles 3 without MaxSize: nothing rotates"},
-		{"Compress without MaxSize", slogsimpler.Options{Rotation: sink.Rotation{Compress: true, MaxAge: time.Hour}}, "Rotation.Compress without MaxSize: nothing rotates"},
-		{"MaxSize below the minimum", slogsimpler.Options{Rotation: sink.Rotation{MaxSize: 1000}}, "Rotation.MaxSize 1000 is below the minimum, 65536 bytes"},
-		{"MaxAge without MaxSize", slogsimpler.Options{Rotation: sink.Rotation{MaxAge: time.Hour}}, "Rotation.MaxAge 1h0m0s without MaxSize"},
-		{"negative MaxAge", slogsimpler.Options{Rotation: sink.Rotation{MaxSize: 1 << 20, MaxAge: -time.Hour}}, "negative"},
+		{"negative backpressure", slogsimpler.StateOptions{Backpressure: -time.Second}, "Backpressure -1s is negative"},
+		{"negative flush bound", slogsimpler.StateOptions{FlushBound: -time.Millisecond}, "FlushBound -1ms is negative"},
+		{"MaxFiles without MaxSize", slogsimpler.StateOptions{Rotation: sink.Rotation{MaxFiles: 3}}, "Rotation.MaxFiles 3 without MaxSize: nothing rotates"},
+		{"Compress without MaxSize", slogsimpler.StateOptions{Rotation: sink.Rotation{Compress: true, MaxAge: time.Hour}}, "Rotation.Compress without MaxSize: nothing rotates"},
+		{"MaxSize below the minimum", slogsimpler.StateOptions{Rotation: sink.Rotation{MaxSize: 1000}}, "Rotation.MaxSize 1000 is below the minimum, 65536 bytes"},
+		{"MaxAge without MaxSize", slogsimpler.StateOptions{Rotation: sink.Rotation{MaxAge: time.Hour}}, "Rotation.MaxAge 1h0m0s without MaxSize"},
+		{"negative MaxAge", slogsimpler.StateOptions{Rotation: sink.Rotation{MaxSize: 1 << 20, MaxAge: -time.Hour}}, "negative"},
 	} {
 		t.Run(tt.name+"/NewState", func(t *testing.T) {
 			st, err := slogsimpler.NewState(&tt.opts)
@@ -38,8 +38,8 @@ func TestBadOptions(t *testing.T) {
 		t.Run(tt.name+"/Setup", func(t *testing.T) {
 			st, err := slogsimpler.NewState(nil)
 			require.NoError(t, err)
-			o := tt.opts
-			o.State, o.NoConsole = st, true
+			o := slogsimpler.Options{State: st, NoConsole: true, Backpressure: tt.opts.Backpressure,
+				FlushBound: tt.opts.FlushBound, Rotation: tt.opts.Rotation}
 			lg, err := slogsimpler.Setup(&o)
 			require.Error(t, err)
 			assert.Nil(t, lg)
@@ -56,7 +56,7 @@ func TestEmptyLevelVariableIsUnset(t *testing.T) {
 		for _, v := range []string{"", "  "} {
 			t.Run(name+"="+v, func(t *testing.T) {
 				t.Setenv(name, v)
-				st, err := slogsimpler.NewState(&slogsimpler.Options{Output: io.Discard})
+				st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Output: io.Discard})
 				require.NoError(t, err)
 				lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, NoConsole: true, Synchronous: true})
 				require.NoError(t, err)

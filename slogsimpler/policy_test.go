@@ -22,7 +22,7 @@ import (
 func TestPoliciesAtExtremes(t *testing.T) {
 	defer slog.SetDefault(slog.Default())
 	var c Capture
-	st, err := NewState(&Options{Output: &c, Level: levels.Debug})
+	st, err := NewState(&StateOptions{Output: &c, Level: levels.Debug})
 	require.NoError(t, err)
 	require.NotPanics(t, func() {
 		st.setFlush(slog.Level(math.MinInt), -time.Second)

@@ -22,7 +22,7 @@ func greet(name string) { slog.Warn("hello", "name", name) }
 func TestGreet(t *testing.T) {
 	defer slog.SetDefault(slog.Default())
 	var c slogsimpler.Capture
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Output: &c, Level: levels.Warn})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Output: &c, Level: levels.Warn})
 	require.NoError(t, err)
 	lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, Synchronous: true})
 	require.NoError(t, err)

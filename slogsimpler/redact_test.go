@@ -41,7 +41,7 @@ func redactSecret(_ []string, a slog.Attr) slog.Attr {
 func TestRedactionEverySource(t *testing.T) {
 	defer slog.SetDefault(slog.Default())
 	dir := t.TempDir()
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Debug})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Debug})
 	require.NoError(t, err)
 	var console bytes.Buffer
 	rec := &logtest.Keeper{}

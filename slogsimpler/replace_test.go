@@ -82,7 +82,7 @@ func TestReplaceAttrReachesNoDestination(t *testing.T) {
 }
 
 func BenchmarkReplaceAttr(b *testing.B) {
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Debug, Destination: sink.Writer(discard{})})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Debug, Destination: sink.Writer(discard{})})
 	require.NoError(b, err)
 	for _, tt := range []struct {
 		name string

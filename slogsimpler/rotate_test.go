@@ -129,7 +129,7 @@ func TestRotatedSetReadsAsOneLog(t *testing.T) {
 }
 
 func TestRotationRefusedWhenBad(t *testing.T) {
-	_, err := slogsimpler.NewState(&slogsimpler.Options{Rotation: sink.Rotation{MaxSize: 10}})
+	_, err := slogsimpler.NewState(&slogsimpler.StateOptions{Rotation: sink.Rotation{MaxSize: 10}})
 	assert.ErrorContains(t, err, "below the minimum")
 	st, _ := slogsimpler.NewState(nil)
 	_, err = slogsimpler.Setup(&slogsimpler.Options{State: st, Dir: t.TempDir(), Rotation: sink.Rotation{MaxFiles: -1}})

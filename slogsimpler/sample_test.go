@@ -63,13 +63,11 @@ func TestSampling(t *testing.T) {
 }
 
 // TestSamplingRefused: a negative setting is refused before Setup changes
-// anything, and NewState refuses Sampling (it is Setup's).
+// anything (Sampling is Setup's: StateOptions has no such field).
 func TestSamplingRefused(t *testing.T) {
 	logtest.KeepDefaults(t)
 	_, err := Setup(&Options{Sampling: &Sampling{First: -1}})
 	require.ErrorContains(t, err, "Sampling")
-	_, err = NewState(&Options{Sampling: &Sampling{First: 1}})
-	require.ErrorContains(t, err, "Sampling is an option of Setup")
 }
 
 // BenchmarkSampling is a kept INFO record with sampling on against off:

@@ -255,7 +255,7 @@ func (l *Logging) restoreDefaults() {
 // unless Setup or the State's maker chose otherwise (DropWhenFull drops
 // at once, simpler's contract). So
 //
-//	st, _ := slogsimpler.NewState(&slogsimpler.Options{Rotation: sink.Rotation{MaxSize: 64 << 20}})
+//	st, _ := slogsimpler.NewState(&slogsimpler.StateOptions{Rotation: sink.Rotation{MaxSize: 64 << 20}})
 //	lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, Dir: "logs"})
 //
 // rotates logs/host.<pid>.log at 64 MiB. The State's directory stays
@@ -265,9 +265,6 @@ func Setup(opts *Options) (*Logging, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
-	}
-	if o.Output != nil || o.Destination != nil {
-		return nil, errors.New("slogsimpler: Setup: Output and Destination are a new State's (NewState): make the State with them and give it as Options.State")
 	}
 	if err := o.check("Setup"); err != nil {
 		return nil, err
@@ -373,7 +370,8 @@ func Setup(opts *Options) (*Logging, error) {
 		if w == nil {
 			w = os.Stderr
 		}
-		console := NewConsoleHandler(w, &ConsoleOptions{Level: consoleLevel, Spans: o.ConsoleSpans, AddSource: o.ConsoleAddSource})
+		console := NewConsoleHandler(w, &ConsoleOptions{Level: consoleLevel, Spans: o.ConsoleSpans, AddSource: o.ConsoleAddSource,
+			NoColor: o.ConsoleNoColor, TimeFormat: o.ConsoleTimeFormat})
 		lg.flushConsole, lg.console, lg.rollup = console.flush, console.out, console.roll
 		children = append(children, console)
 	}

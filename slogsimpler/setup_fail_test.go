@@ -17,7 +17,7 @@ import (
 // to go on, where it said a bare "sink: closed" (issue 57).
 func TestSetupAfterClose(t *testing.T) {
 	c := new(Capture)
-	st, err := NewState(&Options{Output: c})
+	st, err := NewState(&StateOptions{Output: c})
 	require.NoError(t, err)
 	lg, err := Setup(&Options{State: st, NoConsole: true})
 	require.NoError(t, err)
@@ -54,7 +54,7 @@ func TestSetupFailsWithoutChange(t *testing.T) {
 		{"a Leveler followed", new(slog.LevelVar)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := &Options{Level: levels.Warn, FlushLevel: levels.Warn, FlushBound: 7e6,
+			o := &StateOptions{Level: levels.Warn, FlushLevel: levels.Warn, FlushBound: 7e6,
 				Dir: t.TempDir(), Rotation: sink.Rotation{MaxSize: 1 << 20}}
 			if tc.level != nil {
 				tc.level.Set(levels.Debug)

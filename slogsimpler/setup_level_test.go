@@ -20,21 +20,21 @@ func TestSetupLevelPrecedence(t *testing.T) {
 	defer slog.SetDefault(slog.Default())
 	tests := []struct {
 		name  string
-		state *Options // nil: NewState(nil), a state never given a level
+		state *StateOptions // nil: NewState(nil), a state never given a level
 		set   slog.Leveler
 		opt   slog.Leveler
 		env   map[string]string
 		want  slog.Level
 		trace bool // op lines on
 	}{
-		{name: "state level only", state: &Options{Level: levels.Warn}, want: levels.Warn},
+		{name: "state level only", state: &StateOptions{Level: levels.Warn}, want: levels.Warn},
 		{name: "state level through SetLevel", set: levels.Error, want: levels.Error},
-		{name: "state level TIMING chosen", state: &Options{Level: levels.Timing}, want: levels.Timing},
-		{name: "state and option", state: &Options{Level: levels.Warn}, opt: levels.Debug, want: levels.Debug},
-		{name: "state and env", state: &Options{Level: levels.Warn}, env: map[string]string{envLevel: "error"}, want: levels.Error},
-		{name: "state and LOGGING_LEVEL=trace", state: &Options{Level: levels.Warn}, env: map[string]string{envMAXLevel: "trace"},
+		{name: "state level TIMING chosen", state: &StateOptions{Level: levels.Timing}, want: levels.Timing},
+		{name: "state and option", state: &StateOptions{Level: levels.Warn}, opt: levels.Debug, want: levels.Debug},
+		{name: "state and env", state: &StateOptions{Level: levels.Warn}, env: map[string]string{envLevel: "error"}, want: levels.Error},
+		{name: "state and LOGGING_LEVEL=trace", state: &StateOptions{Level: levels.Warn}, env: map[string]string{envMAXLevel: "trace"},
 			want: levels.Debug, trace: true},
-		{name: "state, option and env", state: &Options{Level: levels.Warn}, opt: levels.Debug,
+		{name: "state, option and env", state: &StateOptions{Level: levels.Warn}, opt: levels.Debug,
 			env: map[string]string{envLevel: "error"}, want: levels.Error},
 		{name: "no level anywhere", want: levels.Info},
 		{name: "no level, option", opt: levels.Warn, want: levels.Warn},
@@ -45,7 +45,7 @@ func TestSetupLevelPrecedence(t *testing.T) {
 			for k, v := range tt.env {
 				t.Setenv(k, v)
 			}
-			o := Options{Output: io.Discard}
+			o := StateOptions{Output: io.Discard}
 			if tt.state != nil {
 				o = *tt.state
 				o.Output = io.Discard
@@ -81,18 +81,18 @@ func TestSetupKeepsFlushPolicy(t *testing.T) {
 	defer slog.SetDefault(slog.Default())
 	tests := []struct {
 		name      string
-		state     Options
+		state     StateOptions
 		opts      Options
 		env       string
 		wantLevel slog.Level
 		wantBound time.Duration
 	}{
 		{name: "defaults", wantLevel: levels.Error, wantBound: defaultFlushBound},
-		{name: "the state's", state: Options{FlushLevel: levels.Warn, FlushBound: time.Second},
+		{name: "the state's", state: StateOptions{FlushLevel: levels.Warn, FlushBound: time.Second},
 			wantLevel: levels.Warn, wantBound: time.Second},
-		{name: "the options'", state: Options{FlushLevel: levels.Warn, FlushBound: time.Second},
+		{name: "the options'", state: StateOptions{FlushLevel: levels.Warn, FlushBound: time.Second},
 			opts: Options{FlushLevel: levels.Info, FlushBound: time.Minute}, wantLevel: levels.Info, wantBound: time.Minute},
-		{name: "the environment's", state: Options{FlushLevel: levels.Warn, FlushBound: time.Second},
+		{name: "the environment's", state: StateOptions{FlushLevel: levels.Warn, FlushBound: time.Second},
 			opts: Options{FlushLevel: levels.Info}, env: "timing", wantLevel: levels.Timing, wantBound: time.Second},
 	}
 	for _, tt := range tests {
@@ -124,7 +124,7 @@ func TestSetupBadLevel(t *testing.T) {
 	for _, env := range []string{envLevel, envConsoleLevel, envFlushLevel} {
 		t.Run(env, func(t *testing.T) {
 			t.Setenv(env, "loud")
-			st, err := NewState(&Options{Output: io.Discard})
+			st, err := NewState(&StateOptions{Output: io.Discard})
 			require.NoError(t, err)
 			lg, err := Setup(&Options{State: st, Synchronous: true})
 			require.Nil(t, lg)

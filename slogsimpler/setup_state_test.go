@@ -45,8 +45,8 @@ func TestSetupKeepsStateOptions(t *testing.T) {
 	}
 	tests := []struct {
 		name  string
-		state Options // NewState's; Output io.Discard unless a Destination
-		setup Options // Setup's, with State; NoConsole unless a Console
+		state StateOptions // NewState's; Output io.Discard unless a Destination
+		setup Options      // Setup's, with State; NoConsole unless a Console
 		// during runs between Setup and Logging.Close, check after Close
 		// (or after Setup's refusal, wantErr, if one is wanted).
 		during  func(t *testing.T, name string, st *State)
@@ -55,53 +55,53 @@ func TestSetupKeepsStateOptions(t *testing.T) {
 	}{
 		{
 			name:  "Level kept",
-			state: Options{Level: levels.Warn},
+			state: StateOptions{Level: levels.Warn},
 			check: func(t *testing.T, st *State, _ string) { assert.Equal(t, levels.Warn, st.Level()) },
 		},
 		{
 			name:  "Level given",
-			state: Options{Level: levels.Warn}, setup: Options{Level: levels.Debug},
+			state: StateOptions{Level: levels.Warn}, setup: Options{Level: levels.Debug},
 			check: func(t *testing.T, st *State, _ string) { assert.Equal(t, levels.Debug, st.Level()) },
 		},
 		{
 			name:  "FlushLevel kept",
-			state: Options{FlushLevel: levels.Warn},
+			state: StateOptions{FlushLevel: levels.Warn},
 			check: func(t *testing.T, st *State, _ string) { assert.Equal(t, levels.Warn, st.flush.Load().level.Level()) },
 		},
 		{
 			name:  "FlushLevel given",
-			state: Options{FlushLevel: levels.Warn}, setup: Options{FlushLevel: levels.Info},
+			state: StateOptions{FlushLevel: levels.Warn}, setup: Options{FlushLevel: levels.Info},
 			check: func(t *testing.T, st *State, _ string) { assert.Equal(t, levels.Info, st.flush.Load().level.Level()) },
 		},
 		{
 			name:  "FlushBound kept",
-			state: Options{FlushBound: time.Second},
+			state: StateOptions{FlushBound: time.Second},
 			check: func(t *testing.T, st *State, _ string) { assert.Equal(t, time.Second, st.flush.Load().bound) },
 		},
 		{
 			name:  "FlushBound given",
-			state: Options{FlushBound: time.Second}, setup: Options{FlushBound: time.Minute},
+			state: StateOptions{FlushBound: time.Second}, setup: Options{FlushBound: time.Minute},
 			check: func(t *testing.T, st *State, _ string) { assert.Equal(t, time.Minute, st.flush.Load().bound) },
 		},
 		{
 			// The reported bug: the State's cap was dropped and the file
 			// grew without bound.
 			name:   "Rotation kept",
-			state:  Options{Rotation: sink.Rotation{MaxSize: minSize, MaxFiles: 10}},
+			state:  StateOptions{Rotation: sink.Rotation{MaxSize: minSize, MaxFiles: 10}},
 			setup:  Options{Dir: tmpDir, Synchronous: true},
 			during: writePast(2 * minSize),
 			check:  assertRotated(true),
 		},
 		{
 			name:   "Rotation given",
-			state:  Options{Rotation: sink.Rotation{MaxSize: minSize, MaxFiles: 10}},
+			state:  StateOptions{Rotation: sink.Rotation{MaxSize: minSize, MaxFiles: 10}},
 			setup:  Options{Dir: tmpDir, Synchronous: true, Rotation: sink.Rotation{MaxSize: 1 << 30}},
 			during: writePast(2 * minSize),
 			check:  assertRotated(false),
 		},
 		{
 			name:   "Backpressure kept",
-			state:  Options{Destination: gated("Backpressure kept"), Backpressure: time.Hour},
+			state:  StateOptions{Destination: gated("Backpressure kept"), Backpressure: time.Hour},
 			during: fillQueue(gates),
 			check: func(t *testing.T, st *State, _ string) {
 				c := st.Counts()
@@ -111,7 +111,7 @@ func TestSetupKeepsStateOptions(t *testing.T) {
 		},
 		{
 			name:   "Backpressure given",
-			state:  Options{Destination: gated("Backpressure given"), Backpressure: time.Nanosecond},
+			state:  StateOptions{Destination: gated("Backpressure given"), Backpressure: time.Nanosecond},
 			setup:  Options{Backpressure: time.Hour},
 			during: fillQueue(gates),
 			check: func(t *testing.T, st *State, _ string) {
@@ -124,7 +124,7 @@ func TestSetupKeepsStateOptions(t *testing.T) {
 			// A service's default: a call that finds the queue full
 			// waits for room (DefaultBackpressure) rather than drop.
 			name:   "Backpressure in neither: Setup waits",
-			state:  Options{Destination: gated("Backpressure in neither: Setup waits")},
+			state:  StateOptions{Destination: gated("Backpressure in neither: Setup waits")},
 			during: fillQueue(gates),
 			check: func(t *testing.T, st *State, _ string) {
 				assert.NotZero(t, st.Counts().Waited, "a call waited for room: %+v", st.Counts())
@@ -132,13 +132,13 @@ func TestSetupKeepsStateOptions(t *testing.T) {
 		},
 		{
 			name:   "Backpressure kept: DropWhenFull",
-			state:  Options{Destination: gated("Backpressure kept: DropWhenFull"), Backpressure: DropWhenFull},
+			state:  StateOptions{Destination: gated("Backpressure kept: DropWhenFull"), Backpressure: DropWhenFull},
 			during: fillQueue(gates),
 			check:  droppedUnwaited,
 		},
 		{
 			name:   "Backpressure given: DropWhenFull",
-			state:  Options{Destination: gated("Backpressure given: DropWhenFull"), Backpressure: time.Hour},
+			state:  StateOptions{Destination: gated("Backpressure given: DropWhenFull"), Backpressure: time.Hour},
 			setup:  Options{Backpressure: DropWhenFull},
 			during: fillQueue(gates),
 			check:  droppedUnwaited,
@@ -147,7 +147,7 @@ func TestSetupKeepsStateOptions(t *testing.T) {
 			// A State bound by NewState keeps its file, and gets Setup's
 			// console as a State bound by Setup does.
 			name:   "Dir kept",
-			state:  Options{Dir: tmpDir},
+			state:  StateOptions{Dir: tmpDir},
 			setup:  Options{Console: &console},
 			during: func(*testing.T, string, *State) { slog.Info("to file and console") },
 			check: func(t *testing.T, st *State, dir string) {
@@ -160,19 +160,19 @@ func TestSetupKeepsStateOptions(t *testing.T) {
 		},
 		{
 			name:  "Dir given, the same",
-			state: Options{Dir: tmpDir}, setup: Options{Dir: tmpDir},
+			state: StateOptions{Dir: tmpDir}, setup: Options{Dir: tmpDir},
 			check: func(t *testing.T, st *State, dir string) { assert.Equal(t, dir, filepath.Dir(st.Path())) },
 		},
 		{
 			name:    "Dir given, another: refused",
-			state:   Options{Dir: tmpDir},
+			state:   StateOptions{Dir: tmpDir},
 			setup:   Options{Dir: otherDir},
 			wantErr: sink.ErrAlreadyBound.Error(),
 			check:   func(t *testing.T, st *State, dir string) { assert.Equal(t, dir, filepath.Dir(st.Path())) },
 		},
 		{
 			name:  "Synchronous kept",
-			state: Options{Synchronous: true},
+			state: StateOptions{Synchronous: true},
 			during: func(t *testing.T, _ string, st *State) {
 				assert.False(t, st.running.Load(), "Setup started the writer")
 			},
@@ -187,16 +187,6 @@ func TestSetupKeepsStateOptions(t *testing.T) {
 		{
 			name:   "Synchronous in neither: Setup starts the writer",
 			during: func(t *testing.T, _ string, st *State) { assert.True(t, st.running.Load()) },
-		},
-		{
-			name:    "Output given: refused",
-			setup:   Options{Output: io.Discard},
-			wantErr: "Output and Destination are a new State's",
-		},
-		{
-			name:    "Destination given: refused",
-			setup:   Options{Destination: sink.Writer(io.Discard)},
-			wantErr: "Output and Destination are a new State's",
 		},
 	}
 	for _, tt := range tests {

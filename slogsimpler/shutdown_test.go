@@ -22,7 +22,7 @@ import (
 func TestShutdown(t *testing.T) {
 	t.Run("within its deadline", func(t *testing.T) {
 		c := new(Capture)
-		st, err := NewState(&Options{Output: c})
+		st, err := NewState(&StateOptions{Output: c})
 		require.NoError(t, err)
 		lg, err := Setup(&Options{State: st, NoConsole: true})
 		require.NoError(t, err)
@@ -44,7 +44,7 @@ func TestShutdown(t *testing.T) {
 	})
 	t.Run("the context done first", func(t *testing.T) {
 		out := &stalled{release: make(chan struct{}), entered: make(chan struct{})}
-		st, err := NewState(&Options{Level: levels.Info, Destination: sink.Writer(out)})
+		st, err := NewState(&StateOptions{Level: levels.Info, Destination: sink.Writer(out)})
 		require.NoError(t, err)
 		lg, err := Setup(&Options{State: st, NoConsole: true})
 		require.NoError(t, err)

@@ -151,15 +151,12 @@ const (
 // closed), and the error says why.
 // Setup keeps every option given here unless it is given another (see
 // Options.State).
-func NewState(opts *Options) (*State, error) {
-	var o Options
+func NewState(opts *StateOptions) (*State, error) {
+	var o StateOptions
 	if opts != nil {
 		o = *opts
 	}
-	if err := o.onlySetup(); err != nil {
-		return nil, err
-	}
-	if err := o.check("NewState"); err != nil {
+	if err := o.check(); err != nil {
 		return nil, err
 	}
 	s := &State{synchronous: o.Synchronous, bpChosen: o.Backpressure != 0}

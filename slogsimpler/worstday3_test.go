@@ -77,7 +77,7 @@ func TestEmitParsesBack(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
-			st, err := NewState(&Options{Level: levels.Info, Output: &out})
+			st, err := NewState(&StateOptions{Level: levels.Info, Output: &out})
 			require.NoError(t, err)
 			require.True(t, st.Emit(levels.Warn, Source{Function: "dev", File: "k.cpp", Line: 3}, tt.mono, tt.tid, "emitted"))
 			var found bool

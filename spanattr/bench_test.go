@@ -15,7 +15,7 @@ import (
 )
 
 func benchLogger(b *testing.B, level slog.Level) *slog.Logger {
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: level, Output: io.Discard})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: level, Output: io.Discard})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func BenchmarkJoined(b *testing.B) {
 		}
 		setup := func(b *testing.B) (context.Context, *slog.Logger, *countingWriter) {
 			w := &countingWriter{}
-			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Output: w})
+			st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Output: w})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -20,7 +20,7 @@ import (
 // (a host span's ts is envelope.Mono of its start).
 func ExampleEmit() {
 	var out bytes.Buffer
-	state, _ := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing, Output: &out})
+	state, _ := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Timing, Output: &out})
 	ctx := spanattr.WithLogger(context.Background(), slog.New(state.Handler()))
 
 	ctx, inv := spanattr.NewInvocation(ctx, 0x9f2c)

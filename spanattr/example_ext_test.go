@@ -18,7 +18,7 @@ import (
 // hid=0.
 func ExampleExtName() {
 	var out bytes.Buffer
-	state, _ := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing, Output: &out})
+	state, _ := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Timing, Output: &out})
 	ctx := spanattr.WithLogger(context.Background(), slog.New(state.Handler()))
 
 	name, err := spanattr.ExtName("pypto", "decode_layer")

@@ -19,7 +19,7 @@ import (
 // then returns a nil span and allocates nothing.
 func ExampleWithLogger() {
 	var out bytes.Buffer
-	state, _ := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing, Output: &out})
+	state, _ := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Timing, Output: &out})
 	ctx := spanattr.WithLogger(context.Background(), slog.New(state.Handler()))
 
 	ctx, handle := spanattr.Start(ctx, "handle", slog.String("path", "/v1/items"))

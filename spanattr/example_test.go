@@ -16,7 +16,7 @@ var varying = regexp.MustCompile(`\[mono_ns=\d+\]\[T0x[0-9a-f]+\]|pid=\d+ tid=\d
 
 func Example() {
 	var out bytes.Buffer
-	state, _ := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing, Output: &out})
+	state, _ := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Timing, Output: &out})
 	ctx := spanattr.WithLogger(context.Background(), slog.New(state.Handler()))
 
 	ctx, inv := spanattr.NewInvocation(ctx, 0x9f2c)
@@ -41,7 +41,7 @@ func Example() {
 // them on and writes them at DEBUG.
 func ExampleStartOp() {
 	var out bytes.Buffer
-	state, _ := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Trace, Output: &out})
+	state, _ := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Trace, Output: &out})
 	ctx := spanattr.WithLogger(context.Background(), slog.New(state.Handler()))
 	_, op := spanattr.StartOp(ctx, "matmul", &spanattr.OpOptions{Target: "gpu", Task: "0"})
 	op.End()

@@ -114,7 +114,7 @@ func service(logger *slog.Logger, next string) http.HandlerFunc {
 // span's id, and C receives a traceparent naming B's span in A's trace.
 func TestJoinsCallersTrace(t *testing.T) {
 	var buf lockedBuffer
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Output: &buf})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Output: &buf})
 	require.NoError(t, err)
 	logger := slog.New(st.Handler())
 	got := make(chan string, 1)

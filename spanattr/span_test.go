@@ -58,7 +58,7 @@ func spans(t *testing.T, out string) []span {
 
 func newLogger(t testing.TB, level slog.Level) (*slog.Logger, *lockedBuffer, *slogsimpler.State) {
 	var buf lockedBuffer
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: level, Output: &buf})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: level, Output: &buf})
 	require.NoError(t, err)
 	return slog.New(st.Handler()), &buf, st
 }

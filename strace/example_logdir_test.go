@@ -26,7 +26,7 @@ func ExampleReadHost() {
 	defer os.RemoveAll(dir)
 	// Files of 64 KiB, one rotated file kept: 350 records of about 470
 	// bytes rotate twice, and the first rotated file is removed.
-	st, _ := slogsimpler.NewState(&slogsimpler.Options{
+	st, _ := slogsimpler.NewState(&slogsimpler.StateOptions{
 		Dir:      dir,
 		Level:    levels.Info,
 		Rotation: sink.Rotation{MaxSize: 64 << 10, MaxFiles: 1},
@@ -86,7 +86,7 @@ func ExampleFollower() {
 	counts := map[string]int{}
 	f := strace.NewFollower(&strace.Parser{EachSpan: func(s *strace.Span) { counts[s.Name]++ }}, dir)
 
-	st, _ := slogsimpler.NewState(&slogsimpler.Options{
+	st, _ := slogsimpler.NewState(&slogsimpler.StateOptions{
 		Dir:      dir,
 		Level:    levels.Timing,
 		Rotation: sink.Rotation{MaxSize: 64 << 10, Compress: true},

@@ -20,7 +20,7 @@ import (
 // the asynchronous sink into a file, and reads them back.
 func TestRoundTrip(t *testing.T) {
 	dir := t.TempDir()
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing, Dir: dir})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Timing, Dir: dir})
 	require.NoError(t, err)
 	require.NoError(t, st.Start())
 	ctx := spanattr.WithLogger(context.Background(), slog.New(st.Handler()))

@@ -111,7 +111,7 @@ func TestFollow(t *testing.T) {
 	assert.Contains(t, first.text, "No [STRACE] markers found.")
 
 	require.NoError(t, os.Mkdir(dir, 0o755))
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing, Dir: dir,
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Timing, Dir: dir,
 		Rotation: sink.Rotation{MaxSize: 64 << 10, Compress: true}})
 	require.NoError(t, err)
 	require.NoError(t, st.Start())

@@ -272,7 +272,7 @@ func writtenLog(t *testing.T) string { return writtenLogOf(t, false) }
 func writtenLogOf(t *testing.T, joined bool) string {
 	t.Helper()
 	dir := t.TempDir()
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: dir})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Dir: dir})
 	require.NoError(t, err)
 	require.NoError(t, st.Start())
 	logger := slog.New(st.Handler())

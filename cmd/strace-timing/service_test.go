@@ -30,7 +30,7 @@ import (
 // cache.refresh outside any invocation. No span of simpler's runtime.
 func serviceLog(t *testing.T) string {
 	t.Helper()
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing, Dir: t.TempDir()})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Timing, Dir: t.TempDir()})
 	require.NoError(t, err)
 	require.NoError(t, st.Start())
 	ctx := spanattr.WithLogger(context.Background(), slog.New(st.Handler()))
@@ -279,7 +279,7 @@ func htmlProcesses(t *testing.T, path string) []string {
 func TestServiceTraceParts(t *testing.T) {
 	// A full queue waits (a State's own default drops, counted), so that
 	// every span is in the log.
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing, Dir: t.TempDir(), Backpressure: time.Minute})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Timing, Dir: t.TempDir(), Backpressure: time.Minute})
 	require.NoError(t, err)
 	require.NoError(t, st.Start())
 	ctx := spanattr.WithLogger(context.Background(), slog.New(st.Handler()))

@@ -31,7 +31,7 @@ func (b brokenSink) WithAttrs([]slog.Attr) slog.Handler      { return b }
 func (b brokenSink) WithGroup(string) slog.Handler           { return b }
 
 func run(dir string, console, out io.Writer) error {
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Debug, Dir: dir})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Debug, Dir: dir})
 	if err != nil {
 		return err
 	}

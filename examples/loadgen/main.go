@@ -82,7 +82,7 @@ func Run(c Config) (Report, error) {
 	if err := os.MkdirAll(c.Dir, 0o750); err != nil {
 		return Report{}, err
 	}
-	opts := &slogsimpler.Options{Level: levels.Warn, Rotation: sink.Rotation{MaxSize: c.MaxSize, MaxFiles: c.MaxFiles}}
+	opts := &slogsimpler.StateOptions{Level: levels.Warn, Rotation: sink.Rotation{MaxSize: c.MaxSize, MaxFiles: c.MaxFiles}}
 	switch c.Policy {
 	case "", "drop":
 		c.Policy = "drop"

@@ -121,7 +121,7 @@ func isAnchor(p envelope.Parsed) bool {
 func newState(t *testing.T) (*slogsimpler.State, *logtest.Buffer) {
 	t.Helper()
 	var buf logtest.Buffer
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Trace, Output: &buf}) // DEBUG with op lines
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Trace, Output: &buf}) // DEBUG with op lines
 	require.NoError(t, err)
 	return st, &buf
 }

@@ -105,11 +105,11 @@ type crashFixtures struct {
 
 func newCrashFixtures(t *testing.T) *crashFixtures {
 	f := &crashFixtures{loggers: map[string]*slog.Logger{}, dir: t.TempDir()}
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Trace, Output: io.Discard})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Trace, Output: io.Discard})
 	require.NoError(t, err)
 	f.st = st
 	f.loggers["synchronous state"] = slog.New(st.Handler())
-	async, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Trace, Output: io.Discard})
+	async, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Trace, Output: io.Discard})
 	require.NoError(t, err)
 	require.NoError(t, async.Start())
 	t.Cleanup(func() { _ = async.Close(0) })
@@ -118,14 +118,14 @@ func newCrashFixtures(t *testing.T) *crashFixtures {
 	f.rec, err = atrace.New(&atrace.Options{State: st, Root: filepath.Join(f.dir, "trace"), Interval: time.Hour})
 	require.NoError(t, err)
 	f.loggers["trace recorder"] = slog.New(f.rec)
-	fs, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Trace})
+	fs, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Trace})
 	require.NoError(t, err)
 	f.lg, err = slogsimpler.Setup(&slogsimpler.Options{State: fs, Dir: filepath.Join(f.dir, "logs"), Console: io.Discard,
 		ConsoleLevel: levels.Debug, Handlers: []slog.Handler{&panicHandler{}},
 		ConsoleSpans: func(int, time.Duration) bool { panic("a span filter that panics") }})
 	require.NoError(t, err)
 	f.loggers["Setup's fan-out"] = f.lg.Logger
-	f.closed, err = slogsimpler.NewState(&slogsimpler.Options{Level: levels.Trace, Output: io.Discard})
+	f.closed, err = slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Trace, Output: io.Discard})
 	require.NoError(t, err)
 	require.NoError(t, f.closed.Start())
 	require.NoError(t, f.closed.Close(0))
@@ -213,13 +213,13 @@ func (f *crashFixtures) inputs(t *testing.T) []crashInput {
 		st.SetLevel(levels.Trace)
 	})
 	add("NewState with bad options", func() {
-		_, _ = slogsimpler.NewState(&slogsimpler.Options{Rotation: sink.Rotation{MaxSize: -5}})
-		s, _ := slogsimpler.NewState(&slogsimpler.Options{Level: slog.Level(math.MaxInt), Output: io.Discard, FlushLevel: slog.Level(math.MinInt), FlushBound: -1, Backpressure: -1})
+		_, _ = slogsimpler.NewState(&slogsimpler.StateOptions{Rotation: sink.Rotation{MaxSize: -5}})
+		s, _ := slogsimpler.NewState(&slogsimpler.StateOptions{Level: slog.Level(math.MaxInt), Output: io.Discard, FlushLevel: slog.Level(math.MinInt), FlushBound: -1, Backpressure: -1})
 		if s != nil {
 			slog.New(s.Handler()).Error("m")
 			_ = s.Close(-1)
 		}
-		s, _ = slogsimpler.NewState(&slogsimpler.Options{Dir: "\x00bad", Output: io.Discard})
+		s, _ = slogsimpler.NewState(&slogsimpler.StateOptions{Dir: "\x00bad", Output: io.Discard})
 		if s != nil {
 			_ = s.Close(0)
 		}
@@ -389,7 +389,7 @@ func (f *crashFixtures) inputs(t *testing.T) []crashInput {
 		for _, s := range capped(256) {
 			for _, k := range []string{"SIMPLER_LOG_LEVEL", "SIMPLER_LOG_CONSOLE_LEVEL", "SIMPLER_LOG_FLUSH_LEVEL", "LOGGING_LEVEL"} {
 				_ = os.Setenv(k, s) // quietEnv took them away; the test puts the originals back
-				s2, _ := slogsimpler.NewState(&slogsimpler.Options{Output: io.Discard})
+				s2, _ := slogsimpler.NewState(&slogsimpler.StateOptions{Output: io.Discard})
 				if lg, err := slogsimpler.Setup(&slogsimpler.Options{State: s2, NoConsole: true}); err == nil {
 					slog.Info("m")
 					_ = lg.Close()
@@ -425,7 +425,7 @@ func (*failingReader) Read([]byte) (int, error) { return 0, errors.New("failing 
 // closes. A panic on any goroutine is re-raised on the caller's, so guard
 // counts it.
 func racing(t *testing.T, dir string) {
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Trace, Dir: filepath.Join(dir, "race")})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Trace, Dir: filepath.Join(dir, "race")})
 	require.NoError(t, err)
 	require.NoError(t, st.Start())
 	var console logtest.Buffer

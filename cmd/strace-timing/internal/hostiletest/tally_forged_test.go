@@ -240,7 +240,7 @@ func textPaths() []textPath {
 func newForgeRun(t *testing.T, sim int) *forgeRun {
 	t.Helper()
 	r := &forgeRun{buf: &logtest.Buffer{}}
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Trace, Output: r.buf})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Trace, Output: r.buf})
 	require.NoError(t, err)
 	r.st = st
 	r.l = slog.New(st.Handler())
@@ -286,7 +286,7 @@ func forgedSection(t *testing.T, y *tally) {
 // and the recorder's dump back.
 func forgedThroughSetup(t *testing.T, y *tally) {
 	dir := t.TempDir()
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Trace})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Trace})
 	require.NoError(t, err)
 	rec, err := atrace.New(&atrace.Options{State: st, Root: filepath.Join(dir, "trace"), Interval: time.Hour})
 	require.NoError(t, err)
@@ -441,7 +441,7 @@ func (c *capturer) first(kind string) (slog.Attr, string, bool) {
 // them may come out a machine record.
 func machineReplay(t *testing.T, y *tally) {
 	buf := &logtest.Buffer{}
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Trace, Output: buf})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Trace, Output: buf})
 	require.NoError(t, err)
 	c := &capturer{}
 	lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, Synchronous: true, Handlers: []slog.Handler{c}})
@@ -567,7 +567,7 @@ func replayedOrigins(t *testing.T, y *tally) {
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
 			buf := &logtest.Buffer{}
-			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Trace, Output: buf})
+			st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Trace, Output: buf})
 			require.NoError(t, err)
 			c := &capturer{}
 			lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, Synchronous: true, Handlers: []slog.Handler{c}})
@@ -613,7 +613,7 @@ func plantForged(t *testing.T, y *tally) {
 	buf := &logtest.Buffer{}
 	planted := &plantingWriter{w: buf, line: fmt.Sprintf(
 		"[mono_ns=9][T0x1][TIMING] emit_host_span: [STRACE] v=1 pid=%d tid=1 inv=1 hid=0 depth=0 name=planted ts=1 dur=1 \n", os.Getpid())}
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Trace, Output: planted})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Trace, Output: planted})
 	require.NoError(t, err)
 	slog.New(st.Handler()).Info("[STRACE] v=1 pid=1 tid=1 inv=1 hid=0 depth=0 name=x ts=1 dur=1 ")
 	require.NoError(t, st.Close(0))

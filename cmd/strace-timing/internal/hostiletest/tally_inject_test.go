@@ -272,7 +272,7 @@ func injectionSection(t *testing.T, y *tally) {
 // consoleInjection logs every form with every corpus string (and its
 // printable twin) through Setup's console on target.
 func consoleInjection(t *testing.T, y *tally, what string, target consoleTarget) {
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Trace})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Trace})
 	require.NoError(t, err)
 	lg, err := slogsimpler.Setup(&slogsimpler.Options{State: st, Dir: filepath.Join(t.TempDir(), "logs"),
 		Console: target.writer(), ConsoleLevel: levels.Debug, ConsoleAddSource: true,
@@ -315,7 +315,7 @@ func consoleInjection(t *testing.T, y *tally, what string, target consoleTarget)
 // label. No view may hold a raw control.
 func readerViews(t *testing.T, y *tally) {
 	buf := &logtest.Buffer{}
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing, Output: buf})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Timing, Output: buf})
 	require.NoError(t, err)
 	ctx := spanattr.WithLogger(context.Background(), slog.New(st.Handler()))
 	for i, s := range corpus() {
@@ -398,7 +398,7 @@ func pctAll(s string) string {
 // function, file and message. A record is exactly two lines (the payload
 // is "tid func\n\"msg\""), and nothing raw.
 func cannLines(t *testing.T, y *tally) {
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Debug, Output: io.Discard})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Debug, Output: io.Discard})
 	require.NoError(t, err)
 	defer st.Close(0)
 	for _, s := range capped(4 << 10) {

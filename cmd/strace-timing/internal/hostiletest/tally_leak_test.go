@@ -40,7 +40,7 @@ const leakSettle = 5 * time.Second
 func leakCases() []leakCase {
 	return []leakCase{
 		{name: "NewState (writer goroutine) + records + span + Close", once: func(t *testing.T, _ string) {
-			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing, Output: io.Discard})
+			st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Timing, Output: io.Discard})
 			require.NoError(t, err)
 			require.NoError(t, st.Start())
 			l := slog.New(st.Handler())
@@ -53,7 +53,7 @@ func leakCases() []leakCase {
 			require.NoError(t, st.Close(time.Second))
 		}},
 		{name: "NewState with a directory + Start + records + Reopen + Close", once: func(t *testing.T, dir string) {
-			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing, Dir: dir})
+			st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Timing, Dir: dir})
 			require.NoError(t, err)
 			require.NoError(t, st.Start())
 			l := slog.New(st.Handler())
@@ -63,7 +63,7 @@ func leakCases() []leakCase {
 			require.NoError(t, st.Close(time.Second))
 		}},
 		{name: "Quiesce and Start cycles + Close", once: func(t *testing.T, dir string) {
-			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: dir})
+			st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Dir: dir})
 			require.NoError(t, err)
 			require.NoError(t, st.Start())
 			l := slog.New(st.Handler())
@@ -76,7 +76,7 @@ func leakCases() []leakCase {
 			require.NoError(t, st.Close(time.Second))
 		}},
 		{name: "rotation at the smallest size + Close", once: func(t *testing.T, dir string) {
-			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: dir,
+			st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Dir: dir,
 				Rotation: sink.Rotation{MaxSize: minRotateSize, MaxFiles: 1}})
 			require.NoError(t, err)
 			require.NoError(t, st.Start())
@@ -131,7 +131,7 @@ func leakCases() []leakCase {
 		}},
 		{name: "destination stuck: Close times out, then the destination returns", once: func(t *testing.T, _ string) {
 			d := newStuckDest()
-			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Destination: d})
+			st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Destination: d})
 			require.NoError(t, err)
 			require.NoError(t, st.Start())
 			slog.New(st.Handler()).Info("stuck on this")
@@ -140,7 +140,7 @@ func leakCases() []leakCase {
 			d.free()
 		}},
 		{name: "Sim, Forwarder and a device + Close", once: func(t *testing.T, _ string) {
-			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Debug, Output: io.Discard})
+			st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Debug, Output: io.Discard})
 			require.NoError(t, err)
 			require.NoError(t, st.Start())
 			sim, err := devicebridge.NewSim(st)

@@ -285,7 +285,7 @@ func unsafeSection(t *testing.T, y *tally) {
 		t.Run("at bind: "+p.name, func(t *testing.T) {
 			d, vdir := plantDirs(t)
 			vs := p.put(t, filepath.Join(d, name), vdir)
-			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Output: &bytes.Buffer{}})
+			st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Output: &bytes.Buffer{}})
 			require.NoError(t, err)
 			bindErr := st.BindDir(d)
 			logSome(st, 5)
@@ -297,7 +297,7 @@ func unsafeSection(t *testing.T, y *tally) {
 		})
 		t.Run("at Reopen: "+p.name, func(t *testing.T) {
 			d, vdir := plantDirs(t)
-			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: d})
+			st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Dir: d})
 			require.NoError(t, err)
 			require.NoError(t, st.Start())
 			logSome(st, 5)
@@ -314,7 +314,7 @@ func unsafeSection(t *testing.T, y *tally) {
 			for seq := 1; seq <= 3; seq++ {
 				vs = append(vs, p.put(t, filepath.Join(d, fmt.Sprintf("host.%d.%08d.log", pid, seq)), vdir)...)
 			}
-			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: d,
+			st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Dir: d,
 				Rotation: sink.Rotation{MaxSize: minRotateSize, MaxFiles: 1}})
 			require.NoError(t, err)
 			require.NoError(t, st.Start())
@@ -324,7 +324,7 @@ func unsafeSection(t *testing.T, y *tally) {
 		})
 		t.Run("at rotation, the current name replaced just before it: "+p.name, func(t *testing.T) {
 			d, vdir := plantDirs(t)
-			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: d,
+			st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Dir: d,
 				Rotation: sink.Rotation{MaxSize: minRotateSize, MaxFiles: 1}}) // synchronous: each record written in its call
 			require.NoError(t, err)
 			l := slog.New(st.Handler())
@@ -354,7 +354,7 @@ func unsafeSection(t *testing.T, y *tally) {
 		t.Run("at Reopen: the directory replaced by another user's directory", func(t *testing.T) {
 			base := t.TempDir()
 			d := filepath.Join(base, "logs")
-			st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: d})
+			st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Dir: d})
 			require.NoError(t, err)
 			require.NoError(t, st.Start())
 			logSome(st, 5)
@@ -370,7 +370,7 @@ func unsafeSection(t *testing.T, y *tally) {
 	}
 	t.Run("without Reopen: a link planted and noticed by the periodic check", func(t *testing.T) {
 		d, vdir := plantDirs(t)
-		st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: d})
+		st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Dir: d})
 		require.NoError(t, err)
 		require.NoError(t, st.Start())
 		logSome(st, 5)
@@ -397,7 +397,7 @@ func reopenDirLink(t *testing.T, y *tally, mode os.FileMode, other bool) {
 	require.NoError(t, os.MkdirAll(vdir, 0o777))
 	require.NoError(t, os.WriteFile(filepath.Join(vdir, "theirs"), []byte("theirs\n"), 0o644))
 	d := filepath.Join(parent, "logs")
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: d})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Dir: d})
 	require.NoError(t, err)
 	require.NoError(t, st.Start())
 	logSome(st, 5)
@@ -444,7 +444,7 @@ func retention(t *testing.T, y *tally, root bool) {
 		vs = append(vs, watchFile(t, "a file outside the sink's names", path))
 	}
 	// The victims' own times must not say "old" to anything but retention.
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: d,
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Dir: d,
 		Rotation: sink.Rotation{MaxSize: minRotateSize, MaxFiles: 1, MaxAge: time.Hour}})
 	require.NoError(t, err)
 	require.NoError(t, st.Start())
@@ -464,7 +464,7 @@ func retention(t *testing.T, y *tally, root bool) {
 // the next records are bytes written into it, and judge counts them.
 func plantUnsafe(t *testing.T, y *tally) {
 	d := t.TempDir()
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: d})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Dir: d})
 	require.NoError(t, err)
 	logSome(st, 1)
 	v := watchFile(t, "planted: the library's own file, watched", st.Path())

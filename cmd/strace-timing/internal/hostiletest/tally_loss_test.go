@@ -113,7 +113,7 @@ type lossCase struct {
 	level           slog.Level
 	// opts returns the state's options, the hostile destination (nil
 	// for a directory) and how to read everything written.
-	opts func(t *testing.T) (*slogsimpler.Options, *hostileDest, func() []byte)
+	opts func(t *testing.T) (*slogsimpler.StateOptions, *hostileDest, func() []byte)
 	// midway runs when half the records have been logged (a Close or a
 	// Quiesce under load); late says records are logged after Close
 	// began, so the last report cannot hold every drop (those after it
@@ -122,9 +122,9 @@ type lossCase struct {
 	late   bool
 }
 
-func destOpts(d *hostileDest, async bool, extra func(o *slogsimpler.Options)) func(t *testing.T) (*slogsimpler.Options, *hostileDest, func() []byte) {
-	return func(*testing.T) (*slogsimpler.Options, *hostileDest, func() []byte) {
-		o := &slogsimpler.Options{Level: levels.Info, Destination: d, Synchronous: !async}
+func destOpts(d *hostileDest, async bool, extra func(o *slogsimpler.StateOptions)) func(t *testing.T) (*slogsimpler.StateOptions, *hostileDest, func() []byte) {
+	return func(*testing.T) (*slogsimpler.StateOptions, *hostileDest, func() []byte) {
+		o := &slogsimpler.StateOptions{Level: levels.Info, Destination: d, Synchronous: !async}
 		if extra != nil {
 			extra(o)
 		}
@@ -201,13 +201,13 @@ func lossCases() []lossCase {
 			}},
 		{name: "slow writer with backpressure", producers: 8, each: 1000, level: levels.Info,
 			opts: destOpts(&hostileDest{batch: envelope.MaxRecord, delay: 200 * time.Microsecond}, true,
-				func(o *slogsimpler.Options) { o.Backpressure = 2 * time.Millisecond })},
+				func(o *slogsimpler.StateOptions) { o.Backpressure = 2 * time.Millisecond })},
 		{name: "batch smaller than a record", producers: 2, each: 500, level: levels.Info,
 			opts: destOpts(&hostileDest{batch: 64}, true, nil)},
 		{name: "rotation at the smallest size, 8 producers", producers: 8, each: 3000, level: levels.Info,
-			opts: func(t *testing.T) (*slogsimpler.Options, *hostileDest, func() []byte) {
+			opts: func(t *testing.T) (*slogsimpler.StateOptions, *hostileDest, func() []byte) {
 				dir := t.TempDir()
-				return &slogsimpler.Options{Level: levels.Info, Dir: dir,
+				return &slogsimpler.StateOptions{Level: levels.Info, Dir: dir,
 					Rotation: sink.Rotation{MaxSize: minRotateSize}}, nil, func() []byte { return readLogSet(t, dir) }
 			}},
 	}
@@ -322,7 +322,7 @@ func plantLost(t *testing.T, y *tally) {
 		return len(b), nil
 	}
 	lying := &lyingDest{d}
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Destination: lying})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Destination: lying})
 	require.NoError(t, err)
 	logged := produce(slog.New(st.Handler()), 1, 50, 0, levels.Info, nil)
 	checkLoss(t, y, "planted: a destination that lies", st, logged, d.bytes, true)
@@ -341,7 +341,7 @@ func (l *lyingDest) Write(b []byte) (int, error) {
 // how to make room again).
 func fullDiskRun(t *testing.T, y *tally, fill func(path string) (undo func(), err error)) {
 	dir := t.TempDir()
-	st, err := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Info, Dir: dir})
+	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Dir: dir})
 	require.NoError(t, err)
 	require.NoError(t, st.Start())
 	l := slog.New(st.Handler())

@@ -50,10 +50,10 @@ func (d *stuckDest) free()        { d.rel.Do(func() { close(d.release) }) }
 // stuckState returns a state whose destination is stuck in a write: with
 // its writer goroutine (async), or inside a synchronous logging call made
 // on a goroutine of its own.
-func stuckState(t *testing.T, async bool, more func(o *slogsimpler.Options)) (*slogsimpler.State, *stuckDest) {
+func stuckState(t *testing.T, async bool, more func(o *slogsimpler.StateOptions)) (*slogsimpler.State, *stuckDest) {
 	t.Helper()
 	d := newStuckDest()
-	o := &slogsimpler.Options{Level: levels.Info, Destination: d}
+	o := &slogsimpler.StateOptions{Level: levels.Info, Destination: d}
 	if more != nil {
 		more(o)
 	}
@@ -196,7 +196,7 @@ func hangCases(dir func(t *testing.T) string) []stallCase {
 			}
 		}},
 		{"Forward from a reader that never makes progress", func(t *testing.T) func() {
-			st, err := slogsimpler.NewState(&slogsimpler.Options{Output: io.Discard})
+			st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Output: io.Discard})
 			require.NoError(t, err)
 			return func() { _, _ = forward(noProgress{}, st) }
 		}},
@@ -314,7 +314,7 @@ func blockedCases(clock *callClock) []stallCase {
 			}
 		}},
 		{"4300 INFO with backpressure 5ms, writer stuck: the queue fills", func(t *testing.T) func() {
-			st, _ := stuckState(t, true, func(o *slogsimpler.Options) { o.Backpressure = 5 * time.Millisecond })
+			st, _ := stuckState(t, true, func(o *slogsimpler.StateOptions) { o.Backpressure = 5 * time.Millisecond })
 			l := slog.New(st.Handler())
 			return func() {
 				for i := range 4300 {
@@ -334,7 +334,7 @@ func blockedCases(clock *callClock) []stallCase {
 			}
 		}},
 		{"spans, Emit, Sim, Forward, writer stuck", func(t *testing.T) func() {
-			st, _ := stuckState(t, true, func(o *slogsimpler.Options) { o.Level = levels.Trace })
+			st, _ := stuckState(t, true, func(o *slogsimpler.StateOptions) { o.Level = levels.Trace })
 			sim, err := devicebridge.NewSim(st)
 			require.NoError(t, err)
 			ctx := spanattr.WithLogger(context.Background(), slog.New(st.Handler()))

@@ -25,7 +25,7 @@ func TestGoTrace(t *testing.T) {
 		t.Skip("tracer already running")
 	}
 	var logBuf bytes.Buffer
-	st, _ := slogsimpler.NewState(&slogsimpler.Options{Level: levels.Timing, Output: &logBuf})
+	st, _ := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Timing, Output: &logBuf})
 	var tr bytes.Buffer
 	require.NoError(t, trace.Start(&tr))
 	ctx := spanattr.WithLogger(context.Background(), slog.New(st.Handler()))
