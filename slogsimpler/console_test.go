@@ -480,6 +480,20 @@ func TestSetup(t *testing.T) {
 		require.NoError(t, err)
 		assert.Contains(t, string(b), "name=hidden ", "the file keeps the span")
 	})
+	t.Run("every console option reachable from Setup", func(t *testing.T) {
+		old := slog.Default()
+		defer slog.SetDefault(old)
+		st, err := NewState(nil)
+		require.NoError(t, err)
+		defer st.Close(0)
+		var con bytes.Buffer
+		lg, err := Setup(&Options{Dir: t.TempDir(), Console: &con, State: st, ConsoleTimeFormat: "[2006]", ConsoleNoColor: true})
+		require.NoError(t, err)
+		slog.Warn("shown")
+		require.NoError(t, lg.Close())
+		assert.True(t, strings.HasPrefix(con.String(), fmt.Sprintf("[%d] ", time.Now().Year())), "ConsoleTimeFormat: %q", con.String())
+		assert.NotContains(t, con.String(), "\x1b[", "ConsoleNoColor")
+	})
 	t.Run("missing directory, default INFO, then a failed bind retried", func(t *testing.T) {
 		old := slog.Default()
 		defer slog.SetDefault(old)
