@@ -327,13 +327,36 @@ func (p *Parser) absorb(q *Parser, g *growth) {
 	// Each block interned its own names and hids; a name repeated across
 	// blocks keeps one copy per block (a few hundred for a million spans),
 	// which is cheaper than two map lookups per span here.
-	p.Spans = append(grow(p.Spans, len(q.Spans), g.spans, g), q.Spans...)
-	// What q could not place by its own anchors follows the anchors of
-	// the file's earlier blocks.
-	for _, i := range q.pendSpans {
-		s := &p.Spans[base+i]
-		if !p.placeByAnchor(s) {
-			p.pendSpans = append(p.pendSpans, base+i)
+	if p.Select == nil {
+		p.Spans = append(grow(p.Spans, len(q.Spans), g.spans, g), q.Spans...)
+		// What q could not place by its own anchors follows the anchors of
+		// the file's earlier blocks.
+		for _, i := range q.pendSpans {
+			s := &p.Spans[base+i]
+			if !p.placeByAnchor(s) {
+				p.pendSpans = append(p.pendSpans, base+i)
+			}
+		}
+	} else {
+		// Picked as they come, as pickKept picks a serial reading's: what
+		// is held is what the selection keeps, and one placed only at the
+		// file's end waits for selectFile.
+		p.Spans = grow(p.Spans, len(q.Spans), g.spans, g)
+		pend := q.pendSpans
+		for k := range q.Spans {
+			s := &q.Spans[k]
+			pending := len(pend) > 0 && pend[0] == k
+			if pending {
+				pend = pend[1:]
+				pending = !p.placeByAnchor(s)
+			}
+			if (!pending || !p.Select.timed()) && !p.pickSpan(s) {
+				continue
+			}
+			p.Spans = append(p.Spans, *s)
+			if pending {
+				p.pendSpans = append(p.pendSpans, len(p.Spans)-1)
+			}
 		}
 	}
 	// A record's anchor counts in q's anchors; one before any of q's

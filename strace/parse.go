@@ -526,6 +526,7 @@ func (p *Parser) spans(line []byte, i, limit, end int) int {
 				p.placeEach(&p.Spans[len(p.Spans)-1]) // no pending list: the merge places the rest
 			} else {
 				p.placeSpan(len(p.Spans) - 1)
+				p.pickKept(len(p.Spans) - 1)
 			}
 		}
 		i = next

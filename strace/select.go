@@ -307,6 +307,30 @@ func (p *Parser) placeEach(s *Span) {
 	}
 }
 
+// pickKept lets span i go, the last kept, when p.Select leaves it out and
+// can say so now: when it is placed (or never will be: a device's clock),
+// or when the selection has no window. One placed only at its file's end
+// (no anchor of its process before it in the file) waits for selectFile.
+// What a reading holds is then what it picks, not a whole file until the
+// file's end: a window of 2.5 % of a one-file 4 M-span log held 1 GB.
+func (p *Parser) pickKept(i int) {
+	if p.Select == nil {
+		return
+	}
+	pending := len(p.pendSpans) > 0 && p.pendSpans[len(p.pendSpans)-1] == i
+	if pending && p.Select.timed() {
+		return
+	}
+	if p.pickSpan(&p.Spans[i]) {
+		return
+	}
+	if pending {
+		p.pendSpans = p.pendSpans[:len(p.pendSpans)-1]
+	}
+	p.Spans[i] = Span{}
+	p.Spans = p.Spans[:i]
+}
+
 // pickSpan reports whether p.Select picks span s as it is placed,
 // counting it in Deselected (and Untimed) when not.
 func (p *Parser) pickSpan(s *Span) bool {
