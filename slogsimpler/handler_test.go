@@ -320,6 +320,7 @@ func TestBoundDirectory(t *testing.T) {
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), filepath.Join(file, "logs"))
 		assert.Nil(t, s, "a constructor that fails returns nothing to use (issue 57)")
+		assert.ErrorContains(t, err, "slogsimpler: NewState: sink: bind ", "one vocabulary: the package that failed, then why")
 		assert.Empty(t, stderr.Bytes())
 	})
 	t.Run("a failed bind leaves the state unbound and retryable", func(t *testing.T) {

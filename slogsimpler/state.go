@@ -189,7 +189,7 @@ func NewState(opts *StateOptions) (*State, error) {
 	if o.Dir != "" {
 		if err := s.BindDir(o.Dir); err != nil {
 			s.Close(0) // nothing was written through it: it has no records to wait for
-			return nil, err
+			return nil, fmt.Errorf("slogsimpler: NewState: %w", err)
 		}
 	}
 	return s, nil
