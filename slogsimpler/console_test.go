@@ -416,7 +416,7 @@ func TestSetup(t *testing.T) {
 		slog.Log(context.Background(), levels.Timing, "timing above INFO")
 		slog.Info("both")
 		require.NoError(t, lg.Close())
-		assert.False(t, st.Level() != levels.Debug || st.dir() == "", "level %v dir %q", st.Level(), st.dir())
+		assert.False(t, st.Level() != levels.Debug || dirOf(st) == "", "level %v dir %q", st.Level(), dirOf(st))
 		if c := st.Counts(); c.Written != 4 || c.Dropped != 0 { // anchor + 3
 			t.Errorf("counts %+v", c)
 		}

@@ -96,7 +96,7 @@ func init() {
 		// clock_anchor_pid (shared with C writers), closes C admission on
 		// Quiesce and Close and opens it on Start.
 		s := st.(*State)
-		claim, err := s.c.attach(l, s.thr.current(), s.dir())
+		claim, err := s.c.attach(l, s.thr.current(), dirOf(s))
 		if err == nil {
 			s.anc.attached(claim)
 			// One account for both sides: the sink counts its drops and

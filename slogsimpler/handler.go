@@ -36,7 +36,7 @@ var _ slog.Handler = (*Handler)(nil)
 // Handler returns a handler bound to s: the one way to make one. Its
 // clones (WithAttrs, WithGroup) share s.
 func (s *State) Handler() *Handler {
-	s.made()
+	made(s)
 	return &Handler{state: s}
 }
 
@@ -128,7 +128,7 @@ func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
 // rd, and reports whether it is done with it (queued, or counted lost);
 // if not, the queue declined it and the caller renders it.
 func (s *State) handOff(r *slog.Record, t *handoff.Taken, rd *render.Renderer) (done bool) {
-	s.anchorBefore(r.Time)
+	anchorBefore(s, r.Time)
 	switch e, pos, out := s.handoff.Claim(); out {
 	case handoff.Claimed:
 		e.Fill(r, t, rd, goid.Get())

@@ -332,7 +332,7 @@ func TestBoundDirectory(t *testing.T) {
 		err = s.BindDir(filepath.Join(file, "logs"))
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), filepath.Join(file, "logs"))
-		assert.Empty(t, s.dir())
+		assert.Empty(t, dirOf(s))
 		other := t.TempDir()
 		require.NoError(t, s.BindDir(other))
 		slog.New(s.Handler()).Error("to the retried directory")

@@ -54,7 +54,7 @@ func TestPoliciesAtExtremes(t *testing.T) {
 		st.setFlush(levels.Warn, time.Millisecond)
 		st.sink.SetBackpressure(time.Millisecond)
 		_ = st.sink.SetRotation(sink.Rotation{MaxSize: 64 << 10})
-		_, _ = st.Path(), st.dir()
+		_, _ = st.Path(), dirOf(st)
 		slog.New(st.Handler()).Error("after close")
 	})
 	assert.NotContains(t, c.String(), "after close")

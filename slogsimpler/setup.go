@@ -321,14 +321,14 @@ func Setup(opts *Options) (*Logging, error) {
 	}
 	// A Setup that fails leaves the State as it found it: what it changed
 	// before failing is put back.
-	was := st.settings()
+	was := settingsOf(st)
 	fail := func(err error) (*Logging, error) {
-		st.restore(was)
+		was.restore(st)
 		switch {
 		case errors.Is(err, sink.ErrClosed):
 			err = fmt.Errorf("slogsimpler: Setup: the State is closed (State.Close); make a new one with NewState: %w", sink.ErrClosed)
 		case errors.Is(err, sink.ErrAlreadyBound):
-			err = fmt.Errorf("slogsimpler: Setup: the State already writes to %s, and Setup was given Dir %s (leave Dir empty to keep the State's, or make a new State with NewState): %w", st.dir(), o.Dir, sink.ErrAlreadyBound)
+			err = fmt.Errorf("slogsimpler: Setup: the State already writes to %s, and Setup was given Dir %s (leave Dir empty to keep the State's, or make a new State with NewState): %w", dirOf(st), o.Dir, sink.ErrAlreadyBound)
 		}
 		return nil, err
 	}
@@ -365,7 +365,7 @@ func Setup(opts *Options) (*Logging, error) {
 	children := []slog.Handler{st.Handler()}
 	// The console goes with a bound directory, Setup's or the State's own:
 	// the records are in the file, not on standard error.
-	if st.dir() != "" && !o.NoConsole {
+	if dirOf(st) != "" && !o.NoConsole {
 		w := o.Console
 		if w == nil {
 			w = os.Stderr

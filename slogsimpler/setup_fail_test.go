@@ -68,7 +68,7 @@ func TestSetupFailsWithoutChange(t *testing.T) {
 			_, err = Setup(&Options{State: st, Dir: t.TempDir(), NoConsole: true, Level: levels.Trace,
 				FlushLevel: levels.Info, FlushBound: 9e6, Rotation: sink.Rotation{MaxSize: 2 << 20}})
 			require.ErrorIs(t, err, sink.ErrAlreadyBound)
-			assert.ErrorContains(t, err, "slogsimpler: Setup: the State already writes to "+st.dir()+", and Setup was given Dir ")
+			assert.ErrorContains(t, err, "slogsimpler: Setup: the State already writes to "+dirOf(st)+", and Setup was given Dir ")
 			assert.Equal(t, before, st.Level(), "the threshold")
 			if tc.level != nil {
 				tc.level.Set(levels.Error)

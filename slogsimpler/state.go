@@ -83,12 +83,13 @@ type settings struct {
 	rot    *sink.Rotation
 }
 
-func (s *State) settings() settings {
+// settingsOf takes s's settings.
+func settingsOf(s *State) settings {
 	return settings{s.thr.level.Load(), s.thr.follow.Load(), s.thr.ops.Load(), s.flush.Load(), s.rot.Load()}
 }
 
-// restore puts back what settings took.
-func (s *State) restore(v settings) {
+// restore puts back into s what settingsOf took.
+func (v settings) restore(s *State) {
 	if v.follow != nil {
 		s.thr.follow.Store(v.follow)
 	} else {
@@ -197,8 +198,9 @@ func NewState(opts *StateOptions) (*State, error) {
 
 // made panics, saying what to do, on a State NewState did not make: the
 // zero State has no sink (issue 57: it panicked on a nil pointer at the
-// first record, and nothing said why).
-func (s *State) made() {
+// first record, and nothing said why). A function, not a method: State's
+// methods are what a user calls.
+func made(s *State) {
 	if s.sink == nil {
 		panic("slogsimpler: a zero State: make one with NewState, or use Default()")
 	}
@@ -287,7 +289,7 @@ func (s *State) enter(r *slog.Record, rd *render.Renderer, anchor bool) (*origin
 		s.fitted.Add(1)
 	}
 	if !anchor {
-		s.anchorBefore(r.Time)
+		anchorBefore(s, r.Time)
 	}
 	rec := l.Finish()
 	if p := s.flush.Load(); (o == nil || !o.CModule) && p.admits(r.Level) {
@@ -310,9 +312,9 @@ func (s *State) enter(r *slog.Record, rd *render.Renderer, anchor bool) (*origin
 	return o, err
 }
 
-// anchorBefore writes the [CLOCK_ANCHOR] before a record at time t,
+// anchorBefore writes s's [CLOCK_ANCHOR] before a record at time t,
 // when spans could be written and none is written yet.
-func (s *State) anchorBefore(t time.Time) {
+func anchorBefore(s *State, t time.Time) {
 	if !s.anc.anchored.Load() && s.thr.current() <= levels.Timing {
 		s.anc.ensure(t, s)
 	}
@@ -354,11 +356,11 @@ func (s *State) enabled(l slog.Level) bool {
 // binding it again is a no-op, another directory is an error wrapping
 // sink.ErrAlreadyBound.
 func (s *State) BindDir(dir string) error {
-	s.made()
+	made(s)
 	if err := s.sink.BindDir(dir); err != nil {
 		return err
 	}
-	s.c.bindDir(s.dir())
+	s.c.bindDir(dirOf(s))
 	return nil // the file starts with its anchor (anchors.file)
 }
 
@@ -398,8 +400,8 @@ func (s *State) Run() envelope.Run {
 // removed or renamed is reopened on its own too, within a second.)
 func (s *State) Reopen() { s.sink.Reopen() }
 
-// dir returns the bound directory, or "".
-func (s *State) dir() string {
+// dirOf returns s's bound directory, or "".
+func dirOf(s *State) string {
 	if p := s.sink.Path(); p != "" {
 		return filepath.Dir(p)
 	}
@@ -414,7 +416,7 @@ func (s *State) Path() string { return s.sink.Path() }
 // their records and return without I/O. Call Close (or Quiesce) before the
 // program exits so queued records are written.
 func (s *State) Start() error {
-	s.made()
+	made(s)
 	if err := s.sink.Start(); err != nil {
 		return err
 	}
@@ -475,7 +477,7 @@ func (s *State) Quiesce(timeout time.Duration) error {
 // file, waiting at most timeout (zero: 1 s). Records logged afterwards are
 // counted as not_admitted. Closing twice is safe.
 func (s *State) Close(timeout time.Duration) error {
-	s.made()
+	made(s)
 	s.c.close(timeout) // C modules' admission first, bounded
 	s.running.Store(false)
 	return s.sink.Close(timeout)
