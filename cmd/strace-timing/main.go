@@ -1113,13 +1113,14 @@ var traceOutMax int64 = 256 << 20
 func writeTraceParts(path string, stderr io.Writer, doc straceview.Document) ([]string, error) {
 	progress := cli.StartProgress(stderr, "writing "+path, 0)
 	defer progress.Done()
-	var f *os.File
+	// Each part is an output of its own, put at its path once whole.
+	var f *output
 	var paths []string
 	closeLast := func() error {
 		if f == nil {
 			return nil
 		}
-		err := f.Close()
+		err := f.commit()
 		f = nil
 		return err
 	}
@@ -1129,12 +1130,15 @@ func writeTraceParts(path string, stderr io.Writer, doc straceview.Document) ([]
 		}
 		p := partPath(path, n)
 		var err error
-		if f, err = os.Create(p); err != nil {
+		if f, err = createOutput(p); err != nil {
 			return nil, err
 		}
 		paths = append(paths, p)
 		return progress.Writer(f), nil
 	})
+	if err != nil && f != nil {
+		err, f = f.abort(err), nil
+	}
 	if cerr := closeLast(); err == nil {
 		err = cerr
 	}
@@ -1176,7 +1180,7 @@ func partPath(path string, n int) string {
 // writeFile writes path through write, with a progress line on a
 // terminal (stderr) when it takes more than a second.
 func writeFile(path string, stderr io.Writer, write func(io.Writer) error) error {
-	f, err := os.Create(path)
+	f, err := createOutput(path)
 	if err != nil {
 		return err
 	}
@@ -1184,8 +1188,7 @@ func writeFile(path string, stderr io.Writer, write func(io.Writer) error) error
 	err = write(progress.Writer(f))
 	progress.Done()
 	if err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", path, f.abort(err))
 	}
-	return f.Close()
+	return f.commit()
 }
