@@ -144,12 +144,11 @@ const (
 	defaultFlushBound = 250 * time.Millisecond
 )
 
-// NewState returns a new State, synchronous until [State.Start]. A bad
-// Rotation is an error and no State, and so is an option that is
-// Setup's alone (the console's, Handlers, ReplaceAttr, CModuleHandlers,
-// State). So is a directory that cannot be bound (see [State.BindDir]):
-// a constructor that fails returns nothing to use (the State it began is
-// closed), and the error says why.
+// NewState returns a new State, synchronous until [State.Start]. An
+// option that cannot mean what it says (a negative duration, retention
+// without rotation) is an error and no State, and so is a directory that
+// cannot be bound (see [State.BindDir]): a constructor that fails returns
+// nothing to use (the State it began is closed), and the error says why.
 // Setup keeps every option given here unless it is given another (see
 // Options.State).
 func NewState(opts *StateOptions) (*State, error) {
