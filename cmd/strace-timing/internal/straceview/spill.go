@@ -334,24 +334,17 @@ type decoder struct {
 	short bool
 }
 
-func (d *decoder) uvarint() uint64 {
-	if d.short {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b[d.i:])
-	if n <= 0 {
-		d.short = true
-		return 0
-	}
-	d.i += n
-	return v
-}
+func (d *decoder) uvarint() uint64 { return readVarint(d, binary.Uvarint) }
 
-func (d *decoder) varint() int64 {
+func (d *decoder) varint() int64 { return readVarint(d, binary.Varint) }
+
+// readVarint reads one varint with read (binary.Uvarint or Varint), or
+// marks d short.
+func readVarint[T uint64 | int64](d *decoder, read func([]byte) (T, int)) T {
 	if d.short {
 		return 0
 	}
-	v, n := binary.Varint(d.b[d.i:])
+	v, n := read(d.b[d.i:])
 	if n <= 0 {
 		d.short = true
 		return 0
