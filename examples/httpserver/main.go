@@ -39,7 +39,12 @@ func main() {
 		os.Exit(1)
 	}
 	err = serve(ctx, ln, slog.Default())
-	if cerr := lg.Close(); err == nil {
+	// The log's last records within the container's grace period (a
+	// SIGTERM, then SIGKILL after 10 s by default): Shutdown waits for
+	// them at most until the context's deadline.
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if cerr := lg.Shutdown(sctx); err == nil {
 		err = cerr
 	}
 	fmt.Fprintln(os.Stderr, "httpserver: log:", lg.State.Path())
