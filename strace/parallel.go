@@ -338,25 +338,20 @@ func (p *Parser) absorb(q *Parser, g *growth) {
 			}
 		}
 	} else {
-		// Picked as they come, as pickKept picks a serial reading's: what
-		// is held is what the selection keeps, and one placed only at the
-		// file's end waits for selectFile.
+		// Kept one at a time and picked as a serial reading's are
+		// (pickKept): what is held is what the selection keeps.
 		p.Spans = grow(p.Spans, len(q.Spans), g.spans, g)
 		pend := q.pendSpans
 		for k := range q.Spans {
-			s := &q.Spans[k]
-			pending := len(pend) > 0 && pend[0] == k
-			if pending {
+			p.Spans = append(p.Spans, q.Spans[k])
+			i := len(p.Spans) - 1
+			if len(pend) > 0 && pend[0] == k {
 				pend = pend[1:]
-				pending = !p.placeByAnchor(s)
+				if !p.placeByAnchor(&p.Spans[i]) {
+					p.pendSpans = append(p.pendSpans, i)
+				}
 			}
-			if (!pending || !p.Select.timed()) && !p.pickSpan(s) {
-				continue
-			}
-			p.Spans = append(p.Spans, *s)
-			if pending {
-				p.pendSpans = append(p.pendSpans, len(p.Spans)-1)
-			}
+			p.pickKept(i)
 		}
 	}
 	// A record's anchor counts in q's anchors; one before any of q's
