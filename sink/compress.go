@@ -373,6 +373,18 @@ func (z *compressor) finish(deadline time.Time) {
 	z.mu.Unlock()
 }
 
+// idle waits, until deadline, for the files queued to be compressed and
+// reports whether they were; it stops nothing (the sink goes on: Quiesce).
+func (z *compressor) idle(deadline time.Time) bool {
+	if z == nil {
+		return true
+	}
+	z.mu.Lock()
+	done := z.done
+	z.mu.Unlock()
+	return done == nil || waitUntil(done, deadline)
+}
+
 // waitUntil waits for done to close, until deadline, and reports whether
 // it did.
 func waitUntil(done <-chan struct{}, deadline time.Time) bool {

@@ -172,6 +172,14 @@ func (o *output) shutLocked() {
 	_ = o.dest.Close()
 }
 
+// idleCompress waits, until deadline, for the bound file's compressions
+// (compressor.idle), stopping none; Quiesce calls it outside mu.
+func (o *output) idleCompress(deadline time.Time) {
+	if f := o.bound.Load(); f != nil {
+		f.zip.idle(deadline)
+	}
+}
+
 // finishCompress gives the bound file's compressions until deadline and
 // abandons the rest (compressor.finish); Close calls it outside mu.
 func (o *output) finishCompress(deadline time.Time) {

@@ -318,7 +318,11 @@ func backoff(deadline time.Time, done func() bool) bool {
 // 1 s) and then returns a *TimeoutError: the writer goes on draining if
 // the destination recovers (records submitted meanwhile wait for it, as a
 // synchronous write waits for its destination), and Start cancels the
-// quiesce. Quiesce after Close does nothing.
+// quiesce. With Rotation.Compress it then waits, within the same timeout,
+// for the rotated files still being compressed, and lets those it cannot
+// wait for go on (a program that exits after Quiesce, as one whose
+// Logging.Close quiesced, left files uncompressed and a temporary .gz
+// behind). Quiesce after Close does nothing.
 func (s *Sink) Quiesce(timeout time.Duration) error {
 	s.made()
 	return s.w.quiesce(timeout)
@@ -331,7 +335,12 @@ func (w *writer) quiesce(timeout time.Duration) error {
 	if w.isClosed {
 		return nil
 	}
-	return w.quiesceLocked(time.Now().Add(orDefault(timeout)), orDefault(timeout))
+	deadline := time.Now().Add(orDefault(timeout))
+	if err := w.quiesceLocked(deadline, orDefault(timeout)); err != nil {
+		return err
+	}
+	w.out.idleCompress(deadline)
+	return nil
 }
 
 // quiesceLocked is quiesce with life held (Close's drain too).

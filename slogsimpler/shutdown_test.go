@@ -3,6 +3,9 @@ package slogsimpler
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,4 +62,41 @@ func TestShutdown(t *testing.T) {
 		first := lg.Close()
 		assert.Equal(t, fmt.Sprint(first), fmt.Sprint(lg.Close()), "every later call returns the close's result")
 	})
+}
+
+// TestCloseLeavesRotatedFilesCompressed: a program that exits right after
+// Logging's Shutdown finds every rotated file compressed and nothing half
+// made: the close waits, within its bound, for the compressions (after
+// Close stopped closing the State, a program exiting after it left plain
+// rotated files, one beside its whole .gz, and a temporary .gz).
+func TestCloseLeavesRotatedFilesCompressed(t *testing.T) {
+	dir := t.TempDir()
+	st, err := NewState(&StateOptions{Output: io.Discard})
+	require.NoError(t, err)
+	defer st.Close(0)
+	lg, err := Setup(&Options{State: st, Dir: dir, NoConsole: true,
+		Rotation: sink.Rotation{MaxSize: 64 << 10, Compress: true}})
+	require.NoError(t, err)
+	pad := strings.Repeat("x", 100)
+	for i := range 4000 {
+		lg.Logger.Info("rec", "i", i, "pad", pad)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	require.NoError(t, lg.Shutdown(ctx))
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	gz := 0
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case strings.HasSuffix(name, ".log.gz"):
+			gz++
+		case strings.HasPrefix(name, "."):
+			t.Errorf("%s: half made", name)
+		default:
+			assert.Regexp(t, `^host\.\d+\.log$`, name, "only the current file is plain")
+		}
+	}
+	assert.GreaterOrEqual(t, gz, 3, "%v", entries)
 }
