@@ -32,7 +32,7 @@ func benchRecorder(b *testing.B, attach bool) (*slog.Logger, *Recorder) {
 	if err := st.Start(); err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { st.Close(0) })
+	b.Cleanup(func() { st.Close() })
 	if !attach {
 		return slog.New(st.Handler()), nil
 	}

@@ -364,7 +364,9 @@ func (r *Recorder) RecoverAndDump() {
 			r.warn("stackcore dump failed: " + err.Error())
 		}
 		if st := r.opts.State; st != nil {
-			_ = st.Flush(r.opts.DrainTimeout)
+			ctx, cancel := r.drainBound()
+			_ = st.Flush(ctx)
+			cancel()
 		}
 		panic(v)
 	}
@@ -462,6 +464,12 @@ func (r *Recorder) signalDump(sig os.Signal) {
 // subscription gone, so the signal's own action runs (no other subscriber
 // watches it: the program said so by not listing it as Handled).
 //
+// drainBound is a context that ends DrainTimeout from now: the bound of
+// the host log's drain before a panic or a signal goes on.
+func (r *Recorder) drainBound() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), r.opts.DrainTimeout)
+}
+
 // The drain is a Quiesce, not a Close: goroutines still logging while the
 // process goes down have their records written synchronously after the
 // drain, not refused after the last drop report, where nothing would say
@@ -469,9 +477,11 @@ func (r *Recorder) signalDump(sig os.Signal) {
 // is still open, not logged into the state it failed to drain.
 func (r *Recorder) passOn(ch chan os.Signal, sig os.Signal) {
 	if st := r.opts.State; st != nil {
-		if err := st.Quiesce(r.opts.DrainTimeout); err != nil {
+		ctx, cancel := r.drainBound()
+		if err := st.Quiesce(ctx); err != nil {
 			fmt.Fprintf(stdio.Writer(os.Stderr), "atrace: host log not drained before %s: %v\n", sig, err)
 		}
+		cancel()
 	}
 	signal.Stop(ch)
 	raise(sig)

@@ -294,7 +294,7 @@ func BenchmarkSaturation(b *testing.B) {
 		time.Sleep(window)
 		close(stop)
 		wg.Wait()
-		if err := st.Close(5 * time.Second); err != nil {
+		if err := st.Shutdown(b.Context()); err != nil {
 			b.Fatal(err)
 		}
 		elapsed += time.Since(start)

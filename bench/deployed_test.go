@@ -88,7 +88,7 @@ func deployedLoggers() []deployedLogger {
 				}
 			}
 			return slog.New(st.Handler()), func() {
-				if err := st.Close(10 * time.Second); err != nil {
+				if err := st.Shutdown(b.Context()); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -55,7 +55,7 @@ func handlers(b *testing.B) []namedHandler {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { async.Close(0); devnull.Close() })
+	b.Cleanup(func() { async.Close(); devnull.Close() })
 	zcore := zapcore.NewCore(zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig()), zapcore.AddSync(io.Discard), zapcore.InfoLevel)
 	source := &slog.HandlerOptions{Level: levels.Info, AddSource: true}
 	return []namedHandler{

@@ -23,7 +23,7 @@ func ExampleBindPath() {
 		fmt.Println(err)
 		return
 	}
-	defer st.Close(0)
+	defer st.Close()
 
 	_, err = hostabi.BindPath(st, "./no-such-module.so")
 	msg, _, _ := strings.Cut(err.Error(), ".so:")
@@ -43,7 +43,7 @@ func ExampleState() {
 		fmt.Println(err)
 		return
 	}
-	defer st.Close(0)
+	defer st.Close()
 
 	a, _ := hostabi.State(st)
 	b, _ := hostabi.State(st)

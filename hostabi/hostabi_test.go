@@ -107,7 +107,7 @@ func TestInterleave(t *testing.T) {
 		logger.Info("go record", "i", i)
 		require.Equal(t, 1, mod.Log(20, fmt.Sprintf("c record %d", i)))
 	}
-	require.NoError(t, st.Close(0))
+	require.NoError(t, st.Close())
 	var order []string
 	anchors := 0
 	for _, l := range lines(t, st) {
@@ -150,7 +150,7 @@ func TestOneAnchor(t *testing.T) {
 			}
 			logger.Warn("go again")
 			require.Equal(t, 1, mod.Log(30, "c again"))
-			require.NoError(t, st.Close(0))
+			require.NoError(t, st.Close())
 			b, err := os.ReadFile(path)
 			require.NoError(t, err)
 			recs := strings.Split(strings.TrimSpace(string(b)), "\n")
@@ -184,7 +184,7 @@ func TestThresholdLive(t *testing.T) {
 	lv.Set(levels.Error)
 	slog.New(st.Handler()).Error("go record: the module follows")
 	assert.Equal(t, -1, mod.Log(30, "warn, filtered"))
-	require.NoError(t, st.Close(0))
+	require.NoError(t, st.Close())
 }
 
 // blocked is a destination that takes nothing until released.
@@ -221,7 +221,7 @@ func TestQueueFull(t *testing.T) {
 			assert.EqualValues(t, n-accepted, c.QueueFull, "every record the module lost is counted, under queue_full")
 			assert.Zero(t, c.Waited, "no C record waited for room")
 			close(out.release)
-			require.NoError(t, st.Close(0))
+			require.NoError(t, st.Close())
 			out.mu.Lock()
 			defer out.mu.Unlock()
 			assert.Contains(t, out.buf.String(), fmt.Sprintf("queue_full=%d ", c.QueueFull))
@@ -236,12 +236,12 @@ func TestQuiesce(t *testing.T) {
 	st, mod := bound(t, slogsimpler.StateOptions{Dir: t.TempDir(), Level: levels.Info})
 	require.NoError(t, st.Start())
 	require.Equal(t, 1, mod.Log(20, "before"))
-	require.NoError(t, st.Quiesce(0))
+	require.NoError(t, st.Quiesce(logtest.Within(time.Second)))
 	assert.Equal(t, 0, mod.Log(20, "quiesced"))
 	assert.EqualValues(t, 1, st.Counts().NotAdmitted)
 	require.NoError(t, st.Start())
 	assert.Equal(t, 1, mod.Log(20, "after start"))
-	require.NoError(t, st.Close(0))
+	require.NoError(t, st.Close())
 	assert.Equal(t, 0, mod.Log(20, "closed"))
 	assert.EqualValues(t, 2, st.Counts().NotAdmitted)
 	text := strings.Join(lines(t, st), "\n")
@@ -268,7 +268,7 @@ func TestConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	require.NoError(t, st.Close(0))
+	require.NoError(t, st.Close())
 	goLines, cLines := 0, 0
 	for _, l := range lines(t, st) {
 		switch {
@@ -289,7 +289,7 @@ func TestStraceReadsCSpans(t *testing.T) {
 	st, mod := bound(t, slogsimpler.StateOptions{Dir: t.TempDir(), Level: levels.Timing})
 	require.Equal(t, 1, mod.Span("chip.run.bind", 7, 1, 1_000_500, 200))
 	require.Equal(t, 1, mod.Span("chip.run", 7, 0, 1_000_000, 1_000))
-	require.NoError(t, st.Close(0))
+	require.NoError(t, st.Close())
 	lines(t, st)
 	h, err := strace.ReadHost(nil, st.Path(), nil)
 	require.NoError(t, err)
@@ -349,7 +349,7 @@ func TestNeverBound(t *testing.T) {
 	other, err := ctest.Open(consumer(t))
 	require.NoError(t, err)
 	assert.Equal(t, -1, other.Log(40, "unbound"))
-	require.NoError(t, st.Close(0))
+	require.NoError(t, st.Close())
 	assert.NotContains(t, strings.Join(lines(t, st), "\n"), "unbound")
 }
 
@@ -381,7 +381,7 @@ func BenchmarkModuleRecord(b *testing.B) {
 	if err := st.Start(); err != nil {
 		b.Fatal(err)
 	}
-	defer st.Close(0)
+	defer st.Close()
 	h, err := BindPath(st, so)
 	if err != nil {
 		b.Fatal(err)
@@ -493,7 +493,7 @@ func TestCRecordsKeepGoRules(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			st, mod := bound(t, slogsimpler.StateOptions{Dir: t.TempDir(), Level: levels.Info})
 			require.Equal(t, 1, mod.Raw(tt.rec))
-			require.NoError(t, st.Close(0))
+			require.NoError(t, st.Close())
 			ls := lines(t, st) // every line an envelope record under 512 bytes
 			var mine []string
 			for _, l := range ls {
@@ -543,7 +543,7 @@ func TestCErrorNeverWaitsForTheFlush(t *testing.T) {
 	dst := holding{release: make(chan struct{})}
 	st, mod := bound(t, slogsimpler.StateOptions{Destination: sink.Writer(dst), Level: levels.Info, FlushBound: time.Hour})
 	require.NoError(t, st.Start())
-	defer func() { _ = st.Close(time.Second) }()
+	defer func() { _ = st.Close() }()
 	defer close(dst.release)
 	require.Equal(t, 1, mod.Log(30, "the writer takes this one and stalls"))
 	done := make(chan int, 1)
@@ -585,9 +585,9 @@ func TestAnchorClaimReleasedOnFailedWrite(t *testing.T) {
 	st, mod := bound(t, slogsimpler.StateOptions{Destination: sink.Writer(out), Level: levels.Timing, FlushLevel: levels.Nul + 1})
 	require.NoError(t, st.Start())
 	require.Equal(t, 1, mod.Log(30, "c first: its anchor's write fails"))
-	require.NoError(t, st.Flush(0))
+	require.NoError(t, st.Flush(logtest.Within(time.Second)))
 	require.Equal(t, 1, mod.Log(30, "c second"))
-	require.NoError(t, st.Close(0))
+	require.NoError(t, st.Close())
 	out.mu.Lock()
 	defer out.mu.Unlock()
 	text := out.buf.String()
@@ -650,7 +650,7 @@ func TestCStateCountersFollowGo(t *testing.T) {
 	assert.Greater(t, mod.Pending(), uint64(1000), "pending_record_count: the queue is full")
 
 	close(out.release)
-	require.NoError(t, st.Close(time.Minute))
+	require.NoError(t, st.Shutdown(logtest.Within(time.Minute)))
 	c = st.Counts()
 	out.mu.Lock()
 	text := out.buf.String()

@@ -93,7 +93,7 @@ func exampleLog(dir string) error {
 	logger.ErrorContext(ctx, "bind failed", "rank", 3)
 	run.End()
 	inv.End()
-	if err := st.Close(0); err != nil {
+	if err := st.Close(); err != nil {
 		return err
 	}
 	return f.Close()

@@ -38,7 +38,7 @@ func TestLiveMetrics(t *testing.T) {
 				logger.Info("record", "i", i)
 				sp.End()
 			}
-			require.NoError(t, st.Flush(0))
+			require.NoError(t, st.Flush(t.Context()))
 			require.NoError(t, live.Shutdown(context.Background()))
 			c, lc := st.Counts(), live.Counts()
 			require.GreaterOrEqual(t, c.Written, uint64(50), "the spans and records, and the anchor: %+v", c)

@@ -1,6 +1,7 @@
 package sink
 
 import (
+	"simpler.dev/log/internal/testkit/logtest"
 	"bytes"
 	"strconv"
 	"strings"
@@ -124,7 +125,7 @@ func TestAdmissionStopsAtOnce(t *testing.T) {
 				"the queue never filled")
 			var logged uint64
 			if tc.quiesce {
-				require.NoError(t, s.Quiesce(time.Second), "Quiesce did not converge")
+				require.NoError(t, s.Quiesce(logtest.Within(time.Second)), "Quiesce did not converge")
 				c := s.Counts()
 				assert.Zero(t, c.Pending, "records left queued after Quiesce: %+v", c)
 				// Synchronous now: records go on being written, one
@@ -134,9 +135,9 @@ func TestAdmissionStopsAtOnce(t *testing.T) {
 					"nothing written synchronously after Quiesce")
 				assert.Zero(t, s.Counts().Pending)
 				logged = stop()
-				require.NoError(t, s.Close(time.Second))
+				require.NoError(t, s.Close())
 			} else {
-				require.NoError(t, s.Close(time.Second), "Close did not converge")
+				require.NoError(t, s.Close(), "Close did not converge")
 				logged = stop()
 			}
 			c := checkIdentity(t, s, logged)

@@ -113,7 +113,7 @@ func TestAnchorOnFullDisk(t *testing.T) {
 					}
 					_ = put(s, r) // synchronous: one write each
 				}
-				require.NoError(t, s.Close(0))
+				require.NoError(t, s.Close())
 				c := s.Counts()
 				records, lines := checkFiles(t, dir, recs)
 				assert.EqualValues(t, logged, uint64(records)+c.Dropped, "records in the files + dropped = logged: %+v", c)
@@ -172,7 +172,7 @@ func TestRenameRefused(t *testing.T) {
 		time.Sleep(time.Second)
 		submit(10)
 		assert.Equal(t, 3, renames)
-		require.NoError(t, s.Close(0))
+		require.NoError(t, s.Close())
 		files := logFiles(t, dir)
 		require.Len(t, files, 2, "rotated once the rename worked: %v", files)
 		for _, name := range files {
@@ -208,7 +208,7 @@ func TestReopenSameFile(t *testing.T) {
 			}
 			s.Reopen()
 			require.NoError(t, put(s, rec("three", 20)))
-			require.NoError(t, s.Close(0))
+			require.NoError(t, s.Close())
 			b, err := readLog(s.Path())
 			require.NoError(t, err)
 			want := "HEADER 1\none" + strings.Repeat(".", 16) + "\ntwo" + strings.Repeat(".", 16) + "\nthree" + strings.Repeat(".", 14) + "\n"

@@ -43,7 +43,7 @@ func BenchmarkSubmit(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-				b.Cleanup(func() { s.Close(0); devnull.Close() })
+				b.Cleanup(func() { s.Close(); devnull.Close() })
 				var sink uint64
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {

@@ -335,21 +335,22 @@ func (z *compressor) forget(name string) {
 // notices it was abandoned at its next read of 32 KiB.
 const closeGrace = 50 * time.Millisecond
 
-// finish is Close's: it waits, until deadline less a grace of up to
+// finish is Close's: it waits, until b's end less a grace of up to
 // closeGrace, for the queued and running compressions, then abandons what
 // is left (those files stay uncompressed, whole) and waits out the grace
 // for the goroutine to remove its temporary file and exit. From then on
-// nothing is queued. A compression stalled on the disk past the deadline
-// removes its temporary file when the stalled call returns.
-func (z *compressor) finish(deadline time.Time) {
+// nothing is queued. A compression stalled on the disk past the bound
+// removes its temporary file when the stalled call returns. A bound that
+// ends by cancellation (a context's) has its grace after it.
+func (z *compressor) finish(b bound) {
 	if z == nil {
 		return
 	}
-	grace := max(min(time.Until(deadline)/10, closeGrace), 0)
+	grace := max(min(b.left()/10, closeGrace), 0)
 	z.mu.Lock()
 	done := z.done
 	z.mu.Unlock()
-	if done != nil && !waitUntil(done, deadline.Add(-grace)) {
+	if done != nil && !b.earlier(grace).wait(done) {
 		z.mu.Lock()
 		if z.current != nil {
 			z.current.abandon.Store(true)
@@ -359,7 +360,10 @@ func (z *compressor) finish(deadline time.Time) {
 		}
 		z.queue = nil
 		z.mu.Unlock()
-		waitUntil(done, deadline)
+		if b.over() { // cancelled, or past the deadline: the grace from now
+			b = within(grace)
+		}
+		b.wait(done)
 	}
 	z.mu.Lock()
 	z.stopped = true
@@ -373,29 +377,16 @@ func (z *compressor) finish(deadline time.Time) {
 	z.mu.Unlock()
 }
 
-// idle waits, until deadline, for the files queued to be compressed and
+// idle waits, while b lasts, for the files queued to be compressed and
 // reports whether they were; it stops nothing (the sink goes on: Quiesce).
-func (z *compressor) idle(deadline time.Time) bool {
+func (z *compressor) idle(b bound) bool {
 	if z == nil {
 		return true
 	}
 	z.mu.Lock()
 	done := z.done
 	z.mu.Unlock()
-	return done == nil || waitUntil(done, deadline)
-}
-
-// waitUntil waits for done to close, until deadline, and reports whether
-// it did.
-func waitUntil(done <-chan struct{}, deadline time.Time) bool {
-	t := time.NewTimer(time.Until(deadline))
-	defer t.Stop()
-	select {
-	case <-done:
-		return true
-	case <-t.C:
-		return false
-	}
+	return done == nil || b.wait(done)
 }
 
 // zipOut is the temporary file as the gzip writer's destination, through

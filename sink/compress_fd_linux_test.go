@@ -1,6 +1,7 @@
 package sink
 
 import (
+	"simpler.dev/log/internal/testkit/logtest"
 	"os"
 	"testing"
 	"time"
@@ -31,6 +32,6 @@ func TestCompressionQueueHoldsOneDescriptor(t *testing.T) {
 	require.Greater(t, queued(), 10, "rotated files wait for the compressor")
 	assert.LessOrEqual(t, openFDs(t)-before, 3, "the waiting files share the directory's descriptor (and the one being read, and its temporary file)")
 	close(hold)
-	require.NoError(t, s.Close(time.Minute))
+	require.NoError(t, s.Shutdown(logtest.Within(time.Minute)))
 	assert.LessOrEqual(t, openFDs(t), before, "none left open")
 }

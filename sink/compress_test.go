@@ -1,6 +1,7 @@
 package sink
 
 import (
+	"simpler.dev/log/internal/testkit/logtest"
 	"compress/gzip"
 	"fmt"
 	"io"
@@ -127,7 +128,7 @@ func putRecords(t *testing.T, s *Sink, from, to int) {
 	for i := from; i < to; i++ {
 		require.NoError(t, put(s, rec(fmt.Sprintf("r%06d ", i), 300)))
 		if i%500 == 499 {
-			require.NoError(t, s.Flush(time.Minute))
+			require.NoError(t, s.Flush(logtest.Within(time.Minute)))
 		}
 	}
 }
@@ -163,7 +164,7 @@ func TestCompress(t *testing.T) {
 			dir := t.TempDir()
 			s, said := compressingSink(t, dir, tt.rot, tt.started, nil)
 			putRecords(t, s, 0, records)
-			require.NoError(t, s.Close(time.Minute))
+			require.NoError(t, s.Shutdown(logtest.Within(time.Minute)))
 
 			ls := readLogSet(t, dir, minRotateSize)
 			last := s.out.bound.Load().seq
@@ -263,7 +264,7 @@ func TestCompressFailure(t *testing.T) {
 			s, said := compressingSink(t, dir, Rotation{MaxSize: minRotateSize, Compress: true}, false, tt.write)
 			const records = 1500
 			putRecords(t, s, 0, records)
-			require.NoError(t, s.Close(time.Minute))
+			require.NoError(t, s.Shutdown(logtest.Within(time.Minute)))
 			last := s.out.bound.Load().seq
 			require.Greater(t, last, 3)
 
@@ -354,7 +355,7 @@ func TestCompressRetention(t *testing.T) {
 			if tt.own != nil {
 				pruneAsRotated(s, tt.rot, tt.own...)
 			}
-			require.NoError(t, s.Close(time.Minute))
+			require.NoError(t, s.Shutdown(logtest.Within(time.Minute)))
 			entries, err := os.ReadDir(dir)
 			require.NoError(t, err)
 			var names []string
@@ -385,7 +386,7 @@ func TestCompressRetention(t *testing.T) {
 		putRecords(t, s, 220, 440) // a second: MaxFiles removes seq 1
 		require.Equal(t, 2, s.out.bound.Load().seq)
 		close(release)
-		require.NoError(t, s.Close(time.Minute))
+		require.NoError(t, s.Shutdown(logtest.Within(time.Minute)))
 		ls := readLogSet(t, dir, minRotateSize)
 		assert.Empty(t, ls.plain)
 		assert.Equal(t, []int{2}, ls.gz, "seq 1 removed, not compressed after")
@@ -432,12 +433,12 @@ func TestCompressClose(t *testing.T) {
 			}
 			s, said := compressingSink(t, dir, Rotation{MaxSize: minRotateSize, Compress: true}, tt.started, write)
 			putRecords(t, s, 0, 500)
-			require.NoError(t, s.Flush(time.Minute))
+			require.NoError(t, s.Flush(logtest.Within(time.Minute)))
 			timeout := time.Minute
 			if tt.stall {
 				timeout = 100 * time.Millisecond // spent whole: the compression never returns before
 			}
-			_ = s.Close(timeout) // its error is the records'; none are pending here
+			_ = s.Shutdown(logtest.Within(timeout)) // its error is the records'; none are pending here
 			close(release)
 			// The compressor's goroutine closes done as it exits, after its
 			// job's clean-up: wait for that, not for a goroutine count,

@@ -1,6 +1,7 @@
 package sink
 
 import (
+	"simpler.dev/log/internal/testkit/logtest"
 	"fmt"
 	"sync"
 	"testing"
@@ -34,7 +35,7 @@ func TestContentionLosesNothingUnderBackpressure(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		require.NoError(t, s.Close(0))
+		require.NoError(t, s.Close())
 		c := s.Counts()
 		assert.EqualValues(t, goroutines*each, c.Written+c.Dropped, "every record counted once: %+v", c)
 		return c
@@ -54,7 +55,7 @@ func TestContentionLosesNothingUnderBackpressure(t *testing.T) {
 			s.q.publish(pos, []byte("[mono_ns=1][T0x1][INFO] f: claimed\n"))
 			assert.Zero(t, s.Counts().ClaimExhausted)
 		}
-		require.NoError(t, s.Close(time.Minute))
+		require.NoError(t, s.Shutdown(logtest.Within(time.Minute)))
 	}
 	waited := run(10 * time.Second)
 	assert.Zero(t, waited.ClaimExhausted, "%+v", waited)

@@ -7,7 +7,7 @@
 //
 //	s := sink.New(nil) // standard error until a directory is bound
 //	if err := s.Start(); err != nil { ... }
-//	defer s.Close(0)   // drains the queue
+//	defer s.Close()    // drains the queue (within 1 s; Shutdown(ctx) takes a deadline)
 //	slog.SetDefault(slog.New(slog.NewJSONHandler(s, nil)))
 //
 // which is what zerolog's diode writer and phuslu's AsyncWriter give, plus
@@ -130,9 +130,11 @@
 // among the written records.
 //
 // Records are written in claim order, which is not timestamp order when
-// goroutines race. [Sink.Flush], [Sink.Quiesce] and [Sink.Close] are bounded
-// by a timeout in every mode, a write stalled on the destination included,
-// and report what was still pending when it expired. [Sink.Start] after a
+// goroutines race. [Sink.Flush], [Sink.Quiesce], [Sink.Shutdown] and
+// [Sink.SubmitFlush] wait until their context ends, and [Sink.Close] at
+// most [DefaultWait], in every mode, a write stalled on the destination
+// included, and report what was still pending then (a [*TimeoutError]
+// that wraps the context's error). [Sink.Start] after a
 // quiesce that timed out resumes the writer; after [Sink.Close] nothing
 // reopens the destination and the sink holds no descriptor.
 package sink

@@ -26,7 +26,7 @@ func Example_jSONHandler() {
 	logger := slog.New(slog.NewJSONHandler(s, &slog.HandlerOptions{ReplaceAttr: noTime}))
 	logger.Info("request served", "path", "/v1/items", "ms", 412)
 	logger.Warn("slow disk", "ms", 1500)
-	if err := s.Close(0); err != nil { // drains the queue
+	if err := s.Close(); err != nil { // drains the queue
 		panic(err)
 	}
 	fmt.Print(out.String())

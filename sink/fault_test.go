@@ -3,6 +3,7 @@
 package sink
 
 import (
+	"simpler.dev/log/internal/testkit/logtest"
 	"bytes"
 	"cmp"
 	"errors"
@@ -140,7 +141,7 @@ func TestBindRefusesSpecialFiles(t *testing.T) {
 			other := t.TempDir()
 			require.NoError(t, s.BindDir(other))
 			require.NoError(t, put(s, rec("y", 10)))
-			require.NoError(t, s.Close(time.Second))
+			require.NoError(t, s.Close())
 			b, err := readLog(logPath(other))
 			require.NoError(t, err)
 			assert.Equal(t, "y", strings.TrimRight(string(b), ".\n"))
@@ -169,7 +170,7 @@ func TestRemovedDirectory(t *testing.T) {
 	for range 5 {
 		assert.NoError(t, put(s, rec("after", 20)))
 	}
-	require.NoError(t, s.Flush(time.Second))
+	require.NoError(t, s.Flush(logtest.Within(time.Second)))
 	c := s.Counts()
 	assert.Zero(t, c.Written)
 	assert.Equal(t, uint64(6), c.OutputFailed)
@@ -182,7 +183,7 @@ func TestRemovedDirectory(t *testing.T) {
 	assert.Equal(t, ErrOutputFailed, put(s, rec("not followed", 20)))
 	s.Reopen()
 	require.NoError(t, put(s, rec("again", 20)))
-	require.NoError(t, s.Close(time.Second))
+	require.NoError(t, s.Close())
 	b, err := readLog(logPath(dir))
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(b), "again"), "%q", b)
@@ -199,7 +200,7 @@ func TestRemovedFileIsRecreated(t *testing.T) {
 	require.NoError(t, put(s, rec("one", 20)))
 	require.NoError(t, os.Remove(logPath(dir)))
 	require.NoError(t, put(s, rec("two", 20)))
-	require.NoError(t, s.Close(time.Second))
+	require.NoError(t, s.Close())
 	b, err := readLog(logPath(dir))
 	require.NoError(t, err)
 	assert.Equal(t, "one................\ntwo", strings.TrimRight(string(b), ".\n"))
@@ -219,7 +220,7 @@ func TestStartAfterTimedOutQuiesce(t *testing.T) {
 	require.NoError(t, put(s, rec("a", 10)))
 	<-w.entered // the writer is inside the stalled write
 	var te *TimeoutError
-	require.ErrorAs(t, s.Quiesce(10*time.Millisecond), &te)
+	require.ErrorAs(t, s.Quiesce(logtest.Within(10*time.Millisecond)), &te)
 	require.NoError(t, s.Start())
 	assert.True(t, s.w.isRunning())
 	// Records go to the queue, not through a synchronous write that would
@@ -229,7 +230,7 @@ func TestStartAfterTimedOutQuiesce(t *testing.T) {
 	}
 	assert.Equal(t, uint64(21), s.Counts().Pending)
 	close(w.release)
-	require.NoError(t, s.Close(5*time.Second))
+	require.NoError(t, s.Shutdown(logtest.Within(5*time.Second)))
 	c := s.Counts()
 	assert.Equal(t, uint64(21), c.Written)
 	assert.Equal(t, 21, strings.Count(w.text(), "\n"))
@@ -245,7 +246,7 @@ func TestCloseBoundedWhenSyncWriteStalls(t *testing.T) {
 	s := newTest(&testOptions{Report: testReport, Destination: Pipe(w)})
 	go func() { _ = put(s, rec("stalled", 10)) }()
 	<-w.entered
-	err := s.Close(20 * time.Millisecond)
+	err := s.Shutdown(logtest.Within(20 * time.Millisecond))
 	var te *TimeoutError
 	require.ErrorAs(t, err, &te)
 	assert.Equal(t, uint64(1), te.Pending)
@@ -266,7 +267,7 @@ func TestCloseBoundedWhenAsyncWriteStalls(t *testing.T) {
 	<-w.entered
 	require.NoError(t, put(s, rec("queued", 10)))
 	var te *TimeoutError
-	require.ErrorAs(t, s.Close(20*time.Millisecond), &te)
+	require.ErrorAs(t, s.Shutdown(logtest.Within(20*time.Millisecond)), &te)
 	assert.Equal(t, uint64(2), te.Pending)
 	close(w.release)
 	require.Eventually(t, func() bool { return !s.w.isRunning() }, 10*time.Second, time.Millisecond)
@@ -295,10 +296,10 @@ func TestNoDescriptorLeakAndNoReopenAfterClose(t *testing.T) {
 		require.NoError(t, s.Start())
 		require.NoError(t, put(s, rec("x", 10)))
 		_ = put(s, nil) // a drop, so reports are owed
-		require.NoError(t, s.Close(time.Second))
+		require.NoError(t, s.Close())
 		require.NoError(t, os.Remove(logPath(dir)))
 		_ = put(s, nil)
-		require.NoError(t, s.Quiesce(time.Second))
+		require.NoError(t, s.Quiesce(logtest.Within(time.Second)))
 		assert.ErrorIs(t, s.Start(), ErrClosed)
 		_, err := os.Stat(logPath(dir))
 		assert.True(t, errors.Is(err, os.ErrNotExist), "the file was reopened after Close: %v", err)
@@ -354,7 +355,7 @@ func TestReportWhileQueueNeverDrains(t *testing.T) {
 		lines := w.lines()
 		assert.Contains(t, strings.Join(lines, "\n"), "[HOSTLOG_DROPS]", "no report within 3 s while %d records were pending", s.Counts().Pending)
 		assert.Greater(t, s.Counts().Pending, uint64(slots/2), "the queue drained: the test proves nothing")
-		require.NoError(t, s.Close(time.Hour))
+		require.NoError(t, s.Shutdown(logtest.Within(time.Hour)))
 	})
 }
 
@@ -369,20 +370,20 @@ func TestSubmitFlush(t *testing.T) {
 		for range 100 {
 			require.NoError(t, put(s, rec("r", 100)))
 		}
-		require.NoError(t, s.SubmitFlush(rec("last", 100), time.Minute))
+		require.NoError(t, s.SubmitFlush(logtest.Within(time.Minute), rec("last", 100)))
 		assert.Len(t, w.lines(), 101)
 		assert.True(t, strings.HasPrefix(w.lines()[100], "last"))
-		require.NoError(t, s.Close(time.Second))
+		require.NoError(t, s.Close())
 	})
 	t.Run("bounded when stalled", func(t *testing.T) {
 		w := newStallWriter()
 		s := newTest(&testOptions{Report: testReport, Destination: Pipe(w)})
 		require.NoError(t, s.Start())
 		var te *TimeoutError
-		require.ErrorAs(t, s.SubmitFlush(rec("r", 100), 10*time.Millisecond), &te)
+		require.ErrorAs(t, s.SubmitFlush(logtest.Within(10*time.Millisecond), rec("r", 100)), &te)
 		assert.Equal(t, uint64(1), s.Counts().Pending)
 		close(w.release)
-		require.NoError(t, s.Close(5*time.Second))
+		require.NoError(t, s.Shutdown(logtest.Within(5*time.Second)))
 		assert.Equal(t, uint64(1), s.Counts().Written)
 	})
 }
@@ -407,7 +408,7 @@ func TestRenamedFileIsNoticed(t *testing.T) {
 	}, time.Minute, 10*time.Millisecond, "no file made again at the path")
 	require.NoError(t, failed)
 	require.NoError(t, put(s, rec("again", 20)))
-	require.NoError(t, s.Close(time.Second))
+	require.NoError(t, s.Close())
 	b, err := readLog(logPath(dir))
 	require.NoError(t, err)
 	assert.NotContains(t, string(b), "before")
@@ -437,7 +438,7 @@ func TestSwappedDirectoryNotFollowed(t *testing.T) {
 	require.NoError(t, os.Symlink(target, dir))
 	require.NoError(t, os.Remove(logPath(moved))) // the sink must make the file again
 	require.NoError(t, put(s, rec("after", 20)))
-	require.NoError(t, s.Close(time.Second))
+	require.NoError(t, s.Close())
 	planted, _ := os.ReadDir(target)
 	assert.Empty(t, planted, "a file was made through the planted link")
 	b, err := readLog(logPath(moved))
@@ -463,18 +464,18 @@ func TestSynchronousLinkReads(t *testing.T) {
 	}
 	assert.Equal(t, 3, f.linkReads, "link count reads for %d records", records)
 	reads := f.linkReads
-	require.NoError(t, s.SubmitFlush(r, time.Second))
+	require.NoError(t, s.SubmitFlush(logtest.Within(time.Second), r))
 	assert.Equal(t, reads+1, f.linkReads, "a flushed record reads the link count")
 
 	// Removed with its directory: the flushed record reports the loss of
 	// everything held, itself included.
 	require.NoError(t, put(s, r))
 	require.NoError(t, os.RemoveAll(dir))
-	assert.Equal(t, ErrOutputFailed, s.SubmitFlush(r, time.Second))
+	assert.Equal(t, ErrOutputFailed, s.SubmitFlush(logtest.Within(time.Second), r))
 	c := s.Counts()
 	assert.Equal(t, uint64(records+1), c.Written)
 	assert.Equal(t, uint64(2), c.OutputFailed)
-	require.NoError(t, s.Close(time.Second))
+	require.NoError(t, s.Close())
 }
 
 // holdPathCheck stops f's once-a-second path check for the rest of a

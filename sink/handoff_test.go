@@ -54,7 +54,7 @@ func TestHandoffQueue(t *testing.T) {
 			r.AddAttrs(slog.String("k", "v"))
 			require.Equal(t, handoff.Claimed, handOff(q, r, &rd), "record %d", i)
 		}
-		require.NoError(t, s.Close(5*time.Second))
+		require.NoError(t, s.Shutdown(logtest.Within(5*time.Second)))
 		lines := w.lines()
 		require.Len(t, lines, 200)
 		for i, l := range lines {
@@ -93,7 +93,7 @@ func TestHandoffQueue(t *testing.T) {
 			require.Equal(t, handoff.Claimed, handOff(q, plainRecord("plain"), &rd))
 		}
 		close(w.open)
-		require.NoError(t, s.Close(5*time.Second))
+		require.NoError(t, s.Shutdown(logtest.Within(5*time.Second)))
 		require.Len(t, w.lines(), 1+n)
 		w.mu.Lock()
 		defer w.mu.Unlock()
@@ -112,7 +112,7 @@ func TestHandoffQueue(t *testing.T) {
 		assert.Equal(t, handoff.Declined, handOff(q, plainRecord("declined"), &rd))
 		require.NoError(t, put(s, rec("bytes", 20)), "bytes are still queued")
 		close(w.open)
-		require.NoError(t, s.Close(5*time.Second))
+		require.NoError(t, s.Shutdown(logtest.Within(5*time.Second)))
 		c := checkIdentity(t, s, 2+renderWater)
 		assert.EqualValues(t, 2+renderWater, c.Written)
 		assert.Len(t, w.lines(), 2+renderWater)

@@ -1,6 +1,7 @@
 package sink
 
 import (
+	"simpler.dev/log/internal/testkit/logtest"
 	"fmt"
 	"os"
 	"strings"
@@ -27,7 +28,7 @@ func TestCallerRuns(t *testing.T) {
 	for i := range 100 {
 		require.NoError(t, put(s, fmt.Appendf(nil, "[mono_ns=%d][T0x1][INFO] f: rec i=%03d\n", i+1, i)))
 	}
-	require.NoError(t, s.SubmitFlush([]byte("[mono_ns=200][T0x1][ERROR] f: the exit-safe one\n"), time.Minute))
+	require.NoError(t, s.SubmitFlush(logtest.Within(time.Minute), []byte("[mono_ns=200][T0x1][ERROR] f: the exit-safe one\n")))
 	require.NoError(t, put(s, []byte("[mono_ns=201][T0x1][INFO] f: after it\n")))
 
 	b, err := os.ReadFile(s.Path())
@@ -41,7 +42,7 @@ func TestCallerRuns(t *testing.T) {
 		assert.Less(t, at, strings.Index(text, "the exit-safe one"))
 	}
 	close(hold)
-	require.NoError(t, s.Close(time.Minute))
+	require.NoError(t, s.Shutdown(logtest.Within(time.Minute)))
 	c := s.Counts()
 	assert.EqualValues(t, 102, c.Written, "%+v", c)
 	b, err = os.ReadFile(s.Path())
@@ -59,10 +60,10 @@ func TestCallerRunsOnlyForAFile(t *testing.T) {
 	s.w.testHold = hold
 	require.NoError(t, s.Start())
 	var te *TimeoutError
-	require.ErrorAs(t, s.SubmitFlush([]byte("[mono_ns=1][T0x1][ERROR] f: x\n"), 50*time.Millisecond), &te)
+	require.ErrorAs(t, s.SubmitFlush(logtest.Within(50*time.Millisecond), []byte("[mono_ns=1][T0x1][ERROR] f: x\n")), &te)
 	assert.Empty(t, w.lines(), "nothing written in the writer's place")
 	close(hold)
-	require.NoError(t, s.Close(time.Minute))
+	require.NoError(t, s.Shutdown(logtest.Within(time.Minute)))
 	assert.Contains(t, strings.Join(w.lines(), "\n"), "f: x", "the writer wrote it")
 }
 
@@ -89,7 +90,7 @@ func TestCallerRunsUnderLoad(t *testing.T) {
 		wg.Go(func() {
 			for i := range flushes {
 				rec := fmt.Sprintf("[mono_ns=1][T0x1][ERROR] f: flush f=%d i=%03d\n", f, i)
-				if !assert.NoError(t, s.SubmitFlush([]byte(rec), time.Minute)) {
+				if !assert.NoError(t, s.SubmitFlush(logtest.Within(time.Minute), []byte(rec))) {
 					return
 				}
 				b, err := os.ReadFile(s.Path())
@@ -100,7 +101,7 @@ func TestCallerRunsUnderLoad(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	require.NoError(t, s.Close(time.Minute))
+	require.NoError(t, s.Shutdown(logtest.Within(time.Minute)))
 	c := s.Counts()
 	assert.EqualValues(t, producers*per+flushers*flushes, c.Written, "%+v", c)
 	assert.Zero(t, c.Dropped)

@@ -1,6 +1,7 @@
 package sink
 
 import (
+	"simpler.dev/log/internal/testkit/logtest"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -31,7 +32,7 @@ func TestNap(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			w := &memWriter{}
 			s := napping(t, w)
-			defer s.Close(0)
+			defer s.Close()
 			require.NoError(t, put(s, rec("second", 16)))
 			synctest.Wait()
 			assert.Len(t, w.lines(), 1, "a push woke the napping writer")
@@ -44,16 +45,16 @@ func TestNap(t *testing.T) {
 		name string
 		cut  func(s *Sink) error
 	}{
-		{"a flush cuts it short", func(s *Sink) error { return s.Flush(time.Second) }},
-		{"a flushed submit cuts it short", func(s *Sink) error { return s.SubmitFlush(rec("third", 16), time.Second) }},
-		{"a quiesce cuts it short", func(s *Sink) error { return s.Quiesce(time.Second) }},
-		{"a close cuts it short", func(s *Sink) error { return s.Close(time.Second) }},
+		{"a flush cuts it short", func(s *Sink) error { return s.Flush(logtest.Within(time.Second)) }},
+		{"a flushed submit cuts it short", func(s *Sink) error { return s.SubmitFlush(logtest.Within(time.Second), rec("third", 16)) }},
+		{"a quiesce cuts it short", func(s *Sink) error { return s.Quiesce(logtest.Within(time.Second)) }},
+		{"a close cuts it short", func(s *Sink) error { return s.Close() }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				w := &memWriter{}
 				s := napping(t, w)
-				defer s.Close(0)
+				defer s.Close()
 				require.NoError(t, put(s, rec("second", 16)))
 				start := time.Now()
 				require.NoError(t, tt.cut(s))
@@ -112,7 +113,7 @@ func TestWater(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			w := &memWriter{}
 			s := napping(t, w)
-			defer s.Close(0)
+			defer s.Close()
 			s.w.bell.press() // as a producer at a full queue does
 			synctest.Wait()
 			require.False(t, s.w.bell.pressed.Load(), "the writer did not take the press")

@@ -1,6 +1,7 @@
 package sink
 
 import (
+	"simpler.dev/log/internal/testkit/logtest"
 	"bufio"
 	"encoding/json"
 	"fmt"
@@ -120,10 +121,10 @@ func nofileChild(spec string) {
 		}
 		_ = put(s, fmt.Appendf(nil, "[mono_ns=%d][T0x1][INFO] f: rec i=%05d\n", i+1, i))
 		if i%1000 == 999 {
-			_ = s.Flush(time.Minute) // a service's pace, not a burst the queue drops
+			_ = s.Flush(logtest.Within(time.Minute)) // a service's pace, not a burst the queue drops
 		}
 	}
-	if err := s.Close(time.Minute); err != nil {
+	if err := s.Shutdown(logtest.Within(time.Minute)); err != nil {
 		panic(err)
 	}
 	run := nofileRun{Counts: s.Counts()}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"simpler.dev/log/envelope"
 	"simpler.dev/log/internal/wire"
@@ -80,9 +79,9 @@ func (o *output) init(dest Destination, pid int, header *fileHeader) {
 	o.batchLimit.Store(int64(min(max(dest.Batch(), slotSize), maxBatch)))
 }
 
-// lockBy takes mu, giving up at deadline: a synchronous write stalled on
+// lockBy takes mu, giving up when b ends: a synchronous write stalled on
 // the destination holds mu, and Close must still return in time.
-func (o *output) lockBy(deadline time.Time) bool { return backoff(deadline, o.mu.TryLock) }
+func (o *output) lockBy(b bound) bool { return backoff(b, o.mu.TryLock) }
 
 // writeLocked writes b, whole records, to the destination, and returns
 // how many bytes of b it wrote (all of them, or the error says why not).
@@ -172,18 +171,18 @@ func (o *output) shutLocked() {
 	_ = o.dest.Close()
 }
 
-// idleCompress waits, until deadline, for the bound file's compressions
+// idleCompress waits, while b lasts, for the bound file's compressions
 // (compressor.idle), stopping none; Quiesce calls it outside mu.
-func (o *output) idleCompress(deadline time.Time) {
+func (o *output) idleCompress(b bound) {
 	if f := o.bound.Load(); f != nil {
-		f.zip.idle(deadline)
+		f.zip.idle(b)
 	}
 }
 
-// finishCompress gives the bound file's compressions until deadline and
-// abandons the rest (compressor.finish); Close calls it outside mu.
-func (o *output) finishCompress(deadline time.Time) {
+// finishCompress gives the bound file's compressions what is left of b
+// and abandons the rest (compressor.finish); Close calls it outside mu.
+func (o *output) finishCompress(b bound) {
 	if f := o.bound.Load(); f != nil {
-		f.zip.finish(deadline)
+		f.zip.finish(b)
 	}
 }

@@ -69,7 +69,7 @@ func TestPartialWrites(t *testing.T) {
 					for i := range n {
 						_ = put(s, fmt.Appendf(nil, "[mono_ns=%d][T0x1][INFO] f: rec i=%05d\n", i+1, i))
 					}
-					require.NoError(t, s.Close(0))
+					require.NoError(t, s.Close())
 					c := s.Counts()
 					in := recordsIn(t, dir)
 					assert.EqualValues(t, n, c.Written+c.Dropped, "every record counted once: %+v", c)
@@ -165,7 +165,7 @@ func TestFileSizeLimit(t *testing.T) {
 				for i := range n {
 					_ = put(s, fmt.Appendf(nil, "[mono_ns=%d][T0x1][INFO] f: rec i=%05d\n", i+1, i))
 				}
-				require.NoError(t, s.Close(0))
+				require.NoError(t, s.Close())
 				c := s.Counts()
 				assert.EqualValues(t, n, c.Written+c.Dropped, "every record counted once: %+v", c)
 				assert.EqualValues(t, c.Written, recordsIn(t, dir), "written counts the records in the file: %+v", c)

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -84,7 +83,7 @@ func TestReopenFollowsNoPlantedLink(t *testing.T) {
 			require.NoError(t, os.Chmod(parent, tt.parentMode))
 			s.Reopen()
 			require.NoError(t, put(s, rec("after", 20)))
-			require.NoError(t, s.Close(time.Second))
+			require.NoError(t, s.Close())
 
 			planted, err := os.ReadDir(target)
 			require.NoError(t, err)

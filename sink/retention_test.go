@@ -66,7 +66,7 @@ func TestRetentionRemovesOnlyItsOwn(t *testing.T) {
 		}
 	}
 	s := rotatingSink(t, dir, Rotation{MaxAge: time.Hour}) // the bind applies MaxAge
-	require.NoError(t, s.Close(time.Second))
+	require.NoError(t, s.Close())
 	for _, f := range files {
 		t.Run(f.name, func(t *testing.T) {
 			_, err := os.Lstat(filepath.Join(dir, f.name))
@@ -93,7 +93,7 @@ func TestRetentionMaxFilesSkipsUnsafe(t *testing.T) {
 	require.NoError(t, os.Link(name(1), filepath.Join(dir, "keep-1")))
 	s := rotatingSink(t, dir, Rotation{})
 	pruneAsRotated(s, Rotation{MaxFiles: 1}, filepath.Base(name(1)), filepath.Base(name(2)), filepath.Base(name(3)))
-	require.NoError(t, s.Close(time.Second))
+	require.NoError(t, s.Close())
 	assert.FileExists(t, name(1), "a hard-linked file is not removed")
 	assert.NoFileExists(t, name(2), "the oldest removable file beyond MaxFiles is removed")
 	assert.FileExists(t, name(3))

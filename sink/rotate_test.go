@@ -1,6 +1,7 @@
 package sink
 
 import (
+	"simpler.dev/log/internal/testkit/logtest"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -54,10 +55,10 @@ func TestRotation(t *testing.T) {
 	for i := range records {
 		require.NoError(t, put(s, rec(fmt.Sprintf("r%06d ", i), 300)))
 		if i%1000 == 999 {
-			require.NoError(t, s.Flush(time.Minute)) // never queue_full here
+			require.NoError(t, s.Flush(logtest.Within(time.Minute))) // never queue_full here
 		}
 	}
-	require.NoError(t, s.Close(time.Minute))
+	require.NoError(t, s.Shutdown(logtest.Within(time.Minute)))
 
 	files := logFiles(t, dir)
 	require.Greater(t, len(files), 10, "%v", files)
@@ -98,10 +99,10 @@ func TestRetention(t *testing.T) {
 		for i := range 3000 {
 			require.NoError(t, put(s, rec(fmt.Sprintf("r%06d ", i), 300)))
 			if i%1000 == 999 {
-				require.NoError(t, s.Flush(time.Minute))
+				require.NoError(t, s.Flush(logtest.Within(time.Minute)))
 			}
 		}
-		require.NoError(t, s.Close(time.Minute))
+		require.NoError(t, s.Shutdown(logtest.Within(time.Minute)))
 		files := logFiles(t, dir)
 		require.Len(t, files, 4, "three rotated and the current: %v", files)
 		last := s.out.bound.Load().seq
@@ -125,7 +126,7 @@ func TestRetention(t *testing.T) {
 		write("host.13.txt", old)
 		require.NoError(t, os.Symlink("host.11.log", filepath.Join(dir, "host.14.log")))
 		s := rotatingSink(t, dir, Rotation{MaxAge: 24 * time.Hour})
-		require.NoError(t, s.Close(time.Minute))
+		require.NoError(t, s.Shutdown(logtest.Within(time.Minute)))
 		left, err := os.ReadDir(dir)
 		require.NoError(t, err)
 		var names []string
@@ -142,7 +143,7 @@ func TestRetention(t *testing.T) {
 		for i := range 400 {
 			require.NoError(t, put(s, rec(fmt.Sprintf("r%06d ", i), 300)))
 		}
-		require.NoError(t, s.Close(time.Minute))
+		require.NoError(t, s.Shutdown(logtest.Within(time.Minute)))
 		b, err := readLog(taken)
 		require.NoError(t, err)
 		assert.Equal(t, "keep me\n", string(b))
@@ -173,7 +174,7 @@ func TestRotationWorstDays(t *testing.T) {
 			for i := range n {
 				_ = put(s, rec(fmt.Sprintf("r%06d ", i), 300))
 			}
-			_ = s.Flush(time.Minute)
+			_ = s.Flush(logtest.Within(time.Minute))
 		}
 		submit(500)
 		require.NoError(t, os.RemoveAll(dir))
@@ -183,7 +184,7 @@ func TestRotationWorstDays(t *testing.T) {
 		require.NoError(t, os.Mkdir(dir, 0o750))
 		s.Reopen()
 		submit(500)
-		require.NoError(t, s.Close(time.Minute))
+		require.NoError(t, s.Shutdown(logtest.Within(time.Minute)))
 		c = s.Counts()
 		assert.EqualValues(t, 500, c.OutputFailed, "%+v", c)
 		files := logFiles(t, dir)
@@ -212,14 +213,14 @@ func TestRotationWorstDays(t *testing.T) {
 			dir := t.TempDir()
 			s := rotatingSink(t, dir, Rotation{MaxSize: minRotateSize})
 			require.NoError(t, put(s, rec("first ", 300)))
-			require.NoError(t, s.Flush(time.Minute))
+			require.NoError(t, s.Flush(logtest.Within(time.Minute)))
 			cur := filepath.Join(dir, fmt.Sprintf("host.%d.log", rotPID))
 			require.NoError(t, os.Rename(cur, filepath.Join(dir, "moved-away")))
 			plant.make(t, cur)
 			for i := range 600 { // past the cap (three times): rotations are due
 				_ = put(s, rec(fmt.Sprintf("r%06d ", i), 300))
 			}
-			require.NoError(t, s.Close(time.Minute))
+			require.NoError(t, s.Shutdown(logtest.Within(time.Minute)))
 			for _, name := range logFiles(t, dir) {
 				if name == filepath.Base(cur) {
 					continue
@@ -244,7 +245,7 @@ func TestRotationWorstDays(t *testing.T) {
 		for i := range 500 {
 			require.NoError(t, put(s, rec(fmt.Sprintf("r%06d ", i), 300)))
 		}
-		require.NoError(t, s.Close(time.Minute))
+		require.NoError(t, s.Shutdown(logtest.Within(time.Minute)))
 		c := s.Counts()
 		assert.Zero(t, c.Dropped, "%+v", c)
 		b, err := readLog(filepath.Join(dir, fmt.Sprintf("host.%d.log", rotPID)))

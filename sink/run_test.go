@@ -3,6 +3,7 @@
 package sink
 
 import (
+	"simpler.dev/log/internal/testkit/logtest"
 	"bufio"
 	"bytes"
 	"fmt"
@@ -41,7 +42,7 @@ func TestRunRecordHeadsEveryFile(t *testing.T) {
 	require.NoError(t, os.Remove(s.Path()))
 	s.Reopen()
 	require.NoError(t, put(s, rec("last ", 100)))
-	require.NoError(t, s.Close(time.Second))
+	require.NoError(t, s.Close())
 	files := logFiles(t, dir)
 	require.Greater(t, len(files), 2, "rotated: %v", files)
 	want := envelope.Run{PID: rotPID, ID: runid.ID(), Start: runid.Start()}
@@ -98,7 +99,7 @@ func TestAnotherRunsFileIsNeverWritten(t *testing.T) {
 			s.out.testWarn = func(msg string) { said = append(said, msg) }
 			require.NoError(t, s.BindDir(dir))
 			require.NoError(t, put(s, rec("mine ", 40)))
-			require.NoError(t, s.Close(time.Second))
+			require.NoError(t, s.Close())
 
 			b, err := os.ReadFile(theirs)
 			require.NoError(t, err)
@@ -155,7 +156,7 @@ func TestPathTakenAfterRotation(t *testing.T) {
 	for i := range 1200 {
 		require.NoError(t, put(s, rec(fmt.Sprintf("r%04d ", i), 300)))
 	}
-	require.NoError(t, s.Close(time.Second))
+	require.NoError(t, s.Close())
 	b, err := os.ReadFile(theirs)
 	require.NoError(t, err)
 	assert.Equal(t, foreignRun, string(b), "the other run's file is never written")
@@ -191,7 +192,7 @@ func TestMaxAgeSparesLiveFiles(t *testing.T) {
 	require.NoError(t, unix.Flock(int(fh.Fd()), unix.LOCK_SH|unix.LOCK_NB))
 
 	s := rotatingSink(t, dir, Rotation{MaxAge: time.Hour}) // the bind applies MaxAge
-	require.NoError(t, s.Close(time.Second))
+	require.NoError(t, s.Close())
 	assert.FileExists(t, live, "a live writer's file is kept")
 	assert.NoFileExists(t, dead, "a dead run's old file goes")
 }
@@ -251,5 +252,5 @@ func runChild(t *testing.T, dir string) {
 	for i := range 2000 {
 		require.NoError(t, put(s, rec("child "+strconv.Itoa(os.Getpid())+" "+strconv.Itoa(i)+" ", 80)))
 	}
-	require.NoError(t, s.Close(5*time.Second))
+	require.NoError(t, s.Shutdown(logtest.Within(5*time.Second)))
 }

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"simpler.dev/log/internal/testkit/logtest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -95,10 +98,10 @@ func TestShortWrites(t *testing.T) {
 			for _, r := range recs {
 				require.NoError(t, put(s, r))
 			}
-			require.NoError(t, s.Flush(0))
+			require.NoError(t, s.Flush(logtest.Within(time.Second)))
 			w.room = 1 << 20
 			require.NoError(t, put(s, recs[0]))
-			require.NoError(t, s.Close(0))
+			require.NoError(t, s.Close())
 			c := s.Counts()
 			whole := wholeLines(t, w.buf.String(), recs)
 			assert.EqualValues(t, whole, c.Written)
@@ -131,12 +134,12 @@ func TestShortWriteToTheFile(t *testing.T) {
 			for _, r := range recs[:20] {
 				require.NoError(t, put(s, r))
 			}
-			require.NoError(t, s.Flush(0))
+			require.NoError(t, s.Flush(logtest.Within(time.Second)))
 			left = 1 << 20
 			for _, r := range recs[20:] {
 				require.NoError(t, put(s, r))
 			}
-			require.NoError(t, s.Close(0))
+			require.NoError(t, s.Close())
 			out, err := readLog(s.Path())
 			require.NoError(t, err)
 			whole := wholeLines(t, string(out), recs)

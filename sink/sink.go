@@ -1,6 +1,7 @@
 package sink
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -121,15 +122,34 @@ var (
 // SubmitFlush is Write for a record that must not be lost if the program
 // exits right after it (an error before os.Exit, log.Fatal): it returns
 // once the record and every record accepted before it have been written or
-// counted as failed, or once timeout has passed (zero means 1 s). On
-// timeout it returns a *TimeoutError and the record stays queued, counted
-// like any other.
-func (s *Sink) SubmitFlush(rec []byte, timeout time.Duration) error {
+// counted as failed, or once ctx ends. Then it returns a *TimeoutError
+// (wrapping ctx's error) and the record stays queued, counted like any
+// other. A ctx with no deadline waits as long as the destination takes.
+func (s *Sink) SubmitFlush(ctx context.Context, rec []byte) error {
+	return flushed(s, rec, boundOf(ctx))
+}
+
+// submitFlushWithin is SubmitFlush bounded by a duration, d from now, not
+// by a context (and with rec nil, Flush): a State's exit-safe records (an
+// ERROR, a log.Print) wait for the flush bound they were given, and a
+// context made for each would cost an allocation a record. Package
+// slogsimpler reaches it by name (go:linkname), as a static call through
+// which rec does not escape.
+func submitFlushWithin(s *Sink, rec []byte, d time.Duration) error {
+	return flushed(s, rec, within(d))
+}
+
+// flushed is SubmitFlush within b; with rec nil it is Flush. (A function,
+// not a method: Sink holds to 20 methods.)
+func flushed(s *Sink, rec []byte, b bound) error {
+	if rec == nil {
+		return flushAll(s, b)
+	}
 	end, err := s.submit(rec, true, false)
 	if err != nil || end == 0 {
 		return err
 	}
-	return s.w.waitWritten(end, "flush", orDefault(timeout))
+	return s.w.waitWritten(end, "flush", b)
 }
 
 // submit is Write's work, returning the queue position after the record (0 when
@@ -308,21 +328,38 @@ func (s *Sink) Counts() Counts {
 	return c
 }
 
-// TimeoutError reports a Flush, Quiesce, Close or flushed submit that did
-// not finish in time, with the accounting at that moment. Nothing pending
-// is abandoned silently: the writer goes on writing it if the destination
+// TimeoutError reports a Flush, Quiesce, Shutdown, Close or SubmitFlush
+// that did not finish before its context ended (or, for Close, within
+// DefaultWait), with the accounting at that moment. Nothing pending is
+// abandoned silently: the writer goes on writing it if the destination
 // recovers, and a program that exits now loses exactly Pending records.
+// It wraps the context's error: errors.Is(err, context.DeadlineExceeded)
+// holds for a deadline, context.Canceled for a cancellation.
 type TimeoutError struct {
 	Op      string
-	Timeout time.Duration
+	Timeout time.Duration // how long it waited: the deadline's distance, or the time until cancelled
 	Pending uint64
 	Dropped uint64
+	cause   error // context.DeadlineExceeded or context.Canceled
 }
 
-// Error names the operation, its bound, and the records pending and
-// dropped when it gave up.
+// Error names the operation, how long it waited, and the records pending
+// and dropped when it gave up.
 func (e *TimeoutError) Error() string {
-	return fmt.Sprintf("sink: %s timed out after %v: %d records pending, %d dropped", e.Op, e.Timeout, e.Pending, e.Dropped)
+	how := "timed out"
+	if e.cause == context.Canceled {
+		how = "was cancelled"
+	}
+	return fmt.Sprintf("sink: %s %s after %v: %d records pending, %d dropped", e.Op, how, e.Timeout, e.Pending, e.Dropped)
+}
+
+// Unwrap is the context's error: context.DeadlineExceeded or
+// context.Canceled.
+func (e *TimeoutError) Unwrap() error {
+	if e.cause == nil {
+		return context.DeadlineExceeded
+	}
+	return e.cause
 }
 
 // ErrClosed is the library's one sentinel for a use after Close: Start
@@ -336,22 +373,6 @@ var ErrClosed = errors.New("sink: closed")
 // Start again once the destination recovers: a later Start succeeds as
 // soon as that writer has exited.
 var ErrWriterBusy = errors.New("sink: the previous writer is still finishing its quiesce")
-
-// timeoutErr is the error of op, which did not finish within d; c is the
-// accounting as it gave up.
-func timeoutErr(op string, d time.Duration, c Counts) error {
-	return &TimeoutError{Op: op, Timeout: d, Pending: c.Pending, Dropped: c.Dropped}
-}
-
-// lockTimeoutErr is timeoutErr when output.mu could not be had: a
-// synchronous write is stalled holding it, and its record is pending too.
-// (Producers waiting behind it find the sink closed, if it is, and count
-// themselves not_admitted.)
-func lockTimeoutErr(op string, d time.Duration, c Counts) error {
-	err := timeoutErr(op, d, c).(*TimeoutError)
-	err.Pending++
-	return err
-}
 
 // Write hands one rendered record, p, at most 512 bytes ending in a
 // newline, to the sink: it is copied into the queue (or written, in

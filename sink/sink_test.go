@@ -209,7 +209,7 @@ func stressFast(t *testing.T, producers, each int) (Counts, *countWriter) {
 		})
 	}
 	wg.Wait()
-	require.NoError(t, s.Close(5*time.Second))
+	require.NoError(t, s.Shutdown(logtest.Within(5*time.Second)))
 	return checkIdentity(t, s, uint64(producers*each)), w
 }
 
@@ -230,7 +230,7 @@ func TestStressFile(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	require.NoError(t, s.Close(5*time.Second))
+	require.NoError(t, s.Shutdown(logtest.Within(5*time.Second)))
 	c := checkIdentity(t, s, producers*each)
 	b, err := readLog(s.Path())
 	require.NoError(t, err)
@@ -264,7 +264,7 @@ func TestStressSlowDestination(t *testing.T) {
 	s := newTest(&testOptions{Report: testReport, Destination: Pipe(w)})
 	require.NoError(t, s.Start())
 	refused := produce(s, producers, each, 300)()
-	err := s.Close(10 * time.Second)
+	err := s.Shutdown(logtest.Within(10 * time.Second))
 	require.NoError(t, err)
 	c := checkIdentity(t, s, producers*each)
 	assert.False(t, c.Dropped == 0 || c.QueueFull == 0, "expected queue_full drops with a slow destination: %+v", c)
@@ -301,7 +301,7 @@ func TestNeverReadPipe(t *testing.T) {
 	}
 	c := s.Counts()
 	assert.NotEqualValues(t, 0, c.QueueFull, "no drops with a stuck pipe: %+v", c)
-	err = s.Close(300 * time.Millisecond)
+	err = s.Shutdown(logtest.Within(300 * time.Millisecond))
 	var te *TimeoutError
 	require.False(t, !errors.As(err, &te) || te.Dropped == 0, "Close = %v, want a TimeoutError with the counts", err)
 	assert.False(t, !strings.Contains(err.Error(), "pending") || !strings.Contains(err.Error(), "dropped"), "error %q does not name the counts", err)
@@ -347,7 +347,7 @@ func TestOutputFaults(t *testing.T) {
 				for i := range 10 {
 					_ = put(s, rec(fmt.Sprint(i), 50))
 				}
-				_ = s.Close(time.Second)
+				_ = s.Close()
 				c := checkIdentity(t, s, 10)
 				assert.False(t, c.OutputFailed != 10 || c.Written != 0, "counts %+v", c)
 			})
@@ -388,20 +388,20 @@ func TestBoundDirectoryFaults(t *testing.T) {
 		require.NoError(t, s.BindDir(dir))
 		s.Start()
 		_ = put(s, rec("before", 20))
-		require.NoError(t, s.Flush(time.Second))
+		require.NoError(t, s.Flush(logtest.Within(time.Second)))
 		require.NoError(t, os.RemoveAll(dir))
 		// No wait for the path check: each write checks the file's link
 		// count, so the first record after the removal notices it.
 		for range 5 {
 			_ = put(s, rec("after", 20))
 		}
-		_ = s.Flush(time.Second)
+		_ = s.Flush(logtest.Within(time.Second))
 		c := s.Counts()
 		assert.False(t, c.OutputFailed != 5 || c.Written != 1, "counts %+v", c)
 		// Made again and reopened: the report lands in the new file.
 		os.Mkdir(dir, 0o750)
 		s.Reopen()
-		require.NoError(t, s.Close(time.Second))
+		require.NoError(t, s.Close())
 		b, _ := readLog(s.Path())
 		assert.False(t, !strings.Contains(string(b), "[HOSTLOG_DROPS]") || !strings.Contains(string(b), "output_failed=5"), "report missing from recreated file: %q", b)
 	})
@@ -422,7 +422,7 @@ func TestBoundDirectoryFaults(t *testing.T) {
 		assert.EqualValues(t, nil, s.BindDir(a))
 		err = s.BindDir(b)
 		assert.False(t, !errors.Is(err, ErrAlreadyBound) || filepath.Dir(s.Path()) != a, "second dir: %v, bound %q", err, filepath.Dir(s.Path()))
-		s.Close(0)
+		s.Close()
 	})
 }
 
@@ -434,24 +434,24 @@ func TestFileModeAndBatching(t *testing.T) {
 	require.NoError(t, s.BindDir(dir))
 	fi, err := os.Stat(s.Path())
 	assert.False(t, err != nil || fi.Mode().Perm() != 0o640, "mode %v under umask 077, want 0640", fi.Mode().Perm())
-	s.Close(0)
+	s.Close()
 }
 
 func TestLifecycle(t *testing.T) {
 	t.Run("close twice", func(t *testing.T) {
 		s := newTest(&testOptions{Report: testReport, Destination: Pipe(&memWriter{})})
 		s.Start()
-		require.NoError(t, s.Close(0))
-		assert.EqualValues(t, nil, s.Close(0))
+		require.NoError(t, s.Close())
+		assert.EqualValues(t, nil, s.Close())
 		err := s.Start()
 		assert.True(t, errors.Is(err, ErrClosed), "Start after Close = %v", err)
 	})
 	t.Run("flush with nothing pending", func(t *testing.T) {
 		s := newTest(&testOptions{Report: testReport, Destination: Pipe(&memWriter{})})
-		assert.NoError(t, s.Flush(time.Millisecond))
+		assert.NoError(t, s.Flush(logtest.Within(time.Millisecond)))
 		s.Start()
-		assert.NoError(t, s.Flush(time.Millisecond))
-		s.Close(0)
+		assert.NoError(t, s.Flush(logtest.Within(time.Millisecond)))
+		s.Close()
 	})
 	t.Run("close racing flush", func(t *testing.T) {
 		w := &memWriter{}
@@ -463,10 +463,10 @@ func TestLifecycle(t *testing.T) {
 				for i := range 200 {
 					_ = put(s, rec(fmt.Sprint(i), 30))
 				}
-				_ = s.Flush(time.Second)
+				_ = s.Flush(logtest.Within(time.Second))
 			})
 		}
-		wg.Go(func() { _ = s.Close(time.Second) })
+		wg.Go(func() { _ = s.Close() })
 		wg.Wait()
 		checkIdentity(t, s, 800)
 	})
@@ -477,7 +477,7 @@ func TestLifecycle(t *testing.T) {
 		for i := range 100 {
 			_ = put(s, rec(fmt.Sprintf("a%d", i), 30))
 		}
-		require.NoError(t, s.Quiesce(time.Second))
+		require.NoError(t, s.Quiesce(logtest.Within(time.Second)))
 		assert.False(t, s.w.isRunning(), "writer still running after Quiesce")
 		assert.EqualValues(t, 100, len(w.lines()))
 		_ = put(s, rec("sync", 30)) // synchronous now
@@ -486,7 +486,7 @@ func TestLifecycle(t *testing.T) {
 		for i := range 100 {
 			_ = put(s, rec(fmt.Sprintf("b%d", i), 30))
 		}
-		require.NoError(t, s.Close(time.Second))
+		require.NoError(t, s.Close())
 		lines := w.lines()
 		assert.False(t, len(lines) != 201 || !strings.HasPrefix(lines[100], "sync") || !strings.HasPrefix(lines[200], "b99"), "%d lines, order wrong", len(lines))
 		checkIdentity(t, s, 201)
@@ -495,10 +495,10 @@ func TestLifecycle(t *testing.T) {
 		s := newTest(&testOptions{Report: testReport, Destination: Pipe(errWriter{syscall.EIO})})
 		s.Start()
 		_ = put(s, rec("x", 10))
-		s.Quiesce(time.Second)
+		s.Quiesce(logtest.Within(time.Second))
 		s.Start()
 		_ = put(s, rec("y", 10))
-		s.Close(time.Second)
+		s.Close()
 		c := s.Counts()
 		assert.EqualValues(t, 2, c.OutputFailed, "counts %+v", c)
 	})
@@ -506,7 +506,7 @@ func TestLifecycle(t *testing.T) {
 		s := newTest(&testOptions{Report: testReport, Destination: Pipe(&memWriter{})})
 		s.Start()
 		done := s.w.done
-		s.Close(0)
+		s.Close()
 		select {
 		case <-done:
 		default:
@@ -522,7 +522,7 @@ func TestPeriodicReport(t *testing.T) {
 		w := &memWriter{}
 		s := newTest(&testOptions{Report: testReport, Destination: Pipe(w)})
 		s.Start()
-		defer s.Close(0)
+		defer s.Close()
 		reports := func() int { return strings.Count(strings.Join(w.lines(), "\n"), "[HOSTLOG_DROPS]") }
 		_ = put(s, nil) // a drop
 		synctest.Wait()
@@ -569,9 +569,9 @@ func FuzzRing(f *testing.F) {
 				}
 				wg.Wait()
 			case 4:
-				_ = s.Flush(time.Second)
+				_ = s.Flush(logtest.Within(time.Second))
 			case 5:
-				_ = s.Quiesce(time.Second)
+				_ = s.Quiesce(logtest.Within(time.Second))
 			case 6:
 				_ = s.Start()
 			case 7:
@@ -583,7 +583,7 @@ func FuzzRing(f *testing.F) {
 				w.setFailEvery(0)
 			}
 		}
-		require.NoError(t, s.Close(5*time.Second))
+		require.NoError(t, s.Shutdown(logtest.Within(5*time.Second)))
 		c := s.Counts()
 		require.False(t, c.Pending != 0 || c.Written+c.Dropped != produced.Load(), "produced %d, counts %+v", produced.Load(), c)
 		require.EqualValues(t, c.QueueFull+c.ClaimExhausted+c.OutputFailed+c.NotAdmitted, c.Dropped, "reasons do not sum: %+v", c)
@@ -637,7 +637,7 @@ func TestOutputPrivateBatches(t *testing.T) {
 			_ = put(s, rec(fmt.Sprint(i), 100))
 		}
 		s.out.mu.Unlock()
-		require.NoError(t, s.Close(time.Second))
+		require.NoError(t, s.Close())
 		assert.EqualValues(t, (w.maxWrite > slotSize), private, "private=%v: largest write %d bytes", private, w.maxWrite)
 		assert.EqualValues(t, 200, len(w.lines()), "private=%v: %d lines", private, len(w.lines()))
 	}
@@ -712,7 +712,7 @@ func TestBackpressure(t *testing.T) {
 			if !tt.open {
 				close(w.open)
 			}
-			require.NoError(t, s.Close(time.Minute))
+			require.NoError(t, s.Shutdown(logtest.Within(time.Minute)))
 			c := checkIdentity(t, s, producers*each)
 			assert.EqualValues(t, refused, c.Dropped)
 			assert.NotZero(t, c.Waited, "records waited for a slot: %+v", c)
@@ -745,7 +745,7 @@ func TestBackpressureSetLive(t *testing.T) {
 	require.ErrorIs(t, put(s, rec("late ", 32)), ErrQueueFull)
 	assert.EqualValues(t, 1, s.Counts().Waited)
 	close(w.open)
-	require.NoError(t, s.Close(time.Minute))
+	require.NoError(t, s.Shutdown(logtest.Within(time.Minute)))
 }
 
 // TestWriteNoWait: under backpressure, WriteNoWait (a C module's thread)
@@ -773,7 +773,7 @@ func TestWriteNoWait(t *testing.T) {
 	}
 	close(w.open)
 	require.NoError(t, <-done, "the waiting record got its slot once the writer went on")
-	require.NoError(t, s.Close(time.Minute))
+	require.NoError(t, s.Shutdown(logtest.Within(time.Minute)))
 }
 
 // TestFullWindow: a producer that finds the queue full yields to a writer
@@ -844,7 +844,7 @@ func TestFullWindow(t *testing.T) {
 		done := late(s)
 		close(w.open)
 		require.NoError(t, <-done, "the record was dropped though the writer came back in time")
-		require.NoError(t, s.Close(time.Minute))
+		require.NoError(t, s.Shutdown(logtest.Within(time.Minute)))
 		c := s.Counts()
 		assert.Zero(t, c.Dropped, "%+v", c)
 		assert.EqualValues(t, n+1, c.Written)
@@ -863,7 +863,7 @@ func TestFullWindow(t *testing.T) {
 		assert.True(t, s.w.bell.pressed.Load(), "a full queue presses the writer")
 
 		close(w.open)
-		require.NoError(t, s.Flush(time.Minute))
+		require.NoError(t, s.Flush(logtest.Within(time.Minute)))
 		assert.Zero(t, s.q.fullSince.Load(), "the writer caught up, the window stays spent")
 		c := s.Counts()
 		assert.EqualValues(t, n, c.Written)
@@ -876,6 +876,6 @@ func TestFullWindow(t *testing.T) {
 		assert.Greater(t, s.q.fullSince.Load(), opened+int64(fullWindow), "a new window, at the new time")
 		close(w.open)
 		require.NoError(t, <-done)
-		require.NoError(t, s.Close(time.Minute))
+		require.NoError(t, s.Shutdown(logtest.Within(time.Minute)))
 	})
 }

@@ -61,7 +61,7 @@ func TestSweepKilledRunsDebris(t *testing.T) {
 	var said []string
 	s.out.testWarn = func(msg string) { said = append(said, msg) }
 	require.NoError(t, s.BindDir(dir))
-	require.NoError(t, s.Close(0))
+	require.NoError(t, s.Close())
 
 	left := map[string]bool{}
 	ents, err := os.ReadDir(dir)

@@ -109,7 +109,7 @@ func tmpfsChild(dir string, rotate bool) {
 			logged++
 		}
 	}
-	_ = s.Close(0)
+	_ = s.Close()
 	c := s.Counts()
 	fmt.Printf("logged %d written %d dropped %d failed %d\n", logged, c.Written, c.Dropped, c.OutputFailed)
 	os.Exit(0)

@@ -20,7 +20,7 @@ func TestWakeOnPush(t *testing.T) {
 	w := &memWriter{}
 	s := New(&Options{Destination: Pipe(w)})
 	require.NoError(t, s.Start())
-	defer s.Close(0)
+	defer s.Close()
 	const rounds = 300
 	for i := range rounds {
 		require.True(t, until(func() bool { return s.w.bell.sleeping.Load() }), "round %d: the idle writer never announced its sleep", i)

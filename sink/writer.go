@@ -1,6 +1,7 @@
 package sink
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"sync"
@@ -11,10 +12,6 @@ import (
 )
 
 const (
-	// defaultTimeout bounds Flush, Quiesce and Close when the caller passes
-	// zero.
-	defaultTimeout = time.Second
-
 	// reportInterval is the least time between two drop reports from the
 	// writer (quiesce and close always report).
 	reportInterval = time.Second
@@ -193,43 +190,39 @@ func (w *writer) isRunning() bool {
 	return w.running
 }
 
-func orDefault(d time.Duration) time.Duration {
-	if d <= 0 {
-		return defaultTimeout
-	}
-	return d
-}
-
 // Flush waits until every record accepted before the call has been written
-// or counted as failed, or until timeout (zero means 1 s). On timeout it
-// returns a *TimeoutError with the pending and dropped counts.
+// or counted as failed, or until ctx ends: then it returns a
+// *TimeoutError (wrapping ctx's error) with the pending and dropped
+// counts. A ctx with no deadline waits as long as the destination takes.
 //
 // Records written synchronously are in the file when their calls return;
 // Flush also has the bound file read its link count, so that records
 // written into a file removed under the sink are written again into a new
 // one (or counted as output_failed) before it returns, unless a write
-// stalled on the destination holds it past the bound.
-func (s *Sink) Flush(timeout time.Duration) error {
-	d := orDefault(timeout)
-	deadline := time.Now().Add(d) // one bound for the wait and the settle
-	if err := s.w.waitWritten(s.q.claimed(), "flush", d); err != nil {
+// stalled on the destination holds it past ctx's end.
+func (s *Sink) Flush(ctx context.Context) error {
+	s.made()
+	return flushAll(s, boundOf(ctx))
+}
+
+// flushAll is Flush within b, one bound for the wait and the settle.
+func flushAll(s *Sink, b bound) error {
+	if err := s.w.waitWritten(s.q.claimed(), "flush", b); err != nil {
 		return err
 	}
-	if s.out.lockBy(deadline) {
+	if s.out.lockBy(b) {
 		s.out.settleLocked()
 		s.out.mu.Unlock()
 	}
 	return nil
 }
 
-// waitWritten waits until the writer's tail reaches target or timeout
-// passes. Where it can, the caller drains up to target itself (help);
+// waitWritten waits until the writer's tail reaches target or b ends. Where it can, the caller drains up to target itself (help);
 // else the writer is usually on another core and done within
 // microseconds, so the first waits yield; then they sleep, doubling up to a
 // millisecond, so a stalled destination costs the waiter no CPU.
-func (w *writer) waitWritten(target uint64, op string, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	if w.q.tail.Load() >= target || w.help(target, deadline) {
+func (w *writer) waitWritten(target uint64, op string, b bound) error {
+	if w.q.tail.Load() >= target || w.help(target, b) {
 		return nil
 	}
 	w.bell.nudge()
@@ -240,14 +233,14 @@ func (w *writer) waitWritten(target uint64, op string, timeout time.Duration) er
 		}
 	}
 	written := func() bool {
-		if w.q.tail.Load() >= target || w.help(target, deadline) {
+		if w.q.tail.Load() >= target || w.help(target, b) {
 			return true
 		}
 		w.bell.nudge()
 		return false
 	}
-	if !backoff(deadline, written) {
-		return timeoutErr(op, timeout, w.q.counts())
+	if !backoff(b, written) {
+		return b.err(op, w.q.counts())
 	}
 	return nil
 }
@@ -262,9 +255,9 @@ func (w *writer) waitWritten(target uint64, op string, timeout time.Duration) er
 // terminal waits on its reader, which a logging call must not), and the
 // file's writes are not stalling (writer.slow); it never drains past
 // target, so it writes no more than it waits for, and waits for the
-// writer's turn to end no later than deadline. It reports whether the
+// writer's turn to end no later than b's end. It reports whether the
 // records up to target are written.
-func (w *writer) help(target uint64, deadline time.Time) bool {
+func (w *writer) help(target uint64, b bound) bool {
 	if w.out.bound.Load() == nil || w.slow.Load() || w.phase.Load() != phaseRun {
 		return false
 	}
@@ -276,11 +269,13 @@ func (w *writer) help(target uint64, deadline time.Time) bool {
 		// then goes on from where the writer stopped. Waiting by sleeping
 		// instead, the caller's wake-up waited behind every busy producer
 		// (an ERROR in ten waited 2 ms on average).
-		t := time.NewTimer(time.Until(deadline))
+		t := time.NewTimer(b.left())
 		defer t.Stop()
 		select {
 		case w.consume <- struct{}{}:
 		case <-t.C:
+			return false
+		case <-b.done:
 			return false
 		}
 	}
@@ -293,16 +288,15 @@ func (w *writer) help(target uint64, deadline time.Time) bool {
 	return w.q.tail.Load() >= target
 }
 
-// backoff looks at done until it reports true (then true) or deadline
-// passes (then false), sleeping between looks 20 µs at first, doubling up
-// to 1 ms, so a long wait costs no CPU and a short one little latency.
-func backoff(deadline time.Time, done func() bool) bool {
+// backoff looks at done until it reports true (then true) or b ends
+// (then false), sleeping between looks 20 µs at first, doubling up to
+// 1 ms, so a long wait costs no CPU and a short one little latency.
+func backoff(b bound, done func() bool) bool {
 	for wait := 20 * time.Microsecond; !done(); wait = min(wait*2, time.Millisecond) {
-		left := time.Until(deadline)
-		if left <= 0 {
+		if b.over() {
 			return false
 		}
-		time.Sleep(min(wait, left))
+		b.sleep(wait)
 	}
 	return true
 }
@@ -314,40 +308,39 @@ func backoff(deadline time.Time, done func() bool) bool {
 // not queued: it waits until the queue has drained and is then written
 // synchronously, after every record queued before it, so the drain has at
 // most 4096 records to write however hard producers log. Start resumes
-// asynchronous mode; counts survive. It waits at most timeout (zero means
-// 1 s) and then returns a *TimeoutError: the writer goes on draining if
+// asynchronous mode; counts survive. It waits until ctx ends and then
+// returns a *TimeoutError (wrapping ctx's error): the writer goes on draining if
 // the destination recovers (records submitted meanwhile wait for it, as a
 // synchronous write waits for its destination), and Start cancels the
-// quiesce. With Rotation.Compress it then waits, within the same timeout,
+// quiesce. With Rotation.Compress it then waits, within the same ctx,
 // for the rotated files still being compressed, and lets those it cannot
 // wait for go on (a program that exits after Quiesce, as one whose
 // Logging.Close quiesced, left files uncompressed and a temporary .gz
 // behind). Quiesce after Close does nothing.
-func (s *Sink) Quiesce(timeout time.Duration) error {
+func (s *Sink) Quiesce(ctx context.Context) error {
 	s.made()
-	return s.w.quiesce(timeout)
+	return s.w.quiesce(boundOf(ctx))
 }
 
-// quiesce is Quiesce.
-func (w *writer) quiesce(timeout time.Duration) error {
+// quiesce is Quiesce within b.
+func (w *writer) quiesce(b bound) error {
 	w.life.Lock()
 	defer w.life.Unlock()
 	if w.isClosed {
 		return nil
 	}
-	deadline := time.Now().Add(orDefault(timeout))
-	if err := w.quiesceLocked(deadline, orDefault(timeout)); err != nil {
+	if err := w.quiesceLocked(b); err != nil {
 		return err
 	}
-	w.out.idleCompress(deadline)
+	w.out.idleCompress(b)
 	return nil
 }
 
 // quiesceLocked is quiesce with life held (Close's drain too).
-func (w *writer) quiesceLocked(deadline time.Time, timeout time.Duration) error {
+func (w *writer) quiesceLocked(b bound) error {
 	if !w.running {
-		if !w.out.lockBy(deadline) {
-			return lockTimeoutErr("quiesce", timeout, w.q.counts())
+		if !w.out.lockBy(b) {
+			return b.lockErr("quiesce", w.q.counts())
 		}
 		w.reportLocked(true)
 		w.out.mu.Unlock()
@@ -361,15 +354,11 @@ func (w *writer) quiesceLocked(deadline time.Time, timeout time.Duration) error 
 	// which sets the bit itself.
 	w.q.closeAdmission()
 	w.bell.nudge()
-	t := time.NewTimer(time.Until(deadline))
-	defer t.Stop()
-	select {
-	case <-w.done:
-		w.running = false
-		return nil
-	case <-t.C:
-		return timeoutErr("quiesce", timeout, w.q.counts())
+	if !b.wait(w.done) {
+		return b.err("quiesce", w.q.counts())
 	}
+	w.running = false
+	return nil
 }
 
 // Close stops admission as it begins, drains the queue, writes a final
@@ -377,22 +366,30 @@ func (w *writer) quiesceLocked(deadline time.Time, timeout time.Duration) error 
 // has begun is refused and counted as not_admitted (the records queued
 // before are written): those refused during the drain are in the final
 // report, those after it only in Counts, the file being closed. It
-// returns within timeout (zero means 1 s) in every mode: when
-// the destination is stalled it returns a *TimeoutError with the records
-// still pending (they are written, and the file closed, by whoever holds
-// the stalled write if it ever returns). With Rotation.Compress, Close
-// then waits, within the same timeout, for the rotated files still being
-// compressed; those it cannot finish in time stay uncompressed (whole),
-// their temporary files removed (by the compression as it stops: one
-// stalled on the disk past the timeout removes its own when the disk
-// returns). Closing twice is safe; the second call returns nil.
-func (s *Sink) Close(timeout time.Duration) error {
+// returns within DefaultWait (1 s) in every mode: when the destination is
+// stalled it returns a *TimeoutError with the records still pending (they
+// are written, and the file closed, by whoever holds the stalled write if
+// it ever returns). With Rotation.Compress, Close then waits, within the
+// same bound, for the rotated files still being compressed; those it
+// cannot finish in time stay uncompressed (whole), their temporary files
+// removed (by the compression as it stops: one stalled on the disk past
+// the bound removes its own when the disk returns). Closing twice is
+// safe; the second call returns nil. Shutdown is Close with a context.
+func (s *Sink) Close() error {
 	s.made()
-	return s.w.close(timeout)
+	return s.w.close(within(DefaultWait))
 }
 
-// close is Close.
-func (w *writer) close(timeout time.Duration) error {
+// Shutdown is Close bounded by ctx rather than by DefaultWait: it returns
+// a *TimeoutError (wrapping ctx's error) when ctx ends first. A ctx with
+// no deadline waits as long as the destination takes.
+func (s *Sink) Shutdown(ctx context.Context) error {
+	s.made()
+	return s.w.close(boundOf(ctx))
+}
+
+// close is Close within b.
+func (w *writer) close(b bound) error {
 	w.life.Lock()
 	defer w.life.Unlock()
 	if w.isClosed {
@@ -403,18 +400,16 @@ func (w *writer) close(timeout time.Duration) error {
 	// finds refuse too, and none waits for the drain.
 	w.q.refuse.Store(true)
 	w.q.closeAdmission()
-	timeout = orDefault(timeout)
-	deadline := time.Now().Add(timeout)
 	// Last, outside out.mu: the rotated files still being compressed get
-	// what is left of the timeout (none after a drain that timed out).
-	defer w.out.finishCompress(deadline)
-	err := w.quiesceLocked(deadline, timeout)
+	// what is left of the bound (none after a drain that timed out).
+	defer w.out.finishCompress(b)
+	err := w.quiesceLocked(b)
 	w.out.closed.Store(true)
 	if err != nil {
 		return err
 	}
-	if !w.out.lockBy(deadline) {
-		return lockTimeoutErr("close", timeout, w.q.counts())
+	if !w.out.lockBy(b) {
+		return b.lockErr("close", w.q.counts())
 	}
 	w.reportLocked(true)
 	w.out.shutLocked()

@@ -35,7 +35,7 @@ func TestHandleAllocs(t *testing.T) {
 			if tt.async {
 				require.NoError(t, s.Start())
 			}
-			defer s.Close(0)
+			defer s.Close()
 			h := s.Handler()
 			logger := slog.New(h.WithAttrs([]slog.Attr{slog.Int("pre", 1)}).WithGroup("g"))
 			plain := slog.New(h)

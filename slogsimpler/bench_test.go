@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"simpler.dev/log/internal/testkit/logtest"
 	"testing"
 	"time"
 
@@ -64,7 +65,7 @@ func benchHandlers(b *testing.B) []struct {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { async.Close(0); file.Close(0); devnull.Close(); textFile.Close() })
+	b.Cleanup(func() { async.Close(); file.Close(); devnull.Close(); textFile.Close() })
 	return []struct {
 		name string
 		h    slog.Handler
@@ -174,7 +175,7 @@ func BenchmarkErrorFlush(b *testing.B) {
 	if err := st.Start(); err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { st.Close(0) })
+	b.Cleanup(func() { st.Close() })
 	l := slog.New(st.Handler())
 	b.Run("info", func(b *testing.B) {
 		for b.Loop() {
@@ -200,7 +201,7 @@ func BenchmarkErrorFlush(b *testing.B) {
 				l.Log(ctx, last, "request failed", "status", 500)
 			}
 			b.StopTimer()
-			_ = st.Flush(0)
+			_ = st.Flush(logtest.Within(time.Second))
 			b.StartTimer()
 		})
 	}

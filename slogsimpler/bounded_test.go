@@ -5,6 +5,7 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	"simpler.dev/log/internal/testkit/logtest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -63,7 +64,7 @@ func TestBindDirDoesNotWaitOnAWrite(t *testing.T) {
 	require.True(t, returns(func() { assert.NotEmpty(t, st.Path()) }), "Path waited for a stalled write")
 	close(out.release)
 	slog.New(st.Handler()).Warn("after the bind")
-	require.NoError(t, st.Close(0))
+	require.NoError(t, st.Close())
 	b, err := os.ReadFile(st.Path())
 	require.NoError(t, err)
 	assert.Contains(t, string(b), "after the bind")
@@ -106,7 +107,7 @@ func TestEveryFileStartsWithAnAnchor(t *testing.T) {
 
 	require.NoError(t, os.Remove(st.Path()))
 	log.Warn("second file") // written into the unlinked file, noticed, rewritten into a new one
-	require.NoError(t, st.Close(0))
+	require.NoError(t, st.Close())
 	second, err := os.ReadFile(st.Path())
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSuffix(afterRun(t, string(second)), "\n"), "\n")
@@ -137,7 +138,7 @@ func TestStalledConsoleNeverBlocks(t *testing.T) {
 			log.Info("a line the console will not show", "i", i, "pad", strings.Repeat("x", 100))
 		}
 	}), "a logging call waited for the console")
-	require.NoError(t, st.Close(0))
+	require.NoError(t, st.Close())
 	assert.Positive(t, fan.Failures(), "the lines the console could not take are counted")
 	b, err := os.ReadFile(st.Path())
 	require.NoError(t, err)
@@ -157,12 +158,12 @@ func TestReopenForOutsideRotation(t *testing.T) {
 	require.NoError(t, st.Start())
 	log := slog.New(st.Handler())
 	log.Warn("before the rotation")
-	require.NoError(t, st.Flush(0))
+	require.NoError(t, st.Flush(logtest.Within(time.Second)))
 	rotated := st.Path() + ".1"
 	require.NoError(t, os.Rename(st.Path(), rotated))
 	st.Reopen()
 	log.Warn("after the rotation")
-	require.NoError(t, st.Close(0))
+	require.NoError(t, st.Close())
 	old, err := os.ReadFile(rotated)
 	require.NoError(t, err)
 	assert.Contains(t, string(old), "before the rotation")

@@ -1,12 +1,14 @@
 package slogsimpler
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"sync/atomic"
 	"time"
 
 	"simpler.dev/log/internal/hostlink"
+	"simpler.dev/log/sink"
 )
 
 // cLink is a State's side of simpler's C ABI state, when package hostabi
@@ -75,10 +77,16 @@ func (c *cLink) open() {
 	}
 }
 
-// close closes admission for C modules, waiting at most timeout for those
-// inside a submission (Quiesce, Close).
-func (c *cLink) close(timeout time.Duration) {
+// close closes admission for C modules, waiting for those inside a
+// submission (Quiesce, Close) until ctx's deadline, or sink.DefaultWait
+// without one (a submission takes microseconds; this bounds one whose
+// thread was stopped inside it).
+func (c *cLink) close(ctx context.Context) {
 	if l := c.l.Load(); l != nil {
+		timeout := sink.DefaultWait
+		if at, ok := ctx.Deadline(); ok {
+			timeout = max(time.Until(at), time.Nanosecond)
+		}
 		l.Close(timeout)
 	}
 }

@@ -242,7 +242,7 @@ func stallChild(stream, dir string) stuckReport {
 		err = lg.Close()
 		r.CloseErrs = append(r.CloseErrs, errText(err))
 		r.Lost = append(r.Lost, lg.Fanout.Failures())
-		must(st.Close(0)) // the program's State: Close left it open
+		must(st.Close()) // the program's State: Close left it open
 	}
 	deadline := time.Now().Add(10 * time.Second) // failure only
 	for (consoleRuns() > 0 || runtime.NumGoroutine() > r.BaseGoroutines) && time.Now().Before(deadline) {

@@ -485,7 +485,7 @@ func TestSetup(t *testing.T) {
 		defer slog.SetDefault(old)
 		st, err := NewState(nil)
 		require.NoError(t, err)
-		defer st.Close(0)
+		defer st.Close()
 		var con bytes.Buffer
 		lg, err := Setup(&Options{Dir: t.TempDir(), Console: &con, State: st, ConsoleTimeFormat: "[2006]", ConsoleNoColor: true})
 		require.NoError(t, err)

@@ -138,7 +138,7 @@
 //	st := slogsimpler.Default()
 //	if err := st.BindDir("logs"); err != nil { ... }
 //	st.Start()
-//	defer st.Close(0)
+//	defer st.Close()
 //	slog.SetDefault(slog.New(st.Handler()))
 //
 // Nothing is lost silently. A record that cannot be delivered (queue full,

@@ -139,7 +139,7 @@ func TestEmitReportsADrop(t *testing.T) {
 	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Destination: sink.Writer(dst)})
 	require.NoError(t, err)
 	require.NoError(t, st.Start())
-	defer func() { dst.open(); _ = st.Close(time.Second) }()
+	defer func() { dst.open(); _ = st.Close() }()
 	lg := slog.New(st.Handler())
 	for i := 0; st.Counts().QueueFull == 0; i++ {
 		require.Less(t, i, 1<<20, "the queue never filled")
@@ -150,7 +150,7 @@ func TestEmitReportsADrop(t *testing.T) {
 	assert.Equal(t, before+1, st.Counts().QueueFull, "counted under its reason")
 	assert.False(t, st.Emit(levels.Debug, slogsimpler.Source{}, 0, 0, "below the threshold"))
 	dst.open()
-	require.NoError(t, st.Flush(10*time.Second))
+	require.NoError(t, st.Flush(logtest.Within(10*time.Second)))
 	assert.True(t, st.Emit(levels.Info, slogsimpler.Source{Function: "device"}, 0, 0, "taken"))
 }
 
@@ -164,7 +164,7 @@ func TestAnchorIsTheStatesOwn(t *testing.T) {
 	before := st.Anchor()
 	assert.Equal(t, before, st.Anchor(), "a reading, kept until an anchor is written")
 	slog.New(st.Handler()).Warn("first record: the anchor goes first")
-	require.NoError(t, st.Close(time.Second))
+	require.NoError(t, st.Close())
 	first := strings.SplitN(buf.String(), "\n", 2)[0]
 	written, ok := loose.ScanAnchor([]byte(first))
 	require.True(t, ok, "the first line is the anchor: %q", buf.String())

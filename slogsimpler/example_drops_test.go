@@ -17,7 +17,7 @@ func ExampleState_Counts() {
 	for i := range 3 {
 		log.Error("disk full", "try", i)
 	}
-	st.Close(0)
+	st.Close()
 	log.Error("after close") // counted, not written
 	c := st.Counts()
 	fmt.Printf("written=%d dropped=%d not_admitted=%d pending=%d\n", c.Written, c.Dropped, c.NotAdmitted, c.Pending)

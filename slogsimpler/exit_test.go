@@ -60,7 +60,7 @@ func exitChild() {
 			must(st.Start())
 		}
 		slog.New(st.Handler()).Warn("to a closed stderr")
-		_ = st.Close(0)
+		_ = st.Close()
 		if st.Counts().OutputFailed == 0 {
 			os.Exit(3)
 		}

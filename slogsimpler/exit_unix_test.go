@@ -38,7 +38,7 @@ func unixChild(mode, dir string) {
 		st, err := NewState(nil)
 		must(err)
 		slog.New(st.Handler()).Warn("to a closed stderr, no descriptor left")
-		_ = st.Close(0)
+		_ = st.Close()
 		for _, f := range held {
 			f.Close()
 		}

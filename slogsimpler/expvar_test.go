@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -25,7 +26,7 @@ func TestExpvarCounts(t *testing.T) {
 	for i := range 50 {
 		slog.Info("counted", "i", i)
 	}
-	require.NoError(t, lg.State.Flush(0))
+	require.NoError(t, lg.State.Flush(logtest.Within(time.Second)))
 	rec := httptest.NewRecorder()
 	expvar.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/debug/vars", nil))
 	var page map[string]json.RawMessage

@@ -87,7 +87,7 @@ func TestFittedAllocs(t *testing.T) {
 	racedetect.SkipAllocs(t)
 	s, err := NewState(&StateOptions{Level: levels.Warn, Output: io.Discard})
 	require.NoError(t, err)
-	defer s.Close(0)
+	defer s.Close()
 	log := slog.New(s.Handler()).With("svc", "api", "blob", strings.Repeat("b", 700))
 	sql := strings.Repeat("x", 1024)
 	ctx := context.Background()

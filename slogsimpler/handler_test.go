@@ -197,7 +197,7 @@ func TestTraceEnabledIsWritten(t *testing.T) {
 			ctx := context.Background()
 			assert.Equal(t, tc.want, l.Enabled(ctx, levels.Trace))
 			l.Log(ctx, levels.Trace, "at trace")
-			require.NoError(t, s.Close(0))
+			require.NoError(t, s.Close())
 			recs := records(t, buf.Bytes())
 			if !tc.want {
 				assert.Empty(t, recs)
@@ -304,7 +304,7 @@ func TestBoundDirectory(t *testing.T) {
 	s, err := NewState(&StateOptions{Dir: dir, Level: levels.Info})
 	require.NoError(t, err)
 	slog.New(s.Handler()).Info("to the file")
-	require.NoError(t, s.Close(0))
+	require.NoError(t, s.Close())
 	path := filepath.Join(dir, fmt.Sprintf("host.%d.log", os.Getpid()))
 	assert.EqualValues(t, path, s.Path(), "Path() = %q, want %q", s.Path(), path)
 	b, err := os.ReadFile(path)
@@ -413,7 +413,7 @@ func TestConcurrentWrites(t *testing.T) {
 
 func TestAfterCloseEachRecordCountsOnce(t *testing.T) {
 	s, _ := newTestState(t, levels.Timing)
-	require.NoError(t, s.Close(0))
+	require.NoError(t, s.Close())
 	l := slog.New(s.Handler())
 	for range 3 {
 		l.Warn("late")
@@ -439,15 +439,15 @@ func TestAnchorAtBindAndStart(t *testing.T) {
 			b, err := os.ReadFile(s.Path())
 			require.NoError(t, err)
 			assert.Equal(t, tt.anchor, bytes.Contains(b, []byte("[CLOCK_ANCHOR]")), "after BindDir: %q", b)
-			require.NoError(t, s.Close(0))
+			require.NoError(t, s.Close())
 			var buf lockedBuffer
 			s2, err := NewState(&StateOptions{Level: tt.level, Destination: sink.Writer(&buf)})
 			require.NoError(t, err)
 			assert.Empty(t, buf.Bytes(), "nothing before Start")
 			require.NoError(t, s2.Start())
-			require.NoError(t, s2.Flush(0))
+			require.NoError(t, s2.Flush(logtest.Within(time.Second)))
 			assert.Equal(t, tt.anchor, bytes.Contains(buf.Bytes(), []byte("[CLOCK_ANCHOR]")), "after Start")
-			require.NoError(t, s2.Close(0))
+			require.NoError(t, s2.Close())
 		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"simpler.dev/log/internal/testkit/logtest"
 	"strings"
 	"sync"
 	"testing"
@@ -68,7 +69,7 @@ func TestHandoffWritesWhatTheCallerWould(t *testing.T) {
 			}
 			require.NoError(t, hh.Handle(context.Background(), l.r.Clone()))
 		}
-		require.NoError(t, st.Close(10*time.Second))
+		require.NoError(t, st.Shutdown(logtest.Within(10*time.Second)))
 		return buf.String(), st.Counts()
 	}
 	sync, sc := write(false)
@@ -118,14 +119,14 @@ func TestHandoffThroughQuiesce(t *testing.T) {
 		select {
 		case <-done:
 		default:
-			require.NoError(t, st.Quiesce(5*time.Second))
+			require.NoError(t, st.Quiesce(logtest.Within(5*time.Second)))
 			require.NoError(t, st.Start())
 			continue
 		}
 		t.Logf("%d quiesces while logging", switches)
 		break
 	}
-	require.NoError(t, st.Close(5*time.Second))
+	require.NoError(t, st.Shutdown(logtest.Within(5*time.Second)))
 	c := st.Counts()
 	assert.Zero(t, c.Pending)
 	lines := parseLines(t, []byte(buf.String()))

@@ -44,7 +44,7 @@ func TestOptionsBelongWhereTheyApply(t *testing.T) {
 	}
 	st, err := slogsimpler.NewState(nil)
 	require.NoError(t, err)
-	defer st.Close(0)
+	defer st.Close()
 	t.Run("Synchronous is the one word for the writer's mode", func(t *testing.T) {
 		defer slog.SetDefault(slog.Default())
 		for _, sync := range []bool{false, true} {

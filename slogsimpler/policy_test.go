@@ -48,7 +48,7 @@ func TestPoliciesAtExtremes(t *testing.T) {
 	require.NoError(t, lg.Close())
 	assert.Contains(t, c.String(), "at the extremes")
 	assert.Contains(t, c.String(), "after Setup")
-	require.NoError(t, st.Close(0)) // the program's State: the Logging's Close left it open
+	require.NoError(t, st.Close()) // the program's State: the Logging's Close left it open
 
 	require.NotPanics(t, func() { // closed now
 		st.setFlush(levels.Warn, time.Millisecond)

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"simpler.dev/log/internal/testkit/logtest"
 	"slices"
 	"strings"
 	"testing"
@@ -53,7 +54,7 @@ func TestRotatedSetReadsAsOneLog(t *testing.T) {
 				slog.Warn("record", "i", i, "pad", strings.Repeat("w", 200))
 			}
 			inv.End()
-			require.NoError(t, st.Close(time.Minute)) // time for every compression, on a busy machine too
+			require.NoError(t, st.Shutdown(logtest.Within(time.Minute))) // time for every compression, on a busy machine too
 			require.NoError(t, lg.Close())
 
 			plain, err := filepath.Glob(filepath.Join(dir, "host.*.log"))

@@ -120,39 +120,30 @@ type Logging struct {
 // Close go where they went before rather than to a closed state, counted
 // and reported nowhere. Each is restored only while it is still the one
 // Setup installed: a program that replaced it meanwhile keeps its own.
-func (l *Logging) Close() error { return l.close(0) }
-
-// Shutdown is Close bounded by ctx, as [http.Server.Shutdown] is: the
-// state waits for the records pending at most until ctx's deadline
-// (without one, as Close does: a second), and Shutdown returns ctx.Err()
-// if ctx is done first, the closing going on, bounded, behind it.
-// Otherwise it returns what Close returns. The first of Close and
-// Shutdown closes; a later one waits for it and returns what it returned
-// (a deferred Close after a Shutdown is safe).
-func (l *Logging) Shutdown(ctx context.Context) error {
-	var timeout time.Duration // the state's default
-	if d, ok := ctx.Deadline(); ok {
-		timeout = max(time.Until(d), time.Nanosecond) // zero would mean the default
-	}
-	done := make(chan error, 1)
-	go func() { done <- l.close(timeout) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+func (l *Logging) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), sink.DefaultWait)
+	defer cancel()
+	return l.close(ctx)
 }
 
-// close is Close, the state waiting at most timeout (zero: its default),
-// once: a later call (Close deferred after a Shutdown) waits for the
-// first and returns what it returned.
-func (l *Logging) close(timeout time.Duration) error {
-	l.closing.Do(func() { l.closeErr = l.closeOnce(timeout) })
+// Shutdown is Close bounded by ctx, as [http.Server.Shutdown] is: the
+// state waits for the records pending until ctx ends (a ctx with no
+// deadline waits as long as the destination takes), and then Shutdown
+// returns, with the console's error, a *sink.TimeoutError that wraps
+// ctx's error (errors.Is(err, context.DeadlineExceeded)); the records
+// still pending are written if the destination recovers. The first of
+// Close and Shutdown closes; a later one waits for it and returns what it
+// returned (a deferred Close after a Shutdown is safe).
+func (l *Logging) Shutdown(ctx context.Context) error { return l.close(ctx) }
+
+// close is Close bounded by ctx, once: a later call (Close deferred after
+// a Shutdown) waits for the first and returns what it returned.
+func (l *Logging) close(ctx context.Context) error {
+	l.closing.Do(func() { l.closeErr = l.closeOnce(ctx) })
 	return l.closeErr
 }
 
-func (l *Logging) closeOnce(timeout time.Duration) error {
+func (l *Logging) closeOnce(ctx context.Context) error {
 	l.restore.Do(l.restoreDefaults)
 	if l.sampling != nil {
 		l.sampling.flush() // what was sampled out since the last report
@@ -197,9 +188,9 @@ func (l *Logging) closeOnce(timeout time.Duration) error {
 	// logged to the State afterwards are written in their own calls); one
 	// the program started runs on, and the State waits for it (Flush).
 	if l.started {
-		return errors.Join(err, l.State.Quiesce(timeout))
+		return errors.Join(err, l.State.Quiesce(ctx))
 	}
-	return errors.Join(err, l.State.Flush(timeout))
+	return errors.Join(err, l.State.Flush(ctx))
 }
 
 // restoreDefaults undoes Setup's slog.SetDefault and log.SetOutput and
@@ -339,7 +330,7 @@ func Setup(opts *Options) (*Logging, error) {
 	// Rotation and Backpressure: zero is "not given" and keeps the State's
 	// (its maker's, or an earlier Setup's); anything else replaces it.
 	if o.Rotation != (sink.Rotation{}) {
-		if err := st.setRotation(o.Rotation); err != nil {
+		if err := setRotation(st, o.Rotation); err != nil {
 			return fail(fmt.Errorf("slogsimpler: %w", err))
 		}
 	}

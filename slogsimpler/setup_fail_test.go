@@ -31,7 +31,7 @@ func TestSetupAfterClose(t *testing.T) {
 	require.NoError(t, lg.Close())
 	assert.Contains(t, c.String(), "second")
 
-	require.NoError(t, st.Close(0))
+	require.NoError(t, st.Close())
 	_, err = Setup(&Options{State: st, NoConsole: true})
 	require.ErrorIs(t, err, sink.ErrClosed)
 	assert.ErrorContains(t, err, "slogsimpler: Setup: the State is closed")
@@ -62,7 +62,7 @@ func TestSetupFailsWithoutChange(t *testing.T) {
 			}
 			st, err := NewState(o)
 			require.NoError(t, err)
-			defer st.Close(0)
+			defer st.Close()
 			before := st.Level()
 			flush := *st.flush.Load()
 			_, err = Setup(&Options{State: st, Dir: t.TempDir(), NoConsole: true, Level: levels.Trace,

@@ -219,7 +219,7 @@ func TestSetupKeepsStateOptions(t *testing.T) {
 				if tt.check != nil {
 					tt.check(t, st, dir)
 				}
-				require.NoError(t, st.Close(0))
+				require.NoError(t, st.Close())
 				return
 			}
 			require.NoError(t, err)

@@ -43,7 +43,7 @@ func TestShutdown(t *testing.T) {
 		}
 		assert.Equal(t, 100, n, "every record pending is written")
 		assert.NoError(t, lg.Close(), "a Close after Shutdown returns what it returned")
-		require.NoError(t, st.Close(0), "the program's State, left open")
+		require.NoError(t, st.Close(), "the program's State, left open")
 	})
 	t.Run("the context done first", func(t *testing.T) {
 		out := &stalled{release: make(chan struct{}), entered: make(chan struct{})}
@@ -73,7 +73,7 @@ func TestCloseLeavesRotatedFilesCompressed(t *testing.T) {
 	dir := t.TempDir()
 	st, err := NewState(&StateOptions{Output: io.Discard})
 	require.NoError(t, err)
-	defer st.Close(0)
+	defer st.Close()
 	lg, err := Setup(&Options{State: st, Dir: dir, NoConsole: true,
 		Rotation: sink.Rotation{MaxSize: 64 << 10, Compress: true}})
 	require.NoError(t, err)

@@ -1,6 +1,7 @@
 package slogsimpler
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -8,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	_ "unsafe" // go:linkname
 
 	"github.com/petermattis/goid"
 
@@ -98,12 +100,13 @@ func (v settings) restore(s *State) {
 	s.thr.ops.Store(v.ops)
 	s.flush.Store(v.flush)
 	if v.rot != nil {
-		s.setRotation(*v.rot) // it was accepted once
+		setRotation(s, *v.rot) // it was accepted once
 	}
 }
 
-// setRotation gives the sink r and keeps it in rot.
-func (s *State) setRotation(r sink.Rotation) error {
+// setRotation gives s's sink r and keeps it in rot (a function: State
+// holds to 20 methods).
+func setRotation(s *State, r sink.Rotation) error {
 	if err := s.sink.SetRotation(r); err != nil {
 		return err
 	}
@@ -183,12 +186,12 @@ func NewState(opts *StateOptions) (*State, error) {
 	s.setFlush(o.FlushLevel, o.FlushBound)
 	s.thr.set(o.Level, s)
 	s.thr.chosen.Store(o.Level != nil)
-	if err := s.setRotation(o.Rotation); err != nil {
+	if err := setRotation(s, o.Rotation); err != nil {
 		return nil, fmt.Errorf("slogsimpler: %w", err)
 	}
 	if o.Dir != "" {
 		if err := s.BindDir(o.Dir); err != nil {
-			s.Close(0) // nothing was written through it: it has no records to wait for
+			_ = s.Close() // nothing was written through it: it has no records to wait for
 			return nil, fmt.Errorf("slogsimpler: NewState: %w", err)
 		}
 	}
@@ -210,6 +213,17 @@ func made(s *State) {
 func newSink(o *sink.Options, p *sinkseam.Plumbing[sink.Counts]) *sink.Sink {
 	return sinkseam.New.(func(*sink.Options, *sinkseam.Plumbing[sink.Counts]) *sink.Sink)(o, p)
 }
+
+// submitFlush is sink's SubmitFlush bounded by a duration, not a
+// context (with rec nil, its Flush): an exit-safe record waits for the
+// State's flush bound, and a context made for each would cost an
+// allocation a record. It is sink's unexported submitFlushWithin, reached
+// by name; noescape: rec is read, copied into the queue, never kept (a
+// dynamic call would make every record's Line escape).
+//
+//go:noescape
+//go:linkname submitFlush simpler.dev/log/sink.submitFlushWithin
+func submitFlush(s *sink.Sink, rec []byte, d time.Duration) error
 
 var (
 	defaultOnce  sync.Once
@@ -292,7 +306,7 @@ func (s *State) enter(r *slog.Record, rd *render.Renderer, anchor bool) (*origin
 	}
 	rec := l.Finish()
 	if p := s.flush.Load(); (o == nil || !o.CModule) && p.admits(r.Level) {
-		if err := s.sink.SubmitFlush(rec, p.bound); err != nil {
+		if err := submitFlush(s.sink, rec, p.bound); err != nil {
 			var te *sink.TimeoutError
 			if errors.As(err, &te) {
 				return o, nil // still queued, counted like any other
@@ -456,28 +470,41 @@ func (s *State) Counts() Counts {
 	return Counts{Counts: s.sink.Counts(), Fitted: s.fitted.Load(), Cut: s.cut.Load(), Sampled: s.sampled.Load()}
 }
 
-// Flush waits, at most timeout (zero: 1 s), until every record accepted so
-// far is written or counted as failed.
-func (s *State) Flush(timeout time.Duration) error { return s.sink.Flush(timeout) }
+// Flush waits until every record accepted so far is written or counted
+// as failed, or until ctx ends: then it returns a *sink.TimeoutError
+// wrapping ctx's error. A ctx with no deadline waits as long as the
+// destination takes.
+func (s *State) Flush(ctx context.Context) error { return s.sink.Flush(ctx) }
 
 // Quiesce drains the queue and returns to synchronous writing, for example
 // before handing standard error to a child process: admission to the
 // queue stops, the writer drains it, reports drops and exits, and records
-// are written synchronously until Start. It waits at most timeout (zero:
-// 1 s) and then returns a *sink.TimeoutError; Start after a timed-out Quiesce
-// resumes the writer. Quiesce after Close does nothing.
-func (s *State) Quiesce(timeout time.Duration) error {
-	s.c.close(timeout) // C modules' admission first, bounded
+// are written synchronously until Start. It waits until ctx ends and then
+// returns a *sink.TimeoutError; Start after a timed-out Quiesce resumes
+// the writer. Quiesce after Close does nothing.
+func (s *State) Quiesce(ctx context.Context) error {
+	s.c.close(ctx) // C modules' admission first, bounded
 	s.running.Store(false)
-	return s.sink.Quiesce(timeout)
+	return s.sink.Quiesce(ctx)
 }
 
 // Close drains and stops the writer, reports drops and closes the log
-// file, waiting at most timeout (zero: 1 s). Records logged afterwards are
-// counted as not_admitted. Closing twice is safe.
-func (s *State) Close(timeout time.Duration) error {
+// file, waiting at most sink.DefaultWait (1 s): it is Shutdown for defer.
+// Records logged afterwards are counted as not_admitted. Closing twice is
+// safe.
+func (s *State) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), sink.DefaultWait)
+	defer cancel()
+	return s.Shutdown(ctx)
+}
+
+// Shutdown is Close bounded by ctx: it returns a *sink.TimeoutError
+// wrapping ctx's error if ctx ends before the records pending are written
+// (they are written if the destination recovers, and the file closed
+// then). A ctx with no deadline waits as long as the destination takes.
+func (s *State) Shutdown(ctx context.Context) error {
 	made(s)
-	s.c.close(timeout) // C modules' admission first, bounded
+	s.c.close(ctx) // C modules' admission first, bounded
 	s.running.Store(false)
-	return s.sink.Close(timeout)
+	return s.sink.Shutdown(ctx)
 }

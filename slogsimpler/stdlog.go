@@ -42,7 +42,7 @@ func (w *stdlogWriter) Write(p []byte) (int, error) {
 		msg := strings.TrimSuffix(string(p), "\n")
 		r := slog.NewRecord(time.Now(), level, msg, pc)
 		_ = w.h.Handle(ctx, r)
-		_ = w.state.sink.Flush(w.state.flush.Load().bound) // the file only, within the flush bound: see stdlogWriter
+		_ = submitFlush(w.state.sink, nil, w.state.flush.Load().bound) // the file only, within the flush bound: see stdlogWriter
 	}
 	return len(p), nil
 }

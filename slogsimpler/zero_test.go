@@ -23,11 +23,11 @@ func TestZeroValues(t *testing.T) {
 		{"State.Handler", func() { slog.New(new(State).Handler()).Info("x") }, state},
 		{"State.Start", func() { _ = new(State).Start() }, state},
 		{"State.BindDir", func() { _ = new(State).BindDir(t.TempDir()) }, state},
-		{"State.Close", func() { _ = new(State).Close(0) }, state},
+		{"State.Close", func() { _ = new(State).Close() }, state},
 		{"Sink.Write", func() { _, _ = new(sink.Sink).Write([]byte("x\n")) }, sinkMsg},
 		{"Sink.Start", func() { _ = new(sink.Sink).Start() }, sinkMsg},
 		{"Sink.BindDir", func() { _ = new(sink.Sink).BindDir(t.TempDir()) }, sinkMsg},
-		{"Sink.Close", func() { _ = new(sink.Sink).Close(0) }, sinkMsg},
+		{"Sink.Close", func() { _ = new(sink.Sink).Close() }, sinkMsg},
 	} {
 		t.Run(tc.name, func(t *testing.T) { assert.PanicsWithValue(t, tc.msg, tc.use) })
 	}

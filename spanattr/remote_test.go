@@ -9,6 +9,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"simpler.dev/log/internal/testkit/logtest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -130,7 +133,7 @@ func TestJoinsCallersTrace(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, resp.Body.Close())
 	require.Equal(t, http.StatusOK, resp.StatusCode)
-	require.NoError(t, st.Flush(0))
+	require.NoError(t, st.Flush(logtest.Within(time.Second)))
 
 	var handle string
 	records := map[string]string{}
@@ -167,7 +170,7 @@ func TestNoTraceNoBytes(t *testing.T) {
 	logger.InfoContext(ctx, "in the span", "k", 2)
 	sp.End()
 	inv.End()
-	require.NoError(t, st.Flush(0))
+	require.NoError(t, st.Flush(logtest.Within(time.Second)))
 	out := buf.String()
 	assert.NotContains(t, out, "traceparent=")
 	assert.NotContains(t, out, "trace_id=")
@@ -248,7 +251,7 @@ func TestJoinedRecordFitted(t *testing.T) {
 	long := strings.Repeat("m", 700)
 	logger.InfoContext(ctx, long, "v", strings.Repeat("v", 700))
 	logger.InfoContext(ctx, long)
-	require.NoError(t, st.Flush(0))
+	require.NoError(t, st.Flush(logtest.Within(time.Second)))
 	var lines []string
 	for _, l := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
 		if strings.Contains(l, "] mmm") {

@@ -1,6 +1,7 @@
 package strace_test
 
 import (
+	"simpler.dev/log/internal/testkit/logtest"
 	"context"
 	"fmt"
 	"log/slog"
@@ -40,7 +41,7 @@ func ExampleReadHost() {
 	_, sp := spanattr.Start(ctx, "chip.run")
 	sp.End()
 	inv.End()
-	st.Close(0)
+	st.Close()
 
 	// The pid and the directory change from run to run.
 	masked := strings.NewReplacer(dir, "<dir>", strconv.Itoa(os.Getpid()), "<pid>")
@@ -98,13 +99,13 @@ func ExampleFollower() {
 			_, sp := spanattr.Start(ctx, "db.query")
 			sp.End()
 		}
-		st.Flush(time.Minute) // the spans in the file before the Poll
+		st.Flush(logtest.Within(time.Minute)) // the spans in the file before the Poll
 		if err := f.Poll(); err != nil {
 			fmt.Println(err)
 		}
 		fmt.Printf("after round %d: %d\n", round+1, counts["db.query"])
 	}
-	st.Close(0)
+	st.Close()
 	// Output:
 	// after round 1: 400
 	// after round 2: 800

@@ -32,7 +32,7 @@ func TestRoundTrip(t *testing.T) {
 	spanattr.Emit(rctx, "chip.run.device_wall", 1234, 5*time.Microsecond, slog.String("clk", "dev"))
 	root.End(slog.Int("run_id", 7))
 	inv.End()
-	require.NoError(t, st.Close(0))
+	require.NoError(t, st.Close())
 
 	f, err := os.Open(st.Path())
 	require.NoError(t, err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"simpler.dev/log/internal/testkit/logtest"
 	"bufio"
 	"context"
 	"fmt"
@@ -125,7 +126,7 @@ func TestFollow(t *testing.T) {
 			spans++
 			byName[name]++
 		}
-		require.NoError(t, st.Flush(time.Minute))
+		require.NoError(t, st.Flush(logtest.Within(time.Minute)))
 	}
 	write(500)
 	r := waitFor(spans)
@@ -134,7 +135,7 @@ func TestFollow(t *testing.T) {
 	r = waitFor(spans)
 	assert.Contains(t, r.text, "— 3000 span(s)")
 	write(100)
-	require.NoError(t, st.Close(0))
+	require.NoError(t, st.Close())
 	files, err := filepath.Glob(filepath.Join(dir, "host.*.log.gz"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files, "precondition: the sink rotated and compressed")

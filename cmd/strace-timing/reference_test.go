@@ -303,7 +303,7 @@ func writtenLogOf(t *testing.T, joined bool) string {
 	require.NoError(t, err)
 	_, ext := spanattr.Start(base, name)
 	ext.End()
-	require.NoError(t, st.Close(0))
+	require.NoError(t, st.Close())
 	return st.Path()
 }
 

@@ -46,7 +46,7 @@ func serviceLog(t *testing.T) string {
 	}
 	_, refresh := spanattr.Start(ctx, "cache.refresh")
 	refresh.End()
-	require.NoError(t, st.Close(0))
+	require.NoError(t, st.Close())
 	return st.Path()
 }
 
@@ -296,7 +296,7 @@ func TestServiceTraceParts(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	require.NoError(t, st.Close(0))
+	require.NoError(t, st.Close())
 
 	old := traceOutMax
 	traceOutMax = 256 << 10

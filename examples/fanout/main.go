@@ -61,7 +61,7 @@ func run(dir string, console, out io.Writer) error {
 	}
 	logger.Info("import finished", "imported", imported, "skipped", len(rows)-imported)
 
-	if err := st.Close(0); err != nil {
+	if err := st.Close(); err != nil {
 		return err
 	}
 	c := st.Counts()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -158,7 +159,9 @@ func Run(c Config) (Report, error) {
 		// The destination blocks until the close timeout has passed.
 		time.AfterFunc(c.CloseTimeout+50*time.Millisecond, func() { close(dest.release) })
 	}
-	closeErr = st.Close(c.CloseTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), c.CloseTimeout)
+	closeErr = st.Shutdown(ctx)
+	cancel()
 	cnt := st.Counts()
 
 	all := slices.Concat(lat...)

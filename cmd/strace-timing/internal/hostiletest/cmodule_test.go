@@ -59,7 +59,7 @@ func TestHostileCModule(t *testing.T) {
 			tried++
 		}
 	}
-	require.NoError(t, st.Close(0))
+	require.NoError(t, st.Close())
 	own := func(p envelope.Parsed) bool { // the state's anchor, the module's spans and op lines
 		marker, mpid, err := envelope.ParseMachine(p)
 		return isAnchor(p) || err == nil && marker != envelope.MarkerDrops && (mpid == 0 || mpid == pid)

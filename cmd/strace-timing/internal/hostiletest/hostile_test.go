@@ -173,7 +173,7 @@ func TestHostileThroughTheHandler(t *testing.T) {
 			for _, s := range corpus() {
 				p.log(l, s)
 			}
-			require.NoError(t, st.Close(0))
+			require.NoError(t, st.Close())
 			recs := checkRecords(t, buf.Bytes(), isAnchor)
 			assert.GreaterOrEqual(t, len(recs), len(corpus()))
 			assert.Zero(t, st.Counts().Dropped)
@@ -194,7 +194,7 @@ func TestHostileFunctionAndFile(t *testing.T) {
 		sim.Logf(levels.Error, s, "%s", s)
 		n += 3
 	}
-	require.NoError(t, st.Close(0))
+	require.NoError(t, st.Close())
 	recs := checkRecords(t, buf.Bytes(), isAnchor)
 	var user int
 	for _, p := range recs {
@@ -226,7 +226,7 @@ func TestHostileSpans(t *testing.T) {
 		spans += 3
 	}
 	inv.End()
-	require.NoError(t, st.Close(0))
+	require.NoError(t, st.Close())
 	pid := strconv.Itoa(os.Getpid())
 	recs := checkRecords(t, buf.Bytes(), func(p envelope.Parsed) bool {
 		switch {
@@ -259,7 +259,7 @@ func TestHostileForward(t *testing.T) {
 	}
 	_, err = f.Forward(strings.NewReader(in.String()))
 	require.NoError(t, err)
-	require.NoError(t, st.Close(0))
+	require.NoError(t, st.Close())
 	checkRecords(t, buf.Bytes(), isAnchor)
 	assert.NotZero(t, f.Neutralised())
 }
@@ -286,7 +286,7 @@ func TestHostileForwardPidClaims(t *testing.T) {
 			require.NoError(t, err)
 			_, err = f.Forward(strings.NewReader(in.String()))
 			require.NoError(t, err)
-			require.NoError(t, st.Close(0))
+			require.NoError(t, st.Close())
 			simOwn := func(p envelope.Parsed) bool {
 				_, pid, err := envelope.ParseMachine(p)
 				return isAnchor(p) || given != 0 && err == nil && pid == given

@@ -112,7 +112,7 @@ func newCrashFixtures(t *testing.T) *crashFixtures {
 	async, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Trace, Output: io.Discard})
 	require.NoError(t, err)
 	require.NoError(t, async.Start())
-	t.Cleanup(func() { _ = async.Close(0) })
+	t.Cleanup(func() { _ = async.Close() })
 	f.loggers["asynchronous state"] = slog.New(async.Handler())
 	f.loggers["console"] = slog.New(slogsimpler.NewConsoleHandler(io.Discard, &slogsimpler.ConsoleOptions{Level: levels.Debug, AddSource: true}))
 	f.rec, err = atrace.New(&atrace.Options{State: st, Root: filepath.Join(f.dir, "trace"), Interval: time.Hour})
@@ -128,7 +128,7 @@ func newCrashFixtures(t *testing.T) *crashFixtures {
 	f.closed, err = slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Trace, Output: io.Discard})
 	require.NoError(t, err)
 	require.NoError(t, f.closed.Start())
-	require.NoError(t, f.closed.Close(0))
+	require.NoError(t, f.closed.Close())
 	return f
 }
 
@@ -217,11 +217,11 @@ func (f *crashFixtures) inputs(t *testing.T) []crashInput {
 		s, _ := slogsimpler.NewState(&slogsimpler.StateOptions{Level: slog.Level(math.MaxInt), Output: io.Discard, FlushLevel: slog.Level(math.MinInt), FlushBound: -1, Backpressure: -1})
 		if s != nil {
 			slog.New(s.Handler()).Error("m")
-			_ = s.Close(-1)
+			_ = s.Close()
 		}
 		s, _ = slogsimpler.NewState(&slogsimpler.StateOptions{Dir: "\x00bad", Output: io.Discard})
 		if s != nil {
-			_ = s.Close(0)
+			_ = s.Close()
 		}
 	})
 
@@ -236,12 +236,12 @@ func (f *crashFixtures) inputs(t *testing.T) []crashInput {
 		_ = cl.BindDir(filepath.Join(f.dir, "closed"))
 		cl.Reopen()
 		_ = cl.Start()
-		_ = cl.Quiesce(time.Millisecond)
-		_ = cl.Flush(time.Millisecond)
+		_ = cl.Quiesce(logtest.Within(time.Millisecond))
+		_ = cl.Flush(logtest.Within(time.Millisecond))
 		_ = cl.Counts()
 		_ = cl.Path()
-		_ = cl.Close(0)
-		_ = cl.Close(-1)
+		_ = cl.Close()
+		_ = cl.Close()
 	})
 	add("closed state: Sim, Forwarder, device, spans", func() {
 		if sim, err := devicebridge.NewSim(cl); err == nil {
@@ -395,7 +395,7 @@ func (f *crashFixtures) inputs(t *testing.T) []crashInput {
 					_ = lg.Close()
 				}
 				_ = os.Unsetenv(k)
-				_ = s2.Close(0)
+				_ = s2.Close()
 			}
 		}
 	})
@@ -461,12 +461,12 @@ func racing(t *testing.T, dir string) {
 		st.SetLevel([]slog.Level{levels.Debug, levels.Nul, levels.Trace, levels.Error}[i%4])
 		if i%10 == 0 {
 			st.Reopen()
-			_ = st.Quiesce(10 * time.Millisecond)
+			_ = st.Quiesce(logtest.Within(10 * time.Millisecond))
 			_ = st.Start()
 		}
 		time.Sleep(time.Millisecond)
 	}
-	_ = st.Close(time.Second)
+	_ = st.Close()
 	time.Sleep(5 * time.Millisecond) // logging after Close, for a while
 	close(stop)
 	wg.Wait()
@@ -486,7 +486,7 @@ func crashSection(t *testing.T, y *tally) {
 	}
 	_ = f.lg.Close()
 	_ = f.rec.Close()
-	_ = f.st.Close(0)
+	_ = f.st.Close()
 }
 
 // plantCrash: a logging call through a handler that panics outside any

@@ -266,7 +266,7 @@ func forgedSection(t *testing.T, y *tally) {
 				a.spans += sp
 				a.ops += op
 			}
-			require.NoError(t, r.st.Close(0))
+			require.NoError(t, r.st.Close())
 			a.drops = r.st.Counts().Dropped > 0
 			out := r.buf.Bytes()
 			y.tried(catForged, len(corpus()))
@@ -616,7 +616,7 @@ func plantForged(t *testing.T, y *tally) {
 	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Trace, Output: planted})
 	require.NoError(t, err)
 	slog.New(st.Handler()).Info("[STRACE] v=1 pid=1 tid=1 inv=1 hid=0 depth=0 name=x ts=1 dur=1 ")
-	require.NoError(t, st.Close(0))
+	require.NoError(t, st.Close())
 	y.tried(catForged, 1)
 	n, ex := forgeries(buf.Bytes(), allowed{})
 	y.fail(catForged, n, "planted: %q", ex)

@@ -328,7 +328,7 @@ func readerViews(t *testing.T, y *tally) {
 		root.End()
 		inv.End()
 	}
-	require.NoError(t, st.Close(0))
+	require.NoError(t, st.Close())
 	var crafted bytes.Buffer
 	for i, s := range corpus() {
 		enc := pctAll(s)
@@ -400,7 +400,7 @@ func pctAll(s string) string {
 func cannLines(t *testing.T, y *tally) {
 	st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Debug, Output: io.Discard})
 	require.NoError(t, err)
-	defer st.Close(0)
+	defer st.Close()
 	for _, s := range capped(4 << 10) {
 		var b bytes.Buffer
 		d, err := devicebridge.InitDevice(st, 0, &devicebridge.DeviceOptions{Out: &b, Module: s, PName: s})

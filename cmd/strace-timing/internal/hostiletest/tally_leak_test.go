@@ -1,6 +1,7 @@
 package hostiletest
 
 import (
+	"simpler.dev/log/internal/testkit/logtest"
 	"context"
 	"io"
 	"log"
@@ -50,7 +51,7 @@ func leakCases() []leakCase {
 			_, sp := spanattr.Start(spanattr.WithLogger(context.Background(), l), "s")
 			sp.End()
 			l.Error("flushed")
-			require.NoError(t, st.Close(time.Second))
+			require.NoError(t, st.Close())
 		}},
 		{name: "NewState with a directory + Start + records + Reopen + Close", once: func(t *testing.T, dir string) {
 			st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Timing, Dir: dir})
@@ -60,7 +61,7 @@ func leakCases() []leakCase {
 			l.Warn("before")
 			st.Reopen()
 			l.Error("after")
-			require.NoError(t, st.Close(time.Second))
+			require.NoError(t, st.Close())
 		}},
 		{name: "Quiesce and Start cycles + Close", once: func(t *testing.T, dir string) {
 			st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Dir: dir})
@@ -69,11 +70,11 @@ func leakCases() []leakCase {
 			l := slog.New(st.Handler())
 			for range 3 {
 				l.Info("r")
-				_ = st.Quiesce(time.Second)
+				_ = st.Quiesce(logtest.Within(time.Second))
 				l.Info("synchronous")
 				_ = st.Start()
 			}
-			require.NoError(t, st.Close(time.Second))
+			require.NoError(t, st.Close())
 		}},
 		{name: "rotation at the smallest size + Close", once: func(t *testing.T, dir string) {
 			st, err := slogsimpler.NewState(&slogsimpler.StateOptions{Level: levels.Info, Dir: dir,
@@ -85,7 +86,7 @@ func leakCases() []leakCase {
 			for i := range 400 {
 				l.Info("r", "i", i, "pad", pad)
 			}
-			require.NoError(t, st.Close(time.Second))
+			require.NoError(t, st.Close())
 		}},
 		{name: "Setup with a file and a console + records + Close", once: func(t *testing.T, dir string) {
 			st, err := slogsimpler.NewState(nil)
@@ -97,7 +98,7 @@ func leakCases() []leakCase {
 			log.Print("std")
 			slog.Error("e")
 			require.NoError(t, lg.Close())
-			require.NoError(t, st.Close(time.Second)) // the program's State: Close leaves it open
+			require.NoError(t, st.Close()) // the program's State: Close leaves it open
 		}},
 		{name: "Setup with a stalled console pipe + records + Close", parallel: 10, once: func(t *testing.T, dir string) {
 			r, w, err := os.Pipe()
@@ -114,7 +115,7 @@ func leakCases() []leakCase {
 			}
 			lg.Logger.Error("e")
 			_ = lg.Close()
-			_ = st.Close(time.Second)
+			_ = st.Close()
 		}},
 		{name: "Setup with a trace recorder + an ERROR's dump + Close", once: func(t *testing.T, dir string) {
 			st, err := slogsimpler.NewState(nil)
@@ -127,7 +128,7 @@ func leakCases() []leakCase {
 			_, _ = rec.Dump()
 			require.NoError(t, rec.Close())
 			require.NoError(t, lg.Close())
-			require.NoError(t, st.Close(time.Second))
+			require.NoError(t, st.Close())
 		}},
 		{name: "destination stuck: Close times out, then the destination returns", once: func(t *testing.T, _ string) {
 			d := newStuckDest()
@@ -136,7 +137,7 @@ func leakCases() []leakCase {
 			require.NoError(t, st.Start())
 			slog.New(st.Handler()).Info("stuck on this")
 			<-d.entered
-			_ = st.Close(10 * time.Millisecond)
+			_ = st.Shutdown(logtest.Within(10 * time.Millisecond))
 			d.free()
 		}},
 		{name: "Sim, Forwarder and a device + Close", once: func(t *testing.T, _ string) {
@@ -152,7 +153,7 @@ func leakCases() []leakCase {
 			require.NoError(t, err)
 			_ = d.Log(levels.Warn, slogsimpler.Source{Function: "f"}, 1, "x")
 			require.NoError(t, d.Close())
-			require.NoError(t, st.Close(time.Second))
+			require.NoError(t, st.Close())
 		}},
 	}
 }

@@ -3,6 +3,7 @@
 package hostiletest
 
 import (
+	"simpler.dev/log/internal/testkit/logtest"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -264,7 +265,7 @@ func logSome(st *slogsimpler.State, n int) {
 		l.Info("r", "i", i, "pad", pad)
 	}
 	l.Error("e")
-	_ = st.Flush(time.Second)
+	_ = st.Flush(logtest.Within(time.Second))
 }
 
 // unsafeSection plants everything a hostile user can at every name the
@@ -289,7 +290,7 @@ func unsafeSection(t *testing.T, y *tally) {
 			require.NoError(t, err)
 			bindErr := st.BindDir(d)
 			logSome(st, 5)
-			_ = st.Close(time.Second)
+			_ = st.Close()
 			if bindErr == nil {
 				y.note(catUnsafe, "at bind: %s: BindDir accepted it", p.name)
 			}
@@ -305,7 +306,7 @@ func unsafeSection(t *testing.T, y *tally) {
 			vs := p.put(t, filepath.Join(d, name), vdir)
 			st.Reopen()
 			logSome(st, 20)
-			_ = st.Close(time.Second)
+			_ = st.Close()
 			judge(y, "at Reopen, "+p.name, vs)
 		})
 		t.Run("at rotation, planted at the next rotated name: "+p.name, func(t *testing.T) {
@@ -319,7 +320,7 @@ func unsafeSection(t *testing.T, y *tally) {
 			require.NoError(t, err)
 			require.NoError(t, st.Start())
 			logSome(st, 1500) // about six rotations
-			_ = st.Close(time.Second)
+			_ = st.Close()
 			judge(y, "at rotation (next name), "+p.name, vs)
 		})
 		t.Run("at rotation, the current name replaced just before it: "+p.name, func(t *testing.T) {
@@ -340,7 +341,7 @@ func unsafeSection(t *testing.T, y *tally) {
 			for i := range 20 {
 				l.Info("r", "i", i, "pad", pad) // the next rotation comes within these
 			}
-			_ = st.Close(time.Second)
+			_ = st.Close()
 			judge(y, "at rotation (current name), "+p.name, vs)
 		})
 	}
@@ -364,7 +365,7 @@ func unsafeSection(t *testing.T, y *tally) {
 			v := watchDir(t, "another user's directory at the bound path", d)
 			st.Reopen()
 			logSome(st, 20)
-			_ = st.Close(time.Second)
+			_ = st.Close()
 			judge(y, "at Reopen, another user's directory", []*victim{v})
 		})
 	}
@@ -378,7 +379,7 @@ func unsafeSection(t *testing.T, y *tally) {
 		vs := plants()[0].put(t, filepath.Join(d, name), vdir)
 		time.Sleep(1100 * time.Millisecond) // the path is compared with the open file once a second
 		logSome(st, 20)
-		_ = st.Close(time.Second)
+		_ = st.Close()
 		judge(y, "periodic check, a symbolic link", vs)
 	})
 	t.Run("at retention: old entries of every kind at the sink's names and others", func(t *testing.T) {
@@ -409,7 +410,7 @@ func reopenDirLink(t *testing.T, y *tally, mode os.FileMode, other bool) {
 	v := watchDir(t, "the directory a planted link points at", vdir)
 	st.Reopen()
 	logSome(st, 20)
-	_ = st.Close(time.Second)
+	_ = st.Close()
 	judge(y, fmt.Sprintf("at Reopen, the directory replaced by a link (parent %#o, link of another user: %v)", mode, other), []*victim{v})
 }
 
@@ -449,7 +450,7 @@ func retention(t *testing.T, y *tally, root bool) {
 	require.NoError(t, err)
 	require.NoError(t, st.Start())
 	logSome(st, 1500)
-	_ = st.Close(time.Second)
+	_ = st.Close()
 	judge(y, "at retention", vs)
 	es, _ := os.ReadDir(d)
 	var names []string
@@ -469,7 +470,7 @@ func plantUnsafe(t *testing.T, y *tally) {
 	logSome(st, 1)
 	v := watchFile(t, "planted: the library's own file, watched", st.Path())
 	logSome(st, 1)
-	require.NoError(t, st.Close(time.Second))
+	require.NoError(t, st.Close())
 	judge(y, "planted", []*victim{v})
 }
 

@@ -1,6 +1,7 @@
 package hostiletest
 
 import (
+	"simpler.dev/log/internal/testkit/logtest"
 	"bytes"
 	"context"
 	"errors"
@@ -192,11 +193,11 @@ func lossCases() []lossCase {
 			opts: destOpts(&hostileDest{batch: 4096, fault: short(true)}, false, nil)},
 		{name: "slow writer, Close under 8 producers", producers: 8, each: 2000, level: levels.Info, late: true,
 			opts:   destOpts(&hostileDest{batch: envelope.MaxRecord, delay: time.Millisecond}, true, nil),
-			midway: func(st *slogsimpler.State) { _ = st.Close(100 * time.Millisecond) }},
+			midway: func(st *slogsimpler.State) { _ = st.Shutdown(logtest.Within(100 * time.Millisecond)) }},
 		{name: "slow failing writer, Quiesce and Start under 8 producers", producers: 8, each: 2000, level: levels.Info,
 			opts: destOpts(&hostileDest{batch: envelope.MaxRecord, delay: 500 * time.Microsecond, fault: everyK(5)}, true, nil),
 			midway: func(st *slogsimpler.State) {
-				_ = st.Quiesce(100 * time.Millisecond)
+				_ = st.Quiesce(logtest.Within(100 * time.Millisecond))
 				_ = st.Start()
 			}},
 		{name: "slow writer with backpressure", producers: 8, each: 1000, level: levels.Info,
@@ -281,7 +282,7 @@ func runLoss(t *testing.T, y *tally, c lossCase) {
 // record neither in the output nor counted dropped, every record there
 // twice, and a final report that does not hold every drop.
 func checkLoss(t *testing.T, y *tally, name string, st *slogsimpler.State, logged int, read func() []byte, reportAll bool) {
-	closeErr := st.Close(5 * time.Second)
+	closeErr := st.Shutdown(logtest.Within(5 * time.Second))
 	deadline := time.Now().Add(10 * time.Second)
 	for st.Counts().Pending > 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
@@ -346,15 +347,15 @@ func fullDiskRun(t *testing.T, y *tally, fill func(path string) (undo func(), er
 	require.NoError(t, st.Start())
 	l := slog.New(st.Handler())
 	logged := produce(l, 2, 500, 0, levels.Info, nil)
-	require.NoError(t, st.Flush(5*time.Second))
+	require.NoError(t, st.Flush(logtest.Within(5*time.Second)))
 	undo, err := fill(st.Path())
 	if err != nil {
 		y.note(catLost, "full disk: %v; its case is skipped", err)
-		_ = st.Close(0)
+		_ = st.Close()
 		t.Skip(err)
 	}
 	logged += produce(l, 2, 1000, 10, levels.Info, nil)
-	_ = st.Flush(5 * time.Second)
+	_ = st.Flush(logtest.Within(5 * time.Second))
 	logged += produce(l, 1, 20, 20, levels.Error, nil)
 	undo()
 	logged += produce(l, 2, 250, 30, levels.Info, nil)

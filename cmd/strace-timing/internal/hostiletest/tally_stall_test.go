@@ -99,7 +99,7 @@ func hangCases(dir func(t *testing.T) string) []stallCase {
 	closeOp := func(async bool, timeout time.Duration) func(t *testing.T) func() {
 		return func(t *testing.T) func() {
 			st, _ := stuckState(t, async, nil)
-			return func() { _ = st.Close(timeout) }
+			return func() { _ = st.Shutdown(logtest.Within(timeout)) }
 		}
 	}
 	return []stallCase{
@@ -108,26 +108,26 @@ func hangCases(dir func(t *testing.T) string) []stallCase {
 		{"Close(100ms), synchronous write stuck in another call", closeOp(false, 100*time.Millisecond)},
 		{"Flush(100ms), writer stuck", func(t *testing.T) func() {
 			st, _ := stuckState(t, true, nil)
-			return func() { _ = st.Flush(100 * time.Millisecond) }
+			return func() { _ = st.Flush(logtest.Within(100 * time.Millisecond)) }
 		}},
 		{"Flush(100ms), synchronous write stuck", func(t *testing.T) func() {
 			st, _ := stuckState(t, false, nil)
-			return func() { _ = st.Flush(100 * time.Millisecond) }
+			return func() { _ = st.Flush(logtest.Within(100 * time.Millisecond)) }
 		}},
 		{"Quiesce(100ms), writer stuck", func(t *testing.T) func() {
 			st, _ := stuckState(t, true, nil)
-			return func() { _ = st.Quiesce(100 * time.Millisecond) }
+			return func() { _ = st.Quiesce(logtest.Within(100 * time.Millisecond)) }
 		}},
 		{"Quiesce(100ms), synchronous write stuck", func(t *testing.T) func() {
 			st, _ := stuckState(t, false, nil)
-			return func() { _ = st.Quiesce(100 * time.Millisecond) }
+			return func() { _ = st.Quiesce(logtest.Within(100 * time.Millisecond)) }
 		}},
 		{"Quiesce timed out, Start, Close(100ms)", func(t *testing.T) func() {
 			st, _ := stuckState(t, true, nil)
 			return func() {
-				_ = st.Quiesce(50 * time.Millisecond)
+				_ = st.Quiesce(logtest.Within(50 * time.Millisecond))
 				_ = st.Start()
-				_ = st.Close(100 * time.Millisecond)
+				_ = st.Shutdown(logtest.Within(100 * time.Millisecond))
 			}
 		}},
 		{"Close(100ms) under 4 producers, writer stuck", func(t *testing.T) func() {
@@ -147,14 +147,14 @@ func hangCases(dir func(t *testing.T) string) []stallCase {
 				}()
 			}
 			t.Cleanup(func() { close(stop) })
-			return func() { _ = st.Close(100 * time.Millisecond) }
+			return func() { _ = st.Shutdown(logtest.Within(100 * time.Millisecond)) }
 		}},
 		{"two Closes at once, writer stuck", func(t *testing.T) func() {
 			st, _ := stuckState(t, true, nil)
 			return func() {
 				done := make(chan struct{})
-				go func() { _ = st.Close(100 * time.Millisecond); close(done) }()
-				_ = st.Close(100 * time.Millisecond)
+				go func() { _ = st.Shutdown(logtest.Within(100 * time.Millisecond)); close(done) }()
+				_ = st.Shutdown(logtest.Within(100 * time.Millisecond))
 				<-done
 			}
 		}},
@@ -166,7 +166,7 @@ func hangCases(dir func(t *testing.T) string) []stallCase {
 				_, _ = st.Path(), st.Counts()
 				st.Reopen()
 				st.SetLevel(levels.Warn)
-				_ = st.Close(100 * time.Millisecond)
+				_ = st.Shutdown(logtest.Within(100 * time.Millisecond))
 			}
 		}},
 		{"Logging.Close, file stuck", func(t *testing.T) func() {
@@ -192,7 +192,7 @@ func hangCases(dir func(t *testing.T) string) []stallCase {
 			slog.New(slogsimpler.NewFanout(st, st.Handler(), rec)).Error("asks for a dump")
 			return func() {
 				_ = rec.Close()
-				_ = st.Close(100 * time.Millisecond)
+				_ = st.Shutdown(logtest.Within(100 * time.Millisecond))
 			}
 		}},
 		{"Forward from a reader that never makes progress", func(t *testing.T) func() {
@@ -361,7 +361,7 @@ func blockedCases(clock *callClock) []stallCase {
 			st, d := stuckState(t, true, nil)
 			rec, err := atrace.New(&atrace.Options{State: st, Root: filepath.Join(t.TempDir(), "trace")})
 			require.NoError(t, err)
-			t.Cleanup(func() { d.free(); _ = rec.Close(); _ = st.Close(0) })
+			t.Cleanup(func() { d.free(); _ = rec.Close(); _ = st.Close() })
 			l := slog.New(slogsimpler.NewFanout(st, st.Handler(), rec))
 			return func() {
 				for range 3 {
@@ -371,7 +371,7 @@ func blockedCases(clock *callClock) []stallCase {
 		}},
 		{"INFO and ERROR after a Close that timed out", func(t *testing.T) func() {
 			st, _ := stuckState(t, true, nil)
-			_ = st.Close(50 * time.Millisecond)
+			_ = st.Shutdown(logtest.Within(50 * time.Millisecond))
 			l := slog.New(st.Handler())
 			return func() {
 				clock.time("INFO after a timed-out Close", func() { l.Info("x") })
