@@ -1,8 +1,8 @@
 package sink
 
 import (
-	"simpler.dev/log/internal/testkit/logtest"
 	"bytes"
+	"simpler.dev/log/internal/testkit/logtest"
 	"strconv"
 	"strings"
 	"sync"

@@ -1,8 +1,8 @@
 package sink
 
 import (
-	"simpler.dev/log/internal/testkit/logtest"
 	"os"
+	"simpler.dev/log/internal/testkit/logtest"
 	"testing"
 	"time"
 

@@ -1,13 +1,13 @@
 package sink
 
 import (
-	"simpler.dev/log/internal/testkit/logtest"
 	"compress/gzip"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"simpler.dev/log/internal/testkit/logtest"
 	"slices"
 	"strings"
 	"sync"

@@ -1,8 +1,8 @@
 package sink
 
 import (
-	"simpler.dev/log/internal/testkit/logtest"
 	"fmt"
+	"simpler.dev/log/internal/testkit/logtest"
 	"sync"
 	"testing"
 	"time"

@@ -3,7 +3,6 @@
 package sink
 
 import (
-	"simpler.dev/log/internal/testkit/logtest"
 	"bytes"
 	"cmp"
 	"errors"
@@ -11,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"simpler.dev/log/internal/testkit/logtest"
 	"strconv"
 	"strings"
 	"sync"

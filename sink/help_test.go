@@ -1,9 +1,9 @@
 package sink
 
 import (
-	"simpler.dev/log/internal/testkit/logtest"
 	"fmt"
 	"os"
+	"simpler.dev/log/internal/testkit/logtest"
 	"strings"
 	"sync"
 	"testing"

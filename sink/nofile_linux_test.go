@@ -1,12 +1,12 @@
 package sink
 
 import (
-	"simpler.dev/log/internal/testkit/logtest"
 	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
 	"regexp"
+	"simpler.dev/log/internal/testkit/logtest"
 	"strconv"
 	"syscall"
 	"testing"

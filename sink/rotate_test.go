@@ -1,10 +1,10 @@
 package sink
 
 import (
-	"simpler.dev/log/internal/testkit/logtest"
 	"fmt"
 	"os"
 	"path/filepath"
+	"simpler.dev/log/internal/testkit/logtest"
 	"slices"
 	"strings"
 	"testing"

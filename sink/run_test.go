@@ -3,12 +3,12 @@
 package sink
 
 import (
-	"simpler.dev/log/internal/testkit/logtest"
 	"bufio"
 	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
+	"simpler.dev/log/internal/testkit/logtest"
 	"strconv"
 	"strings"
 	"sync"

@@ -1,12 +1,12 @@
 package strace_test
 
 import (
-	"simpler.dev/log/internal/testkit/logtest"
 	"context"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"simpler.dev/log/internal/testkit/logtest"
 	"strconv"
 	"strings"
 	"time"

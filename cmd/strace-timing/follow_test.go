@@ -1,7 +1,6 @@
 package main
 
 import (
-	"simpler.dev/log/internal/testkit/logtest"
 	"bufio"
 	"context"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"simpler.dev/log/internal/testkit/logtest"
 	"strconv"
 	"strings"
 	"testing"

@@ -47,4 +47,3 @@ type Plumbing[C any] struct {
 // set by package sink's init (its signature names sink's types, which
 // this package cannot import).
 var New any
-

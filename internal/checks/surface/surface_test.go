@@ -222,11 +222,11 @@ func receiverExported(e ast.Expr) bool {
 //     what each default is (one Options had opposite defaults for the
 //     two): 156 and 109.
 func TestExportedSurface(t *testing.T) {
-//   - State.Shutdown, Sink.Shutdown, TimeoutError.Unwrap and
-//     sink.DefaultWait (issue 57): the waits a user calls take a context
-//     (Flush, Quiesce, SubmitFlush changed their parameter), Close() is
-//     for defer, bounded by DefaultWait, and a TimeoutError answers
-//     errors.Is(err, context.DeadlineExceeded): 157 and 112.
+	//   - State.Shutdown, Sink.Shutdown, TimeoutError.Unwrap and
+	//     sink.DefaultWait (issue 57): the waits a user calls take a context
+	//     (Flush, Quiesce, SubmitFlush changed their parameter), Close() is
+	//     for defer, bounded by DefaultWait, and a TimeoutError answers
+	//     errors.Is(err, context.DeadlineExceeded): 157 and 112.
 	const budgetTop, budgetMethods = 157, 112
 	top, methods := exported(t, root)
 	t.Logf("exported: %d names, %d methods", top, methods)

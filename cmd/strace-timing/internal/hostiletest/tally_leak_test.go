@@ -1,7 +1,6 @@
 package hostiletest
 
 import (
-	"simpler.dev/log/internal/testkit/logtest"
 	"context"
 	"io"
 	"log"
@@ -9,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"simpler.dev/log/internal/testkit/logtest"
 	"strings"
 	"sync"
 	"testing"

@@ -3,7 +3,6 @@
 package hostiletest
 
 import (
-	"simpler.dev/log/internal/testkit/logtest"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,6 +11,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"simpler.dev/log/internal/testkit/logtest"
 	"sort"
 	"strings"
 	"syscall"

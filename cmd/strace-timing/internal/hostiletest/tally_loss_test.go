@@ -1,7 +1,6 @@
 package hostiletest
 
 import (
-	"simpler.dev/log/internal/testkit/logtest"
 	"bytes"
 	"context"
 	"errors"
@@ -10,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"simpler.dev/log/internal/testkit/logtest"
 	"sort"
 	"strings"
 	"sync"
