@@ -2,9 +2,13 @@ package slogsimpler
 
 import (
 	"bytes"
+	"log/slog"
+	"slices"
 	"sync"
 
+	"github.com/petermattis/goid"
 	"simpler.dev/log/envelope"
+	"simpler.dev/log/internal/origin"
 	"simpler.dev/log/internal/wire"
 )
 
@@ -29,12 +33,21 @@ import (
 type Capture struct {
 	mu sync.Mutex
 	b  bytes.Buffer
+	// logged holds each record's attributes as its handler was given
+	// them, by the header its line has (tee), until Records reads them.
+	logged map[teeKey][][]slog.Attr
 }
 
 // A CapturedRecord is one record a [Capture] kept, typed: its header
 // (Level, Func, File, Line, Mono, TID), its message and its attributes,
-// as [envelope.ParseRecord] reads an ordinary record. A span or an op
-// line comes with its fields besides.
+// as [envelope.ParseRecord] reads an ordinary record. The attributes of a
+// record logged through the State's handlers have the kinds and values
+// they were logged with (the string "42" a string, 42 an int64, an error
+// the error, a LogValuer resolved), groups as the dotted keys the line
+// has; a value shortened to fit the bound (listed in Cut) is the line's
+// text, and so is every attribute of a record made outside slog (a C
+// module's, a forwarded line). A span or an op line comes with its fields
+// besides, its attributes typed by their text's shape.
 type CapturedRecord struct {
 	envelope.Record
 	// Span holds a [STRACE] span's fields (name, duration, depth,
@@ -77,11 +90,22 @@ func (c *Capture) Records() []CapturedRecord { return c.records(false) }
 // queue_full, ...).
 func (c *Capture) records(own bool) []CapturedRecord {
 	c.mu.Lock()
-	b := bytes.Clone(c.b.Bytes())
-	c.mu.Unlock()
+	defer c.mu.Unlock()
 	var out []CapturedRecord
-	for line := range bytes.Lines(b) {
-		if r, mine, ok := capturedRecord(bytes.TrimSuffix(line, []byte("\n"))); ok && (own || !mine) {
+	seen := map[teeKey]int{} // records read so far under each header
+	for line := range bytes.Lines(c.b.Bytes()) {
+		r, mine, ok := capturedRecord(bytes.TrimSuffix(line, []byte("\n")))
+		if !ok {
+			continue
+		}
+		if r.Span == nil && r.Op == nil && !mine {
+			k := teeKey{r.Mono, r.TID}
+			if q := c.logged[k]; seen[k] < len(q) {
+				retype(&r.Record, q[seen[k]])
+			}
+			seen[k]++
+		}
+		if own || !mine {
 			out = append(out, r)
 		}
 	}
@@ -119,4 +143,115 @@ func capturedRecord(line []byte) (r CapturedRecord, mine, ok bool) {
 		return r, true, true
 	}
 	return r, false, true
+}
+
+// keptAttrs is what a handler's WithAttrs and WithGroup gave, for a State
+// that writes into a Capture: attrs, flattened to the keys the record
+// writes ("group.key"), and the group prefix later attributes go under.
+// Immutable: each clone makes its own.
+type keptAttrs struct {
+	attrs  []slog.Attr
+	prefix string
+}
+
+// with is k with attrs added, for s's clone; nil unless s writes into a
+// Capture.
+func (k *keptAttrs) with(s *State, attrs []slog.Attr) *keptAttrs {
+	if s == nil || s.capture == nil {
+		return nil
+	}
+	n := &keptAttrs{}
+	if k != nil {
+		n.prefix = k.prefix
+		n.attrs = slices.Clip(k.attrs)
+	}
+	for _, a := range attrs {
+		n.attrs = flatten(n.attrs, n.prefix, a)
+	}
+	return n
+}
+
+// group is k with later attributes under name.
+func (k *keptAttrs) group(s *State, name string) *keptAttrs {
+	if s == nil || s.capture == nil {
+		return nil
+	}
+	n := &keptAttrs{prefix: name + "."}
+	if k != nil {
+		n.attrs, n.prefix = k.attrs, k.prefix+name+"."
+	}
+	return n
+}
+
+// flatten appends a, resolved, under prefix, a group's members as
+// "group.key" (an empty group is left out, an inline one's members keep
+// prefix), as the record writes them.
+func flatten(dst []slog.Attr, prefix string, a slog.Attr) []slog.Attr {
+	a.Value = a.Value.Resolve()
+	if a.Value.Kind() != slog.KindGroup {
+		if a.Key == "" && a.Value.Any() == nil {
+			return dst
+		}
+		return append(dst, slog.Attr{Key: prefix + a.Key, Value: a.Value})
+	}
+	if a.Key != "" {
+		prefix += a.Key + "."
+	}
+	for _, m := range a.Value.Group() {
+		dst = flatten(dst, prefix, m)
+	}
+	return dst
+}
+
+// teeKey finds a record's typed attributes again when its line is read:
+// its time and goroutine, as its header writes them.
+type teeKey struct{ mono, tid int64 }
+
+// tee keeps the attributes of r (a record a handler of the Capture's
+// State is about to write, with kept's) by its header, so that Records
+// gives them back with the kinds they were logged with: the line alone
+// cannot tell the string "42" from the number. A record with no time, or
+// made outside slog (a forwarded line, a C module's record), is read
+// from its line.
+func (c *Capture) tee(kept *keptAttrs, r *slog.Record) {
+	if r.Time.IsZero() || origin.Of(r) != nil {
+		return
+	}
+	var attrs []slog.Attr
+	prefix := ""
+	if kept != nil {
+		attrs, prefix = slices.Clone(kept.attrs), kept.prefix
+	}
+	r.Attrs(func(a slog.Attr) bool {
+		attrs = flatten(attrs, prefix, a)
+		return true
+	})
+	k := teeKey{envelope.Mono(r.Time), goid.Get()}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.logged == nil {
+		c.logged = map[teeKey][][]slog.Attr{}
+	}
+	c.logged[k] = append(c.logged[k], attrs)
+}
+
+// retype gives rec's attributes the kinds they were logged with, from
+// what tee kept under its header: each attribute takes the value of the
+// next one logged under its key, in order; one the line has besides
+// (trace_id= and span_id=, added by the handler) or whose value was
+// shortened to fit the record's bound (listed in rec.Cut) keeps what the
+// line says.
+func retype(rec *envelope.Record, logged []slog.Attr) {
+	j := 0
+	for i, a := range rec.Attrs {
+		at := slices.IndexFunc(logged[j:], func(l slog.Attr) bool { return l.Key == a.Key })
+		if at < 0 {
+			continue
+		}
+		l := logged[j+at]
+		j += at + 1
+		if !slices.Contains(rec.Cut, a.Key) {
+			rec.Attrs[i] = l
+		}
+	}
 }

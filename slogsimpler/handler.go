@@ -23,6 +23,9 @@ import (
 type Handler struct {
 	state *State
 	r     render.Renderer
+	// kept is what WithAttrs and WithGroup gave, typed, for a State that
+	// writes into a Capture (nil otherwise: nothing is kept).
+	kept *keptAttrs
 	// A span's record is written from its typed values, never with its
 	// source position: spans behind this handler alone skip reading it.
 	// (Embedded through an unexported alias: the field stays private.)
@@ -50,7 +53,7 @@ func (h *Handler) WithAttrs(attrs []slog.Attr) slog.Handler {
 	if len(attrs) == 0 {
 		return h
 	}
-	return &Handler{state: h.state, r: h.r.WithAttrs(attrs)}
+	return &Handler{state: h.state, r: h.r.WithAttrs(attrs), kept: h.kept.with(h.state, attrs)}
 }
 
 // WithGroup returns a handler that puts later attributes under name.
@@ -58,7 +61,7 @@ func (h *Handler) WithGroup(name string) slog.Handler {
 	if name == "" {
 		return h
 	}
-	return &Handler{state: h.state, r: h.r.WithGroup(name)}
+	return &Handler{state: h.state, r: h.r.WithGroup(name), kept: h.kept.group(h.state, name)}
 }
 
 // Handle hands r, in its typed form, to the state's one door, which
@@ -79,6 +82,9 @@ func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
 	}
 	if !s.enabled(r.Level) { // Trace too: written as DEBUG when enabled (levels.Trace)
 		return nil
+	}
+	if s.capture != nil {
+		s.capture.tee(h.kept, &r)
 	}
 	rd := &h.r
 	var ids render.TraceIDs

@@ -73,6 +73,10 @@ type State struct {
 	// rot is the Rotation last given to the sink (by NewState or Setup),
 	// for a Setup that fails to put back.
 	rot atomic.Pointer[sink.Rotation]
+	// capture is Output when it is a *Capture: the state's handlers tell
+	// it each record's attributes as logged, typed (Capture.Records). Set
+	// by NewState, never changed; nil for every other output.
+	capture *Capture
 }
 
 // settings is what Setup changes of a State before it can fail (its
@@ -168,6 +172,7 @@ func NewState(opts *StateOptions) (*State, error) {
 	dest := o.Destination
 	if dest == nil {
 		dest = sink.Pipe(o.Output)
+		s.capture, _ = o.Output.(*Capture)
 	}
 	s.sink = newSink(&sink.Options{Destination: dest, Backpressure: max(o.Backpressure, 0)}, &sinkseam.Plumbing[sink.Counts]{
 		// The drop report and each file's anchor are the state's records,
