@@ -140,7 +140,7 @@ func bothWays(t *testing.T, work func(dir string, st *slogsimpler.State, handler
 
 	files, _ := filepath.Glob(filepath.Join(dir, "host.*.log"))
 	require.Len(t, files, 1)
-	host, err := strace.ReadHost(&strace.Parser{KeepRecords: levels.Trace}, files[0], nil)
+	host, err := strace.ReadHost(&strace.Parser{ReadOptions: strace.ReadOptions{KeepRecords: levels.Trace}}, files[0], nil)
 	require.NoError(t, err)
 	logged, skipped := spansOf([]strace.HostLog{host}, nil)
 	for _, s := range skipped {

@@ -43,7 +43,7 @@ func TestConvertCompressedSet(t *testing.T) {
 			}
 			require.NoError(t, os.WriteFile(filepath.Join(dir, name), body, 0o644))
 		}
-		h, err := strace.ReadHost(&strace.Parser{KeepRecords: levels.Warn}, dir, nil)
+		h, err := strace.ReadHost(&strace.Parser{ReadOptions: strace.ReadOptions{KeepRecords: levels.Warn}}, dir, nil)
 		require.NoError(t, err)
 		return Convert([]strace.HostLog{h}, nil)
 	}

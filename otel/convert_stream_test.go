@@ -196,7 +196,7 @@ func readHosts(t *testing.T, unparsed bool, dirs ...string) []strace.HostLog {
 	t.Helper()
 	var hosts []strace.HostLog
 	for _, dir := range dirs {
-		h, err := strace.ReadHost(&strace.Parser{KeepRecords: levels.Debug, KeepUnparsed: unparsed}, dir, nil)
+		h, err := strace.ReadHost(&strace.Parser{ReadOptions: strace.ReadOptions{KeepRecords: levels.Debug, KeepUnparsed: unparsed}}, dir, nil)
 		require.NoError(t, err)
 		hosts = append(hosts, h)
 	}

@@ -38,7 +38,7 @@ func eachLog(t *testing.T, n int) []strace.HostLog {
 			b.Write(l.Finish())
 		}
 	}
-	p := &strace.Parser{KeepRecords: levels.Info}
+	p := &strace.Parser{ReadOptions: strace.ReadOptions{KeepRecords: levels.Info}}
 	require.NoError(t, p.Read(strings.NewReader(b.String())))
 	return []strace.HostLog{{Label: "h", Parser: p}}
 }

@@ -149,7 +149,7 @@ func ExampleConvert_spans() {
 // Spans and the records written in them, from one pass over the log:
 // each record carries the ids of the span it was written in.
 func ExampleConvert() {
-	host, err := exampleHost(&strace.Parser{KeepRecords: levels.Warn})
+	host, err := exampleHost(&strace.Parser{ReadOptions: strace.ReadOptions{KeepRecords: levels.Warn}})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -92,7 +92,7 @@ func TestLogsToCollector(t *testing.T) {
 			sink.Reset()
 			files, _ := filepath.Glob(filepath.Join(dir, "host.*.log"))
 			require.Len(t, files, 1)
-			host, err := strace.ReadHost(&strace.Parser{KeepRecords: levels.Trace}, files[0], nil)
+			host, err := strace.ReadHost(&strace.Parser{ReadOptions: strace.ReadOptions{KeepRecords: levels.Trace}}, files[0], nil)
 			require.NoError(t, err)
 			recs, skipped := recordsOf([]strace.HostLog{host}, nil)
 			assert.Empty(t, skipped)
@@ -188,7 +188,7 @@ func TestConvert(t *testing.T) {
 	require.NoError(t, app.Run(app.Config{Dir: dir, Level: levels.Debug, Console: io.Discard, Out: io.Discard}))
 	files, _ := filepath.Glob(filepath.Join(dir, "host.*.log"))
 	require.Len(t, files, 1)
-	host, err := strace.ReadHost(&strace.Parser{KeepRecords: levels.Trace}, files[0], nil)
+	host, err := strace.ReadHost(&strace.Parser{ReadOptions: strace.ReadOptions{KeepRecords: levels.Trace}}, files[0], nil)
 	require.NoError(t, err)
 	hosts := []strace.HostLog{host}
 

@@ -52,7 +52,7 @@ func instanceID(r *resource.Resource) string {
 // log from before runs were marked has no instance id, as before.
 func TestRunsAreInstances(t *testing.T) {
 	const a, b = "aaaaaaaa-0000-4000-8000-000000000001", "bbbbbbbb-0000-4000-8000-000000000002"
-	p := &strace.Parser{KeepRecords: levels.Info}
+	p := &strace.Parser{ReadOptions: strace.ReadOptions{KeepRecords: levels.Info}}
 	for _, text := range []string{runLog(a, 1e18, 5), runLog(b, 1e18+1e9, 5)} {
 		require.NoError(t, p.Read(strings.NewReader(text)))
 	}

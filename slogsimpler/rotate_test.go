@@ -88,7 +88,7 @@ func TestRotatedSetReadsAsOneLog(t *testing.T) {
 				assert.Contains(t, first, "[CLOCK_ANCHOR] v=1 pid=", "%s starts with its anchor, after its run record", filepath.Base(n))
 				lines += strings.Count(rest, "\n") // the run record is not counted written
 			}
-			h, err := strace.ReadHost(&strace.Parser{KeepRecords: levels.Warn}, dir, nil)
+			h, err := strace.ReadHost(&strace.Parser{ReadOptions: strace.ReadOptions{KeepRecords: levels.Warn}}, dir, nil)
 			require.NoError(t, err)
 			p := h.Parser
 			pid := int64(os.Getpid())

@@ -15,7 +15,11 @@
 // A [Parser] is fed a reader ([Parser.Read]; [ReadHost] takes one of
 // strace-timing's LOG arguments: a file, a directory of host.*.log, or
 // "-") and keeps only what it parsed, so memory grows with the number of
-// spans, not with the size of the log.
+// spans, not with the size of the log. What a read is to do is its
+// [ReadOptions] (a span at a time to a func rather than kept, which
+// records to keep, a [Selection]); what the reads found is its
+// [Results] (spans, runs, anchors, drops, records). A Parser is both,
+// embedded, and its own bookkeeping.
 // The views strace-timing prints (tables, Chrome/Perfetto trace JSON, a
 // swimlane, the HTML timeline) belong to the command.
 //

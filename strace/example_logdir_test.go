@@ -85,7 +85,7 @@ func ExampleFollower() {
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)
 	counts := map[string]int{}
-	f := strace.NewFollower(&strace.Parser{EachSpan: func(s *strace.Span) { counts[s.Name]++ }}, dir)
+	f := strace.NewFollower(&strace.Parser{ReadOptions: strace.ReadOptions{EachSpan: func(s *strace.Span) { counts[s.Name]++ }}}, dir)
 
 	st, _ := slogsimpler.NewState(&slogsimpler.StateOptions{
 		Dir:      dir,

@@ -354,7 +354,7 @@ func (p *Parser) readChunk(path string, st *fileState, r io.Reader) error {
 	records, lines, spans := len(p.Records), len(p.RecordLines), len(p.Spans)
 	err := p.readBlocks(r, runtime.GOMAXPROCS(0), 0)
 	p.settle(path, records, lines, spans)
-	p.numberRuns()
+	numberRuns(p)
 	*st = p.file
 	p.file.reset()
 	return err

@@ -21,7 +21,7 @@ import (
 func TestFollowerCompressedAfterListing(t *testing.T) {
 	dir := t.TempDir()
 	var got []string
-	f := NewFollower(&Parser{EachSpan: func(s *Span) { got = append(got, s.Name) }}, dir)
+	f := NewFollower(&Parser{ReadOptions: ReadOptions{EachSpan: func(s *Span) { got = append(got, s.Name) }}}, dir)
 	span := func(name string) string { return logtest.HostSpanRecord(7, 1, name, "", 0, 1, 10) + "\n" }
 	live := filepath.Join(dir, "host.7.log")
 	require.NoError(t, os.WriteFile(live, []byte(span("a")+span("b")), 0o644))

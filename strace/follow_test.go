@@ -23,9 +23,9 @@ import (
 func TestFollower(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "logs") // not there yet
 	var got []string
-	p := &strace.Parser{EachSpan: func(s *strace.Span) {
+	p := &strace.Parser{ReadOptions: strace.ReadOptions{EachSpan: func(s *strace.Span) {
 		got = append(got, fmt.Sprintf("%s run=%s", s.Name, s.Run.ID))
-	}}
+	}}}
 	f := strace.NewFollower(p, dir)
 	require.NoError(t, f.Poll(), "a directory not there yet")
 	require.NoError(t, os.Mkdir(dir, 0o755))
@@ -93,9 +93,9 @@ func TestFollower(t *testing.T) {
 
 	// The directory read whole at the end holds the same spans.
 	var whole []string
-	_, err := strace.ReadHost(&strace.Parser{EachSpan: func(s *strace.Span) {
+	_, err := strace.ReadHost(&strace.Parser{ReadOptions: strace.ReadOptions{EachSpan: func(s *strace.Span) {
 		whole = append(whole, fmt.Sprintf("%s run=%s", s.Name, s.Run.ID))
-	}}, dir, nil)
+	}}}, dir, nil)
 	require.NoError(t, err)
 	assert.ElementsMatch(t, whole, got)
 }
@@ -106,7 +106,7 @@ func TestFollower(t *testing.T) {
 func TestFollowerTruncated(t *testing.T) {
 	dir := t.TempDir()
 	var got []string
-	p := &strace.Parser{EachSpan: func(s *strace.Span) { got = append(got, s.Name) }}
+	p := &strace.Parser{ReadOptions: strace.ReadOptions{EachSpan: func(s *strace.Span) { got = append(got, s.Name) }}}
 	f := strace.NewFollower(p, dir)
 	live := filepath.Join(dir, "host.7.log")
 	line := func(name string) string { return logtest.HostSpanRecord(7, 1, name, "", 0, 1, 10) + "\n" }
@@ -166,7 +166,7 @@ func TestFollowerMissed(t *testing.T) {
 func TestFollowerReusedIdentity(t *testing.T) {
 	dir := t.TempDir()
 	var got []string
-	f := strace.NewFollower(&strace.Parser{EachSpan: func(s *strace.Span) { got = append(got, s.Name) }}, dir)
+	f := strace.NewFollower(&strace.Parser{ReadOptions: strace.ReadOptions{EachSpan: func(s *strace.Span) { got = append(got, s.Name) }}}, dir)
 	live := filepath.Join(dir, "host.7.log")
 	span := func(name string) string { return logtest.HostSpanRecord(7, 1, name, "", 0, 1, 10) + "\n" }
 	run := func(mono int) string {

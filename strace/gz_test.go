@@ -91,7 +91,7 @@ func TestCompressedLogSet(t *testing.T) {
 			assert.Equal(t, tt.list, names, "in the order written")
 			assert.Empty(t, RotationGaps(paths))
 
-			h, err := ReadHost(&Parser{KeepRecords: levels.Info}, dir, nil)
+			h, err := ReadHost(&Parser{ReadOptions: ReadOptions{KeepRecords: levels.Info}}, dir, nil)
 			require.NoError(t, err)
 			p := h.Parser
 			var got []string

@@ -264,7 +264,7 @@ func (p *Parser) attribute(path string, records, lines, spans int) {
 		r := &p.Records[i]
 		r.PID = pid
 		if r.Run == nil && pid > 0 {
-			r.Run = p.run(pid, "", 0) // no run record before it: the unmarked run
+			r.Run = runFor(p, pid, "", 0) // no run record before it: the unmarked run
 		} else if r.Run != nil {
 			r.PID = r.Run.PID // the run record heading the file says whose
 		}
@@ -273,7 +273,7 @@ func (p *Parser) attribute(path string, records, lines, spans int) {
 		l := &p.RecordLines[i]
 		l.PID = pid
 		if l.Run == nil && pid > 0 {
-			l.Run = p.run(pid, "", 0)
+			l.Run = runFor(p, pid, "", 0)
 		} else if l.Run != nil {
 			l.PID = l.Run.PID
 		}

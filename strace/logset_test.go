@@ -78,7 +78,7 @@ func TestLogSet(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			writeSet(t, dir, tt.files)
-			p := &Parser{KeepRecords: levels.Info}
+			p := &Parser{ReadOptions: ReadOptions{KeepRecords: levels.Info}}
 			require.NoError(t, readInput(p, dir, nil))
 			got := map[string]int64{}
 			for _, s := range p.Spans {
@@ -244,7 +244,7 @@ func TestRotatedRecordsKeepTheirPid(t *testing.T) {
 		"host.7.00000001.log": logtest.AnchorRecord(7, 100, wall+100) + "[mono_ns=150][T0x1][INFO] main.f: [f.go:1] only records\n",
 		"host.7.log":          logtest.AnchorRecord(7, 300, wall+300) + logtest.HostSpanRecord(7, 1, "c", "", 0, 350, 10) + "\n",
 	})
-	p := &Parser{KeepRecords: levels.Info}
+	p := &Parser{ReadOptions: ReadOptions{KeepRecords: levels.Info}}
 	require.NoError(t, readInput(p, dir, nil))
 	require.Len(t, p.Records, 1)
 	r := p.Records[0]

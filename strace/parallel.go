@@ -52,7 +52,7 @@ func (p *Parser) readFileWith(path string, r io.Reader, workers int) error {
 			p.MergedRuns = append(p.MergedRuns, MergedRun{Path: path, PID: pid, Runs: int(p.file.pids[pid].rerun) + 1})
 		}
 	}
-	p.numberRuns()
+	numberRuns(p)
 	// What the file's reading kept by pid (its anchors, runs and spans
 	// seen) goes with it: a file of a million processes held 113 MB of
 	// it through the report made after.
@@ -65,9 +65,9 @@ func (p *Parser) readFileWith(path string, r io.Reader, workers int) error {
 // applies the selection.
 func (p *Parser) settle(path string, records, lines, spans int) {
 	p.attribute(path, records, lines, spans)
-	p.placeRecords(records, lines)
-	p.placeRest()
-	p.selectFile(spans, records, lines)
+	placeRecords(p, records, lines)
+	placeRest(p)
+	selectFile(p, spans, records, lines)
 }
 
 // readBlocks reads r, a file of size bytes (0: not known), in blocks
@@ -117,7 +117,7 @@ func (p *Parser) readBlocks(r io.Reader, workers int, size int64) error {
 				} else {
 					spans = make([]Span, 0, bytes.Count(j.buf, markStrace))
 				}
-				q := &Parser{Spans: spans, KeepRecords: p.KeepRecords, KeepUnparsed: p.KeepUnparsed, each: p.EachSpan != nil}
+				q := &Parser{ReadOptions: ReadOptions{KeepRecords: p.KeepRecords, KeepUnparsed: p.KeepUnparsed}, Results: Results{Spans: spans}, each: p.EachSpan != nil}
 				q.readBlock(j.buf)
 				n := len(j.buf)
 				b := j.buf[:0]
@@ -176,7 +176,7 @@ func (p *Parser) readBlocks(r io.Reader, workers int, size int64) error {
 			} else {
 				// A line longer than a block: read it here, in
 				// windows, as its own block.
-				q := &Parser{KeepRecords: p.KeepRecords, KeepUnparsed: p.KeepUnparsed}
+				q := &Parser{ReadOptions: ReadOptions{KeepRecords: p.KeepRecords, KeepUnparsed: p.KeepUnparsed}}
 				ll := longLine{p: q}
 				ll.add(buf)
 				carry, err = readLongLine(r, &ll, carry)
@@ -278,7 +278,7 @@ func (p *Parser) absorb(q *Parser, g *growth) {
 	// q's runs are p's as p's file stands before q's block (an unmarked
 	// run of q's is the run p's file names for its pid), and p's file
 	// goes on with q's run records.
-	runs := p.remapRuns(q)
+	runs := remapRuns(p, q)
 	for i := range q.Spans {
 		q.Spans[i].Run = runs[q.Spans[i].Run]
 	}
@@ -314,8 +314,8 @@ func (p *Parser) absorb(q *Parser, g *growth) {
 	if p.EachSpan != nil {
 		// Handed on and let go: the block's spans are all p holds of them.
 		for i := range q.Spans {
-			p.placeEach(&q.Spans[i])
-			if p.Select != nil && !p.pickSpan(&q.Spans[i]) {
+			placeEach(p, &q.Spans[i])
+			if p.Select != nil && !pickSpan(p, &q.Spans[i]) {
 				q.Spans[i] = Span{}
 				continue
 			}
@@ -333,7 +333,7 @@ func (p *Parser) absorb(q *Parser, g *growth) {
 		// the file's earlier blocks.
 		for _, i := range q.pendSpans {
 			s := &p.Spans[base+i]
-			if !p.placeByAnchor(s) {
+			if !placeByAnchor(p, s) {
 				p.pendSpans = append(p.pendSpans, base+i)
 			}
 		}
@@ -347,11 +347,11 @@ func (p *Parser) absorb(q *Parser, g *growth) {
 			i := len(p.Spans) - 1
 			if len(pend) > 0 && pend[0] == k {
 				pend = pend[1:]
-				if !p.placeByAnchor(&p.Spans[i]) {
+				if !placeByAnchor(p, &p.Spans[i]) {
 					p.pendSpans = append(p.pendSpans, i)
 				}
 			}
-			p.pickKept(i)
+			pickKept(p, i)
 		}
 	}
 	// A record's anchor counts in q's anchors; one before any of q's

@@ -102,72 +102,15 @@ func (l *RecordLine) Record() Record {
 // IsDevice reports whether the span is on the device clock (clk=dev).
 func (s *Span) IsDevice() bool { return strings.Contains(s.Attrs, "clk=dev") }
 
-// A Parser accumulates what it finds in the lines it is given. The zero
-// Parser is ready to use. Each [Parser.Read] (and so each file
-// [ReadFile] reads) is one file of a log set: see the package's notes.
+// A Parser reads a log set, one [Parser.Read] (and so one file
+// [ReadFile] reads) at a time; see the package's notes. It is two parts
+// a user sees, and its own bookkeeping: [ReadOptions], what configures
+// the reads (set before the first), and [Results], what the reads found
+// (read after the last, or between reads). The zero Parser is ready to
+// use: it keeps every span and no records.
 type Parser struct {
-	Spans []Span
-	// EachSpan, set before reading, is given every span read, in log
-	// order, with its Run, and the Parser keeps none (Spans stays empty):
-	// a reader that folds spans into a summary (strace-timing --stats)
-	// then holds what it keeps, not the log. The span is placed on the
-	// wall clock by the last anchor of its process before it in its file;
-	// one that has none there is not placed (its WallAt reports none),
-	// and [Parser.NearestAnchor] places it as a kept span is placed once
-	// every file is read. The span is valid only during the call.
-	EachSpan func(*Span)
-	// Heads counts record heads ("[STRACE] v=N"), torn records included.
-	Heads int
-	// Anchors holds every [CLOCK_ANCHOR] read, in the order read: one per
-	// file of a rotated set.
-	Anchors []envelope.Anchor
-	// AnchorRuns holds the run of each of Anchors, at the same index.
-	AnchorRuns []*Run
-	// Runs holds every run read (see [Run]), in the order first seen.
-	Runs []*Run
-	// MergedRuns names the files that hold two runs of one process
-	// unmarked: a process restarted with its pid before runs were marked
-	// appended to its predecessor's file, and its records, with no run
-	// record to tell them apart, read as the predecessor's.
-	// strace-timing warns about each.
-	MergedRuns []MergedRun
-	// Drops holds, per pid, the [HOSTLOG_DROPS] with the largest total.
-	Drops map[int64]envelope.Drops
-	// Lines counts the lines read.
-	Lines int
-	// BindPhases holds the "bind phase=" lines of a runtime with a host
-	// prepare path, for the swimlane.
-	BindPhases []BindPhase
-	// KeepRecords, set before reading, keeps the ordinary records (every
-	// record that is not a machine record) at or above its level in
-	// Records, for a reader that sends a log's records on (strace-otlp);
-	// nil keeps none, and they cost nothing.
-	KeepRecords slog.Leveler
-	Records     []Record
-	// KeepUnparsed, set before reading with KeepRecords, keeps those
-	// records in RecordLines instead of Records: each as the line it was
-	// read from, with only what a reader sorts, filters and places
-	// records by read from its header. A reader that holds a large log's
-	// records until it has read every span, then uses each once
-	// (strace-otlp sends them on), holds about a third of the memory so
-	// (a parsed record costs its 160-byte Record, its attributes as
-	// slog.Attrs and a copy of its body; an unparsed one 64 bytes and
-	// its line past the header), and [RecordLine.Record] reads one when
-	// it is used.
-	KeepUnparsed bool
-	RecordLines  []RecordLine
-	// Select, set before reading, keeps only what it picks (see
-	// [Selection]), as each file is read: spans (given to EachSpan or kept
-	// in Spans) and records. Deselected counts the spans it left out,
-	// Untimed those of them left out only because their wall-clock time
-	// was not known when they were read (no anchor of their process
-	// before them in their file; a device's clock).
-	// SkippedFiles counts the files of a directory read through
-	// [ReadHost] that SkipFiles left unread for the selection.
-	Select       *Selection
-	Deselected   int
-	Untimed      int
-	SkippedFiles int
+	ReadOptions
+	Results
 
 	// file is what is known of the file being read; pendSpans, pendRecs
 	// and pendLines index what came before any anchor of its process in
@@ -406,7 +349,7 @@ func (p *Parser) line(line []byte) {
 	}
 	m := findMarkers(line)
 	if m.run {
-		p.runRecord(line[:end])
+		runRecord(p, line[:end])
 	}
 	if m.span >= 0 {
 		p.spans(line, m.span, len(line), end)
@@ -507,15 +450,15 @@ func (p *Parser) spans(line []byte, i, limit, end int) int {
 		} else {
 			name = p.intern.bytes(f.Name)
 		}
-		s := Span{PID: f.PID, TID: f.TID, Inv: f.Inv, HID: p.intern.bytes(f.HID), Depth: f.Depth, Name: name, TS: f.TS, Dur: f.Dur, Run: p.runOf(f.PID)}
+		s := Span{PID: f.PID, TID: f.TID, Inv: f.Inv, HID: p.intern.bytes(f.HID), Depth: f.Depth, Name: name, TS: f.TS, Dur: f.Dur, Run: runOf(p, f.PID)}
 		if len(f.Attrs) > 0 {
 			s.Attrs = p.attrs.string(f.Attrs)
 		}
 		p.file.noteSpan(s.PID)
 		if p.EachSpan != nil {
 			p.one = s // handed on from a field: a local would escape, one allocation a span
-			p.placeEach(&p.one)
-			if p.Select != nil && !p.pickSpan(&p.one) {
+			placeEach(p, &p.one)
+			if p.Select != nil && !pickSpan(p, &p.one) {
 				i = next
 				continue
 			}
@@ -523,10 +466,10 @@ func (p *Parser) spans(line []byte, i, limit, end int) int {
 		} else {
 			p.Spans = append(p.Spans, s)
 			if p.each {
-				p.placeEach(&p.Spans[len(p.Spans)-1]) // no pending list: the merge places the rest
+				placeEach(p, &p.Spans[len(p.Spans)-1]) // no pending list: the merge places the rest
 			} else {
 				p.placeSpan(len(p.Spans) - 1)
-				p.pickKept(len(p.Spans) - 1)
+				pickKept(p, len(p.Spans)-1)
 			}
 		}
 		i = next
@@ -537,7 +480,7 @@ func (p *Parser) spans(line []byte, i, limit, end int) int {
 func (p *Parser) anchors(line []byte) {
 	if a, ok := loose.ScanAnchor(line); ok {
 		p.Anchors = append(p.Anchors, a)
-		p.AnchorRuns = append(p.AnchorRuns, p.runOf(int64(a.PID)))
+		p.AnchorRuns = append(p.AnchorRuns, runOf(p, int64(a.PID)))
 		p.noteAnchor(len(p.Anchors) - 1)
 		p.file.noteRun(int64(a.PID), p.file.pid(int64(a.PID)).spanned)
 	}
@@ -554,7 +497,7 @@ func (p *Parser) drops(line []byte, limit int) {
 		if prev, seen := p.Drops[int64(d.PID)]; !seen || d.Total >= prev.Total {
 			p.Drops[int64(d.PID)] = d
 		}
-		p.runOf(int64(d.PID)).drops(d)
+		runOf(p, int64(d.PID)).drops(d)
 	})
 }
 

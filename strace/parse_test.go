@@ -154,7 +154,7 @@ func TestKeepRecords(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(dir, tc.file)
 			require.NoError(t, os.WriteFile(path, []byte(text), 0o600))
-			p := Parser{KeepRecords: levels.Debug}
+			p := Parser{ReadOptions: ReadOptions{KeepRecords: levels.Debug}}
 			require.NoError(t, readInput(&p, path, nil))
 			require.Len(t, p.Records, 2, "the span is not an ordinary record, the last line is no record")
 			r := p.Records[0]
@@ -165,7 +165,7 @@ func TestKeepRecords(t *testing.T) {
 		})
 	}
 	t.Run("at or above a level", func(t *testing.T) {
-		p := Parser{KeepRecords: levels.Warn}
+		p := Parser{ReadOptions: ReadOptions{KeepRecords: levels.Warn}}
 		require.NoError(t, p.Read(strings.NewReader(text)))
 		require.Len(t, p.Records, 1)
 		assert.Equal(t, "slow request", p.Records[0].Message)

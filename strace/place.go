@@ -154,7 +154,7 @@ func (p *Parser) placeSpan(i int) {
 	if s.IsDevice() {
 		return
 	}
-	if !p.placeByAnchor(s) {
+	if !placeByAnchor(p, s) {
 		p.pendSpans = append(p.pendSpans, i)
 	}
 }
@@ -162,7 +162,7 @@ func (p *Parser) placeSpan(i int) {
 // placeByAnchor places s by the last anchor of its process read so far
 // in this file, and reports whether there was one. The last anchor of any
 // process is looked at first: a file usually holds one process.
-func (p *Parser) placeByAnchor(s *Span) bool {
+func placeByAnchor(p *Parser, s *Span) bool {
 	if p.file.last > 0 && s.PID == p.file.lastPID {
 		s.Place(p.Anchors[p.file.last-1])
 		return true
@@ -178,16 +178,16 @@ func (p *Parser) placeByAnchor(s *Span) bool {
 // lines from fromLines on), whose pid is now known, by the anchor each
 // followed in its file when it is of the record's process, else keeps
 // them for placeRest.
-func (p *Parser) placeRecords(from, fromLines int) {
+func placeRecords(p *Parser, from, fromLines int) {
 	for i := from; i < len(p.Records); i++ {
 		r := &p.Records[i]
-		if !p.placeByFile(&r.clock, r.anchor, r.Run) {
+		if !placeByFile(p, &r.clock, r.anchor, r.Run) {
 			p.pendRecs = append(p.pendRecs, i)
 		}
 	}
 	for i := fromLines; i < len(p.RecordLines); i++ {
 		l := &p.RecordLines[i]
-		if !p.placeByFile(&l.clock, int(l.anchor), l.Run) {
+		if !placeByFile(p, &l.clock, int(l.anchor), l.Run) {
 			p.pendLines = append(p.pendLines, i)
 		}
 	}
@@ -195,7 +195,7 @@ func (p *Parser) placeRecords(from, fromLines int) {
 
 // placeByFile places c by anchor (1 + its index, 0 for none) when it is
 // of run r, and reports whether it did.
-func (p *Parser) placeByFile(c *clock, anchor int, r *Run) bool {
+func placeByFile(p *Parser, c *clock, anchor int, r *Run) bool {
 	if a := anchor - 1; a >= 0 && r != nil && p.AnchorRuns[a] == r {
 		c.Place(p.Anchors[a])
 		return true
@@ -249,7 +249,7 @@ type anchorsByRun struct {
 // anchors read so far. It runs after each file, so it sees the set read
 // so far; a later file's anchor may be nearer, and the pending records
 // are placed again then.
-func (p *Parser) placeRest() {
+func placeRest(p *Parser) {
 	if len(p.pendSpans) == 0 && len(p.pendRecs) == 0 && len(p.pendLines) == 0 {
 		return
 	}

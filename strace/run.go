@@ -78,12 +78,12 @@ func LanePID(pid int64, r *Run) int64 {
 	return r.PID + int64(r.N-1)<<laneShift
 }
 
-// run returns the Parser's Run for pid and id, made on first sight. A
+// runFor returns the Parser's Run for pid and id, made on first sight. A
 // pid's runs are kept in order (runOrder: by start, then identity), and
 // one binary search finds the run or where it goes: a run is known by its
 // pid, identity and start, which every file of the run records alike (a
 // map beside them held 80 bytes a run: a log of a million processes).
-func (p *Parser) run(pid int64, id string, start int64) *Run {
+func runFor(p *Parser, pid int64, id string, start int64) *Run {
 	rs := p.runsOf[pid]
 	key := Run{PID: pid, ID: id, Start: start}
 	at, found := slices.BinarySearchFunc(rs, &key, runOrder) // kept in order: no sort a file
@@ -113,14 +113,14 @@ var runOrder = func(a, b *Run) int {
 // runOf returns the run a record of pid belongs to at this point of the
 // file being read: the last run record of pid before it in the file, or,
 // without one, the pid's unmarked run.
-func (p *Parser) runOf(pid int64) *Run {
+func runOf(p *Parser, pid int64) *Run {
 	if r := p.file.ranOf; r != nil && r.PID == pid {
 		return r
 	}
 	r := p.file.lastRun
 	if r == nil || r.PID != pid {
 		if r = p.file.pid(pid).run; r == nil {
-			r = p.run(pid, "", 0)
+			r = runFor(p, pid, "", 0)
 		}
 	}
 	p.file.ranOf = r
@@ -130,7 +130,7 @@ func (p *Parser) runOf(pid int64) *Run {
 // runRecord reads the [HOSTLOG_RUN] record line holds, if it is one in
 // machine position: from here on in this file, pid's records are that
 // run's.
-func (p *Parser) runRecord(line []byte) {
+func runRecord(p *Parser, line []byte) {
 	h, err := envelope.Parse(line)
 	if err != nil {
 		return
@@ -142,7 +142,7 @@ func (p *Parser) runRecord(line []byte) {
 	if err != nil {
 		return
 	}
-	r := p.run(int64(rr.PID), rr.ID, rr.Start)
+	r := runFor(p, int64(rr.PID), rr.ID, rr.Start)
 	v := p.file.pid(r.PID)
 	v.run = r
 	p.file.set(r.PID, v)
@@ -157,7 +157,7 @@ func (p *Parser) runRecord(line []byte) {
 // again, their runs kept in order as they are found: a volume of 10 000
 // restarts of one pid 1, each file read by its own ReadFile, costs a
 // pass over the pid's runs a file, not a sort of them.
-func (p *Parser) numberRuns() {
+func numberRuns(p *Parser) {
 	for _, pid := range p.renumber {
 		rs := p.runsOf[pid] // in order (run)
 		if len(rs) > 0 && rs[0].Of == len(rs) && rs[len(rs)-1].N == len(rs) {
@@ -174,13 +174,13 @@ func (p *Parser) numberRuns() {
 // after p's), the run of p it is: a marked run by its pid and identity;
 // an unmarked one (q's block held no run record of its pid before its
 // records) as p's file has it at the end of the blocks before.
-func (p *Parser) remapRuns(q *Parser) map[*Run]*Run {
+func remapRuns(p *Parser, q *Parser) map[*Run]*Run {
 	m := make(map[*Run]*Run, len(q.Runs))
 	for _, r := range q.Runs {
 		if r.ID == "" {
-			m[r] = p.runOf(r.PID)
+			m[r] = runOf(p, r.PID)
 		} else {
-			m[r] = p.run(r.PID, r.ID, r.Start)
+			m[r] = runFor(p, r.PID, r.ID, r.Start)
 		}
 	}
 	return m

@@ -52,7 +52,7 @@ func TestRunsAreProcesses(t *testing.T) {
 	write("host.1-bbbbbbbb.log", runFile(1, runB, start+int64(time.Minute), 4)) // another container
 	write("host.2.log", runFile(2, "cccccccc-0000-4000-8000-000000000003", start, 1))
 
-	h, err := ReadHost(&Parser{KeepRecords: levels.Info}, dir, nil)
+	h, err := ReadHost(&Parser{ReadOptions: ReadOptions{KeepRecords: levels.Info}}, dir, nil)
 	require.NoError(t, err)
 	p := h.Parser
 	byRun := map[string]int{}
@@ -191,7 +191,7 @@ func TestEachSpan(t *testing.T) {
 			var kept Parser
 			require.NoError(t, kept.readFileWith("", strings.NewReader(in), workers))
 			var given []Span
-			streamed := Parser{EachSpan: func(s *Span) { c := *s; given = append(given, c) }}
+			streamed := Parser{ReadOptions: ReadOptions{EachSpan: func(s *Span) { c := *s; given = append(given, c) }}}
 			require.NoError(t, streamed.readFileWith("", iotest.HalfReader(strings.NewReader(in)), workers))
 			assert.Empty(t, streamed.Spans, "none kept")
 			require.Len(t, given, len(kept.Spans))

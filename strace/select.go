@@ -298,12 +298,12 @@ func SkipFiles(paths []string, sel *Selection) (kept []string, skipped int) {
 // that its block's own anchors placed stays as it is; one before any of
 // them follows the file's anchors as they stood before the block (what
 // the block saw first).
-func (p *Parser) placeEach(s *Span) {
+func placeEach(p *Parser, s *Span) {
 	if s.flipped != 0 || p.file.last == 0 {
 		return // placed by its block, or no anchor in its file so far (a map lookup a span cost --stats 5 %)
 	}
 	if !s.IsDevice() {
-		p.placeByAnchor(s)
+		placeByAnchor(p, s)
 	}
 }
 
@@ -313,7 +313,7 @@ func (p *Parser) placeEach(s *Span) {
 // (no anchor of its process before it in the file) waits for selectFile.
 // What a reading holds is then what it picks, not a whole file until the
 // file's end: a window of 2.5 % of a one-file 4 M-span log held 1 GB.
-func (p *Parser) pickKept(i int) {
+func pickKept(p *Parser, i int) {
 	if p.Select == nil {
 		return
 	}
@@ -321,7 +321,7 @@ func (p *Parser) pickKept(i int) {
 	if pending && p.Select.timed() {
 		return
 	}
-	if p.pickSpan(&p.Spans[i]) {
+	if pickSpan(p, &p.Spans[i]) {
 		return
 	}
 	if pending {
@@ -333,7 +333,7 @@ func (p *Parser) pickKept(i int) {
 
 // pickSpan reports whether p.Select picks span s as it is placed,
 // counting it in Deselected (and Untimed) when not.
-func (p *Parser) pickSpan(s *Span) bool {
+func pickSpan(p *Parser, s *Span) bool {
 	ok, untimed := p.Select.pick(s.PID, s.Run, &s.clock, s.TS)
 	if !ok {
 		p.Deselected++
@@ -360,11 +360,11 @@ func keep[T any](list []T, from int, pick func(*T) bool) []T {
 // selectFile applies p.Select to what the file just read added: the
 // spans from index spans on and the records from records and lines on,
 // placed by then as they will be.
-func (p *Parser) selectFile(spans, records, lines int) {
+func selectFile(p *Parser, spans, records, lines int) {
 	if p.Select == nil {
 		return
 	}
-	p.Spans = keep(p.Spans, spans, p.pickSpan)
+	p.Spans = keep(p.Spans, spans, func(s *Span) bool { return pickSpan(p, s) })
 	p.Records = keep(p.Records, records, func(r *Record) bool {
 		ok, _ := p.Select.pick(r.PID, r.Run, &r.clock, r.Mono)
 		return ok

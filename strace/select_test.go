@@ -78,7 +78,7 @@ func TestSelection(t *testing.T) {
 			for _, workers := range []int{1, 4} {
 				for _, stream := range []bool{false, true} {
 					sel := tt.sel
-					p := &Parser{Select: &sel}
+					p := &Parser{ReadOptions: ReadOptions{Select: &sel}}
 					streamed := 0
 					if stream {
 						p.EachSpan = func(*Span) { streamed++ }
@@ -118,11 +118,11 @@ func TestSelectionUntimed(t *testing.T) {
 	path := filepath.Join(dir, "host.3.log")
 	require.NoError(t, os.WriteFile(path, []byte(logtest.SpanRecord(3, 1, 1, "early", 100, 10, "", 0)+
 		logtest.AnchorRecord(3, 1000, 1_800_000_000_000_000_000)+logtest.SpanRecord(3, 1, 2, "late", 2000, 10, "", 0)), 0o600))
-	p := &Parser{Select: &Selection{Since: time.Unix(0, 1_700_000_000_000_000_000)}, EachSpan: func(*Span) {}}
+	p := &Parser{ReadOptions: ReadOptions{Select: &Selection{Since: time.Unix(0, 1_700_000_000_000_000_000)}, EachSpan: func(*Span) {}}}
 	require.NoError(t, ReadFile(p, path, nil, nil))
 	assert.Equal(t, 1, p.Deselected)
 	assert.Equal(t, 1, p.Untimed)
-	p = &Parser{Select: &Selection{PIDs: []int64{3}}}
+	p = &Parser{ReadOptions: ReadOptions{Select: &Selection{PIDs: []int64{3}}}}
 	require.NoError(t, ReadFile(p, path, nil, nil))
 	assert.Len(t, p.Spans, 2)
 }
@@ -224,7 +224,7 @@ func TestSelectionHoldsWhatItPicks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			smallBlocks(t)
 			sel := tc.sel
-			p := Parser{Select: &sel}
+			p := Parser{ReadOptions: ReadOptions{Select: &sel}}
 			require.NoError(t, p.readFileWith("", bytes.NewReader(in), tc.workers))
 			assert.Len(t, p.Spans, tc.want)
 			assert.Equal(t, n+1-tc.want, p.Deselected)

@@ -78,9 +78,9 @@ func TestKeepUnparsed(t *testing.T) {
 				smallBlocks(t)
 				dir := t.TempDir()
 				writeSet(t, dir, tt.files)
-				parsed := &Parser{KeepRecords: levels.Info}
+				parsed := &Parser{ReadOptions: ReadOptions{KeepRecords: levels.Info}}
 				readSet(t, parsed, dir, workers)
-				unparsed := &Parser{KeepRecords: levels.Info, KeepUnparsed: true}
+				unparsed := &Parser{ReadOptions: ReadOptions{KeepRecords: levels.Info, KeepUnparsed: true}}
 				readSet(t, unparsed, dir, workers)
 				require.NotEmpty(t, parsed.Records)
 				assert.Empty(t, parsed.RecordLines, "kept parsed without KeepUnparsed")
@@ -107,7 +107,7 @@ func TestKeepUnparsed(t *testing.T) {
 				if workers == 1 {
 					return
 				}
-				serial := &Parser{KeepRecords: levels.Info, KeepUnparsed: true}
+				serial := &Parser{ReadOptions: ReadOptions{KeepRecords: levels.Info, KeepUnparsed: true}}
 				readSet(t, serial, dir, 1)
 				serial.intern, unparsed.intern = interner{}, interner{}
 				serial.attrs, unparsed.attrs = arena{}, arena{}
@@ -136,9 +136,9 @@ func TestReadSized(t *testing.T) {
 		unparsed bool
 	}{{"parsed", false}, {"unparsed", true}} {
 		t.Run(tt.name, func(t *testing.T) {
-			serial := &Parser{KeepRecords: levels.Info, KeepUnparsed: tt.unparsed}
+			serial := &Parser{ReadOptions: ReadOptions{KeepRecords: levels.Info, KeepUnparsed: tt.unparsed}}
 			require.NoError(t, serial.readFileWith("", bytes.NewReader(in), 1))
-			par := &Parser{KeepRecords: levels.Info, KeepUnparsed: tt.unparsed, size: int64(len(in))}
+			par := &Parser{ReadOptions: ReadOptions{KeepRecords: levels.Info, KeepUnparsed: tt.unparsed}, size: int64(len(in))}
 			require.NoError(t, par.readFileWith("", iotest.HalfReader(bytes.NewReader(in)), 2))
 			serial.intern, par.intern = interner{}, interner{}
 			serial.attrs, par.attrs = arena{}, arena{}

@@ -78,12 +78,12 @@ func followUntil(ctx context.Context, c *config, stdout, stderr io.Writer) int {
 	var body func()
 	if c.tables {
 		tb := straceview.NewTablesBuilder()
-		p = strace.Parser{Select: c.sel, EachSpan: tb.Add}
+		p = strace.Parser{ReadOptions: strace.ReadOptions{Select: c.sel, EachSpan: tb.Add}}
 		spans = tb.Spans
 		body = func() { tb.WriteSoFar(stdout, c.show(), !tb.SimplerRuntime()) }
 	} else {
 		sb := straceview.NewStatsBuilder()
-		p = strace.Parser{Select: c.sel, EachSpan: func(s *strace.Span) { sb.Add(0, s) }}
+		p = strace.Parser{ReadOptions: strace.ReadOptions{Select: c.sel, EachSpan: func(s *strace.Span) { sb.Add(0, s) }}}
 		spans = sb.Spans
 		body = func() { straceview.WriteStatsText(stdout, sb.Snapshot()) }
 	}

@@ -346,14 +346,14 @@ func runTerm(args []string, stdin io.Reader, stdout, stderr io.Writer, terminal 
 	if code := refuseHeld(&c, stdin, stderr); code != 0 {
 		return code
 	}
-	p := strace.Parser{Select: c.sel}
+	p := strace.Parser{ReadOptions: strace.ReadOptions{Select: c.sel}}
 	var aligned *straceview.Aligned
 	var hosts []strace.HostLog
 	var anchors map[int64]envelope.Anchor // the clockAnchors list
 	var leftOut []string                  // what the views leave out, and why
 	if c.hosts {
 		for i, in := range c.inputs {
-			h, err := strace.ReadHost(&strace.Parser{Select: c.sel}, in, stdin)
+			h, err := strace.ReadHost(&strace.Parser{ReadOptions: strace.ReadOptions{Select: c.sel}}, in, stdin)
 			if err != nil && !errors.Is(err, strace.ErrDamaged) {
 				fmt.Fprintln(stderr, inputError(err))
 				return 1
@@ -1026,7 +1026,7 @@ func refuseHeld(c *config, stdin io.Reader, stderr io.Writer) int {
 	if bounds == nil || slices.Contains(c.inputs, "-") {
 		return 0
 	}
-	q := strace.Parser{Select: c.sel}
+	q := strace.Parser{ReadOptions: strace.ReadOptions{Select: c.sel}}
 	n := 0
 	q.EachSpan = func(*strace.Span) { n++ }
 	// The count's tight memory limit is for the count alone: the views'

@@ -182,7 +182,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// Unparsed: each record is read once, when it is sent, and held
 		// as its line until then, about a third of the memory of a
 		// parsed one.
-		h, readErr := strace.ReadHost(&strace.Parser{KeepRecords: keep, KeepUnparsed: true, Select: sel}, in, stdin)
+		h, readErr := strace.ReadHost(&strace.Parser{ReadOptions: strace.ReadOptions{KeepRecords: keep, KeepUnparsed: true, Select: sel}}, in, stdin)
 		if errors.Is(readErr, strace.ErrDamaged) { // what the damaged files held before it is sent
 			for _, line := range strings.Split(readErr.Error(), "\n") {
 				fmt.Fprintln(stderr, "strace-otlp: warning:", line)
@@ -428,7 +428,7 @@ func refuseLarge(inputs []string, sel *strace.Selection, max int, stderr io.Writ
 			continue
 		}
 		n := 0
-		q := &strace.Parser{Select: sel, EachSpan: func(*strace.Span) { n++ }}
+		q := &strace.Parser{ReadOptions: strace.ReadOptions{Select: sel, EachSpan: func(*strace.Span) { n++ }}}
 		if _, err := strace.ReadHost(q, in, nil); err != nil && !errors.Is(err, strace.ErrDamaged) {
 			return 0 // the send's reading says why, in its own words
 		}

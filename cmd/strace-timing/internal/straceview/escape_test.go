@@ -97,7 +97,7 @@ func TestTablesEscape(t *testing.T) {
 func TestStatsEscape(t *testing.T) {
 	spans := []strace.Span{{PID: 1, Name: hostileName, Dur: 1000}, {PID: 1, Name: "ok", Dur: 1000}}
 	var b bytes.Buffer
-	WriteStatsText(&b, Statistics([]strace.HostLog{{Label: "host\u202e", Parser: &strace.Parser{Spans: spans}}}))
+	WriteStatsText(&b, Statistics([]strace.HostLog{{Label: "host\u202e", Parser: &strace.Parser{Results: strace.Results{Spans: spans}}}}))
 	out := b.String()
 	assert.Contains(t, out, hostileShown)
 	assert.Contains(t, out, `host host\u202e pid 1`)

@@ -85,8 +85,8 @@ func TestStatistics(t *testing.T) {
 		assert.Contains(t, b.String(), ">9223372036854775.8")
 	})
 	t.Run("hosts name their processes, one pid on two hosts is two processes", func(t *testing.T) {
-		a := &strace.Parser{Spans: []strace.Span{{PID: 7, Name: "x", Dur: 1000}}}
-		b := &strace.Parser{Spans: []strace.Span{{PID: 7, Name: "x", Dur: 3000}}}
+		a := &strace.Parser{Results: strace.Results{Spans: []strace.Span{{PID: 7, Name: "x", Dur: 1000}}}}
+		b := &strace.Parser{Results: strace.Results{Spans: []strace.Span{{PID: 7, Name: "x", Dur: 3000}}}}
 		st := Statistics([]strace.HostLog{{Label: "a", Parser: a}, {Label: "b", Parser: b}})
 		require.Len(t, st.Processes, 2)
 		assert.Equal(t, "a", st.Processes[0].Host)
@@ -97,7 +97,7 @@ func TestStatistics(t *testing.T) {
 }
 
 func one(spans []strace.Span) []strace.HostLog {
-	return []strace.HostLog{{Parser: &strace.Parser{Spans: spans}}}
+	return []strace.HostLog{{Parser: &strace.Parser{Results: strace.Results{Spans: spans}}}}
 }
 
 func countAll(names []NameStats) int {
