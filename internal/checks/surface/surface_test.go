@@ -227,9 +227,9 @@ func TestExportedSurface(t *testing.T) {
 	//     (Flush, Quiesce, SubmitFlush changed their parameter), Close() is
 	//     for defer, bounded by DefaultWait, and a TimeoutError answers
 	//     errors.Is(err, context.DeadlineExceeded): 157 and 112.
-//   - strace.ReadOptions and strace.Results (issue 57): Parser split into
-//     what configures a read and what the reads found, embedded, so its
-//     fields read as before: 159 and 112.
+	//   - strace.ReadOptions and strace.Results (issue 57): Parser split into
+	//     what configures a read and what the reads found, embedded, so its
+	//     fields read as before: 159 and 112.
 	const budgetTop, budgetMethods = 159, 112
 	top, methods := exported(t, root)
 	t.Logf("exported: %d names, %d methods", top, methods)
