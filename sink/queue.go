@@ -502,11 +502,12 @@ func (q *queue) drop(r int, n uint64) {
 		atomic.StoreUint64(c.Pending, q.claimed()-q.tail.Load())
 		return
 	}
-	q.local(r).Add(n)
+	local(q, r).Add(n)
 }
 
-// local is the queue's own counter of reason r.
-func (q *queue) local(r int) *atomic.Uint64 {
+// local is q's own counter of reason r (a function: queue holds to 20
+// methods).
+func local(q *queue, r int) *atomic.Uint64 {
 	switch r {
 	case queueFullReason:
 		return &q.queueFull
@@ -531,7 +532,7 @@ func (q *queue) countInto(c *hostlink.Counters) {
 		return
 	}
 	for r := range c.Reasons {
-		if v := q.local(r).Swap(0); v > 0 {
+		if v := local(q, r).Swap(0); v > 0 {
 			atomic.AddUint64(&c.Reasons[r], v)
 			atomic.AddUint64(c.Total, v)
 		}

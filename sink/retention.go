@@ -79,7 +79,7 @@ func (f *dirFile) prune(r *Rotation) {
 		kept, survivors := 0, make([]string, 0, min(len(f.own), r.MaxFiles+1))
 		for i := len(f.own) - 1; i >= 0; i-- {
 			n := f.own[i]
-			if !f.exists(n) {
+			if !f.dir.exists(n) {
 				continue
 			}
 			_, plain := d.dh.removable(d.abs, n)
@@ -100,8 +100,8 @@ func (f *dirFile) prune(r *Rotation) {
 
 // exists reports whether rotated file plain is in the directory, plain
 // or compressed.
-func (f *dirFile) exists(plain string) bool {
-	return f.dir.dh.exists(f.dir.abs, plain) || f.dir.dh.exists(f.dir.abs, plain+logname.Gz)
+func (d *logDir) exists(plain string) bool {
+	return d.dh.exists(d.abs, plain) || d.dh.exists(d.abs, plain+logname.Gz)
 }
 
 // removeRotated removes the file plain names (a rotated file, plain and

@@ -63,9 +63,9 @@ func (f *dirFile) sweep() {
 		set, seq, ok := logname.Parse(name)
 		switch {
 		case !ok || strings.HasSuffix(name, logname.Gz):
-		case seq > 0 && present[name+logname.Gz] && dead(set) && f.sameAsGz(name):
+		case seq > 0 && present[name+logname.Gz] && dead(set) && f.dir.sameAsGz(name):
 			remove(name) // its .gz is whole: the kill fell before the removal
-		case seq == 0 && dead(set) && f.empty(name):
+		case seq == 0 && dead(set) && f.dir.empty(name):
 			remove(name) // made, then killed before its run record
 		}
 	}
@@ -82,8 +82,8 @@ const emptyGrace = 10 * time.Second
 
 // empty reports whether name is an empty regular file last changed at
 // least emptyGrace ago.
-func (f *dirFile) empty(name string) bool {
-	r, _, err := f.dir.dh.openRotated(f.dir.abs, name)
+func (d *logDir) empty(name string) bool {
+	r, _, err := d.dh.openRotated(d.abs, name)
 	if err != nil {
 		return false
 	}
@@ -95,18 +95,18 @@ func (f *dirFile) empty(name string) bool {
 // sameAsGz reports whether the rotated file name and its .gz hold the same
 // bytes: the .gz decompresses whole (its checksum holds) to name's length
 // and CRC-32.
-func (f *dirFile) sameAsGz(name string) bool {
+func (d *logDir) sameAsGz(name string) bool {
 	sum := func(r io.Reader) (int64, uint32, bool) {
 		h := crc32.NewIEEE()
 		n, err := io.Copy(h, r)
 		return n, h.Sum32(), err == nil
 	}
-	plain, _, err := f.dir.dh.openRotated(f.dir.abs, name)
+	plain, _, err := d.dh.openRotated(d.abs, name)
 	if err != nil {
 		return false
 	}
 	defer plain.Close()
-	gz, _, err := f.dir.dh.openRotated(f.dir.abs, name+logname.Gz)
+	gz, _, err := d.dh.openRotated(d.abs, name+logname.Gz)
 	if err != nil {
 		return false
 	}
