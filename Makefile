@@ -10,7 +10,7 @@ BENCH ?= .
 # select one set of versions for all of them.
 export GOWORK ?= off
 
-.PHONY: test lane-race lane-plain readme root-api otel-api otel-tests otel-demo-tests bench-vet crosscheck nocgo test-arm vet-all fmt-check tidy-check vet vet32 api-check cross race stress allocs otel otel-demo bench bench-compare bench-lib reader-mixes reader-views fuzz cover
+.PHONY: apidiff test lane-race lane-plain readme root-api otel-api otel-tests otel-demo-tests bench-vet crosscheck nocgo test-arm vet-all fmt-check tidy-check vet vet32 api-check cross race stress allocs otel otel-demo bench bench-compare bench-lib reader-mixes reader-views fuzz cover
 
 # Every platform the library supports: it must build and vet on each
 # (tests run on this machine's).
@@ -75,7 +75,7 @@ fmt-check:
 
 # go mod tidy must leave every module as committed.
 tidy-check:
-	@$(STEP) "go mod tidy -diff (., otel, bench, otel/demo)" sh -c 'for m in . otel bench otel/demo; do (cd $$m && $(GO) mod tidy -diff) || { echo "go mod tidy changes $$m"; exit 1; }; done'
+	@$(STEP) "go mod tidy -diff (., otel, bench, otel/demo, internal/checks/apidiff)" sh -c 'for m in . otel bench otel/demo; do (cd $$m && $(GO) mod tidy -diff) || { echo "go mod tidy changes $$m"; exit 1; }; done; cd internal/checks/apidiff && GOWORK=off $(GO) mod tidy -diff || { echo "go mod tidy changes internal/checks/apidiff"; exit 1; }'
 
 # With -race: the analyzers read the export data of what they import, and
 # make test's race lane has built it with -race (the one file this leaves
@@ -98,7 +98,14 @@ bench-vet:
 #   cd otel && go run simpler.dev/log/internal/checks/apicheck -w ../api/otel.v1.txt
 # The otel module's API is read from its -race build, the one its go test
 # -race makes (a plain build would compile the OpenTelemetry SDK again).
-api-check: root-api otel-api
+# make api-check then has golang.org/x/exp/apidiff compare both modules'
+# public packages with the v1.0.0 tag (internal/checks/apidiff, a module
+# of its own: apidiff's golang.org/x/tools is not the library's), failing
+# on any change it calls incompatible. make test runs the lists, not
+# apidiff (it type-checks two trees: 15 s on two cores).
+api-check: root-api otel-api apidiff
+apidiff:
+	@$(STEP) "apidiff (against v1.0.0)" sh -c 'cd internal/checks/apidiff && GOWORK=off $(GO) run .'
 root-api:
 	@$(STEP) "api-check (api/v1.txt)" $(GO) run ./internal/checks/apicheck -race api/v1.txt
 otel-api:
