@@ -320,6 +320,8 @@ func Setup(opts *Options) (*Logging, error) {
 			err = fmt.Errorf("slogsimpler: Setup: the State is closed (State.Close); make a new one with NewState: %w", sink.ErrClosed)
 		case errors.Is(err, sink.ErrAlreadyBound):
 			err = fmt.Errorf("slogsimpler: Setup: the State already writes to %s, and Setup was given Dir %s (leave Dir empty to keep the State's, or make a new State with NewState): %w", dirOf(st), o.Dir, sink.ErrAlreadyBound)
+		case !strings.HasPrefix(err.Error(), "slogsimpler: "):
+			err = fmt.Errorf("slogsimpler: Setup: %w", err) // the sink's (a directory it cannot make), wrapped: errors.Is still finds it
 		}
 		return nil, err
 	}

@@ -2,6 +2,9 @@ package slogsimpler
 
 import (
 	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -79,4 +82,20 @@ func TestSetupFailsWithoutChange(t *testing.T) {
 			assert.Equal(t, int64(1<<20), st.rot.Load().MaxSize, "the Rotation")
 		})
 	}
+}
+
+// TestSetupErrorsSpeakOneVocabulary: every error Setup returns says it is
+// Setup's ("slogsimpler: Setup: ..."), the sink's included (a directory
+// that cannot be made), wrapping what failed (on d54f35d a sink error came
+// back bare: "sink: ...").
+func TestSetupErrorsSpeakOneVocabulary(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "a-file")
+	require.NoError(t, os.WriteFile(file, nil, 0o600))
+	st, err := NewState(nil)
+	require.NoError(t, err)
+	defer st.Close()
+	_, err = Setup(&Options{State: st, Dir: filepath.Join(file, "logs"), NoConsole: true})
+	require.Error(t, err)
+	assert.True(t, strings.HasPrefix(err.Error(), "slogsimpler: Setup: "), "%v", err)
+	assert.ErrorContains(t, err, "is not a directory", "what failed, still said")
 }
