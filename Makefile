@@ -105,7 +105,7 @@ bench-vet:
 # apidiff (it type-checks two trees: 15 s on two cores).
 api-check: root-api otel-api apidiff
 apidiff:
-	@$(STEP) "apidiff (against v1.0.0)" sh -c 'cd internal/checks/apidiff && GOWORK=off $(GO) run .'
+	@$(STEP) "apidiff (against v1.0.0)" sh -c 'cd internal/checks/apidiff && GOWORK=off $(GO) test . && GOWORK=off $(GO) run .'
 root-api:
 	@$(STEP) "api-check (api/v1.txt)" $(GO) run ./internal/checks/apicheck -race api/v1.txt
 otel-api:

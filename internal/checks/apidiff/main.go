@@ -41,7 +41,7 @@ var modules = []string{".", "otel"}
 func main() {
 	base := flag.String("base", "v1.0.0", "the release `REF` (a tag or commit) the API is held to")
 	flag.Parse()
-	incompatible, err := run(*base, os.Stdout)
+	incompatible, err := run(*base, modules, os.Stdout)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "apidiff:", err)
 		os.Exit(1)
@@ -54,7 +54,7 @@ func main() {
 
 // run compares the working tree's public API with base's and writes what
 // changed to w; it returns how many changes are incompatible.
-func run(base string, w io.Writer) (int, error) {
+func run(base string, modules []string, w io.Writer) (int, error) {
 	root, err := git("", "rev-parse", "--show-toplevel")
 	if err != nil {
 		return 0, err
