@@ -48,9 +48,9 @@ func TestRun(t *testing.T) {
 	sh("git", "tag", "v1.0.0")
 
 	for _, tc := range []struct {
-		name, p, q string
+		name, p, q   string
 		incompatible int
-		says       string
+		says         string
 	}{
 		{"an addition", "package p\n\nfunc F(int) {}\n\nfunc G() {}\n", "package q\n\nfunc H(string) {}\n", 0, "G: added"},
 		{"a change", "package p\n\nfunc F(string) {}\n", "package q\n\nfunc H(int) {}\n", 1, "F: changed from func(int) to func(string)"},
