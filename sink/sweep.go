@@ -16,7 +16,10 @@ import (
 // or a rotated file beside its finished .gz (killed between the rename
 // and the removal: gunzip logs/*.gz then stops at it), and one killed
 // right after it made its file leaves that file empty, without its run
-// record (removed once it is emptyGrace old). Only a dead run's debris is
+// record (removed at once when its name has a run's tag, host.<pid>-<tag>.log,
+// which only this library writes; else once it is emptyGrace old: a
+// writer that locks nothing, simpler's own, may be about to fill it).
+// Only a dead run's debris is
 // touched: a run is live while it
 // holds the share lock on its current file, host.<set>.log (see
 // logDir.open), and where that cannot be told (livenessKnown false) the
@@ -65,7 +68,7 @@ func (f *dirFile) sweep() {
 		case !ok || strings.HasSuffix(name, logname.Gz):
 		case seq > 0 && present[name+logname.Gz] && dead(set) && f.dir.sameAsGz(name):
 			remove(name) // its .gz is whole: the kill fell before the removal
-		case seq == 0 && dead(set) && f.dir.empty(name):
+		case seq == 0 && dead(set) && f.dir.empty(name, logname.PID(set) != set):
 			remove(name) // made, then killed before its run record
 		}
 	}
@@ -74,22 +77,27 @@ func (f *dirFile) sweep() {
 	}
 }
 
-// emptyGrace is how old an empty, unlocked current file must be for the
-// sweep to take it for a killed run's: a live run locks the file it
-// creates microseconds after the create, and one caught in between must
-// not lose its file.
+// emptyGrace is how old an empty, unlocked current file without a run's
+// tag must be for the sweep to take it for a killed run's: a writer that
+// does not lock its file (simpler's C++ one) writes into the file it made
+// and would not notice it gone. A run of this library locks the file it
+// makes microseconds after the create, and one the sweep catches in
+// between loses nothing: its next check finds the file unlinked and
+// writes its records into a new one (SPEC §6); so its tagged files need
+// no grace, and a container that restarts at once finds none left (issue
+// 54: 12 kills, then a restart, left an empty host.1-<tag>.log).
 const emptyGrace = 10 * time.Second
 
-// empty reports whether name is an empty regular file last changed at
-// least emptyGrace ago.
-func (d *logDir) empty(name string) bool {
+// empty reports whether name is an empty regular file, last changed at
+// least emptyGrace ago unless tagged.
+func (d *logDir) empty(name string, tagged bool) bool {
 	r, _, err := d.dh.openRotated(d.abs, name)
 	if err != nil {
 		return false
 	}
 	defer r.Close()
 	fi, err := r.Stat()
-	return err == nil && fi.Size() == 0 && time.Since(fi.ModTime()) >= emptyGrace
+	return err == nil && fi.Size() == 0 && (tagged || time.Since(fi.ModTime()) >= emptyGrace)
 }
 
 // sameAsGz reports whether the rotated file name and its .gz hold the same

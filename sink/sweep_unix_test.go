@@ -20,7 +20,9 @@ import (
 // a compression a kill cut short, a rotated file beside its whole .gz, an
 // empty current file without its run record. On 95586fe they stayed for
 // ever (8 to 11 temporary files after 12 kills, and once a plain file
-// beside its .gz that stopped gunzip logs/*.gz).
+// beside its .gz that stopped gunzip logs/*.gz). A run's tagged file left
+// empty goes at once: a restart right after the kill found it there (it
+// waited ten seconds, as an untagged one still does).
 func TestSweepKilledRunsDebris(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name string, b []byte) {
@@ -52,7 +54,8 @@ func TestSweepKilledRunsDebris(t *testing.T) {
 	write("host.7.log", nil) // empty, dead, made a minute ago: removed
 	old := time.Now().Add(-time.Minute)
 	require.NoError(t, os.Chtimes(filepath.Join(dir, "host.7.log"), old, old))
-	write("host.6.log", nil) // empty, unlocked, just made: its run may be about to lock it
+	write("host.6.log", nil)          // empty, unlocked, just made, untagged: a writer that never locks may fill it
+	write("host.5-0badc0de.log", nil) // empty, unlocked, just made, a run's tag: removed at once
 	hold("host.8.log")
 	require.NoError(t, os.Truncate(filepath.Join(dir, "host.8.log"), 0)) // empty, live: kept
 	write("host.9.log", records)                                         // a dead run's log: kept
@@ -69,7 +72,7 @@ func TestSweepKilledRunsDebris(t *testing.T) {
 	for _, e := range ents {
 		left[e.Name()] = true
 	}
-	for _, gone := range []string{".host.1.00000003.log.gz.tmp", "host.1.00000002.log", "host.7.log"} {
+	for _, gone := range []string{".host.1.00000003.log.gz.tmp", "host.1.00000002.log", "host.7.log", "host.5-0badc0de.log"} {
 		assert.False(t, left[gone], "%s removed", gone)
 	}
 	for _, kept := range []string{".host.2-abcdef12.00000001.log.gz.tmp", "host.2-abcdef12.log", "host.1.00000002.log.gz",
