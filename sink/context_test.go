@@ -30,20 +30,9 @@ func TestWaitsTakeContexts(t *testing.T) {
 		{"SubmitFlush", func(s *Sink, ctx context.Context) error { return s.SubmitFlush(ctx, rec("flushed", 10)) }},
 		{"Shutdown", func(s *Sink, ctx context.Context) error { return s.Shutdown(ctx) }},
 	}
-	// stalled is a started sink whose writer is inside a write that waits
-	// for w.release, one record queued behind it.
-	stalled := func(t *testing.T) (*Sink, *stallWriter) {
-		w := newStallWriter()
-		s := newTest(&testOptions{Report: testReport, Destination: Pipe(w)})
-		require.NoError(t, s.Start())
-		require.NoError(t, put(s, rec("a", 10)))
-		<-w.entered
-		require.NoError(t, put(s, rec("b", 10)))
-		return s, w
-	}
 	for _, op := range ops {
 		t.Run(op.name+"/cancelled while waiting", func(t *testing.T) {
-			s, w := stalled(t)
+			s, w := stalledSink(t)
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
 			go func() { done <- op.wait(s, ctx) }()
@@ -66,7 +55,7 @@ func TestWaitsTakeContexts(t *testing.T) {
 			assert.GreaterOrEqual(t, strings.Count(w.text(), "\n"), 2, "nothing pending was abandoned")
 		})
 		t.Run(op.name+"/past its deadline", func(t *testing.T) {
-			s, w := stalled(t)
+			s, w := stalledSink(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 			defer cancel()
 			err := op.wait(s, ctx)
@@ -78,7 +67,7 @@ func TestWaitsTakeContexts(t *testing.T) {
 			require.NoError(t, s.Shutdown(context.Background()))
 		})
 		t.Run(op.name+"/no deadline waits for the destination", func(t *testing.T) {
-			s, w := stalled(t)
+			s, w := stalledSink(t)
 			done := make(chan error, 1)
 			go func() { done <- op.wait(s, context.Background()) }()
 			close(w.release)
@@ -89,7 +78,7 @@ func TestWaitsTakeContexts(t *testing.T) {
 		})
 	}
 	t.Run("Close is bounded by DefaultWait", func(t *testing.T) {
-		s, w := stalled(t)
+		s, w := stalledSink(t)
 		err := s.Close()
 		assert.ErrorIs(t, err, context.DeadlineExceeded)
 		var te *TimeoutError
@@ -99,7 +88,7 @@ func TestWaitsTakeContexts(t *testing.T) {
 		assert.NoError(t, s.Close(), "closing twice is safe")
 	})
 	t.Run("a context ended before the call", func(t *testing.T) {
-		s, w := stalled(t)
+		s, w := stalledSink(t)
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		assert.True(t, errors.Is(s.Flush(ctx), context.Canceled))

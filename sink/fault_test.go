@@ -258,14 +258,21 @@ func TestCloseBoundedWhenSyncWriteStalls(t *testing.T) {
 	assert.Equal(t, uint64(1), c.NotAdmitted)
 }
 
-// TestCloseBoundedWhenAsyncWriteStalls: the same with a writer goroutine.
-func TestCloseBoundedWhenAsyncWriteStalls(t *testing.T) {
+// stalledSink is a started sink whose writer is inside a write that waits
+// for w.release, one record queued behind it.
+func stalledSink(t *testing.T) (*Sink, *stallWriter) {
 	w := newStallWriter()
 	s := newTest(&testOptions{Report: testReport, Destination: Pipe(w)})
 	require.NoError(t, s.Start())
 	require.NoError(t, put(s, rec("stalled", 10)))
 	<-w.entered
 	require.NoError(t, put(s, rec("queued", 10)))
+	return s, w
+}
+
+// TestCloseBoundedWhenAsyncWriteStalls: the same with a writer goroutine.
+func TestCloseBoundedWhenAsyncWriteStalls(t *testing.T) {
+	s, w := stalledSink(t)
 	var te *TimeoutError
 	require.ErrorAs(t, s.Shutdown(logtest.Within(20*time.Millisecond)), &te)
 	assert.Equal(t, uint64(2), te.Pending)
