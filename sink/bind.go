@@ -107,7 +107,7 @@ func (o *output) bind(dir string) error {
 // are counted output_failed if it was removed), never through what was put
 // at its path. It never waits for a write in progress.
 // Without a bound directory it does nothing.
-func (s *Sink) Reopen() { s.out.askReopen() }
+func (s *Sink) Reopen() { s.made(); s.out.askReopen() }
 
 // askReopen is Reopen.
 func (o *output) askReopen() {
@@ -151,7 +151,7 @@ var reopenRefused = func(msg string) { stderrWarner.say(msg) }
 
 // Path returns the log file's path once a directory is bound, or "". It
 // takes no lock.
-func (s *Sink) Path() string { return s.out.path() }
+func (s *Sink) Path() string { s.made(); return s.out.path() }
 
 // path is Path.
 func (o *output) path() string {

@@ -9,6 +9,10 @@ import (
 // Close is Shutdown with a context that ends DefaultWait after the call.
 const DefaultWait = time.Second
 
+// idleGrace is how long a quiesce or close whose bound has ended still
+// waits for a writer with nothing pending to exit (see quiesceLocked).
+const idleGrace = 50 * time.Millisecond
+
 // noDeadline is the wait left of a bound with no deadline: longer than any
 // program runs, so that timers made from it never fire.
 const noDeadline = time.Duration(1<<63 - 1)
@@ -118,7 +122,7 @@ func (b bound) err(op string, c Counts) *TimeoutError {
 		e.cause = b.ctx.Err()
 	}
 	if e.cause == context.DeadlineExceeded && !b.at.IsZero() {
-		e.Timeout = b.at.Sub(b.began) // the bound asked for, not the time the wait noticed it
+		e.Timeout = max(b.at.Sub(b.began), 0) // the bound asked for, not the time the wait noticed it (none: a deadline already past)
 	}
 	return e
 }

@@ -77,6 +77,34 @@ func TestWaitsTakeContexts(t *testing.T) {
 			assert.Zero(t, s.Counts().Dropped)
 		})
 	}
+	t.Run("nothing pending, the context already ended", func(t *testing.T) {
+		// A service's grace period spent by its HTTP server before the
+		// log's shutdown: with nothing left to do, no wait fails (the
+		// writer exits at once), as http.Server.Shutdown's does not.
+		for _, op := range ops[:2] {
+			s := newTest(&testOptions{Report: testReport, Destination: Pipe(&memWriter{})})
+			require.NoError(t, s.Start())
+			require.NoError(t, put(s, rec("a", 10)))
+			require.NoError(t, s.Flush(context.Background()))
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			assert.NoError(t, op.wait(s, ctx), op.name)
+			expired, stop := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+			assert.NoError(t, s.Shutdown(expired), op.name+", then Shutdown")
+			stop()
+		}
+	})
+	t.Run("the error names the call and no negative wait", func(t *testing.T) {
+		s, w := stalledSink(t)
+		expired, stop := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+		defer stop()
+		var te *TimeoutError
+		require.ErrorAs(t, s.Shutdown(expired), &te)
+		assert.Equal(t, "close", te.Op)
+		assert.Zero(t, te.Timeout, "a deadline already past: it waited for nothing")
+		assert.Contains(t, te.Error(), "sink: close timed out after 0s")
+		close(w.release)
+	})
 	t.Run("Close is bounded by DefaultWait", func(t *testing.T) {
 		s, w := stalledSink(t)
 		err := s.Close()

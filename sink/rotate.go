@@ -87,6 +87,7 @@ func (r Rotation) check() error {
 // files from the next write on (and, for MaxAge, from the next bind or
 // rotation); a bad Rotation is an error and changes nothing.
 func (s *Sink) SetRotation(r Rotation) error {
+	s.made()
 	if err := r.check(); err != nil {
 		return err
 	}

@@ -126,6 +126,7 @@ var (
 // (wrapping ctx's error) and the record stays queued, counted like any
 // other. A ctx with no deadline waits as long as the destination takes.
 func (s *Sink) SubmitFlush(ctx context.Context, rec []byte) error {
+	s.made()
 	return flushed(s, rec, boundOf(ctx))
 }
 
@@ -199,7 +200,7 @@ func (s *Sink) submit(rec []byte, flush, noWait bool) (end uint64, err error) {
 // SetBackpressure sets Options.Backpressure from now on, for every
 // producer: d > 0 is the longest a record waits for a free slot, 0 (or
 // less) no wait.
-func (s *Sink) SetBackpressure(d time.Duration) { s.q.setBackpressure(d) }
+func (s *Sink) SetBackpressure(d time.Duration) { s.made(); s.q.setBackpressure(d) }
 
 // submitSync writes rec in the caller's goroutine: the queue admits
 // nothing (no writer, or a quiesce or close has begun). It reports queue
@@ -323,6 +324,7 @@ type Counts struct {
 
 // Counts returns the current accounting.
 func (s *Sink) Counts() Counts {
+	s.made()
 	c := s.q.counts()
 	c.CompressFailed = s.out.compressFailed.Load()
 	return c
@@ -336,8 +338,8 @@ func (s *Sink) Counts() Counts {
 // It wraps the context's error: errors.Is(err, context.DeadlineExceeded)
 // holds for a deadline, context.Canceled for a cancellation.
 type TimeoutError struct {
-	Op      string
-	Timeout time.Duration // how long it waited: the deadline's distance, or the time until cancelled
+	Op      string        // "flush" (Flush, SubmitFlush), "quiesce", or "close" (Close, Shutdown)
+	Timeout time.Duration // how long it waited: the deadline's distance (0 for one already past), or the time until cancelled
 	Pending uint64
 	Dropped uint64
 	cause   error // context.DeadlineExceeded or context.Canceled

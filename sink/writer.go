@@ -329,18 +329,19 @@ func (w *writer) quiesce(b bound) error {
 	if w.isClosed {
 		return nil
 	}
-	if err := w.quiesceLocked(b); err != nil {
+	if err := w.quiesceLocked(b, "quiesce"); err != nil {
 		return err
 	}
 	w.out.idleCompress(b)
 	return nil
 }
 
-// quiesceLocked is quiesce with life held (Close's drain too).
-func (w *writer) quiesceLocked(b bound) error {
+// quiesceLocked is quiesce with life held (Close's drain too, op
+// "close"): its errors name op.
+func (w *writer) quiesceLocked(b bound, op string) error {
 	if !w.running {
 		if !w.out.lockBy(b) {
-			return b.lockErr("quiesce", w.q.counts())
+			return b.lockErr(op, w.q.counts())
 		}
 		w.reportLocked(true)
 		w.out.mu.Unlock()
@@ -354,8 +355,13 @@ func (w *writer) quiesceLocked(b bound) error {
 	// which sets the bit itself.
 	w.q.closeAdmission()
 	w.bell.nudge()
-	if !b.wait(w.done) {
-		return b.err("quiesce", w.q.counts())
+	// With nothing pending the writer exits at once: a bound that ended
+	// before it was scheduled (or had ended at the call, a request's
+	// deadline already spent) does not fail a quiesce that has nothing
+	// left to do, as http.Server.Shutdown's does not; idleGrace bounds it
+	// (the writer's last drop report may be stalled on the destination).
+	if !b.wait(w.done) && (w.q.counts().Pending > 0 || !within(idleGrace).wait(w.done)) {
+		return b.err(op, w.q.counts())
 	}
 	w.running = false
 	return nil
@@ -403,7 +409,7 @@ func (w *writer) close(b bound) error {
 	// Last, outside out.mu: the rotated files still being compressed get
 	// what is left of the bound (none after a drain that timed out).
 	defer w.out.finishCompress(b)
-	err := w.quiesceLocked(b)
+	err := w.quiesceLocked(b, "close")
 	w.out.closed.Store(true)
 	if err != nil {
 		return err

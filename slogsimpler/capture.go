@@ -52,9 +52,12 @@ type CapturedRecord struct {
 	envelope.Record
 	// Span holds a [STRACE] span's fields (name, duration, depth,
 	// invocation, ...), nil for any other record. Message is then the
-	// span's name and Attrs its attributes, decoded and typed as an
-	// ordinary record's are (an attribute field cut at its bound ends in
-	// '~' on its last value, and Cut stays nil).
+	// span's name and Attrs its attributes, decoded and typed by their
+	// text's shape, as a reader types them ("42" comes back an Int64
+	// whether it was logged a string or a number: a span's attributes
+	// are written before its record, not handed to the Capture); an
+	// attribute field cut at its bound ends in '~' on its last value, and
+	// Cut stays nil.
 	Span *envelope.Span
 	// Op holds an [OP] line's fields (spanattr.StartOp), nil for any
 	// other record. Message is then the op's name.

@@ -43,6 +43,7 @@ type Source struct {
 // the record is written, or the flush bound passed with it still queued
 // (true).
 func (s *State) Emit(level slog.Level, src Source, mono, tid int64, msg string, attrs ...slog.Attr) bool {
+	made(s)
 	if mono < 0 {
 		mono = 0 // now, as a zero r.Time is (SPEC §2): every record parses back
 	}

@@ -229,7 +229,7 @@ func (o *Options) check(who string) error {
 	var problem string
 	switch {
 	case o.Backpressure < 0 && o.Backpressure != DropWhenFull:
-		problem = fmt.Sprintf("Backpressure %v is negative: DropWhenFull drops at a full queue, a positive duration waits at most that long, 0 is the default", o.Backpressure)
+		problem = fmt.Sprintf("Backpressure %v is negative, and not DropWhenFull (-1ns, the one negative value: drop at a full queue); a positive duration waits at most that long, 0 is the default", o.Backpressure)
 	case o.FlushBound < 0:
 		problem = fmt.Sprintf("FlushBound %v is negative: 0 means the default (250ms under a new State)", o.FlushBound)
 	case o.Rotation.MaxSize > 0 && o.Rotation.MaxSize < 64<<10:

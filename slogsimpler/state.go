@@ -27,8 +27,8 @@ import (
 // the clock-anchor claim, the bound directory and the sink with its
 // counters. A program normally has one, [Default]; tests make their own
 // with [NewState]. All methods are safe for concurrent use. The zero
-// State is not ready: Handler, Start, BindDir and Close panic, saying to
-// use NewState or Default.
+// State is not ready: every method panics, saying to use NewState or
+// Default.
 type State struct {
 	// thr is the live threshold (and whether op lines are on). Written by
 	// SetLevel and Setup, read by every handler on every record.
@@ -257,6 +257,7 @@ func Default() *State {
 // Nil means TIMING. The level set is the state's choice: Setup keeps it
 // unless Options.Level or the environment says otherwise.
 func (s *State) SetLevel(l slog.Leveler) {
+	made(s)
 	s.thr.chosen.Store(true)
 	s.thr.set(l, s)
 }
@@ -353,7 +354,7 @@ func dropReport(dst []byte, pid int, c sink.Counts, fresh uint64) []byte {
 // Level returns the live threshold. It implements slog.Leveler, so a State
 // can be the Level of another handler's options to follow the same
 // threshold.
-func (s *State) Level() slog.Level { return s.thr.current() }
+func (s *State) Level() slog.Level { made(s); return s.thr.current() }
 
 // enabled reports whether a record at level l would be written now. At
 // levels.Trace it reports whether MAX-style op lines would be: op lines are
@@ -388,7 +389,7 @@ func (s *State) BindDir(dir string) error {
 // Whatever maps monotonic time to wall time through it (the otel module's
 // live export) puts a moment where a reader of the log puts it, to the
 // nanosecond, however far the wall clock has been stepped or slewed since.
-func (s *State) Anchor() envelope.Anchor { return s.anc.get() }
+func (s *State) Anchor() envelope.Anchor { made(s); return s.anc.get() }
 
 // Run returns the run s writes as: this process's lifetime, which its
 // pid does not name for long (in a container every service may be pid 1,
@@ -396,6 +397,7 @@ func (s *State) Anchor() envelope.Anchor { return s.anc.get() }
 // [HOSTLOG_RUN] record, the readers key a process on it, and
 // OpenTelemetry's service.instance.id is its ID (SPEC §6, "Runs").
 func (s *State) Run() envelope.Run {
+	made(s)
 	return envelope.Run{PID: s.anc.pid, ID: runid.ID(), Start: runid.Start()}
 }
 
@@ -416,7 +418,7 @@ func (s *State) Run() envelope.Run {
 //
 // Without a bound directory it does nothing. (A file the state finds
 // removed or renamed is reopened on its own too, within a second.)
-func (s *State) Reopen() { s.sink.Reopen() }
+func (s *State) Reopen() { made(s); s.sink.Reopen() }
 
 // dirOf returns s's bound directory, or "".
 func dirOf(s *State) string {
@@ -428,7 +430,7 @@ func dirOf(s *State) string {
 
 // Path returns the log file path, or "" while the destination is standard
 // error.
-func (s *State) Path() string { return s.sink.Path() }
+func (s *State) Path() string { made(s); return s.sink.Path() }
 
 // Start starts the writer goroutine: from then on logging calls queue
 // their records and return without I/O. Call Close (or Quiesce) before the
@@ -472,6 +474,7 @@ type Counts struct {
 // Counts returns the accounting: written, pending, drops by reason, and
 // the records fitted and cut at the bound.
 func (s *State) Counts() Counts {
+	made(s)
 	return Counts{Counts: s.sink.Counts(), Fitted: s.fitted.Load(), Cut: s.cut.Load(), Sampled: s.sampled.Load()}
 }
 
@@ -479,7 +482,7 @@ func (s *State) Counts() Counts {
 // as failed, or until ctx ends: then it returns a *sink.TimeoutError
 // wrapping ctx's error. A ctx with no deadline waits as long as the
 // destination takes.
-func (s *State) Flush(ctx context.Context) error { return s.sink.Flush(ctx) }
+func (s *State) Flush(ctx context.Context) error { made(s); return s.sink.Flush(ctx) }
 
 // Quiesce drains the queue and returns to synchronous writing, for example
 // before handing standard error to a child process: admission to the
@@ -488,6 +491,7 @@ func (s *State) Flush(ctx context.Context) error { return s.sink.Flush(ctx) }
 // returns a *sink.TimeoutError; Start after a timed-out Quiesce resumes
 // the writer. Quiesce after Close does nothing.
 func (s *State) Quiesce(ctx context.Context) error {
+	made(s)
 	s.c.close(ctx) // C modules' admission first, bounded
 	s.running.Store(false)
 	return s.sink.Quiesce(ctx)

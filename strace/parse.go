@@ -107,7 +107,12 @@ func (s *Span) IsDevice() bool { return strings.Contains(s.Attrs, "clk=dev") }
 // a user sees, and its own bookkeeping: [ReadOptions], what configures
 // the reads (set before the first), and [Results], what the reads found
 // (read after the last, or between reads). The zero Parser is ready to
-// use: it keeps every span and no records.
+// use: it keeps every span and no records. Options are given in a
+// composite literal through the embedded struct's name:
+//
+//	p := &strace.Parser{ReadOptions: strace.ReadOptions{KeepRecords: levels.Info}}
+//	host, err := strace.ReadHost(p, "logs", nil)
+//	// host, p.Spans, p.Runs, p.Records: what the read found
 type Parser struct {
 	ReadOptions
 	Results
