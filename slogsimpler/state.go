@@ -500,7 +500,9 @@ func (s *State) Quiesce(ctx context.Context) error {
 // Close drains and stops the writer, reports drops and closes the log
 // file, waiting at most sink.DefaultWait (1 s): it is Shutdown for defer.
 // Records logged afterwards are counted as not_admitted. Closing twice is
-// safe.
+// safe: the second call (Close deferred after a Shutdown that timed out)
+// returns nil, the first having said what was pending. (Logging's Close
+// returns its first close's error again: it is the program's last word.)
 func (s *State) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), sink.DefaultWait)
 	defer cancel()
