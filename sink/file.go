@@ -72,8 +72,10 @@ type dirFile struct {
 	closed  bool    // Close was called: nothing reopens the file
 	told    bool    // tell said the file cannot be made again
 	// writeTold says tellWrite said that writes to the file fail; a write
-	// that succeeds clears it, so the next failure is said again.
+	// that succeeds clears it, so the next failure is said again, unless
+	// it is the one lastWrite says was told less than retellAfter ago.
 	writeTold bool
+	lastWrite told
 	// said says say handed a warning to stderrWarner, for Close to wait
 	// for its writing (within sayGrace).
 	said bool
@@ -384,7 +386,39 @@ func (f *dirFile) tellWrite(err error) {
 		return
 	}
 	f.writeTold = true
+	if f.lastWrite.again(err) {
+		return
+	}
 	f.say(fmt.Sprintf("sink: cannot write %s: %v; records are counted output_failed until a write succeeds\n", f.dir.filePath, err))
+}
+
+// retellAfter is how long a write failure told on standard error is not
+// told again: a file-size limit or a full disk lets a short write through
+// now and then (a drop report that fits in what the cut-back left), and
+// each was a new failure to say (ulimit -f 40 said it twice).
+const retellAfter = time.Minute
+
+// told is the write failure last told and when, by its errno where it
+// has one (a path's error holds the same errno each time), else its text.
+type told struct {
+	key string
+	at  time.Time
+}
+
+// again reports whether err is the failure last told, less than
+// retellAfter ago; if not, err becomes the one last told.
+func (t *told) again(err error) bool {
+	key := err.Error()
+	var en syscall.Errno
+	if errors.As(err, &en) {
+		key = en.Error()
+	}
+	now := time.Now()
+	if key == t.key && now.Sub(t.at) < retellAfter {
+		return true
+	}
+	t.key, t.at = key, now
+	return false
 }
 
 // say writes msg on standard error through stderrWarner, so a stalled
