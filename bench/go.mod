@@ -9,7 +9,7 @@ require (
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/zap v1.28.0
 	go.uber.org/zap/exp v0.3.0
-	simpler.dev/log v0.0.0
+	simpler.dev/log v1.0.0
 )
 
 require (

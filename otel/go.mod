@@ -27,7 +27,7 @@ require (
 	go.opentelemetry.io/otel/trace v1.47.0
 	go.opentelemetry.io/proto/otlp v1.11.0
 	google.golang.org/protobuf v1.36.12
-	simpler.dev/log v0.0.0
+	simpler.dev/log v1.0.0
 )
 
 require (

@@ -15,8 +15,8 @@ require (
 	go.opentelemetry.io/collector/receiver/otlpreceiver v0.165.0
 	go.opentelemetry.io/collector/receiver/receivertest v0.165.0
 	golang.org/x/term v0.48.0
-	simpler.dev/log v0.0.0
-	simpler.dev/log/otel v0.0.0
+	simpler.dev/log v1.0.0
+	simpler.dev/log/otel v1.0.0
 )
 
 require (

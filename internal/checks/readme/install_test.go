@@ -85,7 +85,7 @@ func TestInstall(t *testing.T) {
 
 	mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
 	require.NoError(t, err)
-	assert.Contains(t, string(mod), "simpler.dev/log v0.0.0", "tidy dropped the require")
+	assert.Contains(t, string(mod), "simpler.dev/log v1.0.0", "tidy dropped the require")
 }
 
 // use is one name of each package the Install section imports.
