@@ -338,7 +338,7 @@ func (s *Sink) Counts() Counts {
 // It wraps the context's error: errors.Is(err, context.DeadlineExceeded)
 // holds for a deadline, context.Canceled for a cancellation.
 type TimeoutError struct {
-	Op      string        // "flush" (Flush, SubmitFlush), "quiesce", or "close" (Close, Shutdown)
+	Op      string        // "flush" (Flush, SubmitFlush), "quiesce" (Quiesce; slogsimpler's Logging.Close and Shutdown, which quiesce their State), or "close" (Close, Shutdown)
 	Timeout time.Duration // how long it waited: the deadline's distance (0 for one already past), or the time until cancelled
 	Pending uint64
 	Dropped uint64

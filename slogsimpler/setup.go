@@ -130,8 +130,10 @@ func (l *Logging) Close() error {
 // state waits for the records pending until ctx ends (a ctx with no
 // deadline waits as long as the destination takes), and then Shutdown
 // returns, with the console's error, a *sink.TimeoutError that wraps
-// ctx's error (errors.Is(err, context.DeadlineExceeded)); the records
-// still pending are written if the destination recovers. The first of
+// ctx's error (errors.Is(err, context.DeadlineExceeded); its Op is
+// "quiesce", as a State that Setup started is quiesced, not closed, or
+// "flush"); the records still pending are written if the destination
+// recovers, and lost if the program exits first. The first of
 // Close and Shutdown closes; a later one waits for it and returns what it
 // returned (a deferred Close after a Shutdown is safe).
 func (l *Logging) Shutdown(ctx context.Context) error { return l.close(ctx) }
