@@ -34,12 +34,10 @@ type Spill struct {
 	off     int64 // bytes written to f
 	err     error // the first write's failure, returned by Invocations
 
-	// strs numbers names, hids and attributes seen more than once, as
-	// the records refer to them; runs the runs.
-	strs    map[string]uint32
-	strList []string
-	runs    map[*strace.Run]uint32
-	runList []*strace.Run
+	// strs numbers names and hids, as the records refer to them; runs
+	// the runs.
+	strs numbered[string]
+	runs numbered[*strace.Run]
 
 	// invs holds what is known of each invocation, found through
 	// index; last is the invocation of the last record written (-1 for
@@ -103,7 +101,7 @@ func NewSpill(dir string) (*Spill, error) {
 	// Where an open file can be removed (Unix), it is at once: a reader
 	// killed while it reads leaves nothing behind. Elsewhere Close does.
 	removed := os.Remove(f.Name()) == nil
-	return &Spill{f: f, removed: removed, w: bufio.NewWriterSize(f, 1<<20), strs: map[string]uint32{}, runs: map[*strace.Run]uint32{},
+	return &Spill{f: f, removed: removed, w: bufio.NewWriterSize(f, 1<<20),
 		index: map[invKey]int32{}, last: -1}, nil
 }
 
@@ -147,7 +145,7 @@ func (sp *Spill) AddNumbered(s *strace.Span, n int32) {
 		return
 	}
 	if int(n) == sp.invs.len() { // numbered in order: a new one is the next
-		*sp.invs.add() = spilled{key: invKey{s.PID, s.Run, s.Inv}, hid: sp.str(s.HID), first: stretch{off: sp.off}}
+		*sp.invs.add() = spilled{key: invKey{s.PID, s.Run, s.Inv}, hid: sp.strs.number(s.HID), first: stretch{off: sp.off}}
 	}
 	iv := sp.invs.at(int(n))
 	switch {
@@ -166,14 +164,14 @@ func (sp *Spill) AddNumbered(s *strace.Span, n int32) {
 	sp.written++
 
 	r := sp.rec[:0]
-	r = binary.AppendUvarint(r, uint64(sp.run(s.Run)))
+	r = binary.AppendUvarint(r, uint64(sp.runs.number(s.Run)))
 	r = binary.AppendVarint(r, s.PID)
 	r = binary.AppendVarint(r, s.TID)
 	r = binary.AppendUvarint(r, uint64(s.Depth))
 	r = binary.AppendVarint(r, s.TS)
 	r = binary.AppendVarint(r, s.Dur)
-	r = binary.AppendUvarint(r, uint64(sp.str(s.Name)))
-	r = binary.AppendUvarint(r, uint64(sp.str(s.HID)))
+	r = binary.AppendUvarint(r, uint64(sp.strs.number(s.Name)))
+	r = binary.AppendUvarint(r, uint64(sp.strs.number(s.HID)))
 	r = binary.AppendUvarint(r, uint64(len(s.Attrs)))
 	r = append(r, s.Attrs...)
 	// The clock, last and of fixed width: a span placed later is
@@ -190,29 +188,6 @@ func (sp *Spill) AddNumbered(s *strace.Span, n int32) {
 		_, sp.err = sp.w.Write(r)
 	}
 	sp.off += int64(len(r))
-}
-
-// str returns the number of s among the strings written; hids and names
-// repeat, an attribute string rarely, and only the first two are
-// numbered.
-func (sp *Spill) str(s string) uint32 {
-	n, ok := sp.strs[s]
-	if !ok {
-		n = uint32(len(sp.strList))
-		sp.strs[s] = n
-		sp.strList = append(sp.strList, s)
-	}
-	return n
-}
-
-func (sp *Spill) run(r *strace.Run) uint32 {
-	n, ok := sp.runs[r]
-	if !ok {
-		n = uint32(len(sp.runList))
-		sp.runs[r] = n
-		sp.runList = append(sp.runList, r)
-	}
-	return n
 }
 
 // Invocations ends the writing and returns the invocations as [Group]
@@ -241,13 +216,13 @@ func (sp *Spill) Invocations(nearest func(*strace.Run, int64) (envelope.Anchor, 
 			}
 		}
 	}
-	sp.pending, sp.index, sp.strs, sp.runs = nil, nil, nil, nil
+	sp.pending, sp.index, sp.strs.of, sp.runs.of = nil, nil, nil, nil
 	n := sp.invs.len()
 	all := make([]Invocation, n)
 	out := make([]*Invocation, n)
 	for i := range n {
 		v := sp.invs.at(i)
-		all[i] = Invocation{PID: strace.LanePID(v.key.pid, v.key.run), Run: v.key.run, Inv: v.key.inv, HID: sp.strList[v.hid], spill: sp, at: int32(i)}
+		all[i] = Invocation{PID: strace.LanePID(v.key.pid, v.key.run), Run: v.key.run, Inv: v.key.inv, HID: sp.strs.list[v.hid], spill: sp, at: int32(i)}
 		out[i] = &all[i]
 	}
 	slices.SortFunc(out, func(a, b *Invocation) int {
@@ -316,8 +291,8 @@ func (sp *Spill) decode(b []byte) (strace.Span, int, bool) {
 	if d.short || uint64(len(b)-d.i) < n+8 {
 		return s, 0, false
 	}
-	s.Run = sp.runList[run]
-	s.Name, s.HID = sp.strList[name], sp.strList[hid]
+	s.Run = sp.runs.list[run]
+	s.Name, s.HID = sp.strs.list[name], sp.strs.list[hid]
 	s.Attrs = string(b[d.i : d.i+int(n)])
 	i := d.i + int(n)
 	if clock := binary.LittleEndian.Uint64(b[i:]); clock != 0 {

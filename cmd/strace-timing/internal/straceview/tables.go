@@ -20,8 +20,7 @@ import (
 // runtime's log reads where holding every span did not. The zero
 // TablesBuilder is not ready: use NewTablesBuilder.
 type TablesBuilder struct {
-	names []string          // by number
-	named map[string]uint32 // a name's (and a hid's) number
+	names numbered[string] // names and hids
 	// invs holds the invocations (a *invocationAcc stays valid), found
 	// through index; a log's spans come from one invocation at a time,
 	// and last is the one the last span was of.
@@ -82,17 +81,7 @@ type nameEarliest struct {
 
 // NewTablesBuilder returns an empty builder.
 func NewTablesBuilder() *TablesBuilder {
-	return &TablesBuilder{named: map[string]uint32{}, index: map[invocationKey]int32{}}
-}
-
-func (b *TablesBuilder) number(s string) uint32 {
-	if n, ok := b.named[s]; ok {
-		return n
-	}
-	n := uint32(len(b.names))
-	b.names = append(b.names, s)
-	b.named[s] = n
-	return n
+	return &TablesBuilder{index: map[invocationKey]int32{}}
 }
 
 // Add adds span s, if it is one the invocation views use (InInvocation).
@@ -116,7 +105,7 @@ func (b *TablesBuilder) Add(s *strace.Span) {
 			iv = b.invs.add()
 			i = int32(b.invs.len() - 1)
 			b.index[k] = i
-			*iv = invocationAcc{key: k, hid: b.number(s.HID)}
+			*iv = invocationAcc{key: k, hid: b.names.number(s.HID)}
 			if b.trees {
 				b.candidate(iv)
 			}
@@ -127,7 +116,7 @@ func (b *TablesBuilder) Add(s *strace.Span) {
 	} else if b.lastN < 0 {
 		b.lastN = b.index[k]
 	}
-	name := b.number(s.Name)
+	name := b.names.number(s.Name)
 	if iv.kept {
 		iv.full = append(iv.full, treeSpanAcc{name, s.IsDevice(), s.TS})
 	}
@@ -180,21 +169,21 @@ func (b *TablesBuilder) WriteTree(w io.Writer, show func(string) string) {
 	}
 	for i, hid := range hids {
 		invs := groups[i]
-		treeHead(w, b.names[hid], i == 0, len(invs), show)
+		treeHead(w, b.names.list[hid], i == 0, len(invs), show)
 		samples := map[string][]int64{}
 		for _, iv := range invs {
 			for _, e := range iv.earliest {
-				samples[b.names[e.name]] = append(samples[b.names[e.name]], e.dur)
+				samples[b.names.list[e.name]] = append(samples[b.names.list[e.name]], e.dur)
 			}
 		}
 		last := invs[len(invs)-1]
 		ref := make([]treeSpan, len(last.full))
 		for j, s := range last.full {
-			ref[j] = treeSpan{b.names[s.name], s.ts, s.device}
+			ref[j] = treeSpan{b.names.list[s.name], s.ts, s.device}
 		}
 		effective := func(orch, sched string) []int64 {
-			o, okO := b.named[orch]
-			sc, okS := b.named[sched]
+			o, okO := b.names.of[orch]
+			sc, okS := b.names.of[sched]
 			if !okO || !okS {
 				return nil
 			}
@@ -276,14 +265,14 @@ func (b *TablesBuilder) write(w io.Writer, show func(string) string, service, ke
 	hids, groups := b.callables()
 	tables := make([]callableTable, 0, len(hids))
 	for i, hid := range hids {
-		t := newCallableTable(b.names[hid], len(groups[i]))
+		t := newCallableTable(b.names.list[hid], len(groups[i]))
 		for _, iv := range groups[i] {
 			if iv.hasRoot {
-				t.root(b.names[iv.rootName], iv.rootDur)
+				t.root(b.names.list[iv.rootName], iv.rootDur)
 			}
 			for _, e := range iv.earliest {
 				if !e.depth0 {
-					t.stage(b.names[e.name], e.dur)
+					t.stage(b.names.list[e.name], e.dur)
 				}
 			}
 			if !keep {
@@ -325,7 +314,7 @@ func (b *TablesBuilder) WriteRounds(w io.Writer) {
 	rows := make([][5]float64, len(groups[0])) // the busiest, in inv order
 	for i, iv := range groups[0] {
 		rows[i] = roundMetricsOf(func(name string) (ts, dur int64, ok bool) {
-			n, known := b.named[name]
+			n, known := b.names.of[name]
 			if !known {
 				return 0, 0, false
 			}
