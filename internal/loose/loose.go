@@ -196,7 +196,8 @@ type cursor struct {
 
 func looseSpace(c byte) bool { return spaceTable[c] }
 
-// spaceTable is RE2's \s: space, \t, \n, \v, \f, \r.
+// spaceTable is the reference reader's \s (Python's, ASCII: space, \t, \n,
+// \v, \f, \r); RE2's, which the anchor grammar keeps, has no \v (reCursor).
 var spaceTable = [256]bool{' ': true, '\t': true, '\n': true, '\v': true, '\f': true, '\r': true}
 
 // The cursor's loops work on locals, stored back once: through the
